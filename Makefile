@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: ISC
+# mcpd: one non-recursive GNU Makefile. See README.md.
+
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+UNITDIR	?= $(PREFIX)/lib/systemd/user
+BUILD	?= build
+CC	?= cc
+PKG_CONFIG ?= pkg-config
+PYTEST	?= pytest-3
+VERSION	:= 0.1.0
+
+PKGS	:= libevent jansson libsystemd openssl libsodium
+WARN	:= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	   -Wpointer-arith -Wcast-qual
+CFLAGS	?= -O2 -g
+ifeq ($(SANITIZE),1)
+CFLAGS	+= -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	   -fno-sanitize-recover=undefined
+LDFLAGS	+= -fsanitize=address,undefined
+endif
+ifeq ($(WERROR),1)
+WARN	+= -Werror
+endif
+# Recursive (=) on purpose: pkg-config runs when a rule needs it, after
+# scripts/install-deps had its chance to install the libraries.
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP -Icommon \
+	     -DMCPD_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
+
+COMMON_SRC := $(sort $(wildcard common/*.c))
+DAEMON_SRC := $(sort $(wildcard daemon/*.c))
+CTL_SRC	   := $(sort $(wildcard ctl/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test-*.c))
+BENCH_SRC  := $(sort $(wildcard bench/*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+COMMON_OBJ := $(call obj,$(COMMON_SRC))
+DAEMON_OBJ := $(call obj,$(DAEMON_SRC))
+CTL_OBJ	   := $(call obj,$(CTL_SRC))
+# Unit tests link the daemon's objects, all but the one holding main().
+DAEMON_LIB := $(filter-out $(BUILD)/obj/daemon/mcpd.o,$(DAEMON_OBJ))
+
+MCPD	   := $(BUILD)/mcpd
+MCPCTL	   := $(BUILD)/mcpctl
+TESTSERVER := $(BUILD)/mcp-testserver
+UNITS	   := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
+BENCHES	   := $(patsubst bench/%.c,$(BUILD)/%,$(BENCH_SRC))
+
+.PHONY: all deps run check check-unit check-integration check-asan bench \
+	lint install clean
+
+all: $(MCPD) $(MCPCTL) $(TESTSERVER) $(UNITS) $(BENCHES)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(MCPD): $(DAEMON_OBJ) $(COMMON_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(MCPCTL): $(CTL_OBJ) $(COMMON_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/test-%: $(BUILD)/obj/tests/unit/test-%.o $(DAEMON_LIB) $(COMMON_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/%: $(BUILD)/obj/bench/%.o $(COMMON_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The test server is static so that it runs inside a bare container image.
+$(TESTSERVER): tests/servers/mcp-testserver.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -static -o $@ $< \
+	    $(shell $(PKG_CONFIG) --cflags jansson) -l:libjansson.a
+
+deps:
+	@scripts/install-deps
+
+run: deps
+	@$(MAKE) --no-print-directory $(MCPD) $(MCPCTL)
+	$(MCPD) -d
+
+check: deps
+	@scripts/install-deps --test-peers
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-unit check-integration
+
+check-unit: $(UNITS)
+	prove -f $(UNITS)
+
+check-integration: $(MCPD) $(MCPCTL) $(TESTSERVER)
+	MCPD_BUILD=$(abspath $(BUILD)) $(PYTEST) -q -ra tests/integration
+
+check-asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 check
+
+bench: deps
+	@scripts/install-deps --test-peers
+	@$(MAKE) --no-print-directory all
+	bench/run $(abspath $(BUILD))
+
+lint:
+	mandoc -Tlint -W warning man/*.[1-9]
+	clang-format --dry-run --Werror common/*.[ch] daemon/*.[ch] ctl/*.[ch] \
+	    tests/unit/*.[ch] tests/servers/*.c bench/*.c
+
+install: $(MCPD) $(MCPCTL)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(MCPD) $(MCPCTL) $(DESTDIR)$(BINDIR)
+	install -m 0644 man/mcpctl.1 $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 man/mcpd-protocol.7 $(DESTDIR)$(MANDIR)/man7
+	install -m 0644 man/mcpd.8 $(DESTDIR)$(MANDIR)/man8
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/mcpd.service > \
+	    $(DESTDIR)$(UNITDIR)/mcpd.service
+	install -m 0644 systemd/mcpd.socket $(DESTDIR)$(UNITDIR)
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: ISC */
+/* JSON-RPC 2.0: classify incoming messages, build and frame outgoing ones. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+
+#include "jsonrpc.h"
+
+static int
+jsonrpc_fail(char **cause, const char *what)
+{
+	if (cause != NULL)
+		*cause = strdup(what);
+	return -EINVAL;
+}
+
+static int
+jsonrpc_id_valid(const json_t *id)
+{
+	return json_is_string(id) || json_is_integer(id) || json_is_null(id);
+}
+
+static int
+jsonrpc_classify_response(json_t *msg, struct jsonrpc_msg *m, char **cause)
+{
+	json_t *result = json_object_get(msg, "result");
+	json_t *error = json_object_get(msg, "error");
+	json_t *code, *message;
+
+	if ((result == NULL) == (error == NULL))
+		return jsonrpc_fail(cause,
+		    "a response needs exactly one of result and error");
+	if (result != NULL) {
+		m->type = JSONRPC_RESULT;
+		m->result = result;
+		return 0;
+	}
+	code = json_object_get(error, "code");
+	message = json_object_get(error, "message");
+	if (!json_is_object(error) || !json_is_integer(code))
+		return jsonrpc_fail(cause, "error must be an object with an "
+		    "integer code");
+	m->type = JSONRPC_ERROR;
+	m->error = error;
+	m->error_code = (int)json_integer_value(code);
+	m->error_message = json_is_string(message) ?
+	    json_string_value(message) : "";
+	return 0;
+}
+
+int
+jsonrpc_classify(json_t *msg, struct jsonrpc_msg *ret, char **cause)
+{
+	struct jsonrpc_msg m;
+	json_t *method, *params;
+
+	memset(&m, 0, sizeof m);
+	if (!json_is_object(msg))
+		return jsonrpc_fail(cause, "a message must be a JSON object");
+	if (!json_is_string(json_object_get(msg, "jsonrpc")) ||
+	    strcmp(json_string_value(json_object_get(msg, "jsonrpc")),
+		"2.0") != 0)
+		return jsonrpc_fail(cause, "jsonrpc must be \"2.0\"");
+	m.id = json_object_get(msg, "id");
+	if (m.id != NULL && !jsonrpc_id_valid(m.id))
+		return jsonrpc_fail(cause, "id must be a string or an integer");
+	method = json_object_get(msg, "method");
+	if (method == NULL) {
+		if (m.id == NULL)
+			return jsonrpc_fail(cause, "a response needs an id");
+		if (jsonrpc_classify_response(msg, &m, cause) < 0)
+			return -EINVAL;
+		*ret = m;
+		return 0;
+	}
+	if (!json_is_string(method))
+		return jsonrpc_fail(cause, "method must be a string");
+	params = json_object_get(msg, "params");
+	if (params != NULL && !json_is_object(params) && !json_is_array(params))
+		return jsonrpc_fail(cause, "params must be an object or array");
+	m.type = m.id != NULL ? JSONRPC_REQUEST : JSONRPC_NOTIFICATION;
+	m.method = json_string_value(method);
+	m.params = params;
+	*ret = m;
+	return 0;
+}
+
+json_t *
+jsonrpc_parse(const char *line, size_t len, json_error_t *err)
+{
+	return json_loadb(line, len, JSON_DECODE_ANY, err);
+}
+
+static int
+jsonrpc_dump_to_evbuffer(const char *buf, size_t len, void *arg)
+{
+	return evbuffer_add(arg, buf, len);
+}
+
+int
+jsonrpc_write(struct evbuffer *out, const json_t *msg)
+{
+	if (json_dump_callback(msg, jsonrpc_dump_to_evbuffer, out,
+		JSON_COMPACT | JSON_ENCODE_ANY) < 0)
+		return -ENOMEM;
+	if (evbuffer_add(out, "\n", 1) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static json_t *
+jsonrpc_new(json_t *id)
+{
+	json_t *m = json_object();
+
+	json_object_set_new(m, "jsonrpc", json_string("2.0"));
+	if (id != NULL)
+		json_object_set(m, "id", id);
+	return m;
+}
+
+json_t *
+jsonrpc_request(json_t *id, const char *method, json_t *params)
+{
+	json_t *m = jsonrpc_new(id);
+
+	json_object_set_new(m, "method", json_string(method));
+	if (params != NULL)
+		json_object_set_new(m, "params", params);
+	return m;
+}
+
+json_t *
+jsonrpc_notification(const char *method, json_t *params)
+{
+	return jsonrpc_request(NULL, method, params);
+}
+
+json_t *
+jsonrpc_result(json_t *id, json_t *result)
+{
+	json_t *m = jsonrpc_new(id != NULL ? id : json_null());
+
+	json_object_set_new(m, "result", result != NULL ? result :
+	    json_object());
+	return m;
+}
+
+json_t *
+jsonrpc_error(json_t *id, int code, const char *message, json_t *data)
+{
+	json_t *m = jsonrpc_new(id != NULL ? id : json_null());
+	json_t *e = json_object();
+
+	json_object_set_new(e, "code", json_integer(code));
+	json_object_set_new(e, "message", json_string(message));
+	if (data != NULL)
+		json_object_set_new(e, "data", data);
+	json_object_set_new(m, "error", e);
+	return m;
+}
+
+json_t *
+jsonrpc_error_kind(json_t *id, enum errors_kind kind, const char *message,
+    json_t *data)
+{
+	if (data == NULL)
+		data = json_object();
+	json_object_set_new(data, "kind", json_string(errors_kind_name(kind)));
+	return jsonrpc_error(id, errors_kind_code(kind), message, data);
+}
+
+int
+jsonrpc_error_get_kind(const json_t *error)
+{
+	const json_t *data = json_object_get(error, "data");
+
+	return errors_kind_from_name(json_string_value(json_object_get(data,
+	    "kind")));
+}

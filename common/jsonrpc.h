@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: ISC */
+/* JSON-RPC 2.0 message shapes and their NDJSON framing. */
+#ifndef MCPD_JSONRPC_H
+#define MCPD_JSONRPC_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "errors.h"
+
+struct evbuffer;
+
+enum jsonrpc_type {
+	JSONRPC_REQUEST,
+	JSONRPC_NOTIFICATION,
+	JSONRPC_RESULT,
+	JSONRPC_ERROR,
+};
+
+/* The parts of one message; every pointer is borrowed from the message. */
+struct jsonrpc_msg {
+	enum jsonrpc_type type;
+	json_t *id;	     /* request, result, error; NULL on notification */
+	const char *method;  /* request, notification */
+	json_t *params;	     /* request, notification; may be NULL */
+	json_t *result;	     /* result */
+	json_t *error;	     /* error object */
+	int error_code;	     /* error */
+	const char *error_message;
+};
+
+/*
+ * Checks the shape of one message and fills *ret. Returns 0, or -EINVAL
+ * with *cause saying what is wrong (the caller frees it).
+ */
+int jsonrpc_classify(json_t *msg, struct jsonrpc_msg *ret, char **cause);
+
+/* Parses one line; NULL with err filled when it is not JSON. */
+json_t *jsonrpc_parse(const char *line, size_t len, json_error_t *err);
+/* Appends msg as one compact line ending in "\n"; 0 or -ENOMEM. */
+int jsonrpc_write(struct evbuffer *out, const json_t *msg);
+
+/* Constructors; each steals params/result/data and returns a new message. */
+json_t *jsonrpc_request(json_t *id, const char *method, json_t *params);
+json_t *jsonrpc_notification(const char *method, json_t *params);
+json_t *jsonrpc_result(json_t *id, json_t *result);
+json_t *jsonrpc_error(json_t *id, int code, const char *message,
+    json_t *data);
+/* An application error: the kind's code, and data.kind set (data stolen). */
+json_t *jsonrpc_error_kind(json_t *id, enum errors_kind, const char *message,
+    json_t *data);
+/* The data.kind of an error object, or -1. */
+int jsonrpc_error_get_kind(const json_t *error);
+
+#endif

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: ISC */
+/* Names: what a server or agent may be called and how handles are spelt. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+
+static bool
+names_char_ok(char c)
+{
+	return isascii((unsigned char)c) &&
+	    (isalnum((unsigned char)c) || c == '_' || c == '-');
+}
+
+bool
+names_valid(const char *name)
+{
+	size_t i;
+
+	if (name == NULL || !isascii((unsigned char)name[0]) ||
+	    !isalnum((unsigned char)name[0]))
+		return false;
+	for (i = 0; name[i] != '\0'; i++)
+		if (i >= NAMES_MAX || !names_char_ok(name[i]))
+			return false;
+	return true;
+}
+
+/* Programs that run another program named by a later argument. */
+static const char *const names_runners[] = {
+	"npx", "node", "nodejs", "bun", "bunx", "deno", "uvx", "uv", "python",
+	"python3", "pipx", "sh", "bash", "env", "docker", "podman", "pnpm",
+	"yarn", "npm", "exec", NULL,
+};
+
+static bool
+names_is_runner(const char *base)
+{
+	for (size_t i = 0; names_runners[i] != NULL; i++)
+		if (strcmp(base, names_runners[i]) == 0)
+			return true;
+	return false;
+}
+
+static const char *
+names_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL && slash[1] != '\0' ? slash + 1 : path;
+}
+
+/* Strips a scope, a version and a script suffix, then keeps name chars. */
+static char *
+names_clean(const char *word)
+{
+	const char *base = names_basename(word);
+	char *out, *dot;
+	size_t n = 0;
+
+	out = calloc(1, NAMES_MAX + 1);
+	if (out == NULL)
+		return NULL;
+	for (const char *p = base; *p != '\0' && *p != '@' && n < NAMES_MAX;
+	    p++)
+		if (names_char_ok(*p) || *p == '.')
+			out[n++] = *p;
+	if ((dot = strrchr(out, '.')) != NULL && dot != out)
+		*dot = '\0';
+	for (char *p = out; *p != '\0'; p++)
+		if (*p == '.')
+			*p = '-';
+	if (!names_valid(out)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+char *
+names_from_argv(const char *const *argv)
+{
+	size_t i;
+
+	if (argv == NULL || argv[0] == NULL)
+		return NULL;
+	if (!names_is_runner(names_basename(argv[0])))
+		return names_clean(argv[0]);
+	for (i = 1; argv[i] != NULL; i++) {
+		if (argv[i][0] == '-')
+			continue;
+		if (strcmp(argv[i], "run") == 0 || strcmp(argv[i], "exec") ==
+		    0 || strcmp(argv[i], "x") == 0 || strchr(argv[i], '=') !=
+		    NULL)
+			continue;
+		return names_clean(argv[i]);
+	}
+	return names_clean(argv[0]);
+}
+
+char *
+names_handle_format(const char *server, uint64_t generation, const char *tool)
+{
+	char *h;
+
+	if (asprintf(&h, "%s.%llu/%s", server, (unsigned long long)generation,
+		tool) < 0)
+		return NULL;
+	return h;
+}
+
+int
+names_handle_parse(const char *handle, char **ret_server,
+    uint64_t *ret_generation, char **ret_tool)
+{
+	const char *slash, *dot;
+	char *end, *server;
+	unsigned long long gen;
+
+	if (handle == NULL || (slash = strchr(handle, '/')) == NULL ||
+	    slash[1] == '\0')
+		return -EINVAL;
+	dot = memrchr(handle, '.', slash - handle);
+	if (dot == NULL || dot == handle || !isdigit((unsigned char)dot[1]))
+		return -EINVAL;
+	errno = 0;
+	gen = strtoull(dot + 1, &end, 10);
+	if (errno != 0 || end != slash)
+		return -EINVAL;
+	server = strndup(handle, dot - handle);
+	if (server == NULL)
+		return -ENOMEM;
+	if (!names_valid(server)) {
+		free(server);
+		return -EINVAL;
+	}
+	*ret_tool = strdup(slash + 1);
+	if (*ret_tool == NULL) {
+		free(server);
+		return -ENOMEM;
+	}
+	*ret_server = server;
+	*ret_generation = gen;
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: ISC */
+/* Validation and formation of server names, agent names and tool handles. */
+#ifndef MCPD_NAMES_H
+#define MCPD_NAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NAMES_MAX 63 /* longest server or agent name */
+
+/* A server or agent name: [A-Za-z0-9][A-Za-z0-9_-]{0,62}. */
+bool names_valid(const char *name);
+/*
+ * Derives a server name from a command's argv: the package or program it
+ * runs (`npx -y @scope/server-x@1.2` -> "server-x"). Returns a new string,
+ * or NULL when nothing usable is there.
+ */
+char *names_from_argv(const char *const *argv);
+
+/* A handle names one tool of one connection generation: "<server>.<gen>/<tool>". */
+char *names_handle_format(const char *server, uint64_t generation,
+    const char *tool);
+/*
+ * Splits a handle. Returns 0 and new strings in *ret_server and *ret_tool,
+ * or -EINVAL when it is not a handle.
+ */
+int names_handle_parse(const char *handle, char **ret_server,
+    uint64_t *ret_generation, char **ret_tool);
+
+#endif

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: ISC */
+/* The daemon's one internal header, one section per file. */
+#ifndef MCPD_H
+#define MCPD_H
+
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "errors.h"
+#include "jsonrpc.h"
+
+struct client;
+struct request;
+struct server;
+struct session;
+struct transport;
+
+/* mcpd.c */
+struct mcpd_options {
+	char *socket_path;
+	char *state_dir;
+	size_t max_message;	 /* longest control or server message */
+	int call_timeout_ms;	 /* default deadline of a tool call */
+	int load_timeout_ms;	 /* default deadline of a load or reload */
+	int stop_step_ms;	 /* each wait of the stop sequence */
+	size_t log_lines;	 /* stderr lines kept per server */
+	size_t max_clients;	 /* control connections at once */
+	size_t max_client_queue; /* pending answers per client */
+};
+extern struct mcpd_options mcpd_opts;
+extern struct event_base *mcpd_base;
+extern struct timespec mcpd_started;
+bool mcpd_is_stopping(void);
+/* Stops every server, answers req (may be NULL) and leaves the loop. */
+void mcpd_shutdown(struct request *req);
+/* Milliseconds on the monotonic clock. */
+uint64_t mcpd_now_ms(void);
+
+/* control.c: the control socket, its clients and their requests. */
+int control_listen(const char *path, int activated_fd, char **cause);
+void control_close(void);
+size_t control_client_count(void);
+/* The agent the request's connection speaks for ("default" unless hello). */
+const char *control_agent(const struct request *);
+void control_set_agent(struct request *, const char *agent);
+/* False once the client that asked has gone away. */
+bool control_is_live(const struct request *);
+/* Answers and frees the request; result is stolen. */
+void control_reply(struct request *, json_t *result);
+/* Fails the request with an application error kind; data is stolen. */
+void control_fail(struct request *, enum errors_kind, json_t *data,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Fails the request with a JSON-RPC standard code; data is stolen. */
+void control_fail_code(struct request *, int code, json_t *data,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Answers with an error object kept verbatim (data.kind already set). */
+void control_fail_error(struct request *, json_t *error);
+
+/* cmd.c: the command table and the central check of params shapes. */
+#define CMD_ANY	     (-1)
+#define CMD_STOPPING 0x1 /* still allowed while the daemon stops */
+struct cmd_param {
+	const char *name;
+	int type; /* a json_type, or CMD_ANY */
+	bool is_required;
+};
+struct cmd_entry {
+	const char *name;
+	void (*exec)(struct request *, json_t *params);
+	const struct cmd_param *params; /* ends with { NULL } */
+	int flags;
+};
+void cmd_dispatch(struct request *, const char *method, json_t *params);
+/* A string param or NULL. */
+const char *cmd_string(json_t *params, const char *key);
+extern const struct cmd_entry cmd_hello_entry;
+extern const struct cmd_entry cmd_load_entry;
+extern const struct cmd_entry cmd_unload_entry;
+extern const struct cmd_entry cmd_reload_entry;
+extern const struct cmd_entry cmd_list_entry;
+extern const struct cmd_entry cmd_tools_entry;
+extern const struct cmd_entry cmd_call_entry;
+extern const struct cmd_entry cmd_logs_entry;
+extern const struct cmd_entry cmd_status_entry;
+extern const struct cmd_entry cmd_shutdown_entry;
+
+/* child.c: child processes, their pipes and their exits. */
+struct child_spec {
+	char *const *argv;
+	char *const *env; /* the whole environment, "K=V" */
+	const char *cwd;  /* NULL: the daemon's */
+};
+struct child_io {
+	pid_t pid;
+	int in;	 /* write end of the child's stdin */
+	int out; /* read end of its stdout */
+	int err; /* read end of its stderr */
+};
+void child_init(void);
+/*
+ * Starts argv in its own process group, with a parent-death signal, no
+ * shell, and the given environment. Returns 0, or a negative errno with
+ * *cause saying why (exec failures included).
+ */
+int child_spawn(const struct child_spec *, struct child_io *ret, char **cause);
+/* Calls exited(arg, wait status) once the child has exited. */
+void child_watch(pid_t, void (*exited)(void *, int), void *arg);
+void child_unwatch(pid_t);
+/* "exited with status 1", "killed by signal 9". */
+char *child_describe_status(int status);
+/* The minimal environment of DESIGN 8 plus extra ("K=V"), new array. */
+char **child_env_build(char *const *extra);
+void child_strv_free(char **);
+
+/* logring.c: a bounded ring of stderr lines. */
+struct logring;
+struct logring *logring_new(size_t max_lines);
+void logring_free(struct logring *);
+void logring_push(struct logring *, const char *line, size_t len);
+/* The last n lines (all when n is 0) as a new JSON array of strings. */
+json_t *logring_tail(const struct logring *, size_t n);
+/* The last n lines joined with "\n", new string ("" when empty). */
+char *logring_tail_text(const struct logring *, size_t n);
+
+/* transport-stdio.c and the transport interface. */
+struct transport_cbs {
+	void (*message)(void *arg, json_t *msg); /* msg borrowed */
+	void (*stderr_line)(void *arg, const char *line, size_t len);
+	void (*closed)(void *arg, const char *why); /* it died or ended */
+};
+struct transport_ops {
+	const char *name; /* "stdio", ... */
+	int (*open)(struct transport *, char **cause);
+	int (*send)(struct transport *, const json_t *msg);
+	/* Ends it gracefully, calls done(arg) when nothing is left. */
+	void (*close)(struct transport *, void (*done)(void *), void *arg);
+	void (*free)(struct transport *);
+};
+struct transport {
+	const struct transport_ops *ops;
+	const struct transport_cbs *cbs;
+	void *cb_arg;
+	void *priv;
+};
+struct transport *transport_stdio_new(const struct child_spec *,
+    const struct transport_cbs *, void *arg);
+/* The process id behind a stdio transport, or -1. */
+pid_t transport_stdio_pid(const struct transport *);
+
+/* session.c: one MCP client session over any transport. */
+struct session_reply {
+	json_t *result;	     /* borrowed; NULL on failure */
+	json_t *error;	     /* the server's JSON-RPC error object, or NULL */
+	enum errors_kind kind; /* when result is NULL */
+	const char *message;
+};
+typedef void session_reply_fn(void *arg, const struct session_reply *);
+struct session_cbs {
+	void (*ready)(void *arg, struct session *);
+	/* Before ready: the handshake failed; after: the connection died. */
+	void (*failed)(void *arg, struct session *, const char *why);
+	void (*tools_changed)(void *arg, struct session *);
+	void (*stderr_line)(void *arg, const char *line, size_t len);
+};
+struct session *session_new(struct transport *, const struct session_cbs *,
+    void *arg, int timeout_ms);
+/* Opens the transport and starts the handshake; 0 or -errno with cause. */
+int session_start(struct session *, char **cause);
+/* Fails every pending request with outcome-unknown and frees at once. */
+void session_free(struct session *);
+/* Detaches callbacks, ends the transport gracefully, then frees. */
+void session_close(struct session *, void (*done)(void *), void *arg);
+bool session_is_ready(const struct session *);
+const char *session_protocol_version(const struct session *);
+json_t *session_tools_peek(const struct session *);
+json_t *session_server_info_peek(const struct session *);
+size_t session_pending_count(const struct session *);
+/* Sends a request; cb is called exactly once. params is stolen. */
+void session_request(struct session *, const char *method, json_t *params,
+    int timeout_ms, session_reply_fn *cb, void *arg);
+struct transport *session_transport(const struct session *);
+
+/* server.c: configured connections, their gates and restart policy. */
+enum server_state {
+	SERVER_STARTING,
+	SERVER_CONNECTING,
+	SERVER_READY,
+	SERVER_RESTARTING,
+	SERVER_STOPPING,
+	SERVER_STOPPED,
+	SERVER_FAILED,
+};
+enum server_mode {
+	SERVER_PROCESS,
+	SERVER_CONTAINER,
+	SERVER_REMOTE,
+};
+struct server_spec {
+	char **argv;
+	char **env; /* "K=V" from the load request */
+	char *cwd;
+};
+TAILQ_HEAD(server_list, server);
+extern struct server_list servers;
+const char *server_state_name(enum server_state);
+const char *server_mode_name(enum server_mode);
+/* By id, name or endpoint, within one agent (NULL: any agent). */
+struct server *server_find(const char *agent, const char *target);
+/*
+ * Creates a server in state starting; *spec is moved into it. Returns 0,
+ * -EEXIST when the name is taken by another target, or -errno.
+ */
+int server_new(const char *agent, const char *name, enum server_mode,
+    struct server_spec *spec, struct server **ret, char **cause);
+/* The id a target would get for this agent (new string). */
+char *server_id_for(const char *agent, enum server_mode,
+    const struct server_spec *);
+/* Gate jobs; each answers req when it ends. */
+void server_load(struct server *, struct request *, int timeout_ms);
+void server_reload(struct server *, struct request *, int timeout_ms);
+void server_unload(struct server *, struct request *);
+/* Stops every server; done() when none is left. */
+void server_stop_all(void (*done)(void *), void *arg);
+/* The result of a load or reload. */
+json_t *server_load_result(const struct server *);
+/* The list row. */
+json_t *server_describe(const struct server *);
+/* The tools with server and handle added, appended to into. */
+void server_tools_append(const struct server *, json_t *into);
+/* Calls a tool; generation 0 means the current one. */
+void server_call(struct server *, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *);
+json_t *server_logs(const struct server *, size_t lines);
+const char *server_name(const struct server *);
+const char *server_agent(const struct server *);
+void server_spec_clear(struct server_spec *);
+size_t server_count(void);
+size_t server_count_ready(void);
+
+/* identity.c: the daemon's did:key and derived identities. */
+int identity_load(const char *state_dir, char **cause);
+const char *identity_did(void);
+/* The did:key of an agent's sub-identity (new string). */
+char *identity_agent_did(const char *agent);
+/* A short stable id for (agent, mode, canonical target) (new string). */
+char *identity_connection_id(const char *agent, const char *mode,
+    const char *target, size_t target_len);
+
+/* notify.c: sd_notify, socket activation and the watchdog. */
+int notify_listen_fd(void);
+void notify_ready(void);
+void notify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void notify_stopping(void);
+void notify_watchdog_start(void);
+
+#endif
