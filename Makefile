@@ -27,7 +27,7 @@ endif
 # scripts/install-deps had its chance to install the libraries.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP -Icommon \
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Icommon \
 	     -DMCPD_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
 
 COMMON_SRC := $(sort $(wildcard common/*.c))

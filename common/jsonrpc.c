@@ -154,8 +154,13 @@ jsonrpc_error(json_t *id, int code, const char *message, json_t *data)
 	json_t *m = jsonrpc_new(id != NULL ? id : json_null());
 	json_t *e = json_object();
 
+	json_t *text = json_string(message);
+
+	/* A message quoting a peer may not be UTF-8; say so, never drop it. */
+	if (text == NULL)
+		text = json_string("(message not valid UTF-8)");
 	json_object_set_new(e, "code", json_integer(code));
-	json_object_set_new(e, "message", json_string(message));
+	json_object_set_new(e, "message", text);
 	if (data != NULL)
 		json_object_set_new(e, "data", data);
 	json_object_set_new(m, "error", e);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* Names: what a server or agent may be called and how handles are spelt. */
+#define _GNU_SOURCE 1 /* asprintf, memrchr */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* Where the socket and the state live, by the XDG and systemd rules. */
+#define _GNU_SOURCE 1 /* asprintf */
 #include <sys/stat.h>
 
 #include <errno.h>

@@ -37,7 +37,7 @@ struct mcpd_options {
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
-extern struct timespec mcpd_started;
+extern uint64_t mcpd_started_ms;
 bool mcpd_is_stopping(void);
 /* Stops every server, answers req (may be NULL) and leaves the loop. */
 void mcpd_shutdown(struct request *req);
@@ -81,6 +81,10 @@ struct cmd_entry {
 void cmd_dispatch(struct request *, const char *method, json_t *params);
 /* A string param or NULL. */
 const char *cmd_string(json_t *params, const char *key);
+/* The caller's server named by target, or NULL after failing req. */
+struct server *cmd_server(struct request *, const char *target);
+/* Reads an optional timeout_ms (1 ms to 24 h); false after failing req. */
+bool cmd_timeout(struct request *, json_t *params, int dflt, int *ret);
 extern const struct cmd_entry cmd_hello_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
@@ -208,8 +212,6 @@ struct server_spec {
 	char **env; /* "K=V" from the load request */
 	char *cwd;
 };
-TAILQ_HEAD(server_list, server);
-extern struct server_list servers;
 const char *server_state_name(enum server_state);
 const char *server_mode_name(enum server_mode);
 /* By id, name or endpoint, within one agent (NULL: any agent). */
@@ -235,6 +237,9 @@ json_t *server_load_result(const struct server *);
 json_t *server_describe(const struct server *);
 /* The tools with server and handle added, appended to into. */
 void server_tools_append(const struct server *, json_t *into);
+/* List rows, or tools, of one agent's servers (agent NULL: all). */
+json_t *server_list_rows(const char *agent);
+json_t *server_list_tools(const char *agent);
 /* Calls a tool; generation 0 means the current one. */
 void server_call(struct server *, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *);

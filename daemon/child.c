@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: ISC */
+/* Child processes: spawning without a shell, pipes, and reaping exits. */
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "mcpd.h"
+
+extern char **environ;
+
+struct child_watcher {
+	pid_t pid;
+	void (*exited)(void *, int);
+	void *arg;
+	LIST_ENTRY(child_watcher) entry;
+};
+static LIST_HEAD(, child_watcher) child_watchers =
+    LIST_HEAD_INITIALIZER(child_watchers);
+static struct event *child_sigchld;
+
+/* What the child reports through its error pipe when it cannot exec. */
+struct child_failure {
+	int stage; /* 0: chdir, 1: exec */
+	int error;
+};
+
+static struct child_watcher *
+child_watcher_find(pid_t pid)
+{
+	struct child_watcher *w;
+
+	LIST_FOREACH(w, &child_watchers, entry)
+		if (w->pid == pid)
+			return w;
+	return NULL;
+}
+
+static void
+child_reap(evutil_socket_t fd, short events, void *arg)
+{
+	struct child_watcher *w;
+	pid_t pid;
+	int status;
+
+	(void)fd, (void)events, (void)arg;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if ((w = child_watcher_find(pid)) == NULL)
+			continue;
+		LIST_REMOVE(w, entry);
+		w->exited(w->arg, status);
+		free(w);
+	}
+}
+
+void
+child_init(void)
+{
+	child_sigchld = evsignal_new(mcpd_base, SIGCHLD, child_reap, NULL);
+	if (child_sigchld == NULL || evsignal_add(child_sigchld, NULL) < 0)
+		fatalx("cannot watch SIGCHLD");
+}
+
+void
+child_watch(pid_t pid, void (*exited)(void *, int), void *arg)
+{
+	struct child_watcher *w = calloc(1, sizeof *w);
+
+	if (w == NULL)
+		fatal("calloc");
+	w->pid = pid;
+	w->exited = exited;
+	w->arg = arg;
+	LIST_INSERT_HEAD(&child_watchers, w, entry);
+	/* It may have exited before we watched it. */
+	child_reap(-1, 0, NULL);
+}
+
+void
+child_unwatch(pid_t pid)
+{
+	struct child_watcher *w = child_watcher_find(pid);
+
+	if (w != NULL) {
+		LIST_REMOVE(w, entry);
+		free(w);
+	}
+}
+
+/* Runs in the child between fork and exec: only async-signal-safe calls. */
+static void __attribute__((noreturn))
+child_exec(const struct child_spec *spec, int fds[3], int errfd,
+    pid_t parent)
+{
+	struct child_failure f = { 0, 0 };
+	sigset_t none;
+
+	setsid();
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	for (int i = 0; i < 3; i++)
+		if (dup2(fds[i], i) < 0)
+			_exit(127);
+	if (spec->cwd != NULL && chdir(spec->cwd) < 0) {
+		f.error = errno;
+		goto fail;
+	}
+	environ = (char **)(uintptr_t)spec->env;
+	execvp(spec->argv[0], spec->argv);
+	f.stage = 1;
+	f.error = errno;
+fail:
+	(void)!write(errfd, &f, sizeof f);
+	_exit(127);
+}
+
+static int
+child_pipes(int p[3][2])
+{
+	for (int i = 0; i < 3; i++)
+		if (pipe2(p[i], O_CLOEXEC) < 0) {
+			int r = -errno;
+
+			while (i-- > 0) {
+				close(p[i][0]);
+				close(p[i][1]);
+			}
+			return r;
+		}
+	return 0;
+}
+
+static int
+child_fail(char **cause, int error, const char *fmt, const char *what)
+{
+	if (cause != NULL && asprintf(cause, fmt, what, strerror(error)) < 0)
+		*cause = NULL;
+	return -error;
+}
+
+/* Waits for exec in the child: the error pipe closes on success. */
+static int
+child_await_exec(const struct child_spec *spec, pid_t pid, int errfd,
+    char **cause)
+{
+	struct child_failure f;
+	ssize_t n;
+
+	do
+		n = read(errfd, &f, sizeof f);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof f)
+		return 0;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (f.stage == 0)
+		return child_fail(cause, f.error, "cannot enter directory %s: %s",
+		    spec->cwd);
+	return child_fail(cause, f.error, "cannot run %s: %s", spec->argv[0]);
+}
+
+int
+child_spawn(const struct child_spec *spec, struct child_io *ret, char **cause)
+{
+	int p[3][2], errpipe[2], fds[3], r;
+	pid_t parent = getpid(), pid;
+
+	if ((r = child_pipes(p)) < 0)
+		return child_fail(cause, -r, "cannot make pipes for %s: %s",
+		    spec->argv[0]);
+	if (pipe2(errpipe, O_CLOEXEC) < 0) {
+		r = errno;
+		for (int i = 0; i < 3; i++) {
+			close(p[i][0]);
+			close(p[i][1]);
+		}
+		return child_fail(cause, r, "cannot make pipes for %s: %s",
+		    spec->argv[0]);
+	}
+	fds[0] = p[0][0];
+	fds[1] = p[1][1];
+	fds[2] = p[2][1];
+	pid = fork();
+	if (pid == 0)
+		child_exec(spec, fds, errpipe[1], parent);
+	r = pid < 0 ? errno : 0;
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	close(errpipe[1]);
+	if (r == 0)
+		r = -child_await_exec(spec, pid, errpipe[0], cause);
+	else
+		child_fail(cause, r, "cannot fork for %s: %s", spec->argv[0]);
+	close(errpipe[0]);
+	if (r != 0) {
+		close(p[0][1]);
+		close(p[1][0]);
+		close(p[2][0]);
+		return -r;
+	}
+	ret->pid = pid;
+	ret->in = p[0][1];
+	ret->out = p[1][0];
+	ret->err = p[2][0];
+	for (int i = 0; i < 3; i++)
+		evutil_make_socket_nonblocking(i == 0 ? ret->in :
+		    i == 1 ? ret->out : ret->err);
+	return 0;
+}
+
+char *
+child_describe_status(int status)
+{
+	char *s = NULL;
+	int r;
+
+	if (WIFEXITED(status))
+		r = asprintf(&s, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		r = asprintf(&s, "killed by signal %d (%s)", WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+	else
+		r = asprintf(&s, "ended with wait status %d", status);
+	return r < 0 ? NULL : s;
+}
+
+static const char *const child_env_keep[] = {
+	"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", NULL,
+};
+
+static size_t
+child_strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v != NULL && v[n] != NULL)
+		n++;
+	return n;
+}
+
+/* True when extra sets the variable of "K=..." itself. */
+static bool
+child_env_overridden(char *const *extra, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (size_t i = 0; extra != NULL && extra[i] != NULL; i++)
+		if (strncmp(extra[i], key, klen) == 0 && extra[i][klen] == '=')
+			return true;
+	return false;
+}
+
+char **
+child_env_build(char *const *extra)
+{
+	size_t n = 0, max = child_strv_len(extra) + 8;
+	char **env = calloc(max + 1, sizeof *env);
+	const char *v;
+
+	if (env == NULL)
+		return NULL;
+	for (size_t i = 0; child_env_keep[i] != NULL; i++) {
+		if ((v = getenv(child_env_keep[i])) == NULL ||
+		    child_env_overridden(extra, child_env_keep[i]))
+			continue;
+		if (asprintf(&env[n], "%s=%s", child_env_keep[i], v) < 0)
+			goto fail;
+		n++;
+	}
+	if (getenv("PATH") == NULL && !child_env_overridden(extra, "PATH") &&
+	    (env[n++] = strdup("PATH=/usr/local/bin:/usr/bin:/bin")) == NULL)
+		goto fail;
+	for (size_t i = 0; extra != NULL && extra[i] != NULL; i++)
+		if ((env[n++] = strdup(extra[i])) == NULL)
+			goto fail;
+	return env;
+fail:
+	child_strv_free(env);
+	return NULL;
+}
+
+void
+child_strv_free(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpd/hello: names the agent a control connection speaks for. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "mcpd.h"
+#include "names.h"
+
+static void
+cmd_hello_exec(struct request *req, json_t *params)
+{
+	const char *agent = cmd_string(params, "agent");
+	char *did;
+
+	if (agent != NULL && !names_valid(agent)) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack(
+		    "{s:s}", "field", "agent"), "agent must match "
+		    "[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
+		return;
+	}
+	if (agent != NULL)
+		control_set_agent(req, agent);
+	agent = control_agent(req);
+	did = identity_agent_did(agent);
+	control_reply(req, json_pack("{s:{s:s, s:I, s:s}, s:{s:s, s:s}, s:i}",
+	    "daemon", "version", MCPD_VERSION, "pid", (json_int_t)getpid(),
+	    "did", identity_did(), "agent", "name", agent, "did", did,
+	    "protocol", 1));
+	free(did);
+}
+
+static const struct cmd_param cmd_hello_params[] = {
+	{ "agent", JSON_STRING, false },
+	{ "client", JSON_OBJECT, false },
+	{ NULL, 0, false },
+};
+
+const struct cmd_entry cmd_hello_entry = {
+	"mcpd/hello", cmd_hello_exec, cmd_hello_params, CMD_STOPPING,
+};

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpd/load: checks a target, then starts it through its server's gate. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mcpd.h"
+#include "names.h"
+
+static bool
+cmd_load_bad(struct request *req, const char *field, const char *why)
+{
+	control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack("{s:s}",
+	    "field", field), "mcpd/load: %s", why);
+	return false;
+}
+
+/* A string with no NUL inside: what argv and environ can carry. */
+static bool
+cmd_load_is_cstring(const json_t *v)
+{
+	return json_is_string(v) && strlen(json_string_value(v)) ==
+	    json_string_length(v);
+}
+
+static bool
+cmd_load_env_key_ok(const char *k)
+{
+	if (!isalpha((unsigned char)k[0]) && k[0] != '_')
+		return false;
+	for (; *k != '\0'; k++)
+		if (!isalnum((unsigned char)*k) && *k != '_')
+			return false;
+	return true;
+}
+
+static bool
+cmd_load_argv(struct request *req, json_t *command, struct server_spec *spec)
+{
+	size_t i, n = json_array_size(command);
+	json_t *v;
+
+	if (n == 0)
+		return cmd_load_bad(req, "command", "command needs at least "
+		    "the program to run");
+	if ((spec->argv = calloc(n + 1, sizeof *spec->argv)) == NULL)
+		fatal("calloc");
+	json_array_foreach(command, i, v) {
+		if (!cmd_load_is_cstring(v) || (i == 0 &&
+		    json_string_length(v) == 0))
+			return cmd_load_bad(req, "command", "command must be "
+			    "an array of strings without NUL bytes, starting "
+			    "with a program");
+		spec->argv[i] = strdup(json_string_value(v));
+	}
+	return true;
+}
+
+static bool
+cmd_load_env(struct request *req, json_t *env, struct server_spec *spec)
+{
+	size_t n = json_object_size(env), i = 0;
+	const char *k;
+	json_t *v;
+
+	if ((spec->env = calloc(n + 1, sizeof *spec->env)) == NULL)
+		fatal("calloc");
+	json_object_foreach(env, k, v) {
+		if (!cmd_load_env_key_ok(k))
+			return cmd_load_bad(req, "env", "env names must match "
+			    "[A-Za-z_][A-Za-z0-9_]*");
+		if (!cmd_load_is_cstring(v))
+			return cmd_load_bad(req, "env", "env values must be "
+			    "strings without NUL bytes");
+		if (asprintf(&spec->env[i++], "%s=%s", k,
+		    json_string_value(v)) < 0)
+			fatal("asprintf");
+	}
+	return true;
+}
+
+static bool
+cmd_load_spec(struct request *req, json_t *params, struct server_spec *spec)
+{
+	const char *cwd = cmd_string(params, "cwd");
+	const char *transport = cmd_string(params, "transport");
+
+	if (transport != NULL && strcmp(transport, "stdio") != 0)
+		return cmd_load_bad(req, "transport", "a command speaks "
+		    "transport stdio");
+	if (cwd != NULL && cwd[0] != '/')
+		return cmd_load_bad(req, "cwd", "cwd must be an absolute path");
+	if (cwd != NULL)
+		spec->cwd = strdup(cwd);
+	if (!cmd_load_argv(req, json_object_get(params, "command"), spec))
+		return false;
+	return cmd_load_env(req, json_object_get(params, "env"), spec);
+}
+
+static char *
+cmd_load_name(struct request *req, json_t *params, const struct server_spec *spec)
+{
+	const char *name = cmd_string(params, "name");
+	char *derived;
+
+	if (name != NULL) {
+		if (names_valid(name))
+			return strdup(name);
+		cmd_load_bad(req, "name", "name must match "
+		    "[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
+		return NULL;
+	}
+	derived = names_from_argv((const char *const *)spec->argv);
+	if (derived == NULL)
+		cmd_load_bad(req, "name", "no usable name can be derived from "
+		    "the command; give one with name (mcpctl load --name)");
+	return derived;
+}
+
+/* Same id: the same target again, answered by the running server. */
+static void
+cmd_load_start(struct request *req, const char *name,
+    struct server_spec *spec, int timeout)
+{
+	const char *agent = control_agent(req);
+	char *id = server_id_for(agent, SERVER_PROCESS, spec);
+	struct server *s = server_find(agent, id), *other;
+
+	if (s == NULL && (other = server_find(agent, name)) != NULL) {
+		control_fail(req, ERRORS_CONFLICT, json_pack("{s:s}", "name",
+		    name), "the name %s is taken by another server; choose "
+		    "another with --name, or unload it first", name);
+	} else if (s == NULL && server_new(agent, name, SERVER_PROCESS, spec,
+	    &s, NULL) < 0) {
+		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");
+	} else
+		server_load(s, req, timeout);
+	free(id);
+}
+
+static void
+cmd_load_exec(struct request *req, json_t *params)
+{
+	struct server_spec spec = { 0 };
+	const char *target = cmd_string(params, "target");
+	char *name = NULL;
+	int timeout;
+
+	if (target != NULL && json_object_get(params, "command") != NULL) {
+		cmd_load_bad(req, "target", "give command or target, not both");
+		return;
+	}
+	if (target != NULL) {
+		control_fail(req, ERRORS_UNAVAILABLE, NULL, "loading %s needs "
+		    "remote or container support, which this mcpd does not "
+		    "have yet; load a local command with: mcpctl load -- CMD "
+		    "[ARGS...]", target);
+		return;
+	}
+	if (json_object_get(params, "command") == NULL) {
+		cmd_load_bad(req, "command", "command (an argv array) is "
+		    "required");
+		return;
+	}
+	if (cmd_timeout(req, params, mcpd_opts.load_timeout_ms, &timeout) &&
+	    cmd_load_spec(req, params, &spec) &&
+	    (name = cmd_load_name(req, params, &spec)) != NULL)
+		cmd_load_start(req, name, &spec, timeout);
+	free(name);
+	server_spec_clear(&spec);
+}
+
+static const struct cmd_param cmd_load_params[] = {
+	{ "command", JSON_ARRAY, false },
+	{ "target", JSON_STRING, false },
+	{ "env", JSON_OBJECT, false },
+	{ "name", JSON_STRING, false },
+	{ "cwd", JSON_STRING, false },
+	{ "transport", JSON_STRING, false },
+	{ "persist", JSON_TRUE, false },
+	{ "timeout_ms", JSON_INTEGER, false },
+	{ NULL, 0, false },
+};
+
+const struct cmd_entry cmd_load_entry = {
+	"mcpd/load", cmd_load_exec, cmd_load_params, 0,
+};

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpd/logs: the last stderr lines of a server. */
+#include "mcpd.h"
+
+#define CMD_LOGS_DEFAULT 100
+
+static void
+cmd_logs_exec(struct request *req, json_t *params)
+{
+	json_t *v = json_object_get(params, "lines");
+	json_int_t lines = v != NULL ? json_integer_value(v) : CMD_LOGS_DEFAULT;
+	struct server *s;
+
+	if (lines < 0) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack(
+		    "{s:s}", "field", "lines"), "lines must be 0 (all) or more");
+		return;
+	}
+	if ((s = cmd_server(req, cmd_string(params, "server"))) != NULL)
+		control_reply(req, json_pack("{s:o}", "lines", server_logs(s,
+		    (size_t)lines)));
+}
+
+static const struct cmd_param cmd_logs_params[] = {
+	{ "server", JSON_STRING, true },
+	{ "lines", JSON_INTEGER, false },
+	{ NULL, 0, false },
+};
+
+const struct cmd_entry cmd_logs_entry = {
+	"mcpd/logs", cmd_logs_exec, cmd_logs_params, CMD_STOPPING,
+};

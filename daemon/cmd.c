@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: ISC */
+/* The command table and the one place where params shapes are checked. */
+#include <string.h>
+
+#include "log.h"
+#include "mcpd.h"
+
+static const struct cmd_entry *const cmd_table[] = {
+	&cmd_hello_entry,
+	&cmd_load_entry,
+	&cmd_unload_entry,
+	&cmd_reload_entry,
+	&cmd_list_entry,
+	&cmd_tools_entry,
+	&cmd_call_entry,
+	&cmd_logs_entry,
+	&cmd_status_entry,
+	&cmd_shutdown_entry,
+	NULL,
+};
+
+static const char *
+cmd_type_name(int type)
+{
+	switch (type) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_TRUE:
+		return "a boolean";
+	default:
+		return "a value";
+	}
+}
+
+static bool
+cmd_type_ok(int want, const json_t *v)
+{
+	if (want == CMD_ANY)
+		return true;
+	if (want == JSON_TRUE)
+		return json_is_boolean(v);
+	return (int)json_typeof(v) == want;
+}
+
+static const struct cmd_param *
+cmd_param_find(const struct cmd_entry *e, const char *key)
+{
+	for (const struct cmd_param *p = e->params; p->name != NULL; p++)
+		if (strcmp(p->name, key) == 0)
+			return p;
+	return NULL;
+}
+
+static void
+cmd_bad_param(struct request *req, const char *field, const char *fmt,
+    const char *method, const char *what)
+{
+	control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack("{s:s}",
+	    "field", field), fmt, method, field, what);
+}
+
+/* Checks keys, types and required params; answers and returns false. */
+static bool
+cmd_check(struct request *req, const struct cmd_entry *e, json_t *params)
+{
+	const struct cmd_param *p;
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(params, key, v) {
+		if ((p = cmd_param_find(e, key)) == NULL) {
+			cmd_bad_param(req, key, "%s: unknown param %s%s",
+			    e->name, "");
+			return false;
+		}
+		if (!cmd_type_ok(p->type, v)) {
+			cmd_bad_param(req, key, "%s: param %s must be %s",
+			    e->name, cmd_type_name(p->type));
+			return false;
+		}
+	}
+	for (p = e->params; p->name != NULL; p++)
+		if (p->is_required && json_object_get(params, p->name) ==
+		    NULL) {
+			cmd_bad_param(req, p->name, "%s: param %s is required%s",
+			    e->name, "");
+			return false;
+		}
+	return true;
+}
+
+void
+cmd_dispatch(struct request *req, const char *method, json_t *params)
+{
+	const struct cmd_entry *e = NULL;
+	json_t *empty = NULL;
+
+	for (size_t i = 0; cmd_table[i] != NULL && e == NULL; i++)
+		if (strcmp(cmd_table[i]->name, method) == 0)
+			e = cmd_table[i];
+	if (e == NULL) {
+		control_fail_code(req, JSONRPC_METHOD_NOT_FOUND, NULL,
+		    "unknown method %s; see mcpd-protocol(7)", method);
+		return;
+	}
+	if (mcpd_is_stopping() && !(e->flags & CMD_STOPPING)) {
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "mcpd is shutting down");
+		return;
+	}
+	if (params == NULL)
+		params = empty = json_object();
+	if (cmd_check(req, e, params))
+		e->exec(req, params);
+	json_decref(empty);
+}
+
+const char *
+cmd_string(json_t *params, const char *key)
+{
+	return json_string_value(json_object_get(params, key));
+}
+
+struct server *
+cmd_server(struct request *req, const char *target)
+{
+	struct server *s = server_find(control_agent(req), target);
+
+	if (s == NULL)
+		control_fail(req, ERRORS_NOT_FOUND, NULL, "no server %s for "
+		    "agent %s; see mcpctl list", target, control_agent(req));
+	return s;
+}
+
+bool
+cmd_timeout(struct request *req, json_t *params, int dflt, int *ret)
+{
+	json_t *v = json_object_get(params, "timeout_ms");
+	json_int_t ms;
+
+	if (v == NULL) {
+		*ret = dflt;
+		return true;
+	}
+	ms = json_integer_value(v);
+	if (ms < 1 || ms > 86400000) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack(
+		    "{s:s}", "field", "timeout_ms"), "timeout_ms must be "
+		    "between 1 and 86400000");
+		return false;
+	}
+	*ret = (int)ms;
+	return true;
+}

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: ISC */
+/* The control socket: accept, peer credentials, framing, dispatch. */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+
+#include "linebuf.h"
+#include "log.h"
+#include "mcpd.h"
+#include "paths.h"
+
+#define CONTROL_RETRY_ACCEPT_MS 1000
+
+struct request {
+	struct client *client; /* NULL once the client has gone */
+	json_t *id;
+	TAILQ_ENTRY(request) entry;
+};
+TAILQ_HEAD(request_list, request);
+
+struct client {
+	struct bufferevent *bev;
+	struct linebuf lines;
+	char *agent;
+	struct request_list requests;
+	size_t nrequests;
+	bool is_closing;
+	bool is_paused;
+	TAILQ_ENTRY(client) entry;
+};
+
+static TAILQ_HEAD(, client) control_clients =
+    TAILQ_HEAD_INITIALIZER(control_clients);
+static size_t control_nclients;
+static struct evconnlistener *control_listener;
+static struct event *control_retry_timer;
+static char *control_path; /* set when we bound it and must unlink it */
+
+static void control_read(struct bufferevent *, void *);
+
+size_t
+control_client_count(void)
+{
+	return control_nclients;
+}
+
+static void
+control_client_free(struct client *c)
+{
+	struct request *r;
+
+	while ((r = TAILQ_FIRST(&c->requests)) != NULL) {
+		TAILQ_REMOVE(&c->requests, r, entry);
+		r->client = NULL; /* its owner still answers, into nothing */
+	}
+	TAILQ_REMOVE(&control_clients, c, entry);
+	control_nclients--;
+	bufferevent_free(c->bev);
+	free(c->agent);
+	free(c);
+}
+
+static void
+control_send(struct client *c, json_t *msg)
+{
+	if (c->bev != NULL)
+		jsonrpc_write(bufferevent_get_output(c->bev), msg);
+	json_decref(msg);
+}
+
+static size_t
+control_output_limit(void)
+{
+	return mcpd_opts.max_message + 65536;
+}
+
+/* Reading stops while a client has too much unanswered or unread. */
+static bool
+control_must_pause(const struct client *c)
+{
+	return c->nrequests >= mcpd_opts.max_client_queue ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) >
+	    control_output_limit();
+}
+
+static void
+control_maybe_resume(struct client *c)
+{
+	if (!c->is_paused || c->is_closing || control_must_pause(c))
+		return;
+	c->is_paused = false;
+	bufferevent_enable(c->bev, EV_READ);
+	bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS |
+	    BEV_TRIG_DEFER_CALLBACKS);
+}
+
+static void
+control_write(struct bufferevent *bev, void *arg)
+{
+	struct client *c = arg;
+
+	(void)bev;
+	if (c->is_closing &&
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0) {
+		control_client_free(c);
+		return;
+	}
+	control_maybe_resume(c);
+}
+
+static void
+control_event(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		control_client_free(arg);
+}
+
+/* Sends what is queued, then closes: for clients that broke the framing. */
+static void
+control_close_after_flush(struct client *c)
+{
+	c->is_closing = true;
+	bufferevent_disable(c->bev, EV_READ);
+	bufferevent_trigger(c->bev, EV_WRITE, BEV_TRIG_IGNORE_WATERMARKS |
+	    BEV_TRIG_DEFER_CALLBACKS);
+}
+
+static struct request *
+control_request_new(struct client *c, json_t *id)
+{
+	struct request *r = calloc(1, sizeof *r);
+
+	if (r == NULL)
+		fatal("calloc");
+	r->client = c;
+	r->id = json_incref(id);
+	TAILQ_INSERT_TAIL(&c->requests, r, entry);
+	c->nrequests++;
+	return r;
+}
+
+/* Sends msg to the request's client if it is still there, then frees. */
+static void
+control_finish(struct request *r, json_t *msg)
+{
+	struct client *c = r->client;
+
+	if (c != NULL) {
+		TAILQ_REMOVE(&c->requests, r, entry);
+		c->nrequests--;
+		control_send(c, msg);
+		control_maybe_resume(c);
+	} else
+		json_decref(msg);
+	json_decref(r->id);
+	free(r);
+}
+
+const char *
+control_agent(const struct request *r)
+{
+	return r->client != NULL ? r->client->agent : "default";
+}
+
+void
+control_set_agent(struct request *r, const char *agent)
+{
+	char *copy;
+
+	if (r->client == NULL || (copy = strdup(agent)) == NULL)
+		return;
+	free(r->client->agent);
+	r->client->agent = copy;
+}
+
+bool
+control_is_live(const struct request *r)
+{
+	return r->client != NULL;
+}
+
+void
+control_reply(struct request *r, json_t *result)
+{
+	control_finish(r, jsonrpc_result(r->id, result));
+}
+
+static json_t *
+control_error_msg(json_t *id, int code, enum errors_kind kind, bool has_kind,
+    json_t *data, const char *fmt, va_list ap)
+{
+	char text[2048];
+	json_t *msg;
+
+	vsnprintf(text, sizeof text, fmt, ap);
+	if (has_kind)
+		msg = jsonrpc_error_kind(id, kind, text, data);
+	else
+		msg = jsonrpc_error(id, code, text, data);
+	return msg;
+}
+
+void
+control_fail(struct request *r, enum errors_kind kind, json_t *data,
+    const char *fmt, ...)
+{
+	va_list ap;
+	json_t *msg;
+
+	va_start(ap, fmt);
+	msg = control_error_msg(r->id, errors_kind_code(kind), kind, true,
+	    data, fmt, ap);
+	va_end(ap);
+	control_finish(r, msg);
+}
+
+void
+control_fail_code(struct request *r, int code, json_t *data,
+    const char *fmt, ...)
+{
+	va_list ap;
+	json_t *msg;
+
+	va_start(ap, fmt);
+	msg = control_error_msg(r->id, code, 0, false, data, fmt, ap);
+	va_end(ap);
+	control_finish(r, msg);
+}
+
+void
+control_fail_error(struct request *r, json_t *error)
+{
+	json_t *msg = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
+	    r->id, "error", error);
+
+	control_finish(r, msg);
+}
+
+/* Errors about the framing itself, outside any request. */
+static void
+control_protocol_error(struct client *c, json_t *id, int code,
+    const char *message, json_t *data)
+{
+	control_send(c, jsonrpc_error(id, code, message, data));
+}
+
+static json_t *
+control_usable_id(json_t *msg)
+{
+	json_t *id = json_object_get(msg, "id");
+
+	return json_is_string(id) || json_is_integer(id) ? id : NULL;
+}
+
+static void
+control_handle_message(struct client *c, json_t *msg)
+{
+	struct jsonrpc_msg m;
+	char *cause = NULL;
+
+	if (json_is_array(msg)) {
+		control_protocol_error(c, NULL, JSONRPC_INVALID_REQUEST,
+		    "batches are not supported: send one object per line", NULL);
+		return;
+	}
+	if (jsonrpc_classify(msg, &m, &cause) < 0) {
+		control_protocol_error(c, control_usable_id(msg),
+		    JSONRPC_INVALID_REQUEST, cause != NULL ? cause :
+		    "invalid request", NULL);
+		free(cause);
+		return;
+	}
+	if (m.type != JSONRPC_REQUEST)
+		return; /* notifications and stray responses: nothing to say */
+	if (m.params != NULL && !json_is_object(m.params)) {
+		control_protocol_error(c, m.id, JSONRPC_INVALID_PARAMS,
+		    "params must be an object", NULL);
+		return;
+	}
+	cmd_dispatch(control_request_new(c, m.id), m.method, m.params);
+}
+
+static void
+control_handle_line(struct client *c, const char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *msg;
+	char text[256];
+
+	if (len == 0)
+		return;
+	if ((msg = jsonrpc_parse(line, len, &jerr)) == NULL) {
+		snprintf(text, sizeof text, "not JSON: %s at line %d column "
+		    "%d", jerr.text, jerr.line, jerr.column);
+		control_protocol_error(c, NULL, JSONRPC_PARSE_ERROR, text, NULL);
+		return;
+	}
+	control_handle_message(c, msg);
+	json_decref(msg);
+}
+
+static void
+control_too_long(struct client *c)
+{
+	char text[128];
+
+	snprintf(text, sizeof text, "message longer than the limit of %zu "
+	    "bytes; closing the connection", mcpd_opts.max_message);
+	control_protocol_error(c, NULL, JSONRPC_INVALID_REQUEST, text,
+	    json_pack("{s:I}", "limit", (json_int_t)mcpd_opts.max_message));
+	evbuffer_drain(bufferevent_get_input(c->bev),
+	    evbuffer_get_length(bufferevent_get_input(c->bev)));
+	control_close_after_flush(c);
+}
+
+static void
+control_read(struct bufferevent *bev, void *arg)
+{
+	struct client *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	char *line;
+	size_t len;
+	int r;
+
+	while (!c->is_closing && !c->is_paused) {
+		if (control_must_pause(c)) {
+			c->is_paused = true;
+			bufferevent_disable(bev, EV_READ);
+			break;
+		}
+		if ((r = linebuf_peek(&c->lines, in, &line, &len)) == 0)
+			break;
+		if (r < 0) {
+			control_too_long(c);
+			break;
+		}
+		control_handle_line(c, line, len);
+		linebuf_consume(&c->lines, in);
+	}
+}
+
+static bool
+control_peer_allowed(int fd, uid_t *ret_uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return false;
+	*ret_uid = cred.uid;
+	return cred.uid == geteuid() || cred.uid == 0;
+}
+
+static void
+control_refuse(int fd, const char *why)
+{
+	json_t *msg = jsonrpc_error_kind(NULL, ERRORS_DENIED, why, NULL);
+	char *text = json_dumps(msg, JSON_COMPACT);
+
+	if (text != NULL) {
+		(void)!write(fd, text, strlen(text));
+		(void)!write(fd, "\n", 1);
+	}
+	free(text);
+	json_decref(msg);
+	close(fd);
+}
+
+static void
+control_accept(struct evconnlistener *l, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct client *c;
+	uid_t uid = (uid_t)-1;
+	char why[128];
+
+	(void)l, (void)sa, (void)salen, (void)arg;
+	if (!control_peer_allowed(fd, &uid)) {
+		snprintf(why, sizeof why, "peer uid %d may not use this "
+		    "daemon (it runs as uid %u)", (int)uid, (unsigned)geteuid());
+		log_warnx("refused a control connection: %s", why);
+		control_refuse(fd, why);
+		return;
+	}
+	if (control_nclients >= mcpd_opts.max_clients) {
+		log_warnx("refused a control connection: %zu clients already",
+		    control_nclients);
+		control_refuse(fd, "too many control connections; try again");
+		return;
+	}
+	if ((c = calloc(1, sizeof *c)) == NULL || (c->agent =
+	    strdup("default")) == NULL)
+		fatal("calloc");
+	c->bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE |
+	    BEV_OPT_DEFER_CALLBACKS);
+	if (c->bev == NULL)
+		fatalx("cannot make a bufferevent for a control connection");
+	linebuf_init(&c->lines, mcpd_opts.max_message);
+	TAILQ_INIT(&c->requests);
+	TAILQ_INSERT_TAIL(&control_clients, c, entry);
+	control_nclients++;
+	bufferevent_setcb(c->bev, control_read, control_write, control_event,
+	    c);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+static void
+control_retry_accept(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd, (void)events, (void)arg;
+	evconnlistener_enable(control_listener);
+}
+
+/* EMFILE and friends: pause accepting for a while instead of spinning. */
+static void
+control_accept_error(struct evconnlistener *l, void *arg)
+{
+	struct timeval tv = { CONTROL_RETRY_ACCEPT_MS / 1000, 0 };
+
+	(void)arg;
+	log_warn("accept on the control socket");
+	evconnlistener_disable(l);
+	evtimer_add(control_retry_timer, &tv);
+}
+
+static int
+control_fail_listen(char **cause, const char *what, const char *path)
+{
+	int err = errno;
+
+	if (asprintf(cause, "%s %s: %s", what, path, strerror(err)) < 0)
+		*cause = NULL;
+	return -err;
+}
+
+/* Refuses to take over the socket of a daemon that still answers. */
+static int
+control_check_stale(const char *path, const struct sockaddr_un *sun,
+    char **cause)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int r;
+
+	if (fd < 0)
+		return control_fail_listen(cause, "socket for", path);
+	r = connect(fd, (const struct sockaddr *)sun, sizeof *sun);
+	close(fd);
+	if (r == 0) {
+		if (asprintf(cause, "another mcpd already listens on %s; stop "
+		    "it first (mcpctl -s %s shutdown)", path, path) < 0)
+			*cause = NULL;
+		return -EADDRINUSE;
+	}
+	unlink(path);
+	return 0;
+}
+
+static int
+control_bind(const char *path, char **cause)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char *dir, *slash;
+	mode_t old;
+	int fd, r;
+
+	if (strlen(path) >= sizeof sun.sun_path) {
+		errno = ENAMETOOLONG;
+		return control_fail_listen(cause, "socket path", path);
+	}
+	strcpy(sun.sun_path, path);
+	if ((dir = strdup(path)) != NULL && (slash = strrchr(dir, '/')) !=
+	    NULL && slash != dir) {
+		*slash = '\0';
+		if ((r = paths_mkdir_p(dir, 0700)) < 0) {
+			errno = -r;
+			free(dir);
+			return control_fail_listen(cause, "cannot create the "
+			    "directory of", path);
+		}
+	}
+	free(dir);
+	if ((r = control_check_stale(path, &sun, cause)) < 0)
+		return r;
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return control_fail_listen(cause, "socket for", path);
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sun, sizeof sun);
+	umask(old);
+	if (r < 0 || chmod(path, 0600) < 0 || listen(fd, 128) < 0) {
+		r = control_fail_listen(cause, "cannot listen on", path);
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int
+control_listen(const char *path, int activated_fd, char **cause)
+{
+	int fd = activated_fd;
+
+	if (fd < 0) {
+		if ((fd = control_bind(path, cause)) < 0)
+			return fd;
+		control_path = strdup(path);
+	}
+	evutil_make_socket_nonblocking(fd);
+	control_listener = evconnlistener_new(mcpd_base, control_accept, NULL,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+	if (control_listener == NULL)
+		return control_fail_listen(cause, "cannot watch", path);
+	evconnlistener_set_error_cb(control_listener, control_accept_error);
+	control_retry_timer = evtimer_new(mcpd_base, control_retry_accept,
+	    NULL);
+	return 0;
+}
+
+void
+control_close(void)
+{
+	struct client *c;
+
+	if (control_listener != NULL)
+		evconnlistener_free(control_listener);
+	control_listener = NULL;
+	if (control_retry_timer != NULL)
+		event_free(control_retry_timer);
+	control_retry_timer = NULL;
+	while ((c = TAILQ_FIRST(&control_clients)) != NULL) {
+		/* Best effort: hand what is queued to the kernel. */
+		evbuffer_write(bufferevent_get_output(c->bev),
+		    bufferevent_getfd(c->bev));
+		control_client_free(c);
+	}
+	if (control_path != NULL)
+		unlink(control_path);
+	free(control_path);
+	control_path = NULL;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: ISC */
+/* A bounded ring of log lines: the newest max_lines, each cut to a size. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mcpd.h"
+
+#define LOGRING_LINE_MAX 4096
+
+struct logring {
+	char **lines;
+	size_t max;
+	size_t head; /* next slot to write */
+	size_t count;
+};
+
+struct logring *
+logring_new(size_t max_lines)
+{
+	struct logring *r = calloc(1, sizeof *r);
+
+	if (r == NULL)
+		return NULL;
+	r->max = max_lines > 0 ? max_lines : 1;
+	r->lines = calloc(r->max, sizeof *r->lines);
+	if (r->lines == NULL) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void
+logring_free(struct logring *r)
+{
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < r->max; i++)
+		free(r->lines[i]);
+	free(r->lines);
+	free(r);
+}
+
+void
+logring_push(struct logring *r, const char *line, size_t len)
+{
+	char *copy;
+
+	if (len > LOGRING_LINE_MAX)
+		len = LOGRING_LINE_MAX;
+	if ((copy = strndup(line, len)) == NULL)
+		return;
+	free(r->lines[r->head]);
+	r->lines[r->head] = copy;
+	r->head = (r->head + 1) % r->max;
+	if (r->count < r->max)
+		r->count++;
+}
+
+/* The i-th of the last n lines, oldest first. */
+static const char *
+logring_at(const struct logring *r, size_t n, size_t i)
+{
+	return r->lines[(r->head + r->max - n + i) % r->max];
+}
+
+static size_t
+logring_clamp(const struct logring *r, size_t n)
+{
+	return n == 0 || n > r->count ? r->count : n;
+}
+
+json_t *
+logring_tail(const struct logring *r, size_t n)
+{
+	json_t *a = json_array();
+
+	n = logring_clamp(r, n);
+	for (size_t i = 0; i < n; i++) {
+		const char *line = logring_at(r, n, i);
+		json_t *s = json_string(line);
+
+		/* Not UTF-8: keep what can be shown rather than nothing. */
+		if (s == NULL)
+			s = json_string("(line not valid UTF-8)");
+		json_array_append_new(a, s);
+	}
+	return a;
+}
+
+char *
+logring_tail_text(const struct logring *r, size_t n)
+{
+	size_t len = 1, off = 0;
+	char *out;
+
+	n = logring_clamp(r, n);
+	for (size_t i = 0; i < n; i++)
+		len += strlen(logring_at(r, n, i)) + 1;
+	if ((out = malloc(len)) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(logring_at(r, n, i));
+
+		memcpy(out + off, logring_at(r, n, i), l);
+		off += l;
+		if (i + 1 < n)
+			out[off++] = '\n';
+	}
+	out[off] = '\0';
+	return out;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpd: options, paths, identity, the control socket, the loop, signals. */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "mcpd.h"
+#include "paths.h"
+
+struct mcpd_options mcpd_opts = {
+	.max_message = 16 * 1024 * 1024,
+	.call_timeout_ms = 60000,
+	.load_timeout_ms = 60000,
+	.stop_step_ms = 2000,
+	.log_lines = 1000,
+	.max_clients = 256,
+	.max_client_queue = 4096,
+};
+struct event_base *mcpd_base;
+uint64_t mcpd_started_ms;
+
+static bool mcpd_stopping;
+static struct request *mcpd_shutdown_req;
+static struct event *mcpd_sigterm, *mcpd_sigint, *mcpd_sighup;
+
+uint64_t
+mcpd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool
+mcpd_is_stopping(void)
+{
+	return mcpd_stopping;
+}
+
+static void
+mcpd_all_stopped(void *arg)
+{
+	(void)arg;
+	log_info("every server stopped");
+	if (mcpd_shutdown_req != NULL)
+		control_reply(mcpd_shutdown_req, json_object());
+	mcpd_shutdown_req = NULL;
+	event_base_loopexit(mcpd_base, NULL);
+}
+
+void
+mcpd_shutdown(struct request *req)
+{
+	if (mcpd_stopping) {
+		/* A second request: answer when the first one is. */
+		if (req != NULL && mcpd_shutdown_req == NULL)
+			mcpd_shutdown_req = req;
+		else if (req != NULL)
+			control_fail(req, ERRORS_UNAVAILABLE, NULL, "mcpd is "
+			    "already shutting down");
+		return;
+	}
+	mcpd_stopping = true;
+	mcpd_shutdown_req = req;
+	log_info("shutting down: stopping %zu servers", server_count());
+	notify_stopping();
+	notify_status("stopping %zu servers", server_count());
+	server_stop_all(mcpd_all_stopped, NULL);
+}
+
+static void
+mcpd_signal(evutil_socket_t sig, short events, void *arg)
+{
+	(void)events, (void)arg;
+	if (sig == SIGHUP)
+		return;
+	if (mcpd_stopping) {
+		log_warnx("second signal: exiting now; children get SIGKILL");
+		control_close();
+		exit(1);
+	}
+	log_info("got signal %d", (int)sig);
+	mcpd_shutdown(NULL);
+}
+
+static void __attribute__((noreturn))
+mcpd_usage(int status)
+{
+	fprintf(status == 0 ? stdout : stderr,
+	    "usage: mcpd [-dv] [-s socket] [-S state_dir] [--max-message BYTES]\n"
+	    "            [--call-timeout MS] [--load-timeout MS] [--log-lines N]\n"
+	    "            [--max-clients N] [-V] [-h]\n"
+	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
+	exit(status);
+}
+
+static long long
+mcpd_number(const char *opt, const char *arg, long long min, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno != 0 || *end != '\0' || end == arg || v < min || v > max) {
+		fprintf(stderr, "mcpd: %s wants a number from %lld to %lld, "
+		    "not \"%s\"\n", opt, min, max, arg);
+		exit(2);
+	}
+	return v;
+}
+
+enum {
+	MCPD_OPT_MAX_MESSAGE = 256,
+	MCPD_OPT_CALL_TIMEOUT,
+	MCPD_OPT_LOAD_TIMEOUT,
+	MCPD_OPT_LOG_LINES,
+	MCPD_OPT_MAX_CLIENTS,
+};
+
+static const struct option mcpd_long_options[] = {
+	{ "foreground", no_argument, NULL, 'd' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "socket", required_argument, NULL, 's' },
+	{ "state-dir", required_argument, NULL, 'S' },
+	{ "max-message", required_argument, NULL, MCPD_OPT_MAX_MESSAGE },
+	{ "call-timeout", required_argument, NULL, MCPD_OPT_CALL_TIMEOUT },
+	{ "load-timeout", required_argument, NULL, MCPD_OPT_LOAD_TIMEOUT },
+	{ "log-lines", required_argument, NULL, MCPD_OPT_LOG_LINES },
+	{ "max-clients", required_argument, NULL, MCPD_OPT_MAX_CLIENTS },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
+{
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "dvs:S:Vh", mcpd_long_options,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			*foreground = 1;
+			break;
+		case 'v':
+			*verbose = 1;
+			break;
+		case 's':
+			mcpd_opts.socket_path = strdup(optarg);
+			break;
+		case 'S':
+			mcpd_opts.state_dir = strdup(optarg);
+			break;
+		case MCPD_OPT_MAX_MESSAGE:
+			mcpd_opts.max_message = mcpd_number("--max-message",
+			    optarg, 1024, 1LL << 30);
+			break;
+		case MCPD_OPT_CALL_TIMEOUT:
+			mcpd_opts.call_timeout_ms = mcpd_number(
+			    "--call-timeout", optarg, 1, 86400000);
+			break;
+		case MCPD_OPT_LOAD_TIMEOUT:
+			mcpd_opts.load_timeout_ms = mcpd_number(
+			    "--load-timeout", optarg, 1, 86400000);
+			break;
+		case MCPD_OPT_LOG_LINES:
+			mcpd_opts.log_lines = mcpd_number("--log-lines",
+			    optarg, 1, 1000000);
+			break;
+		case MCPD_OPT_MAX_CLIENTS:
+			mcpd_opts.max_clients = mcpd_number("--max-clients",
+			    optarg, 1, 65536);
+			break;
+		case 'V':
+			printf("mcpd %s\n", MCPD_VERSION);
+			exit(0);
+		case 'h':
+			mcpd_usage(0);
+		default:
+			mcpd_usage(2);
+		}
+	}
+	if (optind != argc)
+		mcpd_usage(2);
+}
+
+static void
+mcpd_prepare_state(void)
+{
+	char *cause = NULL;
+	int r;
+
+	if (mcpd_opts.state_dir == NULL &&
+	    (mcpd_opts.state_dir = paths_state_default()) == NULL)
+		fatalx("no state directory: set HOME, XDG_STATE_HOME or "
+		    "MCPD_STATE_DIR, or pass -S");
+	if ((r = paths_mkdir_p(mcpd_opts.state_dir, 0700)) < 0) {
+		errno = -r;
+		fatal("cannot create state directory %s", mcpd_opts.state_dir);
+	}
+	if (identity_load(mcpd_opts.state_dir, &cause) < 0)
+		fatalx("identity: %s", cause != NULL ? cause : "failed");
+}
+
+static struct event *
+mcpd_signal_new(int sig)
+{
+	struct event *ev = evsignal_new(mcpd_base, sig, mcpd_signal, NULL);
+
+	if (ev == NULL || evsignal_add(ev, NULL) < 0)
+		fatalx("cannot watch signal %d", sig);
+	return ev;
+}
+
+static void
+mcpd_listen(void)
+{
+	int fd = notify_listen_fd();
+	char *cause = NULL;
+
+	if (mcpd_opts.socket_path == NULL &&
+	    (mcpd_opts.socket_path = paths_socket_default()) == NULL)
+		fatalx("out of memory");
+	if (control_listen(mcpd_opts.socket_path, fd, &cause) < 0)
+		fatalx("%s", cause != NULL ? cause : "cannot listen");
+}
+
+int
+main(int argc, char **argv)
+{
+	int foreground = 0, verbose = 0;
+
+	mcpd_parse_options(argc, argv, &foreground, &verbose);
+	/* Without -d, log to the journal when there is one. */
+	log_init(foreground || access("/run/systemd/journal/socket", W_OK) !=
+	    0, verbose, "mcpd");
+	signal(SIGPIPE, SIG_IGN);
+	mcpd_started_ms = mcpd_now_ms();
+	if ((mcpd_base = event_base_new()) == NULL)
+		fatalx("cannot create the event loop");
+	mcpd_prepare_state();
+	child_init();
+	mcpd_sigterm = mcpd_signal_new(SIGTERM);
+	mcpd_sigint = mcpd_signal_new(SIGINT);
+	mcpd_sighup = mcpd_signal_new(SIGHUP);
+	mcpd_listen();
+	log_info("mcpd %s listening on %s (state %s, %s)", MCPD_VERSION,
+	    mcpd_opts.socket_path, mcpd_opts.state_dir, identity_did());
+	notify_ready();
+	notify_status("listening on %s", mcpd_opts.socket_path);
+	notify_watchdog_start();
+	event_base_dispatch(mcpd_base);
+	control_close();
+	log_info("stopped");
+	event_free(mcpd_sigterm);
+	event_free(mcpd_sigint);
+	event_free(mcpd_sighup);
+	event_base_free(mcpd_base);
+	return 0;
+}

@@ -1,0 +1,858 @@
+/* SPDX-License-Identifier: ISC */
+/* Configured connections: state machine, per-server gate, restart policy. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "log.h"
+#include "mcpd.h"
+#include "names.h"
+
+#define SERVER_BACKOFF_FIRST_MS 500
+#define SERVER_BACKOFF_MAX_MS	30000
+#define SERVER_HEALTHY_MS	60000 /* ready this long resets the backoff */
+#define SERVER_MAX_FAILURES	8     /* failed restarts in a row: failed */
+#define SERVER_STDERR_IN_ERROR	20    /* stderr lines in a load error */
+
+enum server_job_kind {
+	SERVER_JOB_LOAD,
+	SERVER_JOB_RELOAD,
+	SERVER_JOB_RESTART,
+	SERVER_JOB_UNLOAD,
+};
+
+struct server_job {
+	enum server_job_kind kind;
+	struct request *req; /* NULL for restarts and shutdown */
+	int timeout_ms;
+	TAILQ_ENTRY(server_job) entry;
+};
+
+struct server {
+	char *id;
+	char *name;
+	char *agent;
+	char *endpoint;
+	enum server_mode mode;
+	struct server_spec spec;
+	struct child_spec child;
+	char **child_env;
+	enum server_state state;
+	uint64_t generation;
+	struct session *session; /* serves calls */
+	struct session *next;	 /* being started by the running job */
+	TAILQ_HEAD(, server_job) jobs;
+	bool is_job_running;
+	bool is_removed;
+	struct logring *logs;
+	unsigned restarts;
+	unsigned failures; /* failed restarts in a row */
+	int backoff_ms;
+	struct event *restart_timer;
+	struct event *healthy_timer;
+	char *last_error;
+	time_t since;
+	TAILQ_ENTRY(server) entry;
+};
+
+static TAILQ_HEAD(, server) servers = TAILQ_HEAD_INITIALIZER(servers);
+static size_t server_closing;	/* sessions still stopping in background */
+static void (*server_all_stopped)(void *);
+static void *server_all_stopped_arg;
+
+static const struct session_cbs server_session_cbs;
+static bool server_in_scope(const struct server *, const char *agent);
+static void server_job_kick(struct server *);
+
+static const char *const server_state_names[] = {
+	[SERVER_STARTING] = "starting",
+	[SERVER_CONNECTING] = "connecting",
+	[SERVER_READY] = "ready",
+	[SERVER_RESTARTING] = "restarting",
+	[SERVER_STOPPING] = "stopping",
+	[SERVER_STOPPED] = "stopped",
+	[SERVER_FAILED] = "failed",
+};
+
+const char *
+server_state_name(enum server_state state)
+{
+	return server_state_names[state];
+}
+
+const char *
+server_mode_name(enum server_mode mode)
+{
+	switch (mode) {
+	case SERVER_PROCESS:
+		return "process";
+	case SERVER_CONTAINER:
+		return "container";
+	default:
+		return "remote";
+	}
+}
+
+const char *
+server_name(const struct server *s)
+{
+	return s->name;
+}
+
+const char *
+server_agent(const struct server *s)
+{
+	return s->agent;
+}
+
+static void
+server_set_state(struct server *s, enum server_state state)
+{
+	if (s->state == state)
+		return;
+	s->state = state;
+	s->since = time(NULL);
+	log_server(LOG_INFO, s->name, "%s", server_state_name(state));
+}
+
+static void
+server_set_error(struct server *s, const char *why)
+{
+	free(s->last_error);
+	s->last_error = why != NULL ? strdup(why) : NULL;
+}
+
+struct server *
+server_find(const char *agent, const char *target)
+{
+	struct server *s;
+
+	TAILQ_FOREACH(s, &servers, entry) {
+		if (s->is_removed || !server_in_scope(s, agent))
+			continue;
+		if (strcmp(s->id, target) == 0 || strcmp(s->name, target) ==
+		    0 || strcmp(s->endpoint, target) == 0)
+			return s;
+	}
+	return NULL;
+}
+
+size_t
+server_count(void)
+{
+	struct server *s;
+	size_t n = 0;
+
+	TAILQ_FOREACH(s, &servers, entry)
+		n++;
+	return n;
+}
+
+size_t
+server_count_ready(void)
+{
+	struct server *s;
+	size_t n = 0;
+
+	TAILQ_FOREACH(s, &servers, entry)
+		n += s->state == SERVER_READY;
+	return n;
+}
+
+void
+server_spec_clear(struct server_spec *spec)
+{
+	child_strv_free(spec->argv);
+	child_strv_free(spec->env);
+	free(spec->cwd);
+	memset(spec, 0, sizeof *spec);
+}
+
+/* True when an argument needs quotes to read back as one word. */
+static bool
+server_needs_quotes(const char *a)
+{
+	return a[0] == '\0' || strpbrk(a, " \t\n'\"\\$`*?;&|<>(){}[]#~") !=
+	    NULL;
+}
+
+/* The command line as a shell user would type it (display only). */
+static char *
+server_command_line(char *const *argv)
+{
+	size_t len = 1;
+	char *line, *p;
+
+	for (size_t i = 0; argv[i] != NULL; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	if ((p = line = malloc(len)) == NULL)
+		return NULL;
+	for (size_t i = 0; argv[i] != NULL; i++) {
+		if (i > 0)
+			*p++ = ' ';
+		if (!server_needs_quotes(argv[i])) {
+			p = stpcpy(p, argv[i]);
+			continue;
+		}
+		*p++ = '\'';
+		for (const char *c = argv[i]; *c != '\0'; c++)
+			p = *c == '\'' ? stpcpy(p, "'\\''") :
+			    (*p = *c, p + 1);
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return line;
+}
+
+char *
+server_id_for(const char *agent, enum server_mode mode,
+    const struct server_spec *spec)
+{
+	size_t len = 0, off = 0;
+	char *target, *id;
+
+	for (size_t i = 0; spec->argv[i] != NULL; i++)
+		len += strlen(spec->argv[i]) + 1;
+	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
+		len += strcspn(spec->env[i], "=") + 2;
+	len += (spec->cwd != NULL ? strlen(spec->cwd) : 0) + 2;
+	if ((target = calloc(1, len)) == NULL)
+		return NULL;
+	/* argv, then cwd, then the env keys (values may be secrets). */
+	for (size_t i = 0; spec->argv[i] != NULL; i++)
+		off += sprintf(target + off, "%s", spec->argv[i]) + 1;
+	off += sprintf(target + off, "%s", spec->cwd != NULL ? spec->cwd :
+	    "") + 1;
+	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
+		off += sprintf(target + off, "%.*s=",
+		    (int)strcspn(spec->env[i], "="), spec->env[i]) + 1;
+	id = identity_connection_id(agent, server_mode_name(mode), target,
+	    off);
+	free(target);
+	return id;
+}
+
+int
+server_new(const char *agent, const char *name, enum server_mode mode,
+    struct server_spec *spec, struct server **ret, char **cause)
+{
+	struct server *s;
+
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		return -ENOMEM;
+	s->agent = strdup(agent);
+	s->name = strdup(name);
+	s->mode = mode;
+	s->spec = *spec;
+	memset(spec, 0, sizeof *spec);
+	s->id = server_id_for(agent, mode, &s->spec);
+	s->endpoint = server_command_line(s->spec.argv);
+	s->child_env = child_env_build(s->spec.env);
+	s->logs = logring_new(mcpd_opts.log_lines);
+	s->restart_timer = evtimer_new(mcpd_base, NULL, NULL);
+	s->healthy_timer = evtimer_new(mcpd_base, NULL, NULL);
+	if (s->agent == NULL || s->name == NULL || s->id == NULL ||
+	    s->endpoint == NULL || s->child_env == NULL || s->logs == NULL ||
+	    s->restart_timer == NULL || s->healthy_timer == NULL)
+		fatalx("out of memory making server %s", name);
+	s->child.argv = s->spec.argv;
+	s->child.env = s->child_env;
+	s->child.cwd = s->spec.cwd;
+	s->state = SERVER_STARTING;
+	s->since = time(NULL);
+	TAILQ_INIT(&s->jobs);
+	TAILQ_INSERT_TAIL(&servers, s, entry);
+	(void)cause;
+	*ret = s;
+	return 0;
+}
+
+static void
+server_free(struct server *s)
+{
+	TAILQ_REMOVE(&servers, s, entry);
+	event_free(s->restart_timer);
+	event_free(s->healthy_timer);
+	logring_free(s->logs);
+	child_strv_free(s->child_env);
+	server_spec_clear(&s->spec);
+	free(s->id);
+	free(s->name);
+	free(s->agent);
+	free(s->endpoint);
+	free(s->last_error);
+	free(s);
+}
+
+static void
+server_check_all_stopped(void)
+{
+	void (*done)(void *) = server_all_stopped;
+
+	if (done == NULL || !TAILQ_EMPTY(&servers) || server_closing > 0)
+		return;
+	server_all_stopped = NULL;
+	done(server_all_stopped_arg);
+}
+
+static void
+server_closed_in_background(void *arg)
+{
+	(void)arg;
+	server_closing--;
+	server_check_all_stopped();
+}
+
+/* Ends a session that no longer serves, without waiting for it. */
+static void
+server_retire_session(struct session *sess)
+{
+	if (sess == NULL)
+		return;
+	server_closing++;
+	session_close(sess, server_closed_in_background, NULL);
+}
+
+/* The last stderr lines as a JSON array, for errors. */
+static json_t *
+server_error_data(const struct server *s)
+{
+	json_t *data = json_object();
+
+	json_object_set_new(data, "server", json_string(s->name));
+	json_object_set_new(data, "stderr", logring_tail(s->logs,
+	    SERVER_STDERR_IN_ERROR));
+	return data;
+}
+
+/* Starts a connection in s->next; the callbacks say how it went. */
+static int
+server_connect(struct server *s, int timeout_ms, char **cause)
+{
+	struct transport *t;
+	int r;
+
+	t = transport_stdio_new(&s->child, NULL, NULL);
+	if (t == NULL || (s->next = session_new(t, &server_session_cbs, s,
+	    timeout_ms)) == NULL)
+		fatalx("out of memory connecting %s", s->name);
+	if (s->session == NULL)
+		server_set_state(s, SERVER_STARTING);
+	if ((r = session_start(s->next, cause)) < 0) {
+		session_free(s->next);
+		s->next = NULL;
+		return r;
+	}
+	if (s->session == NULL)
+		server_set_state(s, SERVER_CONNECTING);
+	return 0;
+}
+
+static void
+server_healthy(evutil_socket_t fd, short events, void *arg)
+{
+	struct server *s = arg;
+
+	(void)fd, (void)events;
+	s->backoff_ms = 0;
+	s->failures = 0;
+}
+
+static void
+server_restart_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct server *s = arg;
+	struct server_job *job;
+
+	(void)fd, (void)events;
+	if (mcpd_is_stopping() || (job = calloc(1, sizeof *job)) == NULL)
+		return;
+	job->kind = SERVER_JOB_RESTART;
+	job->timeout_ms = mcpd_opts.load_timeout_ms;
+	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
+	server_job_kick(s);
+}
+
+static void
+server_schedule_restart(struct server *s)
+{
+	struct timeval tv;
+
+	if (mcpd_is_stopping())
+		return;
+	if (s->failures >= SERVER_MAX_FAILURES) {
+		server_set_state(s, SERVER_FAILED);
+		log_server(LOG_WARNING, s->name, "gave up after %u failed "
+		    "restarts; reload it to try again", s->failures);
+		return;
+	}
+	s->backoff_ms = s->backoff_ms == 0 ? SERVER_BACKOFF_FIRST_MS :
+	    s->backoff_ms * 2;
+	if (s->backoff_ms > SERVER_BACKOFF_MAX_MS)
+		s->backoff_ms = SERVER_BACKOFF_MAX_MS;
+	server_set_state(s, SERVER_RESTARTING);
+	tv.tv_sec = s->backoff_ms / 1000;
+	tv.tv_usec = (s->backoff_ms % 1000) * 1000;
+	evtimer_assign(s->restart_timer, mcpd_base, server_restart_due, s);
+	evtimer_add(s->restart_timer, &tv);
+}
+
+static void
+server_job_end(struct server *s)
+{
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+
+	TAILQ_REMOVE(&s->jobs, job, entry);
+	free(job);
+	s->is_job_running = false;
+	server_job_kick(s);
+}
+
+/* The new connection is ready: it replaces the old one. */
+static void
+server_promote(struct server *s)
+{
+	struct timeval healthy = { SERVER_HEALTHY_MS / 1000, 0 };
+	struct session *old = s->session;
+
+	s->session = s->next;
+	s->next = NULL;
+	s->generation++;
+	server_set_error(s, NULL);
+	server_set_state(s, SERVER_READY);
+	evtimer_assign(s->healthy_timer, mcpd_base, server_healthy, s);
+	evtimer_add(s->healthy_timer, &healthy);
+	server_retire_session(old);
+	notify_status("%zu of %zu servers ready", server_count_ready(),
+	    server_count());
+}
+
+static void
+server_on_ready(void *arg, struct session *sess)
+{
+	struct server *s = arg;
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+
+	if (sess != s->next || job == NULL)
+		return;
+	server_promote(s);
+	log_server(LOG_INFO, s->name, "connected: generation %" PRIu64
+	    ", protocol %s, %zu tools", s->generation,
+	    session_protocol_version(sess),
+	    json_array_size(session_tools_peek(sess)));
+	if (job->req != NULL)
+		control_reply(job->req, server_load_result(s));
+	server_job_end(s);
+}
+
+/* Fails the running job's request with why and the stderr tail. */
+static void
+server_job_fail(struct server *s, struct server_job *job, const char *fmt,
+    const char *why)
+{
+	if (job->req == NULL)
+		return;
+	control_fail(job->req, ERRORS_UNAVAILABLE, server_error_data(s), fmt,
+	    s->name, why);
+	job->req = NULL;
+}
+
+/* Starting a connection failed: the running job failed. */
+static void
+server_start_failed(struct server *s, const char *why)
+{
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+
+	server_set_error(s, why);
+	log_server(LOG_WARNING, s->name, "start failed: %s", why);
+	if (s->session != NULL) {
+		server_job_fail(s, job, "reload of %s failed: %s; the previous "
+		    "connection keeps serving", why);
+	} else if (job->kind == SERVER_JOB_LOAD && s->generation == 0) {
+		/* A first load that failed leaves nothing behind. */
+		server_job_fail(s, job, "cannot load %s: %s", why);
+		s->is_removed = true;
+	} else {
+		server_job_fail(s, job, "cannot start %s: %s", why);
+		if (job->kind == SERVER_JOB_RESTART) {
+			s->failures++;
+			server_schedule_restart(s);
+		} else
+			server_set_state(s, SERVER_FAILED);
+	}
+	server_job_end(s);
+}
+
+static void
+server_on_failed(void *arg, struct session *sess, const char *why)
+{
+	struct server *s = arg;
+
+	if (sess == s->next) {
+		session_free(s->next);
+		s->next = NULL;
+		server_start_failed(s, why);
+		return;
+	}
+	if (sess != s->session)
+		return;
+	/* The serving connection died: its calls already failed. */
+	session_free(s->session);
+	s->session = NULL;
+	server_set_error(s, why);
+	log_server(LOG_WARNING, s->name, "connection lost: %s", why);
+	evtimer_del(s->healthy_timer);
+	if (s->is_job_running && s->next != NULL)
+		return; /* a reload is under way and will take over */
+	server_schedule_restart(s);
+}
+
+static void
+server_on_tools_changed(void *arg, struct session *sess)
+{
+	struct server *s = arg;
+
+	log_server(LOG_INFO, s->name, "tools changed: %zu tools",
+	    json_array_size(session_tools_peek(sess)));
+}
+
+static void
+server_on_stderr(void *arg, const char *line, size_t len)
+{
+	struct server *s = arg;
+
+	logring_push(s->logs, line, len);
+	log_server(LOG_DEBUG, s->name, "stderr: %.*s", (int)len, line);
+}
+
+static const struct session_cbs server_session_cbs = {
+	.ready = server_on_ready,
+	.failed = server_on_failed,
+	.tools_changed = server_on_tools_changed,
+	.stderr_line = server_on_stderr,
+};
+
+static void
+server_job_start(struct server *s, struct server_job *job)
+{
+	char *cause = NULL;
+
+	if (job->kind == SERVER_JOB_RESTART)
+		s->restarts++;
+	if (server_connect(s, job->timeout_ms, &cause) < 0) {
+		server_start_failed(s, cause != NULL ? cause : "cannot start");
+		free(cause);
+	}
+}
+
+static void
+server_unload_done(void *arg)
+{
+	struct server *s = arg;
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+
+	server_set_state(s, SERVER_STOPPED);
+	if (job->req != NULL)
+		control_reply(job->req, json_pack("{s:s, s:s, s:b, s:b, s:b}",
+		    "id", s->id, "name", s->name, "stopped_live", 1,
+		    "removed_saved", 0, "container_removed", 0));
+	s->is_removed = true;
+	server_job_end(s);
+}
+
+static void
+server_job_unload(struct server *s, struct server_job *job)
+{
+	struct session *sess = s->session;
+
+	evtimer_del(s->restart_timer);
+	evtimer_del(s->healthy_timer);
+	server_set_state(s, SERVER_STOPPING);
+	s->session = NULL;
+	if (sess != NULL) {
+		session_close(sess, server_unload_done, s);
+		return;
+	}
+	if (job->req != NULL)
+		control_reply(job->req, json_pack("{s:s, s:s, s:b, s:b, s:b}",
+		    "id", s->id, "name", s->name, "stopped_live", 0,
+		    "removed_saved", 0, "container_removed", 0));
+	job->req = NULL;
+	s->is_removed = true;
+	server_job_end(s);
+}
+
+/* Runs the next job, or frees a removed server whose queue is empty. */
+static void
+server_job_kick(struct server *s)
+{
+	struct server_job *job;
+
+	if (s->is_job_running)
+		return;
+	while (s->is_removed && (job = TAILQ_FIRST(&s->jobs)) != NULL) {
+		TAILQ_REMOVE(&s->jobs, job, entry);
+		if (job->req != NULL)
+			control_fail(job->req, ERRORS_NOT_FOUND, NULL,
+			    "server %s was unloaded meanwhile", s->name);
+		free(job);
+	}
+	if (s->is_removed) {
+		server_free(s);
+		server_check_all_stopped();
+		return;
+	}
+	if ((job = TAILQ_FIRST(&s->jobs)) == NULL)
+		return;
+	s->is_job_running = true;
+	switch (job->kind) {
+	case SERVER_JOB_LOAD:
+		if (session_is_ready(s->session)) {
+			control_reply(job->req, server_load_result(s));
+			server_job_end(s);
+			return;
+		}
+		/* FALLTHROUGH */
+	case SERVER_JOB_RELOAD:
+	case SERVER_JOB_RESTART:
+		evtimer_del(s->restart_timer);
+		server_job_start(s, job);
+		break;
+	case SERVER_JOB_UNLOAD:
+		server_job_unload(s, job);
+		break;
+	}
+}
+
+static void
+server_enqueue(struct server *s, enum server_job_kind kind,
+    struct request *req, int timeout_ms)
+{
+	struct server_job *job = calloc(1, sizeof *job);
+
+	if (job == NULL)
+		fatal("calloc");
+	job->kind = kind;
+	job->req = req;
+	job->timeout_ms = timeout_ms > 0 ? timeout_ms :
+	    mcpd_opts.load_timeout_ms;
+	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
+	server_job_kick(s);
+}
+
+void
+server_load(struct server *s, struct request *req, int timeout_ms)
+{
+	server_enqueue(s, SERVER_JOB_LOAD, req, timeout_ms);
+}
+
+void
+server_reload(struct server *s, struct request *req, int timeout_ms)
+{
+	s->failures = 0;
+	s->backoff_ms = 0;
+	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms);
+}
+
+void
+server_unload(struct server *s, struct request *req)
+{
+	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0);
+}
+
+void
+server_stop_all(void (*done)(void *), void *arg)
+{
+	struct server *s, *tmp;
+
+	server_all_stopped = done;
+	server_all_stopped_arg = arg;
+	for (s = TAILQ_FIRST(&servers); s != NULL; s = tmp) {
+		tmp = TAILQ_NEXT(s, entry);
+		evtimer_del(s->restart_timer);
+		/* Admitted jobs finish first: the gate keeps the order. */
+		server_enqueue(s, SERVER_JOB_UNLOAD, NULL, 0);
+	}
+	server_check_all_stopped();
+}
+
+static json_t *
+server_string_or_null(const char *s)
+{
+	return s != NULL ? json_string(s) : json_null();
+}
+
+static json_t *
+server_since(const struct server *s)
+{
+	char buf[32];
+	struct tm tm;
+
+	gmtime_r(&s->since, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_string(buf);
+}
+
+json_t *
+server_load_result(const struct server *s)
+{
+	json_t *info = session_server_info_peek(s->session);
+
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:b, s:O}",
+	    "id", s->id, "name", s->name, "mode", server_mode_name(s->mode),
+	    "transport", "stdio", "endpoint", s->endpoint, "protocol_version",
+	    server_string_or_null(session_protocol_version(s->session)),
+	    "tools", (json_int_t)json_array_size(session_tools_peek(
+	    s->session)), "generation", (json_int_t)s->generation,
+	    "persistent", 0, "server_info", info != NULL ? info : json_null());
+}
+
+json_t *
+server_describe(const struct server *s)
+{
+	pid_t pid = -1;
+
+	if (s->session != NULL)
+		pid = transport_stdio_pid(session_transport(s->session));
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:s, s:o,"
+	    " s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
+	    "id", s->id, "name", s->name, "agent", s->agent, "mode",
+	    server_mode_name(s->mode), "transport", "stdio", "endpoint",
+	    s->endpoint, "image", "container", "state",
+	    server_state_name(s->state), "protocol_version",
+	    server_string_or_null(session_protocol_version(s->session)),
+	    "tools", (json_int_t)json_array_size(session_tools_peek(
+	    s->session)), "generation", (json_int_t)s->generation,
+	    "persistent", 0, "restarts", (json_int_t)s->restarts,
+	    "last_error", server_string_or_null(s->last_error), "since",
+	    server_since(s), "pid", pid > 0 ? json_integer(pid) : json_null());
+}
+
+void
+server_tools_append(const struct server *s, json_t *into)
+{
+	json_t *tools = session_tools_peek(s->session), *tool, *copy;
+	size_t i;
+	char *handle;
+
+	json_array_foreach(tools, i, tool) {
+		const char *name = json_string_value(json_object_get(tool,
+		    "name"));
+
+		if (name == NULL || !json_is_object(tool))
+			continue;
+		copy = json_copy(tool);
+		handle = names_handle_format(s->name, s->generation, name);
+		json_object_set_new(copy, "server", json_string(s->name));
+		json_object_set_new(copy, "handle", json_string(handle));
+		free(handle);
+		json_array_append_new(into, copy);
+	}
+}
+
+static bool
+server_in_scope(const struct server *s, const char *agent)
+{
+	return agent == NULL || strcmp(s->agent, agent) == 0;
+}
+
+json_t *
+server_list_rows(const char *agent)
+{
+	json_t *rows = json_array();
+	struct server *s;
+
+	TAILQ_FOREACH(s, &servers, entry)
+		if (server_in_scope(s, agent))
+			json_array_append_new(rows, server_describe(s));
+	return rows;
+}
+
+json_t *
+server_list_tools(const char *agent)
+{
+	json_t *tools = json_array();
+	struct server *s;
+
+	TAILQ_FOREACH(s, &servers, entry)
+		if (server_in_scope(s, agent))
+			server_tools_append(s, tools);
+	return tools;
+}
+
+static bool
+server_has_tool(const struct server *s, const char *tool)
+{
+	json_t *tools = session_tools_peek(s->session), *t;
+	size_t i;
+
+	json_array_foreach(tools, i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+
+		if (name != NULL && strcmp(name, tool) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void
+server_on_call_reply(void *arg, const struct session_reply *r)
+{
+	struct request *req = arg;
+	json_t *data;
+
+	if (r->result != NULL) {
+		control_reply(req, json_incref(r->result));
+		return;
+	}
+	if (r->error != NULL) {
+		data = json_pack("{s:O}", "upstream", r->error);
+		control_fail(req, ERRORS_UPSTREAM, data, "the server answered "
+		    "with an error: %s", r->message);
+		return;
+	}
+	data = r->kind == ERRORS_OUTCOME_UNKNOWN ? json_pack("{s:s}",
+	    "execution_outcome", "unknown") : NULL;
+	control_fail(req, r->kind, data, "%s", r->message);
+}
+
+void
+server_call(struct server *s, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *req)
+{
+	json_t *params;
+
+	if (generation != 0 && generation != s->generation) {
+		control_fail(req, ERRORS_STALE_HANDLE, json_pack("{s:I}",
+		    "current_generation", (json_int_t)s->generation),
+		    "the handle belongs to generation %" PRIu64 " of %s, which "
+		    "is now at generation %" PRIu64 "; list tools again",
+		    generation, s->name, s->generation);
+		return;
+	}
+	if (!session_is_ready(s->session)) {
+		control_fail(req, ERRORS_UNAVAILABLE, NULL, "server %s is %s; "
+		    "try again when it is ready%s%s%s", s->name,
+		    server_state_name(s->state), s->last_error != NULL ?
+		    " (last error: " : "", s->last_error != NULL ?
+		    s->last_error : "", s->last_error != NULL ? ")" : "");
+		return;
+	}
+	if (!server_has_tool(s, tool)) {
+		control_fail(req, ERRORS_NOT_FOUND, NULL, "server %s has no "
+		    "tool named %s", s->name, tool);
+		return;
+	}
+	params = json_pack("{s:s, s:O}", "name", tool, "arguments", arguments);
+	session_request(s->session, "tools/call", params, timeout_ms,
+	    server_on_call_reply, req);
+}
+
+json_t *
+server_logs(const struct server *s, size_t lines)
+{
+	return logring_tail(s->logs, lines);
+}

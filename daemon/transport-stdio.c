@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: ISC */
+/* The stdio transport: one child process, NDJSON on its stdin and stdout. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "linebuf.h"
+#include "log.h"
+#include "mcpd.h"
+
+#define STDIO_STDERR_LINE_MAX 4096
+
+struct stdio_transport {
+	struct transport t;
+	const struct child_spec *spec;
+	struct child_io io;
+	struct bufferevent *in, *out, *err;
+	struct linebuf out_lines, err_lines;
+	struct event *stop_timer;
+	int stop_step;	      /* 0 running, 1 stdin closed, 2 TERM, 3 KILL */
+	bool has_exited;
+	bool is_closing;      /* close() was called: report nothing more */
+	void (*done)(void *);
+	void *done_arg;
+};
+
+static void stdio_report_closed(struct stdio_transport *, const char *);
+
+static struct stdio_transport *
+stdio_of(struct transport *t)
+{
+	return (struct stdio_transport *)t;
+}
+
+static void
+stdio_bev_free(struct bufferevent **bev)
+{
+	if (*bev != NULL) {
+		bufferevent_free(*bev);
+		*bev = NULL;
+	}
+}
+
+static void
+stdio_deliver_line(struct stdio_transport *st, char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *msg;
+	char note[256];
+
+	if (len == 0)
+		return;
+	msg = jsonrpc_parse(line, len, &jerr);
+	if (msg == NULL) {
+		/* Not protocol: keep it where an operator will look. */
+		snprintf(note, sizeof note, "[mcpd: stdout line is not JSON "
+		    "and was ignored: %.120s]", line);
+		st->t.cbs->stderr_line(st->t.cb_arg, note, strlen(note));
+		return;
+	}
+	st->t.cbs->message(st->t.cb_arg, msg);
+	json_decref(msg);
+}
+
+/* Reads every complete stdout line; false once the transport was closed. */
+static bool
+stdio_drain_stdout(struct stdio_transport *st)
+{
+	struct evbuffer *in = bufferevent_get_input(st->out);
+	char *line, why[128];
+	size_t len;
+	int r;
+
+	while (!st->is_closing &&
+	    (r = linebuf_peek(&st->out_lines, in, &line, &len)) > 0) {
+		stdio_deliver_line(st, line, len);
+		if (st->is_closing)
+			return false;
+		linebuf_consume(&st->out_lines, in);
+	}
+	if (!st->is_closing && r < 0) {
+		snprintf(why, sizeof why, "server sent a message longer than "
+		    "the limit of %zu bytes", st->out_lines.max);
+		stdio_report_closed(st, why);
+		return false;
+	}
+	return !st->is_closing;
+}
+
+static void
+stdio_stdout_read(struct bufferevent *bev, void *arg)
+{
+	(void)bev;
+	stdio_drain_stdout(arg);
+}
+
+static void
+stdio_stderr_read(struct bufferevent *bev, void *arg)
+{
+	struct stdio_transport *st = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	char *line;
+	size_t len;
+	int r;
+
+	while ((r = linebuf_peek(&st->err_lines, in, &line, &len)) > 0) {
+		if (!st->is_closing)
+			st->t.cbs->stderr_line(st->t.cb_arg, line, len);
+		linebuf_consume(&st->err_lines, in);
+	}
+	if (r < 0) {
+		/* An endless line: keep its start, drop the rest. */
+		line = (char *)evbuffer_pullup(in, STDIO_STDERR_LINE_MAX);
+		if (!st->is_closing && line != NULL)
+			st->t.cbs->stderr_line(st->t.cb_arg, line,
+			    STDIO_STDERR_LINE_MAX);
+		evbuffer_drain(in, evbuffer_get_length(in));
+		linebuf_init(&st->err_lines, STDIO_STDERR_LINE_MAX);
+	}
+}
+
+static void
+stdio_pipe_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct stdio_transport *st = arg;
+
+	(void)what;
+	/* EOF or error on a pipe: the exit status tells the story. */
+	if (bev == st->in)
+		stdio_bev_free(&st->in);
+	else
+		bufferevent_disable(bev, EV_READ);
+}
+
+static void
+stdio_finish(struct stdio_transport *st)
+{
+	if (st->stop_timer != NULL) {
+		event_free(st->stop_timer);
+		st->stop_timer = NULL;
+	}
+	if (st->done != NULL) {
+		void (*done)(void *) = st->done;
+
+		st->done = NULL;
+		done(st->done_arg);
+	}
+}
+
+static void
+stdio_exited(void *arg, int status)
+{
+	struct stdio_transport *st = arg;
+	char *why;
+
+	st->has_exited = true;
+	/* Sweep whatever else runs in the server's process group. */
+	killpg(st->io.pid, SIGKILL);
+	if (st->is_closing) {
+		stdio_finish(st);
+		return;
+	}
+	/* Take what it wrote before it died, then say how it ended. */
+	if (st->out != NULL) {
+		while (evbuffer_read(bufferevent_get_input(st->out),
+		    st->io.out, 65536) > 0)
+			;
+		if (!stdio_drain_stdout(st))
+			return;
+	}
+	why = child_describe_status(status);
+	stdio_report_closed(st, why != NULL ? why : "exited");
+	free(why);
+}
+
+static void
+stdio_report_closed(struct stdio_transport *st, const char *why)
+{
+	if (st->is_closing)
+		return;
+	st->is_closing = true;
+	if (!st->has_exited)
+		killpg(st->io.pid, SIGKILL);
+	st->t.cbs->closed(st->t.cb_arg, why);
+}
+
+static struct bufferevent *
+stdio_bev_new(struct stdio_transport *st, int fd, bufferevent_data_cb read_cb)
+{
+	struct bufferevent *bev;
+
+	bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (bev == NULL)
+		return NULL;
+	bufferevent_setcb(bev, read_cb, NULL, stdio_pipe_event, st);
+	bufferevent_enable(bev, read_cb != NULL ? EV_READ : EV_WRITE);
+	return bev;
+}
+
+static int
+stdio_open(struct transport *t, char **cause)
+{
+	struct stdio_transport *st = stdio_of(t);
+	int r;
+
+	if ((r = child_spawn(st->spec, &st->io, cause)) < 0)
+		return r;
+	st->in = stdio_bev_new(st, st->io.in, NULL);
+	st->out = stdio_bev_new(st, st->io.out, stdio_stdout_read);
+	st->err = stdio_bev_new(st, st->io.err, stdio_stderr_read);
+	if (st->in == NULL || st->out == NULL || st->err == NULL)
+		fatalx("cannot make bufferevents for a child's pipes");
+	child_watch(st->io.pid, stdio_exited, st);
+	return 0;
+}
+
+static int
+stdio_send(struct transport *t, const json_t *msg)
+{
+	struct stdio_transport *st = stdio_of(t);
+
+	if (st->in == NULL || st->is_closing)
+		return -EPIPE;
+	return jsonrpc_write(bufferevent_get_output(st->in), msg);
+}
+
+static void
+stdio_stop_step(evutil_socket_t fd, short events, void *arg)
+{
+	struct stdio_transport *st = arg;
+	struct timeval tv = { mcpd_opts.stop_step_ms / 1000,
+		(mcpd_opts.stop_step_ms % 1000) * 1000 };
+
+	(void)fd, (void)events;
+	if (st->has_exited) {
+		stdio_finish(st);
+		return;
+	}
+	st->stop_step++;
+	if (st->stop_step == 1)
+		stdio_bev_free(&st->in); /* closes its stdin */
+	else
+		killpg(st->io.pid, st->stop_step == 2 ? SIGTERM : SIGKILL);
+	if (st->stop_step < 3)
+		evtimer_add(st->stop_timer, &tv);
+}
+
+static void
+stdio_close(struct transport *t, void (*done)(void *), void *arg)
+{
+	struct stdio_transport *st = stdio_of(t);
+
+	st->is_closing = true;
+	st->done = done;
+	st->done_arg = arg;
+	if (st->io.pid <= 0 || st->has_exited) {
+		stdio_finish(st);
+		return;
+	}
+	st->stop_timer = evtimer_new(mcpd_base, stdio_stop_step, st);
+	stdio_stop_step(-1, 0, st);
+}
+
+static void
+stdio_release(evutil_socket_t fd, short events, void *arg)
+{
+	struct stdio_transport *st = arg;
+
+	(void)fd, (void)events;
+	if (st->stop_timer != NULL)
+		event_free(st->stop_timer);
+	stdio_bev_free(&st->in);
+	stdio_bev_free(&st->out);
+	stdio_bev_free(&st->err);
+	free(st);
+}
+
+/*
+ * Kills what is left and releases the memory on the next loop turn, so
+ * that a callback of this transport may free it.
+ */
+static void
+stdio_free(struct transport *t)
+{
+	struct stdio_transport *st = stdio_of(t);
+
+	if (st == NULL)
+		return;
+	st->is_closing = true;
+	st->done = NULL;
+	if (st->io.pid > 0 && !st->has_exited) {
+		killpg(st->io.pid, SIGKILL);
+		child_unwatch(st->io.pid);
+	}
+	if (st->stop_timer != NULL)
+		evtimer_del(st->stop_timer);
+	if (st->in != NULL)
+		bufferevent_disable(st->in, EV_READ | EV_WRITE);
+	if (st->out != NULL)
+		bufferevent_disable(st->out, EV_READ | EV_WRITE);
+	if (st->err != NULL)
+		bufferevent_disable(st->err, EV_READ | EV_WRITE);
+	if (event_base_once(mcpd_base, -1, EV_TIMEOUT, stdio_release, st,
+		NULL) < 0)
+		fatalx("cannot schedule a transport release");
+}
+
+static const struct transport_ops stdio_ops = {
+	.name = "stdio",
+	.open = stdio_open,
+	.send = stdio_send,
+	.close = stdio_close,
+	.free = stdio_free,
+};
+
+struct transport *
+transport_stdio_new(const struct child_spec *spec,
+    const struct transport_cbs *cbs, void *arg)
+{
+	struct stdio_transport *st = calloc(1, sizeof *st);
+
+	if (st == NULL)
+		return NULL;
+	st->t.ops = &stdio_ops;
+	st->t.cbs = cbs;
+	st->t.cb_arg = arg;
+	st->t.priv = st;
+	st->spec = spec;
+	st->io.pid = -1;
+	linebuf_init(&st->out_lines, mcpd_opts.max_message);
+	linebuf_init(&st->err_lines, STDIO_STDERR_LINE_MAX);
+	return &st->t;
+}
+
+pid_t
+transport_stdio_pid(const struct transport *t)
+{
+	if (t == NULL || t->ops != &stdio_ops)
+		return -1;
+	return ((const struct stdio_transport *)t)->io.pid;
+}
