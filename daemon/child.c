@@ -69,6 +69,14 @@ child_init(void)
 }
 
 void
+child_close(void)
+{
+	if (child_sigchld != NULL)
+		event_free(child_sigchld);
+	child_sigchld = NULL;
+}
+
+void
 child_watch(pid_t pid, void (*exited)(void *, int), void *arg)
 {
 	struct child_watcher *w = calloc(1, sizeof *w);

@@ -527,6 +527,21 @@ control_listen(const char *path, int activated_fd, char **cause)
 	return 0;
 }
 
+/*
+ * Hands what is queued to the kernel, as far as it takes it now. The
+ * bufferevent keeps its output drained by itself only, so copy it out.
+ */
+static void
+control_flush_now(struct client *c)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	size_t len = evbuffer_get_length(out);
+	unsigned char *data = evbuffer_pullup(out, -1);
+
+	if (data != NULL && len > 0)
+		(void)!write(bufferevent_getfd(c->bev), data, len);
+}
+
 void
 control_close(void)
 {
@@ -539,9 +554,7 @@ control_close(void)
 		event_free(control_retry_timer);
 	control_retry_timer = NULL;
 	while ((c = TAILQ_FIRST(&control_clients)) != NULL) {
-		/* Best effort: hand what is queued to the kernel. */
-		evbuffer_write(bufferevent_get_output(c->bev),
-		    bufferevent_getfd(c->bev));
+		control_flush_now(c);
 		control_client_free(c);
 	}
 	if (control_path != NULL)

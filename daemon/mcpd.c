@@ -262,6 +262,9 @@ main(int argc, char **argv)
 	notify_watchdog_start();
 	event_base_dispatch(mcpd_base);
 	control_close();
+	/* Let deferred releases and closes run before the loop goes. */
+	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
+	child_close();
 	log_info("stopped");
 	event_free(mcpd_sigterm);
 	event_free(mcpd_sigint);

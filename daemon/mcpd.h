@@ -109,6 +109,7 @@ struct child_io {
 	int err; /* read end of its stderr */
 };
 void child_init(void);
+void child_close(void);
 /*
  * Starts argv in its own process group, with a parent-death signal, no
  * shell, and the given environment. Returns 0, or a negative errno with
