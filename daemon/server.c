@@ -421,7 +421,6 @@ server_promote(struct server *s)
 	s->session = s->next;
 	s->next = NULL;
 	s->generation++;
-	server_set_error(s, NULL);
 	server_set_state(s, SERVER_READY);
 	evtimer_assign(s->healthy_timer, mcpd_base, server_healthy, s);
 	evtimer_add(s->healthy_timer, &healthy);
@@ -654,6 +653,7 @@ server_reload(struct server *s, struct request *req, int timeout_ms)
 {
 	s->failures = 0;
 	s->backoff_ms = 0;
+	server_set_error(s, NULL);
 	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms);
 }
 
