@@ -102,21 +102,22 @@ child_unwatch(pid_t pid)
 	}
 }
 
-/* Runs in the child between fork and exec: only async-signal-safe calls. */
+/* Runs in the server's process between fork and exec. */
 static void __attribute__((noreturn))
 child_exec(const struct child_spec *spec, int fds[3], int errfd,
     pid_t parent)
 {
 	struct child_failure f = { 0, 0 };
+	const int sigs[] = { SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 	sigset_t none;
 
-	setsid();
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(127);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			_exit(127);
@@ -131,6 +132,63 @@ child_exec(const struct child_spec *spec, int fds[3], int errfd,
 fail:
 	(void)!write(errfd, &f, sizeof f);
 	_exit(127);
+}
+
+/* The shim ends the way its server ended, so that mcpd sees the same. */
+static void __attribute__((noreturn))
+child_shim_exit(int status)
+{
+	sigset_t set;
+
+	if (WIFSIGNALED(status)) {
+		signal(WTERMSIG(status), SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, WTERMSIG(status));
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		kill(getpid(), WTERMSIG(status));
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+/*
+ * The shim leads the server's process group and holds nothing else. A
+ * parent-death signal reaches only direct children, so when mcpd dies
+ * the shim kills the whole group: programs the server started (npx ->
+ * node) cannot outlive the daemon.
+ */
+static void __attribute__((noreturn))
+child_shim(const struct child_spec *spec, int fds[3], int errfd,
+    pid_t parent)
+{
+	sigset_t set;
+	pid_t pid, shim = getpid();
+	int status, sig;
+
+	setsid();
+	prctl(PR_SET_NAME, "mcpd-shim");
+	signal(SIGTERM, SIG_IGN); /* the group gets it: the server decides */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_SETMASK, &set, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGUSR1);
+	if (getppid() != parent)
+		_exit(127);
+	if ((pid = fork()) == 0)
+		child_exec(spec, fds, errfd, shim);
+	close_range(0, ~0U, 0);
+	if (pid < 0)
+		_exit(127);
+	for (;;) {
+		if ((sig = sigwaitinfo(&set, NULL)) == SIGUSR1) {
+			kill(0, SIGKILL);
+			_exit(137);
+		}
+		if (sig == SIGCHLD && waitpid(pid, &status, WNOHANG) == pid)
+			child_shim_exit(status);
+	}
 }
 
 static int
@@ -201,7 +259,7 @@ child_spawn(const struct child_spec *spec, struct child_io *ret, char **cause)
 	fds[2] = p[2][1];
 	pid = fork();
 	if (pid == 0)
-		child_exec(spec, fds, errpipe[1], parent);
+		child_shim(spec, fds, errpipe[1], parent);
 	r = pid < 0 ? errno : 0;
 	for (int i = 0; i < 3; i++)
 		close(fds[i]);
