@@ -26,9 +26,9 @@ static LIST_HEAD(, child_watcher) child_watchers =
     LIST_HEAD_INITIALIZER(child_watchers);
 static struct event *child_sigchld;
 
-/* What the child reports through its error pipe when it cannot exec. */
+/* What the shim and the server report through the error pipe. */
 struct child_failure {
-	int stage; /* 0: chdir, 1: exec */
+	int stage; /* 0: chdir failed, 1: exec failed, 2: error is the pid */
 	int error;
 };
 
@@ -178,6 +178,11 @@ child_shim(const struct child_spec *spec, int fds[3], int errfd,
 		_exit(127);
 	if ((pid = fork()) == 0)
 		child_exec(spec, fds, errfd, shim);
+	if (pid > 0) {
+		struct child_failure started = { 2, pid };
+
+		(void)!write(errfd, &started, sizeof started);
+	}
 	close_range(0, ~0U, 0);
 	if (pid < 0)
 		_exit(127);
@@ -217,17 +222,23 @@ child_fail(char **cause, int error, const char *fmt, const char *what)
 
 /* Waits for exec in the child: the error pipe closes on success. */
 static int
-child_await_exec(const struct child_spec *spec, pid_t pid, int errfd,
-    char **cause)
+child_await_exec(const struct child_spec *spec, struct child_io *io,
+    int errfd, char **cause)
 {
 	struct child_failure f;
 	ssize_t n;
 
-	do
-		n = read(errfd, &f, sizeof f);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof f)
-		return 0;
+	for (;;) {
+		do
+			n = read(errfd, &f, sizeof f);
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof f)
+			return 0;
+		if (f.stage != 2)
+			break;
+		io->server_pid = f.error;
+	}
+	pid_t pid = io->pid;
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	if (f.stage == 0)
@@ -264,9 +275,10 @@ child_spawn(const struct child_spec *spec, struct child_io *ret, char **cause)
 	for (int i = 0; i < 3; i++)
 		close(fds[i]);
 	close(errpipe[1]);
-	if (r == 0)
-		r = -child_await_exec(spec, pid, errpipe[0], cause);
-	else
+	if (r == 0) {
+		ret->pid = pid;
+		r = -child_await_exec(spec, ret, errpipe[0], cause);
+	} else
 		child_fail(cause, r, "cannot fork for %s: %s", spec->argv[0]);
 	close(errpipe[0]);
 	if (r != 0) {
@@ -275,7 +287,6 @@ child_spawn(const struct child_spec *spec, struct child_io *ret, char **cause)
 		close(p[2][0]);
 		return -r;
 	}
-	ret->pid = pid;
 	ret->in = p[0][1];
 	ret->out = p[1][0];
 	ret->err = p[2][0];
@@ -294,7 +305,7 @@ child_describe_status(int status)
 	if (WIFEXITED(status))
 		r = asprintf(&s, "exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		r = asprintf(&s, "killed by signal %d (%s)", WTERMSIG(status),
+		r = asprintf(&s, "was killed by signal %d (%s)", WTERMSIG(status),
 		    strsignal(WTERMSIG(status)));
 	else
 		r = asprintf(&s, "ended with wait status %d", status);

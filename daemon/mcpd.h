@@ -103,7 +103,8 @@ struct child_spec {
 	const char *cwd;  /* NULL: the daemon's */
 };
 struct child_io {
-	pid_t pid;
+	pid_t pid;	  /* the shim: leads the process group, reaped by us */
+	pid_t server_pid; /* the program itself */
 	int in;	 /* write end of the child's stdin */
 	int out; /* read end of its stdout */
 	int err; /* read end of its stderr */
@@ -157,7 +158,7 @@ struct transport {
 };
 struct transport *transport_stdio_new(const struct child_spec *,
     const struct transport_cbs *, void *arg);
-/* The process id behind a stdio transport, or -1. */
+/* The pid of the program behind a stdio transport, or -1. */
 pid_t transport_stdio_pid(const struct transport *);
 
 /* session.c: one MCP client session over any transport. */

@@ -342,5 +342,5 @@ transport_stdio_pid(const struct transport *t)
 {
 	if (t == NULL || t->ops != &stdio_ops)
 		return -1;
-	return ((const struct stdio_transport *)t)->io.pid;
+	return ((const struct stdio_transport *)t)->io.server_pid;
 }
