@@ -54,26 +54,63 @@ names_basename(const char *path)
 	return slash != NULL && slash[1] != '\0' ? slash + 1 : path;
 }
 
-/* Strips a scope, a version and a script suffix, then keeps name chars. */
+/* Path parts that say nothing about which server it is. */
+static const char *const names_generic[] = {
+	"index", "main", "cli", "server", "dist", "build", "lib", "bin", "src",
+	"out", "app", NULL,
+};
+
+static bool
+names_is_generic(const char *part, size_t len)
+{
+	for (size_t i = 0; names_generic[i] != NULL; i++)
+		if (strlen(names_generic[i]) == len &&
+		    strncmp(part, names_generic[i], len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The last telling part of a path or package ("@scope/pkg@1.2" -> "pkg",
+ * "/x/server-foo/dist/index.js" -> "server-foo"), as a valid name.
+ */
 static char *
 names_clean(const char *word)
 {
-	const char *base = names_basename(word);
-	char *out, *dot;
-	size_t n = 0;
+	const char *end = word + strlen(word), *start, *stop;
+	char *out;
+	size_t n;
 
-	out = calloc(1, NAMES_MAX + 1);
-	if (out == NULL)
+	for (;;) {
+		while (end > word && end[-1] == '/')
+			end--;
+		start = end;
+		while (start > word && start[-1] != '/')
+			start--;
+		if (start == end)
+			return NULL;
+		/* Drop a version ("@1.2") and a script suffix (".js"). */
+		stop = start + 1;
+		while (stop < end && *stop != '@')
+			stop++;
+		for (const char *d = stop - 1; d > start; d--)
+			if (*d == '.') {
+				stop = d;
+				break;
+			}
+		if (!names_is_generic(start, stop - start))
+			break;
+		if (start == word)
+			return NULL;
+		end = start;
+	}
+	if ((out = calloc(1, NAMES_MAX + 1)) == NULL)
 		return NULL;
-	for (const char *p = base; *p != '\0' && *p != '@' && n < NAMES_MAX;
-	    p++)
-		if (names_char_ok(*p) || *p == '.')
-			out[n++] = *p;
-	if ((dot = strrchr(out, '.')) != NULL && dot != out)
-		*dot = '\0';
-	for (char *p = out; *p != '\0'; p++)
-		if (*p == '.')
-			*p = '-';
+	for (n = 0; start < stop && n < NAMES_MAX; start++)
+		if (names_char_ok(*start))
+			out[n++] = *start;
+		else if (*start == '.')
+			out[n++] = '-';
 	if (!names_valid(out)) {
 		free(out);
 		return NULL;
@@ -91,6 +128,9 @@ names_from_argv(const char *const *argv)
 	if (!names_is_runner(names_basename(argv[0])))
 		return names_clean(argv[0]);
 	for (i = 1; argv[i] != NULL; i++) {
+		/* A shell script given inline is no name. */
+		if (strcmp(argv[i], "-c") == 0)
+			return NULL;
 		if (argv[i][0] == '-')
 			continue;
 		if (strcmp(argv[i], "run") == 0 || strcmp(argv[i], "exec") ==

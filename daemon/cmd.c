@@ -133,8 +133,9 @@ cmd_server(struct request *req, const char *target)
 	struct server *s = server_find(control_agent(req), target);
 
 	if (s == NULL)
-		control_fail(req, ERRORS_NOT_FOUND, NULL, "no server %s for "
-		    "agent %s; see mcpctl list", target, control_agent(req));
+		control_fail(req, ERRORS_NOT_FOUND, json_pack("{s:s}", "what",
+		    "server"), "no server %s for agent %s", target,
+		    control_agent(req));
 	return s;
 }
 

@@ -21,6 +21,7 @@
 #include "paths.h"
 
 #define CONTROL_RETRY_ACCEPT_MS 1000
+#define CONTROL_READ_MAX	(1024 * 1024)
 
 struct request {
 	struct client *client; /* NULL once the client has gone */
@@ -407,6 +408,8 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 	    BEV_OPT_DEFER_CALLBACKS);
 	if (c->bev == NULL)
 		fatalx("cannot make a bufferevent for a control connection");
+	/* Big reads keep a large message in few chains, cheap to scan. */
+	bufferevent_set_max_single_read(c->bev, CONTROL_READ_MAX);
 	linebuf_init(&c->lines, mcpd_opts.max_message);
 	TAILQ_INIT(&c->requests);
 	TAILQ_INSERT_TAIL(&control_clients, c, entry);

@@ -64,6 +64,8 @@ static void (*server_all_stopped)(void *);
 static void *server_all_stopped_arg;
 
 static const struct session_cbs server_session_cbs;
+static void server_restart_due(evutil_socket_t, short, void *);
+static void server_healthy(evutil_socket_t, short, void *);
 static bool server_in_scope(const struct server *, const char *agent);
 static void server_job_kick(struct server *);
 
@@ -252,8 +254,8 @@ server_new(const char *agent, const char *name, enum server_mode mode,
 	s->endpoint = server_command_line(s->spec.argv);
 	s->child_env = child_env_build(s->spec.env);
 	s->logs = logring_new(mcpd_opts.log_lines);
-	s->restart_timer = evtimer_new(mcpd_base, NULL, NULL);
-	s->healthy_timer = evtimer_new(mcpd_base, NULL, NULL);
+	s->restart_timer = evtimer_new(mcpd_base, server_restart_due, s);
+	s->healthy_timer = evtimer_new(mcpd_base, server_healthy, s);
 	if (s->agent == NULL || s->name == NULL || s->id == NULL ||
 	    s->endpoint == NULL || s->child_env == NULL || s->logs == NULL ||
 	    s->restart_timer == NULL || s->healthy_timer == NULL)
@@ -396,7 +398,6 @@ server_schedule_restart(struct server *s)
 	server_set_state(s, SERVER_RESTARTING);
 	tv.tv_sec = s->backoff_ms / 1000;
 	tv.tv_usec = (s->backoff_ms % 1000) * 1000;
-	evtimer_assign(s->restart_timer, mcpd_base, server_restart_due, s);
 	evtimer_add(s->restart_timer, &tv);
 }
 
@@ -422,7 +423,6 @@ server_promote(struct server *s)
 	s->next = NULL;
 	s->generation++;
 	server_set_state(s, SERVER_READY);
-	evtimer_assign(s->healthy_timer, mcpd_base, server_healthy, s);
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
 	notify_status("%zu of %zu servers ready", server_count_ready(),
@@ -842,8 +842,8 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 		return;
 	}
 	if (!server_has_tool(s, tool)) {
-		control_fail(req, ERRORS_NOT_FOUND, NULL, "server %s has no "
-		    "tool named %s", s->name, tool);
+		control_fail(req, ERRORS_NOT_FOUND, json_pack("{s:s}", "what",
+		    "tool"), "server %s has no tool named %s", s->name, tool);
 		return;
 	}
 	params = json_pack("{s:s, s:O}", "name", tool, "arguments", arguments);

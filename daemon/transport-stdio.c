@@ -14,6 +14,7 @@
 #include "mcpd.h"
 
 #define STDIO_STDERR_LINE_MAX 4096
+#define STDIO_READ_MAX	      (1024 * 1024)
 
 struct stdio_transport {
 	struct transport t;
@@ -197,6 +198,7 @@ stdio_bev_new(struct stdio_transport *st, int fd, bufferevent_data_cb read_cb)
 	bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (bev == NULL)
 		return NULL;
+	bufferevent_set_max_single_read(bev, STDIO_READ_MAX);
 	bufferevent_setcb(bev, read_cb, NULL, stdio_pipe_event, st);
 	bufferevent_enable(bev, read_cb != NULL ? EV_READ : EV_WRITE);
 	return bev;

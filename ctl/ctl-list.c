@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpctl list: the servers mcpd runs, one table row each. */
+#define _GNU_SOURCE 1 /* asprintf */
+#include <stdlib.h>
+
+#include "mcpctl.h"
+
+#define CTL_LIST_NCOLS 8 /* AGENT, then what every listing shows */
+
+static const struct option ctl_list_options[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const ctl_list_keys[CTL_LIST_NCOLS] = { "agent", "name",
+	"state", "tools", "generation", "restarts", "id", "endpoint" };
+
+static const char *const ctl_list_headers[CTL_LIST_NCOLS] = { "AGENT", "NAME",
+	"STATE", "TOOLS", "GEN", "RESTARTS", "ID", "ENDPOINT" };
+
+/* Set by the --all flag: whether the AGENT column is shown. */
+static bool ctl_list_is_all;
+
+static void
+ctl_list_row(struct print_table *t, const json_t *row, size_t first)
+{
+	const char *err = json_string_value(json_object_get(row, "last_error"));
+	char *cells[CTL_LIST_NCOLS], *note = NULL;
+
+	for (size_t i = first; i < CTL_LIST_NCOLS; i++)
+		cells[i] = print_value(json_object_get(row, ctl_list_keys[i]));
+	if (err != NULL && asprintf(&note, "error: %s", err) < 0)
+		note = NULL;
+	print_table_add(t, (const char *const *)cells + first, note);
+	for (size_t i = first; i < CTL_LIST_NCOLS; i++)
+		free(cells[i]);
+	free(note);
+}
+
+static void
+ctl_list_print(const json_t *result)
+{
+	const json_t *servers = json_object_get(result, "servers"), *row;
+	size_t first = ctl_list_is_all ? 0 : 1, i;
+	struct print_table *t;
+
+	if (json_array_size(servers) == 0) {
+		printf("no servers loaded; add one with: mcpctl load -- CMD "
+		       "[ARGS...]\n");
+		return;
+	}
+	t = print_table_new(CTL_LIST_NCOLS - first, ctl_list_headers + first);
+	if (t == NULL)
+		return;
+	json_array_foreach(servers, i, row)
+		ctl_list_row(t, row, first);
+	print_table_write(t, stdout);
+	print_table_free(t);
+}
+
+static int
+ctl_list_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	json_t *params;
+	int c, r;
+
+	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_list_options)) != -1) {
+		if (c == 'h')
+			return mcpctl_help(cmd);
+		if (c != 'a')
+			return mcpctl_bad_option(cmd, c, argv);
+		ctl_list_is_all = true;
+	}
+	if ((r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0)
+		return r;
+	params = json_object();
+	if (ctl_list_is_all)
+		json_object_set_new(params, "all", json_true());
+	return mcpctl_run(m, "mcpd/list", params, ctl_list_print);
+}
+
+const struct mcpctl_cmd ctl_list_cmd = {
+	.name = "list",
+	.synopsis = "[--all]",
+	.summary = "list the servers, their state, tools and last error",
+	.help = "  --all              every agent's servers, with an AGENT "
+		"column\n"
+		"  -h, --help         this text\n",
+	.exec = ctl_list_exec,
+};

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpctl load: start an MCP server command (or name a URL or image). */
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mcpctl.h"
+#include "names.h"
+
+static const struct option ctl_load_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "env", required_argument, NULL, 'e' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "no-persist", no_argument, NULL, 'P' },
+	{ "transport", required_argument, NULL, 'T' },
+	{ "allow-local", no_argument, NULL, 'L' },
+	{ "header", required_argument, NULL, 'H' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool
+ctl_load_is_env_name(const char *k, size_t len)
+{
+	if (len == 0 || !(isalpha((unsigned char)k[0]) || k[0] == '_'))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!isascii((unsigned char)k[i]) ||
+		    !(isalnum((unsigned char)k[i]) || k[i] == '_'))
+			return false;
+	return true;
+}
+
+/* An HTTP header field name: an RFC 9110 token. */
+static bool
+ctl_load_is_header_name(const char *k, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isascii((unsigned char)k[i]) ||
+		    !(isalnum((unsigned char)k[i]) ||
+			strchr("!#$%&'*+-.^_`|~", k[i]) != NULL))
+			return false;
+	return true;
+}
+
+/* Adds KEY=VALUE from option opt to the object params[key]; 0 or 2. */
+static int
+ctl_load_add_pair(json_t *params, const char *key, const char *opt,
+    const char *arg, bool (*is_valid)(const char *, size_t))
+{
+	const char *eq = strchr(arg, '=');
+	json_t *obj = json_object_get(params, key);
+	char *k;
+
+	if (eq == NULL)
+		return mcpctl_usage(&ctl_load_cmd,
+		    "%s needs KEY=VALUE, not '%s'", opt, arg);
+	if (!is_valid(arg, eq - arg))
+		return mcpctl_usage(&ctl_load_cmd,
+		    "%s: '%.*s' is not a valid name", opt, (int)(eq - arg),
+		    arg);
+	if (obj == NULL) {
+		obj = json_object();
+		json_object_set_new(params, key, obj);
+	}
+	k = strndup(arg, eq - arg);
+	json_object_set_new(obj, k, json_string(eq + 1));
+	free(k);
+	return 0;
+}
+
+static int
+ctl_load_option(json_t *params, int c, char **argv)
+{
+	json_int_t ms;
+	int r;
+
+	switch (c) {
+	case 'n':
+		if ((r = mcpctl_check_name(&ctl_load_cmd, "name", optarg)))
+			return r;
+		json_object_set_new(params, "name", json_string(optarg));
+		return 0;
+	case 'e':
+		return ctl_load_add_pair(params, "env", "--env", optarg,
+		    ctl_load_is_env_name);
+	case 'H':
+		return ctl_load_add_pair(params, "headers", "--header", optarg,
+		    ctl_load_is_header_name);
+	case 't':
+		r = mcpctl_parse_positive(&ctl_load_cmd, "--timeout", optarg,
+		    "milliseconds", &ms);
+		if (r != 0)
+			return r;
+		json_object_set_new(params, "timeout_ms", json_integer(ms));
+		return 0;
+	case 'P':
+		json_object_set_new(params, "persist", json_false());
+		return 0;
+	case 'T':
+		json_object_set_new(params, "transport", json_string(optarg));
+		return 0;
+	case 'L':
+		json_object_set_new(params, "allow_local", json_true());
+		return 0;
+	case 'h':
+		return -1;
+	default:
+		return mcpctl_bad_option(&ctl_load_cmd, c, argv);
+	}
+}
+
+/*
+ * Without "--", one word that names no file but looks like an image
+ * reference (a ':' or '/', no space, not a path), or any URL, is a target.
+ */
+static bool
+ctl_load_is_target(char **words, int nwords)
+{
+	const char *w = words[0];
+	struct stat st;
+
+	if (strstr(w, "://") != NULL)
+		return true;
+	return nwords == 1 && strpbrk(w, ":/") != NULL &&
+	    strchr(w, ' ') == NULL && w[0] != '/' && w[0] != '.' &&
+	    stat(w, &st) < 0;
+}
+
+static int
+ctl_load_words(json_t *params, char **words, int nwords, bool is_dashed)
+{
+	json_t *argv;
+	char *cwd;
+	int r;
+
+	if (nwords == 0)
+		return mcpctl_usage(&ctl_load_cmd,
+		    "missing the command: mcpctl load -- CMD [ARGS...]");
+	if (!is_dashed && ctl_load_is_target(words, nwords)) {
+		if (nwords > 1)
+			return mcpctl_usage(&ctl_load_cmd,
+			    "a URL takes no arguments; put a command after --");
+		json_object_set_new(params, "target", json_string(words[0]));
+		return 0;
+	}
+	argv = json_array();
+	for (int i = 0; i < nwords; i++)
+		json_array_append_new(argv, json_string(words[i]));
+	json_object_set_new(params, "command", argv);
+	if ((cwd = getcwd(NULL, 0)) == NULL) {
+		print_err("cannot name the current directory: %s",
+		    strerror(errno));
+		return MCPCTL_EXIT_ERROR;
+	}
+	r = json_object_set_new(params, "cwd", json_string(cwd));
+	if (r < 0)
+		print_err("the current directory is not valid UTF-8: %s", cwd);
+	free(cwd);
+	return r < 0 ? MCPCTL_EXIT_ERROR : 0;
+}
+
+void
+ctl_load_print_result(const char *verb, const json_t *result)
+{
+	static const char *const keys[] = { "name", "id", "tools",
+		"protocol_version", "generation" };
+	char *v[5];
+
+	for (size_t i = 0; i < 5; i++)
+		v[i] = print_value(json_object_get(result, keys[i]));
+	printf("%s %s (id %s): %s tool%s, protocol %s, generation %s\n", verb,
+	    v[0], v[1], v[2], strcmp(v[2], "1") == 0 ? "" : "s", v[3], v[4]);
+	for (size_t i = 0; i < 5; i++)
+		free(v[i]);
+	if (json_is_string(json_object_get(result, "endpoint")))
+		printf("endpoint: %s\n",
+		    json_string_value(json_object_get(result, "endpoint")));
+	if (json_is_false(json_object_get(result, "persistent")))
+		printf("not saved: mcpd will not bring it back after a "
+		       "restart\n");
+}
+
+static void
+ctl_load_print(const json_t *result)
+{
+	ctl_load_print_result("loaded", result);
+}
+
+static int
+ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	json_t *params = json_object();
+	int c, r = 0;
+
+	while (r == 0 &&
+	    (c = mcpctl_getopt(argc, argv, "+:h", ctl_load_options)) != -1)
+		r = ctl_load_option(params, c, argv);
+	if (r == 0)
+		r = ctl_load_words(params, argv + optind, argc - optind,
+		    strcmp(argv[optind - 1], "--") == 0);
+	if (r != 0) {
+		json_decref(params);
+		return r < 0 ? mcpctl_help(cmd) : r;
+	}
+	return mcpctl_run(m, "mcpd/load", params, ctl_load_print);
+}
+
+const struct mcpctl_cmd ctl_load_cmd = {
+	.name = "load",
+	.synopsis =
+	    "[--name NAME] [--env K=V]... [--timeout MS] [--no-persist] "
+	    "-- CMD [ARGS...]",
+	.summary = "start an MCP server and keep it running",
+	.help =
+	    "  --name NAME        the server's name (default: from CMD)\n"
+	    "  --env K=V          put K=V in its environment (repeatable)\n"
+	    "  --timeout MS       deadline of start and handshake (60000)\n"
+	    "  --no-persist       do not bring it back after mcpd restarts\n"
+	    "  --transport T      the transport (commands: stdio)\n"
+	    "  --allow-local      allow a loopback URL (remote servers)\n"
+	    "  --header K=V       an HTTP header to send (repeatable)\n"
+	    "  -h, --help         this text\n"
+	    "\n"
+	    "CMD runs in the current directory. Without --, a lone URL or\n"
+	    "image reference (a word with ':' or '/' that is no file)\n"
+	    "names a remote server or a container image instead; this\n"
+	    "mcpd does not support those yet.\n",
+	.exec = ctl_load_exec,
+};

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpctl reload: restart a server's connection without dropping it. */
+#include "mcpctl.h"
+
+static const struct option ctl_reload_options[] = {
+	{ "timeout", required_argument, NULL, 't' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+ctl_reload_print(const json_t *result)
+{
+	ctl_load_print_result("reloaded", result);
+}
+
+static int
+ctl_reload_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	json_int_t ms = 0;
+	json_t *params;
+	int c, r = 0;
+
+	while (r == 0 &&
+	    (c = mcpctl_getopt(argc, argv, ":h", ctl_reload_options)) != -1) {
+		if (c == 'h')
+			return mcpctl_help(cmd);
+		if (c != 't')
+			return mcpctl_bad_option(cmd, c, argv);
+		r = mcpctl_parse_positive(cmd, "--timeout", optarg,
+		    "milliseconds", &ms);
+	}
+	if (r != 0 ||
+	    (r = mcpctl_positional(cmd, argc, argv, 1, 1, MCPCTL_TARGET)) != 0)
+		return r;
+	params = json_pack("{s:s}", "target", argv[optind]);
+	if (ms > 0)
+		json_object_set_new(params, "timeout_ms", json_integer(ms));
+	return mcpctl_run(m, "mcpd/reload", params, ctl_reload_print);
+}
+
+const struct mcpctl_cmd ctl_reload_cmd = {
+	.name = "reload",
+	.synopsis = "TARGET [--timeout MS]",
+	.summary =
+	    "restart a server; the old one serves until the new is ready",
+	.help = "  --timeout MS       deadline of the restart and handshake\n"
+		"  -h, --help         this text\n",
+	.exec = ctl_reload_exec,
+};

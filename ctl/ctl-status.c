@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpctl status: the daemon's own state as "key: value" lines. */
+#include <stdlib.h>
+
+#include "mcpctl.h"
+
+/* Prints "key: value" when the result has the field. */
+static void
+ctl_status_field(const char *label, const json_t *v)
+{
+	char *text;
+
+	if (v == NULL)
+		return;
+	text = print_value(v);
+	printf("%s: %s\n", label, text != NULL ? text : "?");
+	free(text);
+}
+
+static void
+ctl_status_uptime(const json_t *v)
+{
+	long long s = json_integer_value(v);
+
+	if (!json_is_integer(v))
+		return;
+	printf("uptime: ");
+	if (s >= 86400)
+		printf("%lldd ", s / 86400);
+	if (s >= 3600)
+		printf("%lldh ", s % 86400 / 3600);
+	if (s >= 60)
+		printf("%lldm ", s % 3600 / 60);
+	printf("%llds\n", s % 60);
+}
+
+static long long
+ctl_status_int(const json_t *obj, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(obj, key));
+}
+
+static const char *
+ctl_status_docker(const json_t *docker)
+{
+	if (!json_is_true(json_object_get(docker, "checked")))
+		return "not checked yet";
+	if (json_is_true(json_object_get(docker, "available")))
+		return "available";
+	return "unavailable";
+}
+
+static void
+ctl_status_print(const json_t *result)
+{
+	const json_t *docker = json_object_get(result, "docker");
+	const json_t *servers = json_object_get(result, "servers");
+
+	ctl_status_field("version", json_object_get(result, "version"));
+	ctl_status_field("pid", json_object_get(result, "pid"));
+	ctl_status_field("did", json_object_get(result, "did"));
+	ctl_status_uptime(json_object_get(result, "uptime_s"));
+	ctl_status_field("socket", json_object_get(result, "socket"));
+	ctl_status_field("state dir", json_object_get(result, "state_dir"));
+	if (json_is_object(servers))
+		printf("servers: %lld total, %lld ready\n",
+		    ctl_status_int(servers, "total"),
+		    ctl_status_int(servers, "ready"));
+	ctl_status_field("clients", json_object_get(result, "clients"));
+	if (json_is_object(docker))
+		printf("docker: %s\n", ctl_status_docker(docker));
+}
+
+static int
+ctl_status_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	int r;
+
+	if ((r = mcpctl_parse_plain(cmd, argc, argv)) >= 0 ||
+	    (r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0)
+		return r;
+	return mcpctl_run(m, "mcpd/status", json_object(), ctl_status_print);
+}
+
+const struct mcpctl_cmd ctl_status_cmd = {
+	.name = "status",
+	.synopsis = "",
+	.summary = "show mcpd's version, pid, identity, uptime, paths and "
+		   "counts",
+	.help = "  -h, --help         this text\n",
+	.exec = ctl_status_exec,
+};

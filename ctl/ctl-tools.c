@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpctl tools: the tools every server offers, by handle. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcpctl.h"
+
+#define CTL_TOOLS_WIDTH 100 /* columns a row may take */
+
+/* The first line of a tool's description, a new string. */
+static char *
+ctl_tools_summary(const json_t *tool)
+{
+	const char *d = json_string_value(json_object_get(tool, "description"));
+
+	if (d == NULL)
+		return strdup("");
+	d += strspn(d, " \t\r\n");
+	return strndup(d, strcspn(d, "\r\n"));
+}
+
+static void
+ctl_tools_print(const json_t *result)
+{
+	static const char *const headers[] = { "HANDLE", "DESCRIPTION" };
+	const json_t *tools = json_object_get(result, "tools"), *tool;
+	struct print_table *t;
+	const char *cells[2];
+	char *summary;
+	size_t i;
+
+	if (json_array_size(tools) == 0) {
+		printf("no tools; see 'mcpctl list' for the servers and their "
+		       "state\n");
+		return;
+	}
+	if ((t = print_table_new(2, headers)) == NULL)
+		return;
+	print_table_set_width(t, CTL_TOOLS_WIDTH);
+	json_array_foreach(tools, i, tool) {
+		summary = ctl_tools_summary(tool);
+		cells[0] = json_string_value(json_object_get(tool, "handle"));
+		cells[1] = summary;
+		print_table_add(t, cells, NULL);
+		free(summary);
+	}
+	print_table_write(t, stdout);
+	print_table_free(t);
+}
+
+static int
+ctl_tools_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	json_t *params;
+	int r;
+
+	if ((r = mcpctl_parse_plain(cmd, argc, argv)) >= 0 ||
+	    (r = mcpctl_positional(cmd, argc, argv, 0, 1, "")) != 0)
+		return r;
+	params = json_object();
+	if (optind < argc)
+		json_object_set_new(params, "server",
+		    json_string(argv[optind]));
+	return mcpctl_run(m, "mcpd/tools", params, ctl_tools_print);
+}
+
+const struct mcpctl_cmd ctl_tools_cmd = {
+	.name = "tools",
+	.synopsis = "[SERVER]",
+	.summary = "list the tools of every server, or of one, by handle",
+	.help = "  -h, --help         this text\n",
+	.exec = ctl_tools_exec,
+};

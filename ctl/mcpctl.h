@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpctl's one internal header, one section per file. */
+#ifndef MCPCTL_H
+#define MCPCTL_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* Exit statuses, as mcpctl(1) documents them. */
+enum mcpctl_exit {
+	MCPCTL_EXIT_OK = 0,
+	MCPCTL_EXIT_ERROR = 1,	     /* the daemon answered with an error */
+	MCPCTL_EXIT_USAGE = 2,	     /* bad flags or arguments */
+	MCPCTL_EXIT_UNREACHABLE = 3, /* no daemon, or it hung up on us */
+	MCPCTL_EXIT_UNKNOWN = 4,    /* outcome-unknown: the call may have run */
+	MCPCTL_EXIT_TOOL_ERROR = 5, /* the tool answered isError: true */
+};
+
+/* Longest answer line accepted from the daemon. */
+#define MCPCTL_MAX_RESPONSE ((size_t)256 << 20)
+
+/* mcpctl.c: main, global options, the command table, requests. */
+struct conn;
+struct mcpctl {
+	const char *socket_path;
+	const char *agent; /* sent with mcpd/hello first, or NULL */
+	bool is_json;
+	struct conn *conn; /* opened by the first request */
+};
+struct mcpctl_cmd {
+	const char *name;
+	const char *synopsis; /* the arguments after the name */
+	const char *summary;  /* one line for `mcpctl --help` */
+	const char *help; /* option lines for `mcpctl CMD --help`, or NULL */
+	int (*exec)(struct mcpctl *, const struct mcpctl_cmd *, int argc,
+	    char **argv);
+};
+/* getopt_long on a command's argv (argv[0] is the command name). */
+int mcpctl_getopt(int argc, char **argv, const char *optstring,
+    const struct option *);
+/* Prints the command's usage on stdout; returns 0. */
+int mcpctl_help(const struct mcpctl_cmd *);
+/* Prints "mcpctl: CMD: reason" and where to look; returns 2. */
+int mcpctl_usage(const struct mcpctl_cmd *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Explains getopt's '?' or ':' answer c; returns 2. */
+int mcpctl_bad_option(const struct mcpctl_cmd *, int c, char **argv);
+/* What mcpctl_positional says when a command's TARGET is missing. */
+#define MCPCTL_TARGET "TARGET (a name or id; see 'mcpctl list')"
+/*
+ * Checks that min to max positional arguments follow the options; 0, or 2
+ * after saying what is missing or extra.
+ */
+int mcpctl_positional(const struct mcpctl_cmd *, int argc, char **argv, int min,
+    int max, const char *missing);
+/* Options of a command with none but --help: -1 to go on, or the status. */
+int mcpctl_parse_plain(const struct mcpctl_cmd *, int argc, char **argv);
+/* Checks a server or agent name (what says which); 0 or 2. */
+int mcpctl_check_name(const struct mcpctl_cmd *, const char *what,
+    const char *name);
+/* Parses option opt's value, a positive number of unit, into *ret; 0 or 2. */
+int mcpctl_parse_positive(const struct mcpctl_cmd *, const char *opt,
+    const char *s, const char *unit, json_int_t *ret);
+/*
+ * Sends one request (params stolen) and waits for its answer. Returns 0
+ * with the result in *ret_result (the caller's), or the exit status after
+ * the failure has been printed.
+ */
+int mcpctl_request(struct mcpctl *, const char *method, json_t *params,
+    json_t **ret_result);
+/*
+ * mcpctl_request, then prints the result: --json as one line, else with
+ * human(result). Returns the exit status.
+ */
+int mcpctl_run(struct mcpctl *, const char *method, json_t *params,
+    void (*human)(const json_t *result));
+
+/* conn.c: one blocking connection to the daemon's control socket. */
+/* Connects to path; 0 and *ret, or a negative errno. */
+int conn_open(const char *path, struct conn **ret);
+void conn_free(struct conn *);
+/*
+ * Sends a request (params stolen) and reads until its response. Returns 0
+ * with the whole response message in *ret_msg; -EMSGSIZE or -EBADMSG when
+ * the daemon sent something unusable; another negative errno when the
+ * connection broke. *cause says why on failure (the caller frees it).
+ */
+int conn_call(struct conn *, const char *method, json_t *params,
+    json_t **ret_msg, char **cause);
+
+/* print.c: tables, JSON and error output. */
+struct print_table;
+/* A table with ncols columns named by headers. */
+struct print_table *print_table_new(size_t ncols, const char *const *headers);
+void print_table_free(struct print_table *);
+/* Lines no wider than width columns: the last column is cut with "...". */
+void print_table_set_width(struct print_table *, size_t width);
+/* Adds a row (cells copied; NULL prints "-"); note goes indented below. */
+void print_table_add(struct print_table *, const char *const *cells,
+    const char *note);
+void print_table_write(const struct print_table *, FILE *);
+/* The result as one compact JSON line on stdout. */
+void print_json(const json_t *);
+/* Pretty JSON (two-space indent) and a newline. */
+void print_pretty(FILE *, const json_t *);
+/* Prints s followed by a newline unless it already ends with one. */
+void print_line(FILE *, const char *s);
+/* "mcpctl: " and the message on stderr. */
+void print_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The daemon is not there: what failed and how to start it. */
+void print_unreachable(const char *path, int error);
+/* A daemon error object: --json line on stdout, message and hint on stderr. */
+void print_error(const json_t *error, bool is_json);
+/* A JSON value as text: strings bare, null as "-", others compact. */
+char *print_value(const json_t *);
+
+/* ctl-load.c, ctl-reload.c: the load result, shared with reload. */
+void ctl_load_print_result(const char *verb, const json_t *result);
+
+/* One entry per command, listed in mcpctl.c. */
+extern const struct mcpctl_cmd ctl_load_cmd;
+extern const struct mcpctl_cmd ctl_unload_cmd;
+extern const struct mcpctl_cmd ctl_reload_cmd;
+extern const struct mcpctl_cmd ctl_list_cmd;
+extern const struct mcpctl_cmd ctl_tools_cmd;
+extern const struct mcpctl_cmd ctl_call_cmd;
+extern const struct mcpctl_cmd ctl_logs_cmd;
+extern const struct mcpctl_cmd ctl_status_cmd;
+extern const struct mcpctl_cmd ctl_shutdown_cmd;
+
+#endif

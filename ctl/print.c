@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: ISC */
+/* What mcpctl prints: aligned tables, JSON lines, and errors with hints. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errors.h"
+#include "jsonrpc.h"
+#include "mcpctl.h"
+
+#define PRINT_GAP 2 /* spaces between columns */
+
+struct print_table {
+	size_t ncols;
+	size_t nrows; /* the header row included */
+	size_t width; /* widest line; 0 for no limit */
+	char **cells; /* nrows * ncols */
+	char **notes; /* one per row, or NULL */
+};
+
+/* Columns taken by s: UTF-8 code points, a fair guess for a terminal. */
+static size_t
+print_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/* A copy in which control characters (but kept) cannot break the layout. */
+static char *
+print_clean(const char *s, char kept)
+{
+	char *copy = strdup(s != NULL ? s : "-");
+
+	for (char *p = copy; p != NULL && *p != '\0'; p++)
+		if (((unsigned char)*p < 0x20 || *p == 0x7f) && *p != kept)
+			*p = ' ';
+	return copy;
+}
+
+struct print_table *
+print_table_new(size_t ncols, const char *const *headers)
+{
+	struct print_table *t = calloc(1, sizeof *t);
+
+	if (t == NULL)
+		return NULL;
+	t->ncols = ncols;
+	print_table_add(t, headers, NULL);
+	return t;
+}
+
+void
+print_table_free(struct print_table *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	for (size_t i = 0; i < t->nrows; i++)
+		free(t->notes[i]);
+	free(t->cells);
+	free(t->notes);
+	free(t);
+}
+
+void
+print_table_set_width(struct print_table *t, size_t width)
+{
+	t->width = width;
+}
+
+void
+print_table_add(struct print_table *t, const char *const *cells,
+    const char *note)
+{
+	size_t n = t->nrows + 1;
+	char **c, **notes;
+
+	c = reallocarray(t->cells, n * t->ncols, sizeof *c);
+	if (c != NULL)
+		t->cells = c;
+	notes = reallocarray(t->notes, n, sizeof *notes);
+	if (notes != NULL)
+		t->notes = notes;
+	if (c == NULL || notes == NULL)
+		return;
+	for (size_t i = 0; i < t->ncols; i++)
+		c[t->nrows * t->ncols + i] = print_clean(cells[i], ' ');
+	notes[t->nrows] = note != NULL ? print_clean(note, '\n') : NULL;
+	t->nrows = n;
+}
+
+/* Writes s, cut to at most max columns with "..." when it is longer. */
+static void
+print_cut(FILE *f, const char *s, size_t max)
+{
+	size_t n = 0;
+
+	if (max < 4)
+		max = 4;
+	if (print_width(s) <= max) {
+		fputs(s, f);
+		return;
+	}
+	for (; *s != '\0'; s++) {
+		if (((unsigned char)*s & 0xc0) != 0x80 && ++n > max - 3)
+			break;
+		fputc(*s, f);
+	}
+	fputs("...", f);
+}
+
+static void
+print_table_row(const struct print_table *t, const size_t *widths, size_t row,
+    FILE *f)
+{
+	char *const *cells = t->cells + row * t->ncols;
+	size_t last = t->ncols - 1, at = 0;
+
+	while (last > 0 && cells[last][0] == '\0')
+		last--;
+	for (size_t i = 0; i < last; i++) {
+		fprintf(f, "%s%*s", cells[i],
+		    (int)(widths[i] - print_width(cells[i]) + PRINT_GAP), "");
+		at += widths[i] + PRINT_GAP;
+	}
+	if (t->width > 0 && last == t->ncols - 1)
+		print_cut(f, cells[last], t->width > at ? t->width - at : 0);
+	else
+		fputs(cells[last], f);
+	fputc('\n', f);
+	for (const char *p = t->notes[row]; p != NULL; p = strchr(p, '\n')) {
+		p += *p == '\n';
+		fprintf(f, "  %.*s\n", (int)strcspn(p, "\n"), p);
+	}
+}
+
+void
+print_table_write(const struct print_table *t, FILE *f)
+{
+	size_t *widths = calloc(t->ncols, sizeof *widths), w;
+
+	if (widths == NULL)
+		return;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t i = 0; i < t->ncols; i++)
+			if ((w = print_width(t->cells[r * t->ncols + i])) >
+			    widths[i])
+				widths[i] = w;
+	for (size_t r = 0; r < t->nrows; r++)
+		print_table_row(t, widths, r, f);
+	free(widths);
+}
+
+void
+print_json(const json_t *v)
+{
+	json_dumpf(v, stdout, JSON_COMPACT | JSON_ENCODE_ANY);
+	fputc('\n', stdout);
+}
+
+void
+print_pretty(FILE *f, const json_t *v)
+{
+	json_dumpf(v, f, JSON_INDENT(2) | JSON_ENCODE_ANY);
+	fputc('\n', f);
+}
+
+void
+print_line(FILE *f, const char *s)
+{
+	size_t len = strlen(s);
+
+	fputs(s, f);
+	if (len == 0 || s[len - 1] != '\n')
+		fputc('\n', f);
+}
+
+void
+print_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("mcpctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+print_unreachable(const char *path, int error)
+{
+	print_err("cannot reach mcpd at %s: %s", path, strerror(error));
+	fputs("is mcpd running? start it with 'systemctl --user start mcpd' "
+	      "or 'mcpd -d &', or point -s/MCPD_SOCKET at its socket\n",
+	    stderr);
+}
+
+/* What to do next, by error kind or code; NULL when nothing useful. */
+static const char *
+print_error_hint(const json_t *error)
+{
+	switch (jsonrpc_error_get_kind(error)) {
+	case ERRORS_NOT_FOUND:
+		return "see 'mcpctl list'";
+	case ERRORS_STALE_HANDLE:
+		return "the server was reloaded or restarted; get fresh "
+		       "handles with 'mcpctl tools'";
+	case ERRORS_OUTCOME_UNKNOWN:
+		return "the tool may or may not have run; check before "
+		       "retrying";
+	default:
+		break;
+	}
+	if (json_integer_value(json_object_get(error, "code")) ==
+	    JSONRPC_METHOD_NOT_FOUND)
+		return "this mcpd does not know the command; is it older "
+		       "than mcpctl?";
+	return NULL;
+}
+
+/* The upstream server's own error, when the message does not quote it. */
+static void
+print_error_upstream(const json_t *data, const char *message)
+{
+	const json_t *up = json_object_get(data, "upstream");
+	const char *m = json_string_value(json_object_get(up, "message"));
+
+	if (m == NULL || strstr(message, m) != NULL)
+		return;
+	fprintf(stderr, "the server answered: %s (code %lld)\n", m,
+	    (long long)json_integer_value(json_object_get(up, "code")));
+}
+
+static void
+print_error_stderr(const json_t *data)
+{
+	const json_t *lines = json_object_get(data, "stderr"), *line;
+	size_t i;
+
+	if (!json_is_array(lines) || json_array_size(lines) == 0)
+		return;
+	fputs("last lines of the server's stderr:\n", stderr);
+	json_array_foreach(lines, i, line)
+		if (json_is_string(line))
+			fprintf(stderr, "  %s\n", json_string_value(line));
+}
+
+void
+print_error(const json_t *error, bool is_json)
+{
+	const char *message = json_string_value(json_object_get(error,
+	    "message"));
+	const json_t *data = json_object_get(error, "data");
+	const char *hint = print_error_hint(error);
+
+	if (is_json)
+		print_json(error);
+	if (message == NULL || message[0] == '\0')
+		message = "mcpd answered with an error";
+	print_err("%s", message);
+	print_error_upstream(data, message);
+	/* A message that already names an mcpctl command needs no hint. */
+	if (hint != NULL && strstr(message, "mcpctl ") == NULL)
+		fprintf(stderr, "%s\n", hint);
+	print_error_stderr(data);
+}
+
+char *
+print_value(const json_t *v)
+{
+	if (v == NULL || json_is_null(v))
+		return strdup("-");
+	if (json_is_string(v))
+		return strdup(json_string_value(v));
+	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
