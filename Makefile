@@ -40,7 +40,6 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 COMMON_OBJ := $(call obj,$(COMMON_SRC))
 DAEMON_OBJ := $(call obj,$(DAEMON_SRC))
 CTL_OBJ	   := $(call obj,$(CTL_SRC))
-# Unit tests link the daemon's objects, all but the one holding main().
 DAEMON_LIB := $(filter-out $(BUILD)/obj/daemon/mcpd.o,$(DAEMON_OBJ))
 
 MCPD	   := $(BUILD)/mcpd
@@ -64,7 +63,13 @@ $(MCPD): $(DAEMON_OBJ) $(COMMON_OBJ)
 $(MCPCTL): $(CTL_OBJ) $(COMMON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/test-%: $(BUILD)/obj/tests/unit/test-%.o $(DAEMON_LIB) $(COMMON_OBJ)
+# Unit tests link the daemon's objects from an archive, so that a test
+# pulls in only the modules it uses (and their stubs).
+$(BUILD)/libmcpd.a: $(DAEMON_LIB) $(COMMON_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/test-%: $(BUILD)/obj/tests/unit/test-%.o $(BUILD)/libmcpd.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/%: $(BUILD)/obj/bench/%.o $(COMMON_OBJ)

@@ -93,21 +93,28 @@ jsonrpc_parse(const char *line, size_t len, json_error_t *err)
 	return json_loadb(line, len, JSON_DECODE_ANY, err);
 }
 
-static int
-jsonrpc_dump_to_evbuffer(const char *buf, size_t len, void *arg)
-{
-	return evbuffer_add(arg, buf, len);
-}
+#define JSONRPC_FLAGS (JSON_COMPACT | JSON_ENCODE_ANY)
 
+/* Dumps straight into the buffer's free space: one copy, one add. */
 int
 jsonrpc_write(struct evbuffer *out, const json_t *msg)
 {
-	if (json_dump_callback(msg, jsonrpc_dump_to_evbuffer, out,
-		JSON_COMPACT | JSON_ENCODE_ANY) < 0)
-		return -ENOMEM;
-	if (evbuffer_add(out, "\n", 1) < 0)
-		return -ENOMEM;
-	return 0;
+	struct evbuffer_iovec v;
+	size_t want = 4096, n;
+
+	for (;;) {
+		if (evbuffer_reserve_space(out, want + 1, &v, 1) != 1)
+			return -ENOMEM;
+		n = json_dumpb(msg, v.iov_base, v.iov_len, JSONRPC_FLAGS);
+		if (n == 0)
+			return -EINVAL;
+		if (n < v.iov_len)
+			break;
+		want = n;
+	}
+	((char *)v.iov_base)[n] = '\n';
+	v.iov_len = n + 1;
+	return evbuffer_commit_space(out, &v, 1) < 0 ? -ENOMEM : 0;
 }
 
 static json_t *

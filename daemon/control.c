@@ -32,6 +32,7 @@ TAILQ_HEAD(request_list, request);
 
 struct client {
 	struct bufferevent *bev;
+	struct sendq *out;
 	struct linebuf lines;
 	char *agent;
 	struct request_list requests;
@@ -67,6 +68,7 @@ control_client_free(struct client *c)
 	}
 	TAILQ_REMOVE(&control_clients, c, entry);
 	control_nclients--;
+	sendq_free(c->out);
 	bufferevent_free(c->bev);
 	free(c->agent);
 	free(c);
@@ -75,8 +77,7 @@ control_client_free(struct client *c)
 static void
 control_send(struct client *c, json_t *msg)
 {
-	if (c->bev != NULL)
-		jsonrpc_write(bufferevent_get_output(c->bev), msg);
+	sendq_push(c->out, msg);
 	json_decref(msg);
 }
 
@@ -91,8 +92,7 @@ static bool
 control_must_pause(const struct client *c)
 {
 	return c->nrequests >= mcpd_opts.max_client_queue ||
-	    evbuffer_get_length(bufferevent_get_output(c->bev)) >
-	    control_output_limit();
+	    sendq_length(c->out) > control_output_limit();
 }
 
 static void
@@ -134,6 +134,7 @@ control_close_after_flush(struct client *c)
 {
 	c->is_closing = true;
 	bufferevent_disable(c->bev, EV_READ);
+	sendq_flush(c->out);
 	bufferevent_trigger(c->bev, EV_WRITE, BEV_TRIG_IGNORE_WATERMARKS |
 	    BEV_TRIG_DEFER_CALLBACKS);
 }
@@ -404,10 +405,10 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 	if ((c = calloc(1, sizeof *c)) == NULL || (c->agent =
 	    strdup("default")) == NULL)
 		fatal("calloc");
-	c->bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE |
-	    BEV_OPT_DEFER_CALLBACKS);
+	c->bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL)
 		fatalx("cannot make a bufferevent for a control connection");
+	c->out = sendq_new(c->bev);
 	/* Big reads keep a large message in few chains, cheap to scan. */
 	bufferevent_set_max_single_read(c->bev, CONTROL_READ_MAX);
 	linebuf_init(&c->lines, mcpd_opts.max_message);
@@ -538,9 +539,12 @@ static void
 control_flush_now(struct client *c)
 {
 	struct evbuffer *out = bufferevent_get_output(c->bev);
-	size_t len = evbuffer_get_length(out);
-	unsigned char *data = evbuffer_pullup(out, -1);
+	size_t len;
+	unsigned char *data;
 
+	sendq_flush(c->out);
+	len = evbuffer_get_length(out);
+	data = evbuffer_pullup(out, -1);
 	if (data != NULL && len > 0)
 		(void)!write(bufferevent_getfd(c->bev), data, len);
 }

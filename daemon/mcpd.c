@@ -265,6 +265,7 @@ main(int argc, char **argv)
 	/* Let deferred releases and closes run before the loop goes. */
 	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
 	child_close();
+	sendq_close();
 	log_info("stopped");
 	event_free(mcpd_sigterm);
 	event_free(mcpd_sigint);

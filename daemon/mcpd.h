@@ -126,6 +126,19 @@ char *child_describe_status(int status);
 char **child_env_build(char *const *extra);
 void child_strv_free(char **);
 
+/* sendq.c: outgoing lines per peer, written once per loop turn. */
+struct bufferevent;
+struct sendq;
+struct sendq *sendq_new(struct bufferevent *);
+void sendq_free(struct sendq *);
+/* Queues msg as one line; it is written at the end of this loop turn. */
+int sendq_push(struct sendq *, const json_t *msg);
+/* Writes what is queued now (before closing, say). */
+void sendq_flush(struct sendq *);
+/* Bytes not yet taken by the kernel. */
+size_t sendq_length(const struct sendq *);
+void sendq_close(void);
+
 /* logring.c: a bounded ring of stderr lines. */
 struct logring;
 struct logring *logring_new(size_t max_lines);

@@ -21,6 +21,7 @@ struct stdio_transport {
 	const struct child_spec *spec;
 	struct child_io io;
 	struct bufferevent *in, *out, *err;
+	struct sendq *inq; /* what goes to its stdin */
 	struct linebuf out_lines, err_lines;
 	struct event *stop_timer;
 	int stop_step;	      /* 0 running, 1 stdin closed, 2 TERM, 3 KILL */
@@ -45,6 +46,15 @@ stdio_bev_free(struct bufferevent **bev)
 		bufferevent_free(*bev);
 		*bev = NULL;
 	}
+}
+
+/* Closing the child's stdin is how a stdio server is asked to stop. */
+static void
+stdio_close_stdin(struct stdio_transport *st)
+{
+	sendq_free(st->inq);
+	st->inq = NULL;
+	stdio_bev_free(&st->in);
 }
 
 static void
@@ -133,7 +143,7 @@ stdio_pipe_event(struct bufferevent *bev, short what, void *arg)
 	(void)what;
 	/* EOF or error on a pipe: the exit status tells the story. */
 	if (bev == st->in)
-		stdio_bev_free(&st->in);
+		stdio_close_stdin(st);
 	else
 		bufferevent_disable(bev, EV_READ);
 }
@@ -217,6 +227,7 @@ stdio_open(struct transport *t, char **cause)
 	st->err = stdio_bev_new(st, st->io.err, stdio_stderr_read);
 	if (st->in == NULL || st->out == NULL || st->err == NULL)
 		fatalx("cannot make bufferevents for a child's pipes");
+	st->inq = sendq_new(st->in);
 	child_watch(st->io.pid, stdio_exited, st);
 	return 0;
 }
@@ -228,7 +239,7 @@ stdio_send(struct transport *t, const json_t *msg)
 
 	if (st->in == NULL || st->is_closing)
 		return -EPIPE;
-	return jsonrpc_write(bufferevent_get_output(st->in), msg);
+	return sendq_push(st->inq, msg);
 }
 
 static void
@@ -245,7 +256,7 @@ stdio_stop_step(evutil_socket_t fd, short events, void *arg)
 	}
 	st->stop_step++;
 	if (st->stop_step == 1)
-		stdio_bev_free(&st->in); /* closes its stdin */
+		stdio_close_stdin(st);
 	else
 		killpg(st->io.pid, st->stop_step == 2 ? SIGTERM : SIGKILL);
 	if (st->stop_step < 3)
@@ -276,7 +287,7 @@ stdio_release(evutil_socket_t fd, short events, void *arg)
 	(void)fd, (void)events;
 	if (st->stop_timer != NULL)
 		event_free(st->stop_timer);
-	stdio_bev_free(&st->in);
+	stdio_close_stdin(st);
 	stdio_bev_free(&st->out);
 	stdio_bev_free(&st->err);
 	free(st);

@@ -1,0 +1,333 @@
+# SPDX-License-Identifier: ISC
+"""The control socket: framing, errors, socket mode, peer credentials,
+oversized lines and pipelining (doc/control-protocol.md, Framing)."""
+
+import errno
+import json
+import os
+import selectors
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import (DEFAULT_MAX_MESSAGE, DENIED, INVALID_PARAMS,
+                      INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+                      socket_mode)
+
+
+def test_hello_names_daemon_and_agent(mcpd):
+    r = mcpd.rpc.result("mcpd/hello", {})
+    assert r["protocol"] == 1
+    assert r["daemon"]["pid"] == mcpd.pid
+    assert isinstance(r["daemon"]["version"], str) and r["daemon"]["version"]
+    assert r["daemon"]["did"].startswith("did:key:z")
+    assert r["agent"]["name"] == "default"
+    assert r["agent"]["did"].startswith("did:key:")
+
+    with mcpd.client() as c:
+        r2 = c.result("mcpd/hello", {"agent": "alice",
+                                     "client": {"name": "t", "version": "1"}})
+    assert r2["agent"]["name"] == "alice"
+    assert r2["daemon"]["did"] == r["daemon"]["did"]
+    assert r2["agent"]["did"].startswith("did:key:")
+    assert r2["agent"]["did"] != r["agent"]["did"]
+
+
+def test_status_reports_paths_and_limits(mcpd):
+    r = mcpd.rpc.result("mcpd/status")
+    assert r["pid"] == mcpd.pid
+    assert r["socket"] == str(mcpd.sock)
+    assert r["state_dir"] == str(mcpd.state)
+    assert r["servers"] == {"total": 0, "ready": 0}
+    assert r["clients"] >= 1
+    assert r["limits"]["max_message"] == DEFAULT_MAX_MESSAGE
+    assert r["limits"]["max_client_queue"] == 4096
+    assert r["limits"]["log_lines"] == 1000
+    assert isinstance(r["uptime_s"], (int, float)) and r["uptime_s"] >= 0
+
+
+def test_socket_is_0600(mcpd):
+    assert socket_mode(mcpd.sock) == 0o600
+    assert os.stat(mcpd.sock).st_uid == os.getuid()
+
+
+PEER_SCRIPT = r"""
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(10)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print(json.dumps({"connect_errno": e.errno}))
+    sys.exit(0)
+data = b""
+try:
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    end = "eof"
+except socket.timeout:
+    end = "timeout"
+except ConnectionResetError:
+    end = "reset"
+print(json.dumps({"data": data.decode("utf-8", "replace"), "end": end}))
+"""
+
+
+def run_as_nobody(sock):
+    p = subprocess.run(
+        [sys.executable, "-c", PEER_SCRIPT, str(sock)], user=65534,
+        group=65534, extra_groups=[], capture_output=True, timeout=30,
+        stdin=subprocess.DEVNULL, cwd="/")
+    assert p.returncode == 0, p.stderr.decode()
+    return json.loads(p.stdout)
+
+
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="needs root to run a client under another uid")
+def test_peer_of_other_uid_is_refused(mcpd):
+    # The socket directory is 0700 and the socket 0600: the kernel refuses.
+    got = run_as_nobody(mcpd.sock)
+    assert got == {"connect_errno": errno.EACCES}
+
+    # Opened up on purpose: mcpd itself must refuse the peer's uid.
+    for d in (mcpd.base, mcpd.run_dir):
+        os.chmod(d, 0o755)
+    os.chmod(mcpd.sock, 0o666)
+    got = run_as_nobody(mcpd.sock)
+    assert "connect_errno" not in got, got
+    assert got["end"] in ("eof", "reset"), (
+        f"mcpd kept the refused peer's connection open: {got}")
+    lines = [json.loads(l) for l in got["data"].splitlines() if l.strip()]
+    assert len(lines) == 1, got
+    assert lines[0]["error"]["code"] == DENIED
+    assert lines[0]["error"]["data"]["kind"] == "denied"
+    assert "result" not in lines[0]
+
+    # And the daemon's own user still gets through.
+    assert mcpd.rpc.result("mcpd/status")["pid"] == mcpd.pid
+
+
+def test_malformed_json_gets_parse_error_and_client_goes_on(mcpd):
+    with mcpd.client() as c:
+        c.send_raw(b'{"jsonrpc": "2.0", "id": 1, "method": \n')
+        msg = c.read_message()
+        assert msg["error"]["code"] == PARSE_ERROR
+        assert msg["id"] is None
+        c.send_raw(b"\x00\xff garbage\n")
+        msg = c.read_message()
+        assert msg["error"]["code"] == PARSE_ERROR
+        # The same connection still works.
+        assert c.result("mcpd/status")["pid"] == mcpd.pid
+
+
+def test_batch_is_invalid_request(mcpd):
+    with mcpd.client() as c:
+        c.send([{"jsonrpc": "2.0", "id": 1, "method": "mcpd/status"}])
+        msg = c.read_message()
+        assert msg["error"]["code"] == INVALID_REQUEST
+        assert "result" not in msg
+        assert c.result("mcpd/status")["pid"] == mcpd.pid
+
+
+@pytest.mark.parametrize("msg, want_id", [
+    ({"jsonrpc": "2.0", "id": 7}, 7),
+    ({"jsonrpc": "2.0", "id": 8, "method": 5}, 8),
+    ({"id": 9, "method": "mcpd/status"}, 9),
+    ({"jsonrpc": "2.0", "id": {"x": 1}, "method": "mcpd/status"}, None),
+    ("just a string", None),
+])
+def test_invalid_request_object(mcpd, msg, want_id):
+    with mcpd.client() as c:
+        c.send(msg)
+        got = c.read_message()
+        assert got["error"]["code"] == INVALID_REQUEST, got
+        assert got["id"] == want_id
+        assert c.result("mcpd/status")["pid"] == mcpd.pid
+
+
+def test_unknown_method(mcpd):
+    with mcpd.client() as c:
+        for method in ("mcpd/frobnicate", "frobnicate"):
+            resp = c.call(method, {})
+            assert resp["error"]["code"] == METHOD_NOT_FOUND, resp
+        assert c.result("mcpd/status")["pid"] == mcpd.pid
+
+
+@pytest.mark.parametrize("method, params, field", [
+    ("mcpd/load", {"command": "mcp-testserver"}, "command"),
+    ("mcpd/load", {"command": []}, "command"),
+    ("mcpd/load", {"command": ["/bin/true"], "name": "bad name!"}, "name"),
+    ("mcpd/load", {"command": ["/bin/true"], "persist": "yes"}, "persist"),
+    ("mcpd/load", {"command": ["/bin/true"], "bogus": 1}, "bogus"),
+    ("mcpd/list", {"bogus": True}, "bogus"),
+    ("mcpd/unload", {}, "target"),
+    ("mcpd/logs", {"server": 5}, "server"),
+    ("mcpd/logs", {"server": "x", "lines": "many"}, "lines"),
+    ("mcpd/call", {"server": "x", "tool": "y", "timeout_ms": "soon"},
+     "timeout_ms"),
+    ("mcpd/call", {"server": "x", "tool": "y", "arguments": [1]},
+     "arguments"),
+    ("mcpd/hello", {"agent": 42}, "agent"),
+])
+def test_bad_params_name_the_field(mcpd, method, params, field):
+    err = mcpd.rpc.error(method, params)
+    assert err["code"] == INVALID_PARAMS, err
+    assert err["data"]["field"] == field, err
+    assert field in err["message"], err
+    # Nothing was started by a refused load.
+    assert mcpd.list() == []
+
+
+def test_crlf_and_string_ids(mcpd):
+    with mcpd.client() as c:
+        c.send_raw(b'{"jsonrpc":"2.0","id":"abc","method":"mcpd/status"}\r\n')
+        msg = c.read_message()
+        assert msg["id"] == "abc"
+        assert msg["result"]["pid"] == mcpd.pid
+
+
+def test_client_notifications_are_ignored(mcpd):
+    with mcpd.client() as c:
+        c.send({"jsonrpc": "2.0", "method": "mcpd/status"})
+        c.send({"jsonrpc": "2.0", "method": "mcpd/shutdown"})
+        c.send({"jsonrpc": "2.0", "id": 1, "method": "mcpd/status"})
+        msg = c.read_message()
+        assert msg["id"] == 1 and msg["result"]["pid"] == mcpd.pid
+    # The shutdown notification did not stop it.
+    assert mcpd.proc.poll() is None
+    assert mcpd.rpc.result("mcpd/status")["pid"] == mcpd.pid
+
+
+def test_pipelined_requests_in_one_write(mcpd):
+    with mcpd.client() as c:
+        lines = b"".join(
+            json.dumps({"jsonrpc": "2.0", "id": i, "method": m}).encode() +
+            b"\n" for i, m in ((10, "mcpd/status"), (11, "mcpd/list"),
+                               (12, "mcpd/hello")))
+        c.send_raw(lines)
+        assert "pid" in c.response(10)["result"]
+        assert c.response(11)["result"] == {"servers": []}
+        assert c.response(12)["result"]["protocol"] == 1
+
+
+def expect_oversize_close(c, limit):
+    msgs = c.wait_closed(timeout=10)
+    assert len(msgs) == 1, msgs
+    err = msgs[0]["error"]
+    assert msgs[0]["id"] is None
+    assert err["code"] == INVALID_REQUEST
+    assert err["data"]["limit"] == limit
+    assert "kind" not in err["data"]
+
+
+def test_oversized_line_closes_only_that_client(mcpd_factory):
+    limit = 65536
+    d = mcpd_factory("--max-message", str(limit))
+    assert d.rpc.result("mcpd/status")["limits"]["max_message"] == limit
+    other = d.client()
+    big = d.client()
+    try:
+        # A line under the limit is fine.
+        ok = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "mcpd/status",
+                         "params": {}}).encode()
+        pad = b" " * (limit - 1000 - len(ok))
+        big.send_raw(ok[:-1] + pad + b"}\n")
+        assert big.response(1)["result"]["pid"] == d.pid
+
+        line = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "mcpd/hello",
+                           "params": {"agent": "x" * (limit + 10)}})
+        try:
+            big.send_raw(line.encode() + b"\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass    # mcpd may close before it has read it all
+        expect_oversize_close(big, limit)
+
+        # The client that was connected all along still works, and so
+        # does a new one.
+        assert other.result("mcpd/status")["pid"] == d.pid
+        with d.client() as c:
+            assert c.result("mcpd/list") == {"servers": []}
+    finally:
+        other.close()
+        big.close()
+
+
+def test_oversized_line_without_newline_is_not_buffered(mcpd_factory):
+    limit = 65536
+    d = mcpd_factory("--max-message", str(limit))
+    with d.client() as big:
+        try:
+            # Four times the limit and never a newline: mcpd must give up
+            # on the line instead of waiting for its end.
+            for _ in range(4):
+                big.send_raw(b"[" * limit)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        expect_oversize_close(big, limit)
+    assert d.rpc.result("mcpd/status")["pid"] == d.pid
+
+
+def test_32_clients_pipelining_500_calls_each(mcpd):
+    nclients, ncalls = 32, 500
+    mcpd.load_testserver("ts")
+    socks, pending, out, inbuf = [], {}, {}, {}
+    sel = selectors.DefaultSelector()
+    try:
+        for ci in range(nclients):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(str(mcpd.sock))
+            s.setblocking(False)
+            socks.append(s)
+            # Ids repeat across clients on purpose: each connection has its
+            # own id space; the message tells which call an answer is for.
+            reqs = []
+            for i in range(ncalls):
+                reqs.append(json.dumps({
+                    "jsonrpc": "2.0", "id": i, "method": "mcpd/call",
+                    "params": {"server": "ts", "tool": "echo",
+                               "arguments": {"message": f"c{ci}-{i}"}}}))
+            out[s] = ("\n".join(reqs) + "\n").encode()
+            inbuf[s] = bytearray()
+            pending[s] = {i: f"c{ci}-{i}" for i in range(ncalls)}
+            sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE, ci)
+        deadline = time.monotonic() + 120
+        bad = []
+        while any(pending.values()):
+            left = deadline - time.monotonic()
+            assert left > 0, (
+                f"unanswered after 120 s: "
+                f"{sum(len(p) for p in pending.values())} calls")
+            for key, ev in sel.select(min(left, 1.0)):
+                s = key.fileobj
+                if ev & selectors.EVENT_WRITE and out[s]:
+                    n = s.send(out[s])
+                    out[s] = out[s][n:]
+                    if not out[s]:
+                        sel.modify(s, selectors.EVENT_READ, key.data)
+                if ev & selectors.EVENT_READ:
+                    chunk = s.recv(1 << 20)
+                    assert chunk, f"mcpd closed client {key.data}"
+                    inbuf[s] += chunk
+                    *lines, rest = inbuf[s].split(b"\n")
+                    inbuf[s] = bytearray(rest)
+                    for line in lines:
+                        msg = json.loads(line)
+                        want = pending[s].pop(msg.get("id"), None)
+                        if want is None:
+                            bad.append((key.data, "unexpected id", msg))
+                        elif msg.get("result", {}).get(
+                                "structuredContent") != {"message": want}:
+                            bad.append((key.data, want, msg))
+        assert not bad, bad[:5]
+    finally:
+        sel.close()
+        for s in socks:
+            s.close()
+    row = mcpd.row("ts")
+    assert row["state"] == "ready" and row["restarts"] == 0

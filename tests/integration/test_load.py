@@ -1,0 +1,380 @@
+# SPDX-License-Identifier: ISC
+"""mcpd/load, list, tools, unload and reload against the C test server and
+the real @modelcontextprotocol/server-everything over stdio."""
+
+import json
+import os
+
+import pytest
+
+from conftest import (CONFLICT, EVERYTHING_JS, INVALID_PARAMS, NOT_FOUND,
+                      RFC3339_UTC, SERVER_ID, STALE_HANDLE, TESTSERVER,
+                      TESTSERVER_TOOLS, TIMEOUT, UNAVAILABLE, descendants,
+                      direct_tools, everything_cmd, group_members, is_alive,
+                      pgid_of, poll, process_groups, rpc_error_of,
+                      ts_command, wait_gone)
+
+
+def assert_nothing_running(d):
+    """No server process of d is left, and nothing is listed."""
+    assert d.list() == []
+    poll(lambda: descendants(d.pid) == [] or None, timeout=10,
+         what="mcpd's children to end")
+
+
+def test_load_testserver_then_list(mcpd):
+    r = mcpd.load_testserver("ts")
+    assert SERVER_ID.match(r["id"]), r
+    assert r["name"] == "ts"
+    assert r["mode"] == "process"
+    assert r["transport"] == "stdio"
+    assert str(TESTSERVER) in r["endpoint"]
+    assert r["protocol_version"] == "2025-11-25"
+    assert r["tools"] == len(TESTSERVER_TOOLS)
+    assert isinstance(r["generation"], int)
+    assert r["persistent"] is False
+    assert r["server_info"] == {"name": "mcp-testserver", "version": "1.0.0"}
+
+    (row,) = mcpd.list()
+    assert row["id"] == r["id"]
+    assert row["name"] == "ts"
+    assert row["agent"] == "default"
+    assert row["mode"] == "process"
+    assert row["transport"] == "stdio"
+    assert row["endpoint"] == r["endpoint"]
+    assert row["image"] is None and row["container"] is None
+    assert row["state"] == "ready"
+    assert row["protocol_version"] == "2025-11-25"
+    assert row["tools"] == len(TESTSERVER_TOOLS)
+    assert row["generation"] == r["generation"]
+    assert row["persistent"] is False
+    assert row["restarts"] == 0
+    assert row["last_error"] is None
+    assert RFC3339_UTC.match(row["since"]), row["since"]
+    # The pid is the test server itself, below mcpd, in a process group
+    # of its own (not the daemon's).
+    pid = row["pid"]
+    assert is_alive(pid)
+    assert os.readlink(f"/proc/{pid}/exe") == str(TESTSERVER)
+    assert pid in descendants(mcpd.pid)
+    assert pgid_of(pid) != pgid_of(mcpd.pid)
+    assert process_groups(mcpd.pid) == {pgid_of(pid)}
+
+    st = mcpd.rpc.result("mcpd/status")
+    assert st["servers"] == {"total": 1, "ready": 1}
+
+
+def test_load_everything_then_list(mcpd):
+    r = mcpd.load_everything("everything")
+    assert r["protocol_version"] == "2025-11-25"
+    assert r["server_info"]["name"] == "mcp-servers/everything"
+    (row,) = mcpd.list()
+    assert row["state"] == "ready"
+    tools = mcpd.tools("everything")
+    names = [t["name"] for t in tools]
+    assert row["tools"] == r["tools"] == len(tools)
+    assert len(set(names)) == len(names)
+    assert {"echo", "get-structured-content", "get-sum"} <= set(names)
+
+
+def strip_added(tool):
+    return {k: v for k, v in tool.items() if k not in ("server", "handle")}
+
+
+def test_tools_are_verbatim_testserver(mcpd):
+    r = mcpd.load_testserver("ts", "--tools", "3")
+    own = direct_tools(ts_command("--tools", "3"))
+    got = mcpd.tools("ts")
+    assert [strip_added(t) for t in got] == own
+    for t in got:
+        assert t["server"] == "ts"
+        assert t["handle"] == f"ts.{r['generation']}/{t['name']}"
+    echo = next(t for t in got if t["name"] == "echo")
+    # Fields mcpd does not know are kept too.
+    assert echo["x-test-extra"] == {"kept": True}
+    assert echo["inputSchema"]["$schema"] == \
+        "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_tools_are_verbatim_everything(mcpd):
+    mcpd.load_everything("everything")
+    own = {t["name"]: t for t in direct_tools(everything_cmd())}
+    got = {t["name"]: t for t in mcpd.tools("everything")}
+    for name in ("echo", "get-structured-content", "get-sum"):
+        assert strip_added(got[name]) == own[name]
+    assert got["echo"]["inputSchema"] == own["echo"]["inputSchema"]
+    assert "outputSchema" in got["get-structured-content"]
+
+
+def test_tools_of_all_servers_and_unknown_server(mcpd):
+    mcpd.load_testserver("a")
+    mcpd.load_testserver("b", "--tools", "1")
+    tools = mcpd.tools()
+    assert sorted(set(t["server"] for t in tools)) == ["a", "b"]
+    assert len(tools) == 2 * len(TESTSERVER_TOOLS) + 1
+    e = rpc_error_of(mcpd.tools, "nope")
+    assert e.code == NOT_FOUND and e.data["kind"] == "not-found"
+
+
+@pytest.mark.parametrize("by", ["name", "id", "endpoint"])
+def test_unload_leaves_no_process(mcpd, by):
+    r = mcpd.load_testserver("ts")
+    pid = mcpd.row("ts")["pid"]
+    pgid = pgid_of(pid)
+    u = mcpd.rpc.result("mcpd/unload", {"target": r[by]}, timeout=20)
+    assert u == {"id": r["id"], "name": "ts", "stopped_live": True,
+                 "removed_saved": False, "container_removed": False}
+    # Answered after the process is gone.
+    assert not is_alive(pid)
+    assert group_members([pgid]) == []
+    assert mcpd.list() == []
+    assert descendants(mcpd.pid) == []
+    e = rpc_error_of(mcpd.rpc.result, "mcpd/unload", {"target": "ts"})
+    assert e.code == NOT_FOUND
+
+
+def test_unload_everything_leaves_no_process(mcpd):
+    mcpd.load_everything("everything")
+    pid = mcpd.row("everything")["pid"]
+    pgid = pgid_of(pid)
+    before = descendants(mcpd.pid)
+    assert pid in before
+    u = mcpd.rpc.result("mcpd/unload", {"target": "everything"}, timeout=20)
+    assert u["stopped_live"] is True
+    assert not is_alive(pid)
+    assert [p for p in before if is_alive(p)] == []
+    assert group_members([pgid]) == []
+    assert mcpd.list() == []
+
+
+def test_reload_invalidates_old_handles(mcpd):
+    r1 = mcpd.load_testserver("ts")
+    pid1 = mcpd.row("ts")["pid"]
+    h1 = next(t["handle"] for t in mcpd.tools("ts") if t["name"] == "echo")
+    assert mcpd.rpc.result("mcpd/call", {
+        "handle": h1, "arguments": {"message": "one"}})[
+        "structuredContent"] == {"message": "one"}
+
+    r2 = mcpd.rpc.result("mcpd/reload", {"target": "ts"}, timeout=60)
+    assert r2["id"] == r1["id"] and r2["name"] == "ts"
+    assert r2["generation"] != r1["generation"]
+    assert r2["tools"] == len(TESTSERVER_TOOLS)
+    row = mcpd.row("ts")
+    assert row["generation"] == r2["generation"]
+    assert row["state"] == "ready"
+    assert row["pid"] != pid1
+    wait_gone([pid1], what="the old generation's process")
+
+    e = rpc_error_of(mcpd.rpc.result, "mcpd/call",
+                     {"handle": h1, "arguments": {"message": "x"}})
+    assert e.code == STALE_HANDLE
+    assert e.data["kind"] == "stale-handle"
+    assert e.data["current_generation"] == r2["generation"]
+
+    h2 = next(t["handle"] for t in mcpd.tools("ts") if t["name"] == "echo")
+    assert h2 == f"ts.{r2['generation']}/echo" != h1
+    assert mcpd.rpc.result("mcpd/call", {
+        "handle": h2, "arguments": {"message": "two"}})[
+        "structuredContent"] == {"message": "two"}
+
+
+def test_failed_reload_keeps_the_old_connection(mcpd, tmp_path):
+    # A wrapper whose behaviour changes between load and reload.
+    script = tmp_path / "server.sh"
+    flag = tmp_path / "broken"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"if [ -e {flag} ]; then echo 'broken on purpose' >&2; exit 7; fi\n"
+        f"exec {TESTSERVER}\n")
+    script.chmod(0o755)
+    r1 = mcpd.load([script], name="wrapped")
+    pid1 = mcpd.row("wrapped")["pid"]
+    flag.touch()
+    e = rpc_error_of(mcpd.rpc.result, "mcpd/reload", {"target": "wrapped"},
+                     timeout=60)
+    assert e.code in (UNAVAILABLE, TIMEOUT), e
+    row = mcpd.row("wrapped")
+    assert row["state"] == "ready"
+    assert row["generation"] == r1["generation"]
+    assert row["pid"] == pid1 and is_alive(pid1)
+    assert mcpd.call("wrapped", "echo", {"message": "still"})[
+        "structuredContent"] == {"message": "still"}
+
+
+def test_load_is_idempotent(mcpd):
+    r1 = mcpd.load_testserver("ts")
+    pid = mcpd.row("ts")["pid"]
+    r2 = mcpd.load_testserver("ts")
+    assert r2["id"] == r1["id"]
+    assert r2["generation"] == r1["generation"]
+    (row,) = mcpd.list()
+    assert row["pid"] == pid and row["restarts"] == 0
+    assert process_groups(mcpd.pid) == {pgid_of(pid)}
+
+
+def test_name_conflict(mcpd):
+    r = mcpd.load_testserver("dup")
+    pid = mcpd.row("dup")["pid"]
+    e = rpc_error_of(mcpd.load, ts_command("--tools", "2"), name="dup")
+    assert e.code == CONFLICT and e.data["kind"] == "conflict"
+    assert "dup" in e.message
+    (row,) = mcpd.list()
+    assert row["id"] == r["id"] and row["pid"] == pid
+    assert row["endpoint"] == r["endpoint"] and row["state"] == "ready"
+    assert process_groups(mcpd.pid) == {pgid_of(pid)}
+
+
+def test_load_of_missing_command_fails_clearly(mcpd):
+    missing = "/nonexistent/mcpd-test/mcp-nothing"
+    e = rpc_error_of(mcpd.load, [missing], name="nothing")
+    assert e.code == UNAVAILABLE and e.data["kind"] == "unavailable"
+    assert missing in e.message
+    assert "no such file" in e.message.lower()
+    assert_nothing_running(mcpd)
+
+
+def test_load_target_is_not_supported_yet(mcpd):
+    e = rpc_error_of(mcpd.rpc.result, "mcpd/load",
+                     {"target": "https://example.com/mcp"})
+    assert e.code == UNAVAILABLE and e.data["kind"] == "unavailable"
+    assert "https://example.com/mcp" in e.message
+    e = rpc_error_of(mcpd.rpc.result, "mcpd/load",
+                     {"target": "https://example.com/mcp",
+                      "command": [str(TESTSERVER)]})
+    assert e.code == INVALID_PARAMS
+    assert_nothing_running(mcpd)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--protocol-version", "1999-01-01"], ["1999-01-01"]),
+    (["--repeat-cursor"], ["cursor"]),
+    (["--protocol-version", "2024-10-07"], ["2024-10-07"]),
+])
+def test_load_fails_on_bad_handshake(mcpd, args, words):
+    e = rpc_error_of(mcpd.load_testserver, "bad", *args)
+    assert e.code == UNAVAILABLE and e.data["kind"] == "unavailable", e
+    for w in words:
+        assert w in e.message.lower(), e.message
+    # The server's stderr comes with the error.
+    assert any("initialize" in line for line in e.data["stderr"]), e.data
+    assert_nothing_running(mcpd)
+
+
+def test_load_deadline(mcpd):
+    e = rpc_error_of(mcpd.load_testserver, "slow", "--start-delay-ms",
+                     "30000", timeout_ms=500)
+    assert e.code in (UNAVAILABLE, TIMEOUT), e
+    msg = e.message.lower()
+    assert "500 ms" in msg or "time" in msg or "deadline" in msg, e.message
+    assert_nothing_running(mcpd)
+
+
+@pytest.mark.parametrize("switch", ["--garbage", "--early-notify"])
+def test_misbehaving_server_still_loads(mcpd, switch):
+    r = mcpd.load_testserver("odd", switch)
+    assert r["tools"] == len(TESTSERVER_TOOLS)
+    assert mcpd.call("odd", "echo", {"message": "ok"})[
+        "structuredContent"] == {"message": "ok"}
+    assert mcpd.row("odd")["state"] == "ready"
+
+
+def parse_answer(lines, request_id):
+    prefix = f"client answered {request_id}: "
+    for line in lines:
+        if line.startswith(prefix):
+            return json.loads(line[len(prefix):])
+    return None
+
+
+def test_server_requests_are_answered(mcpd):
+    mcpd.load_testserver("pinger", "--ping-client")
+    lines = mcpd.wait_log(
+        "pinger", lambda ls: parse_answer(ls, "srv-1") and
+        parse_answer(ls, "srv-2"), what="answers to ping and roots/list")
+    ping = parse_answer(lines, "srv-1")
+    assert ping["id"] == "srv-1" and ping["result"] == {}
+    # No roots capability: refused with a JSON-RPC error, not ignored.
+    roots = parse_answer(lines, "srv-2")
+    assert roots["id"] == "srv-2" and "result" not in roots
+    assert isinstance(roots["error"]["code"], int)
+    assert mcpd.row("pinger")["state"] == "ready"
+
+
+def test_pagination_gives_every_tool(mcpd):
+    r = mcpd.load_testserver("paged", "--tools", "20", "--page-size", "3")
+    want = TESTSERVER_TOOLS + [f"t{i}" for i in range(20)]
+    assert r["tools"] == len(want)
+    assert [t["name"] for t in mcpd.tools("paged")] == want
+
+
+def test_list_changed_grows_the_tool_count(mcpd):
+    mcpd.load_testserver("ts")
+    gen = mcpd.row("ts")["generation"]
+    mcpd.call("ts", "notify_changed")
+    row = mcpd.wait_row("ts", lambda r: r["tools"] == len(TESTSERVER_TOOLS) + 1,
+                        what="the tool count to grow")
+    assert row["generation"] == gen     # same connection, fresh listing
+    names = [t["name"] for t in mcpd.tools("ts")]
+    assert "extra_1" in names
+    handle = next(t["handle"] for t in mcpd.tools("ts")
+                  if t["name"] == "extra_1")
+    assert mcpd.rpc.result("mcpd/call", {
+        "handle": handle, "arguments": {"message": "new"}})[
+        "structuredContent"] == {"message": "new"}
+
+
+def test_stderr_lines_show_in_logs(mcpd):
+    mcpd.load_testserver("ts")
+    mcpd.call("ts", "stderr", {"lines": 5, "text": "marker-logs"})
+    want = [f"marker-logs {i}" for i in range(5)]
+    lines = mcpd.wait_log("ts", lambda ls: all(w in ls for w in want),
+                          what="the marker lines")
+    assert [l for l in lines if l.startswith("marker-logs")] == want
+    # stdout never leaks into the stderr ring.
+    assert not any('"jsonrpc"' in l for l in lines)
+    two = mcpd.logs("ts", lines=2)
+    assert two == mcpd.logs("ts")[-2:]
+    e = rpc_error_of(mcpd.logs, "nope")
+    assert e.code == NOT_FOUND
+
+
+def test_environment_is_minimal_plus_spec(mcpd_factory):
+    d = mcpd_factory(env={"MCPD_IT_LEAK": "must-not-reach-servers"})
+    d.load_everything("ev", env={"MCPD_IT_VAR": "from-load"})
+    r = d.call("ev", "get-env")
+    env = json.loads(r["content"][0]["text"])
+    assert env["MCPD_IT_VAR"] == "from-load"
+    assert "MCPD_IT_LEAK" not in env
+    allowed = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG",
+               "MCPD_IT_VAR"}
+    assert set(env) <= allowed, sorted(set(env) - allowed)
+
+
+def test_agents_are_separate(mcpd):
+    with mcpd.client() as alice:
+        alice.result("mcpd/hello", {"agent": "alice"})
+        alice.result("mcpd/load", {"command": [str(TESTSERVER)],
+                                   "name": "ts"}, timeout=60)
+        assert [r["name"] for r in alice.result("mcpd/list")["servers"]] == \
+            ["ts"]
+        # The default agent sees none of alice's servers by default...
+        assert mcpd.list() == []
+        rows = mcpd.list(all=True)
+        assert [(r["name"], r["agent"]) for r in rows] == [("ts", "alice")]
+        e = rpc_error_of(mcpd.call, "ts", "echo", {"message": "x"})
+        assert e.code == NOT_FOUND
+        # ...and may use the same name for its own server.
+        mcpd.load_testserver("ts")
+        rows = mcpd.list(all=True)
+        assert sorted(r["agent"] for r in rows) == ["alice", "default"]
+        assert len(process_groups(mcpd.pid)) == 2
+        assert alice.result("mcpd/call", {
+            "server": "ts", "tool": "echo",
+            "arguments": {"message": "a"}})["structuredContent"] == \
+            {"message": "a"}
+
+
+def test_everything_package_is_installed():
+    # Fails loudly (never skips) when the npm peers are missing.
+    assert EVERYTHING_JS.is_file(), \
+        "run scripts/install-deps --test-peers"

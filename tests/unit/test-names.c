@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: ISC */
+/* Unit tests of common/names.c: names, names from commands, handles. */
+#include <errno.h>
+#include <stdint.h>
+
+#include "names.h"
+#include "tap.h"
+
+#define N63 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+static const char *const good_names[] = {
+	"a",
+	"Z",
+	"9",
+	"everything",
+	"server-everything",
+	"my_server",
+	"MyServer",
+	"0-_",
+	"a-",
+	"x_",
+	N63,
+};
+
+static const char *const bad_names[] = {
+	"",
+	N63 "x",
+	"-a",
+	"_a",
+	"a.b",
+	".a",
+	"a/b",
+	"/",
+	"a b",
+	" a",
+	"a ",
+	"a\tb",
+	"a\n",
+	"caf\xc3\xa9",
+	"\xc3\xa9t\xc3\xa9",
+	"a:b",
+	"a@b",
+	"a+b",
+	"a=b",
+};
+
+static void
+test_valid(void)
+{
+	TAP_CHECK_INT(strlen(N63), NAMES_MAX);
+	for (size_t i = 0; i < TAP_COUNT(good_names); i++)
+		TAP_CHECK(names_valid(good_names[i]),
+		    "expected \"%s\" to be accepted", good_names[i]);
+	for (size_t i = 0; i < TAP_COUNT(bad_names); i++)
+		TAP_CHECK(!names_valid(bad_names[i]),
+		    "expected \"%s\" to be refused", bad_names[i]);
+	TAP_CHECK(!names_valid(NULL), "expected NULL to be refused");
+}
+
+/* A command and the name it should give; NULL: any valid name. */
+struct argv_case {
+	const char *argv[6];
+	const char *want;
+};
+
+static const struct argv_case argv_cases[] = {
+	{ { "npx", "-y", "@modelcontextprotocol/server-everything" },
+	    "server-everything" },
+	{ { "npx", "-y", "@scope/pkg@1.2.3" }, "pkg" },
+	{ { "npx", "@scope/server-x@latest", "stdio" }, "server-x" },
+	{ { "/usr/bin/npx", "--yes", "some-server" }, "some-server" },
+	{ { "node", "/path/dist/index.js" }, NULL },
+	{ { "/usr/bin/my-server", "--flag" }, "my-server" },
+	{ { "my-server" }, "my-server" },
+	{ { "python3", "-m", "mod" }, "mod" },
+	{ { "uvx", "mcp-server-fetch" }, "mcp-server-fetch" },
+	{ { "./my-tool.py" }, "my-tool" },
+	{ { "node", "/x/server-foo/dist/index.js" }, "server-foo" },
+	{ { "python3", "/opt/srv/weather.v2.py" }, "weather-v2" },
+	{ { "npx" }, NULL },
+	{ { "env", "A=1", "srv" }, "srv" },
+};
+
+static void
+check_argv(const struct argv_case *c)
+{
+	char *name = names_from_argv(c->argv);
+	const char *cmd = c->argv[0];
+
+	TAP_CHECK(name != NULL && names_valid(name),
+	    "%s ...: expected a valid name, got %s", cmd, tap_str_show(name));
+	if (c->want != NULL)
+		TAP_CHECK(tap_str_eq(name, c->want),
+		    "%s ...: expected \"%s\", got \"%s\"", cmd, c->want,
+		    tap_str_show(name));
+	free(name);
+}
+
+static void
+test_from_argv(void)
+{
+	for (size_t i = 0; i < TAP_COUNT(argv_cases); i++)
+		check_argv(&argv_cases[i]);
+}
+
+static void
+test_from_argv_nothing(void)
+{
+	const char *empty[] = { NULL };
+	const char *unusable[] = { "...", NULL };
+	const char *scope_only[] = { "npx", "-y", "@", NULL };
+	char *name;
+
+	TAP_CHECK(names_from_argv(NULL) == NULL, "expected NULL for NULL");
+	TAP_CHECK(names_from_argv(empty) == NULL, "expected NULL for {}");
+	name = names_from_argv(unusable);
+	TAP_CHECK(name == NULL, "\"...\": expected NULL, got \"%s\"",
+	    tap_str_show(name));
+	free(name);
+	name = names_from_argv(scope_only);
+	TAP_CHECK(name == NULL || names_valid(name),
+	    "\"npx -y @\": expected NULL or a valid name, got \"%s\"",
+	    tap_str_show(name));
+	free(name);
+}
+
+static void
+test_from_argv_long(void)
+{
+	const char *argv[] = { N63 N63, NULL };
+	char *name = names_from_argv(argv);
+
+	/* An over-long program name is cut to a valid name, not refused. */
+	TAP_CHECK(name != NULL && names_valid(name),
+	    "expected a valid name, got %s", tap_str_show(name));
+	free(name);
+}
+
+static void
+test_handle_format(void)
+{
+	char *h;
+
+	h = names_handle_format("everything", 3, "echo");
+	TAP_CHECK_STR(h, "everything.3/echo");
+	free(h);
+	h = names_handle_format("s", UINT64_MAX, "a.b/c");
+	TAP_CHECK_STR(h, "s.18446744073709551615/a.b/c");
+	free(h);
+}
+
+/* Formats a handle, parses it back, and checks every part. */
+static void
+check_round_trip(const char *server, uint64_t gen, const char *tool)
+{
+	char *h = names_handle_format(server, gen, tool);
+	char *got_server = NULL, *got_tool = NULL;
+	uint64_t got_gen = 0;
+	int r;
+
+	TAP_REQUIRE(h != NULL, "expected a handle for %s", server);
+	r = names_handle_parse(h, &got_server, &got_gen, &got_tool);
+	TAP_CHECK(r == 0, "%s: expected 0, got %d", h, r);
+	TAP_CHECK_STR(got_server, server);
+	TAP_CHECK(got_gen == gen, "%s: expected generation %llu, got %llu", h,
+	    (unsigned long long)gen, (unsigned long long)got_gen);
+	TAP_CHECK_STR(got_tool, tool);
+	free(got_server);
+	free(got_tool);
+	free(h);
+}
+
+static void
+test_handle_round_trip(void)
+{
+	check_round_trip("everything", 3, "echo");
+	check_round_trip("a", 0, "t");
+	check_round_trip("srv-1_x", 42, "get-structured-content");
+	check_round_trip("s", UINT64_MAX, "a.b/c.1/d");
+	check_round_trip(N63, 7, "tool with spaces");
+}
+
+static const char *const bad_handles[] = {
+	"",
+	"x",
+	"a/b",
+	"a.b/",
+	"a.1/",
+	".1/x",
+	"a./t",
+	"a.1x/t",
+	"a.x1/t",
+	"a.-1/t",
+	"a.+1/t",
+	"a. 1/t",
+	"a.99999999999999999999999/t",
+	"a.18446744073709551616/t",
+	"bad name.1/t",
+	"a.b.1/t",
+	"-a.1/t",
+	"/a.1/t",
+	"a.1",
+	"a1/t",
+};
+
+static void
+test_handle_parse_failures(void)
+{
+	for (size_t i = 0; i < TAP_COUNT(bad_handles); i++) {
+		char *server = (char *)"untouched", *tool = server;
+		uint64_t gen = 77;
+		int r = names_handle_parse(bad_handles[i], &server, &gen,
+		    &tool);
+
+		TAP_CHECK(r == -EINVAL, "\"%s\": expected -EINVAL, got %d",
+		    bad_handles[i], r);
+		/* ret_ parameters are written only on success. */
+		TAP_CHECK(strcmp(server, "untouched") == 0 && gen == 77 &&
+			strcmp(tool, "untouched") == 0,
+		    "\"%s\": expected the outputs untouched", bad_handles[i]);
+	}
+	TAP_CHECK_INT(names_handle_parse(NULL, NULL, NULL, NULL), -EINVAL);
+}
+
+static const struct tap_test tests[] = {
+	{ "names_valid accepts and refuses", test_valid },
+	{ "names_from_argv finds the package or program", test_from_argv },
+	{ "names_from_argv gives NULL when nothing is usable",
+	    test_from_argv_nothing },
+	{ "names_from_argv cuts an over-long name", test_from_argv_long },
+	{ "handle format", test_handle_format },
+	{ "handle format and parse round trip", test_handle_round_trip },
+	{ "handle parse refuses what is not a handle",
+	    test_handle_parse_failures },
+};
+
+int
+main(void)
+{
+	return tap_run(tests, TAP_COUNT(tests));
+}
