@@ -4,7 +4,7 @@
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
-UNITDIR	?= $(PREFIX)/lib/systemd/user
+UNITDIR	?= $(PREFIX)/share/systemd/user
 BUILD	?= build
 CC	?= cc
 PKG_CONFIG ?= pkg-config

@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -73,7 +72,7 @@ static const struct netaddr_rule netaddr_rules[] = {
 	    "255.255.255.255, limited broadcast" },
 
 	{ AF_INET6, "::", 0, NETADDR_RESERVED,
-	    "outside 2000::/3, the global unicast" },
+	    "outside the global unicast 2000::/3" },
 	{ AF_INET6, "::", 128, NETADDR_UNSPECIFIED, "::" },
 	{ AF_INET6, "::1", 128, NETADDR_LOOPBACK, "::1" },
 	{ AF_INET6, "::", 96, NETADDR_RESERVED,
@@ -405,14 +404,14 @@ netaddr_has_space(const char *s)
 }
 
 /*
- * IPv4: inet_aton, because it reads what getaddrinfo() and the old
- * resolver calls read (glibc getaddrinfo uses it, less trailing blanks,
- * refused here). A host whose last label starts with a digit is meant as a
- * number (no top-level domain does), so what inet_aton refuses ("1.2.3.4.5",
- * "256.1.1.1", "0x1g") is invalid rather than a name; one trailing dot is
- * dropped, as resolvers and URL parsers do. IPv6: inet_pton, bare or in
- * brackets; a zone ("fe80::1%eth0") is refused, link-local being refused
- * anyway.
+ * IPv4: inet_aton, as it reads the forms that getaddrinfo(AI_NUMERICHOST)
+ * reads (glibc uses a variant that also refuses a trailing blank, as this
+ * does). No top-level domain starts with a digit, so a host whose last
+ * label does is meant as a number: what inet_aton refuses there
+ * ("1.2.3.4.5", "256.1.1.1", "0x1g") is invalid, not a name to resolve.
+ * One trailing dot is dropped, as resolvers and URL parsers drop it.
+ * IPv6: inet_pton, bare or in brackets; a zone ("fe80::1%eth0") is
+ * refused, as what it may follow (link-local) is refused anyway.
  */
 int
 netaddr_parse_literal(const char *host, struct sockaddr_storage *ret_addr)

@@ -25,8 +25,9 @@ enum netaddr_class {
 
 /*
  * The class of an AF_INET or AF_INET6 address. An IPv6 form that embeds an
- * IPv4 address (mapped, NAT64, 6to4) takes the stricter of the two classes.
- * NULL and other families are NETADDR_RESERVED, so that they are refused.
+ * IPv4 address (mapped, NAT64, 6to4) takes the stricter of the two classes;
+ * loopback through NAT64 or 6to4 is reserved, as it leaves this host. NULL
+ * and other families are NETADDR_RESERVED, so that they are refused.
  */
 enum netaddr_class netaddr_classify(const struct sockaddr *sa);
 /* The short name of a class ("private", "carrier-grade NAT"); NULL if none. */

@@ -105,9 +105,7 @@ sse_field_begin(struct sse_parser *p)
 {
 	int r;
 
-	p->field = p->name_len <= sizeof p->name ?
-	    sse_field_lookup(p->name, p->name_len) :
-	    SSE_FIELD_OTHER;
+	p->field = sse_field_lookup(p->name, p->name_len);
 	switch (p->field) {
 	case SSE_FIELD_DATA:
 		if (p->has_data &&
@@ -302,8 +300,8 @@ sse_line_end(struct sse_parser *p, sse_event_fn *fn, void *arg)
 
 	if (!is_blank && p->state == SSE_STATE_NAME)
 		r = sse_field_begin(p);
-	if (!is_blank && r == 0 && p->state != SSE_STATE_COMMENT)
-		sse_field_end(p);
+	if (!is_blank && r == 0)
+		sse_field_end(p); /* a comment's field is SSE_FIELD_OTHER */
 	p->state = SSE_STATE_NAME;
 	p->field = SSE_FIELD_OTHER;
 	p->name_len = 0;

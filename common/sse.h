@@ -83,7 +83,7 @@ struct sse_parser {
 	bool is_after_cr;  /* a LF now belongs to the last line end */
 	enum sse_state state;
 	enum sse_field field; /* the field of the current line */
-	char name[8];	      /* its name so far, up to 8 bytes */
+	char name[8];	      /* its first bytes: the known names fit */
 	size_t name_len;      /* its whole length */
 	size_t line_len;      /* bytes of the current line */
 

@@ -39,6 +39,7 @@ struct client {
 	size_t nrequests;
 	bool is_closing;
 	bool is_paused;
+	bool is_eof; /* the client shut its side: answer, then close */
 	TAILQ_ENTRY(client) entry;
 };
 
@@ -98,7 +99,8 @@ control_must_pause(const struct client *c)
 static void
 control_maybe_resume(struct client *c)
 {
-	if (!c->is_paused || c->is_closing || control_must_pause(c))
+	if (!c->is_paused || c->is_closing || c->is_eof ||
+	    control_must_pause(c))
 		return;
 	c->is_paused = false;
 	bufferevent_enable(c->bev, EV_READ);
@@ -120,12 +122,23 @@ control_write(struct bufferevent *bev, void *arg)
 	control_maybe_resume(c);
 }
 
+static void control_close_after_flush(struct client *);
+
+/* A client that shut its write side still gets every answer it asked. */
 static void
 control_event(struct bufferevent *bev, short what, void *arg)
 {
+	struct client *c = arg;
+
 	(void)bev;
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
-		control_client_free(arg);
+	if ((what & BEV_EVENT_ERROR) || !(what & BEV_EVENT_EOF)) {
+		control_client_free(c);
+		return;
+	}
+	c->is_eof = true;
+	bufferevent_disable(c->bev, EV_READ);
+	if (c->nrequests == 0)
+		control_close_after_flush(c);
 }
 
 /* Sends what is queued, then closes: for clients that broke the framing. */
@@ -163,7 +176,10 @@ control_finish(struct request *r, json_t *msg)
 		TAILQ_REMOVE(&c->requests, r, entry);
 		c->nrequests--;
 		control_send(c, msg);
-		control_maybe_resume(c);
+		if (c->is_eof && c->nrequests == 0)
+			control_close_after_flush(c);
+		else
+			control_maybe_resume(c);
 	} else
 		json_decref(msg);
 	json_decref(r->id);
@@ -510,6 +526,22 @@ control_bind(const char *path, char **cause)
 	return fd;
 }
 
+/* The path a socket is bound to, so that status tells the truth. */
+static void
+control_learn_path(int fd)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof sun;
+
+	memset(&sun, 0, sizeof sun);
+	if (getsockname(fd, (struct sockaddr *)&sun, &len) < 0 ||
+	    sun.sun_path[0] == '\0')
+		return;
+	sun.sun_path[sizeof sun.sun_path - 1] = '\0';
+	free(mcpd_opts.socket_path);
+	mcpd_opts.socket_path = strdup(sun.sun_path);
+}
+
 int
 control_listen(const char *path, int activated_fd, char **cause)
 {
@@ -528,6 +560,7 @@ control_listen(const char *path, int activated_fd, char **cause)
 	evconnlistener_set_error_cb(control_listener, control_accept_error);
 	control_retry_timer = evtimer_new(mcpd_base, control_retry_accept,
 	    NULL);
+	control_learn_path(fd); /* may replace path: do it last */
 	return 0;
 }
 
