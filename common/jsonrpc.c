@@ -40,13 +40,15 @@ jsonrpc_classify_response(json_t *msg, struct jsonrpc_msg *m, char **cause)
 	code = json_object_get(error, "code");
 	message = json_object_get(error, "message");
 	if (!json_is_object(error) || !json_is_integer(code))
-		return jsonrpc_fail(cause, "error must be an object with an "
+		return jsonrpc_fail(cause,
+		    "error must be an object with an "
 		    "integer code");
 	m->type = JSONRPC_ERROR;
 	m->error = error;
 	m->error_code = (int)json_integer_value(code);
 	m->error_message = json_is_string(message) ?
-	    json_string_value(message) : "";
+	    json_string_value(message) :
+	    "";
 	return 0;
 }
 
@@ -60,8 +62,8 @@ jsonrpc_classify(json_t *msg, struct jsonrpc_msg *ret, char **cause)
 	if (!json_is_object(msg))
 		return jsonrpc_fail(cause, "a message must be a JSON object");
 	if (!json_is_string(json_object_get(msg, "jsonrpc")) ||
-	    strcmp(json_string_value(json_object_get(msg, "jsonrpc")),
-		"2.0") != 0)
+	    strcmp(json_string_value(json_object_get(msg, "jsonrpc")), "2.0") !=
+		0)
 		return jsonrpc_fail(cause, "jsonrpc must be \"2.0\"");
 	m.id = json_object_get(msg, "id");
 	if (m.id != NULL && !jsonrpc_id_valid(m.id))
@@ -150,8 +152,8 @@ jsonrpc_result(json_t *id, json_t *result)
 {
 	json_t *m = jsonrpc_new(id != NULL ? id : json_null());
 
-	json_object_set_new(m, "result", result != NULL ? result :
-	    json_object());
+	json_object_set_new(m, "result",
+	    result != NULL ? result : json_object());
 	return m;
 }
 

@@ -21,12 +21,12 @@ enum jsonrpc_type {
 /* The parts of one message; every pointer is borrowed from the message. */
 struct jsonrpc_msg {
 	enum jsonrpc_type type;
-	json_t *id;	     /* request, result, error; NULL on notification */
-	const char *method;  /* request, notification */
-	json_t *params;	     /* request, notification; may be NULL */
-	json_t *result;	     /* result */
-	json_t *error;	     /* error object */
-	int error_code;	     /* error */
+	json_t *id;	    /* request, result, error; NULL on notification */
+	const char *method; /* request, notification */
+	json_t *params;	    /* request, notification; may be NULL */
+	json_t *result;	    /* result */
+	json_t *error;	    /* error object */
+	int error_code;	    /* error */
 	const char *error_message;
 };
 
@@ -45,8 +45,7 @@ int jsonrpc_write(struct evbuffer *out, const json_t *msg);
 json_t *jsonrpc_request(json_t *id, const char *method, json_t *params);
 json_t *jsonrpc_notification(const char *method, json_t *params);
 json_t *jsonrpc_result(json_t *id, json_t *result);
-json_t *jsonrpc_error(json_t *id, int code, const char *message,
-    json_t *data);
+json_t *jsonrpc_error(json_t *id, int code, const char *message, json_t *data);
 /* An application error: the kind's code, and data.kind set (data stolen). */
 json_t *jsonrpc_error_kind(json_t *id, enum errors_kind, const char *message,
     json_t *data);

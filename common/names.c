@@ -32,9 +32,27 @@ names_valid(const char *name)
 
 /* Programs that run another program named by a later argument. */
 static const char *const names_runners[] = {
-	"npx", "node", "nodejs", "bun", "bunx", "deno", "uvx", "uv", "python",
-	"python3", "pipx", "sh", "bash", "env", "docker", "podman", "pnpm",
-	"yarn", "npm", "exec", NULL,
+	"npx",
+	"node",
+	"nodejs",
+	"bun",
+	"bunx",
+	"deno",
+	"uvx",
+	"uv",
+	"python",
+	"python3",
+	"pipx",
+	"sh",
+	"bash",
+	"env",
+	"docker",
+	"podman",
+	"pnpm",
+	"yarn",
+	"npm",
+	"exec",
+	NULL,
 };
 
 static bool
@@ -56,8 +74,18 @@ names_basename(const char *path)
 
 /* Path parts that say nothing about which server it is. */
 static const char *const names_generic[] = {
-	"index", "main", "cli", "server", "dist", "build", "lib", "bin", "src",
-	"out", "app", NULL,
+	"index",
+	"main",
+	"cli",
+	"server",
+	"dist",
+	"build",
+	"lib",
+	"bin",
+	"src",
+	"out",
+	"app",
+	NULL,
 };
 
 static bool
@@ -133,9 +161,9 @@ names_from_argv(const char *const *argv)
 			return NULL;
 		if (argv[i][0] == '-')
 			continue;
-		if (strcmp(argv[i], "run") == 0 || strcmp(argv[i], "exec") ==
-		    0 || strcmp(argv[i], "x") == 0 || strchr(argv[i], '=') !=
-		    NULL)
+		if (strcmp(argv[i], "run") == 0 ||
+		    strcmp(argv[i], "exec") == 0 || strcmp(argv[i], "x") == 0 ||
+		    strchr(argv[i], '=') != NULL)
 			continue;
 		return names_clean(argv[i]);
 	}

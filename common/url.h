@@ -41,14 +41,14 @@
 
 /* A parsed URL; it owns its strings (url_free). */
 struct url {
-	char *scheme;	/* "http" or "https" */
-	char *host;	/* lower-case, no trailing dot; IPv6 without brackets */
+	char *scheme; /* "http" or "https" */
+	char *host;   /* lower-case, no trailing dot; IPv6 without brackets */
 	bool is_ipv6_literal;
 	bool has_userinfo;
-	uint16_t port;	/* the explicit port, or the scheme's default */
+	uint16_t port; /* the explicit port, or the scheme's default */
 	bool has_explicit_port;
-	char *path;	/* starts with "/" */
-	char *query;	/* after "?", NULL when absent or empty */
+	char *path;  /* starts with "/" */
+	char *query; /* after "?", NULL when absent or empty */
 	bool has_fragment;
 };
 

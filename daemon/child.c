@@ -22,8 +22,8 @@ struct child_watcher {
 	void *arg;
 	LIST_ENTRY(child_watcher) entry;
 };
-static LIST_HEAD(, child_watcher) child_watchers =
-    LIST_HEAD_INITIALIZER(child_watchers);
+static LIST_HEAD(,
+    child_watcher) child_watchers = LIST_HEAD_INITIALIZER(child_watchers);
 static struct event *child_sigchld;
 
 /* What the shim and the server report through the error pipe. */
@@ -104,8 +104,7 @@ child_unwatch(pid_t pid)
 
 /* Runs in the server's process between fork and exec. */
 static void __attribute__((noreturn))
-child_exec(const struct child_spec *spec, int fds[3], int errfd,
-    pid_t parent)
+child_exec(const struct child_spec *spec, int fds[3], int errfd, pid_t parent)
 {
 	struct child_failure f = { 0, 0 };
 	const int sigs[] = { SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
@@ -135,8 +134,7 @@ fail:
 }
 
 /* The shim ends the way its server ended, so that mcpd sees the same. */
-static void __attribute__((noreturn))
-child_shim_exit(int status)
+static void __attribute__((noreturn)) child_shim_exit(int status)
 {
 	sigset_t set;
 
@@ -157,8 +155,7 @@ child_shim_exit(int status)
  * node) cannot outlive the daemon.
  */
 static void __attribute__((noreturn))
-child_shim(const struct child_spec *spec, int fds[3], int errfd,
-    pid_t parent)
+child_shim(const struct child_spec *spec, int fds[3], int errfd, pid_t parent)
 {
 	sigset_t set;
 	pid_t pid, shim = getpid();
@@ -222,8 +219,8 @@ child_fail(char **cause, int error, const char *fmt, const char *what)
 
 /* Waits for exec in the child: the error pipe closes on success. */
 static int
-child_await_exec(const struct child_spec *spec, struct child_io *io,
-    int errfd, char **cause)
+child_await_exec(const struct child_spec *spec, struct child_io *io, int errfd,
+    char **cause)
 {
 	struct child_failure f;
 	ssize_t n;
@@ -242,8 +239,8 @@ child_await_exec(const struct child_spec *spec, struct child_io *io,
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	if (f.stage == 0)
-		return child_fail(cause, f.error, "cannot enter directory %s: %s",
-		    spec->cwd);
+		return child_fail(cause, f.error,
+		    "cannot enter directory %s: %s", spec->cwd);
 	return child_fail(cause, f.error, "cannot run %s: %s", spec->argv[0]);
 }
 
@@ -292,7 +289,8 @@ child_spawn(const struct child_spec *spec, struct child_io *ret, char **cause)
 	ret->err = p[2][0];
 	for (int i = 0; i < 3; i++)
 		evutil_make_socket_nonblocking(i == 0 ? ret->in :
-		    i == 1 ? ret->out : ret->err);
+			i == 1			      ? ret->out :
+							ret->err);
 	return 0;
 }
 
@@ -305,15 +303,22 @@ child_describe_status(int status)
 	if (WIFEXITED(status))
 		r = asprintf(&s, "exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		r = asprintf(&s, "was killed by signal %d (%s)", WTERMSIG(status),
-		    strsignal(WTERMSIG(status)));
+		r = asprintf(&s, "was killed by signal %d (%s)",
+		    WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else
 		r = asprintf(&s, "ended with wait status %d", status);
 	return r < 0 ? NULL : s;
 }
 
 static const char *const child_env_keep[] = {
-	"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", NULL,
+	"HOME",
+	"LOGNAME",
+	"PATH",
+	"SHELL",
+	"TERM",
+	"USER",
+	"LANG",
+	NULL,
 };
 
 static size_t

@@ -8,8 +8,8 @@
 static void
 cmd_call_bad(struct request *req, const char *field, const char *why)
 {
-	control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack("{s:s}",
-	    "field", field), "mcpd/call: %s", why);
+	control_fail_code(req, JSONRPC_INVALID_PARAMS,
+	    json_pack("{s:s}", "field", field), "mcpd/call: %s", why);
 }
 
 static void
@@ -21,7 +21,8 @@ cmd_call_handle(struct request *req, const char *handle, json_t *args,
 	struct server *s;
 
 	if (names_handle_parse(handle, &server_part, &gen, &tool) < 0) {
-		cmd_call_bad(req, "handle", "a handle looks like "
+		cmd_call_bad(req, "handle",
+		    "a handle looks like "
 		    "<server>.<generation>/<tool>; see mcpctl tools");
 		return;
 	}
@@ -70,5 +71,8 @@ static const struct cmd_param cmd_call_params[] = {
 };
 
 const struct cmd_entry cmd_call_entry = {
-	"mcpd/call", cmd_call_exec, cmd_call_params, 0,
+	"mcpd/call",
+	cmd_call_exec,
+	cmd_call_params,
+	0,
 };

@@ -13,8 +13,9 @@ cmd_hello_exec(struct request *req, json_t *params)
 	char *did;
 
 	if (agent != NULL && !names_valid(agent)) {
-		control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack(
-		    "{s:s}", "field", "agent"), "agent must match "
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field", "agent"),
+		    "agent must match "
 		    "[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
 		return;
 	}
@@ -22,10 +23,11 @@ cmd_hello_exec(struct request *req, json_t *params)
 		control_set_agent(req, agent);
 	agent = control_agent(req);
 	did = identity_agent_did(agent);
-	control_reply(req, json_pack("{s:{s:s, s:I, s:s}, s:{s:s, s:s}, s:i}",
-	    "daemon", "version", MCPD_VERSION, "pid", (json_int_t)getpid(),
-	    "did", identity_did(), "agent", "name", agent, "did", did,
-	    "protocol", 1));
+	control_reply(req,
+	    json_pack("{s:{s:s, s:I, s:s}, s:{s:s, s:s}, s:i}", "daemon",
+		"version", MCPD_VERSION, "pid", (json_int_t)getpid(), "did",
+		identity_did(), "agent", "name", agent, "did", did, "protocol",
+		1));
 	free(did);
 }
 
@@ -36,5 +38,8 @@ static const struct cmd_param cmd_hello_params[] = {
 };
 
 const struct cmd_entry cmd_hello_entry = {
-	"mcpd/hello", cmd_hello_exec, cmd_hello_params, CMD_STOPPING,
+	"mcpd/hello",
+	cmd_hello_exec,
+	cmd_hello_params,
+	CMD_STOPPING,
 };

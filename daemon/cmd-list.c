@@ -7,8 +7,9 @@ cmd_list_exec(struct request *req, json_t *params)
 {
 	bool all = json_is_true(json_object_get(params, "all"));
 
-	control_reply(req, json_pack("{s:o}", "servers", server_list_rows(all ?
-	    NULL : control_agent(req))));
+	control_reply(req,
+	    json_pack("{s:o}", "servers",
+		server_list_rows(all ? NULL : control_agent(req))));
 }
 
 static const struct cmd_param cmd_list_params[] = {
@@ -17,5 +18,8 @@ static const struct cmd_param cmd_list_params[] = {
 };
 
 const struct cmd_entry cmd_list_entry = {
-	"mcpd/list", cmd_list_exec, cmd_list_params, CMD_STOPPING,
+	"mcpd/list",
+	cmd_list_exec,
+	cmd_list_params,
+	CMD_STOPPING,
 };

@@ -11,8 +11,8 @@
 static bool
 cmd_load_bad(struct request *req, const char *field, const char *why)
 {
-	control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack("{s:s}",
-	    "field", field), "mcpd/load: %s", why);
+	control_fail_code(req, JSONRPC_INVALID_PARAMS,
+	    json_pack("{s:s}", "field", field), "mcpd/load: %s", why);
 	return false;
 }
 
@@ -20,8 +20,8 @@ cmd_load_bad(struct request *req, const char *field, const char *why)
 static bool
 cmd_load_is_cstring(const json_t *v)
 {
-	return json_is_string(v) && strlen(json_string_value(v)) ==
-	    json_string_length(v);
+	return json_is_string(v) &&
+	    strlen(json_string_value(v)) == json_string_length(v);
 }
 
 static bool
@@ -42,14 +42,16 @@ cmd_load_argv(struct request *req, json_t *command, struct server_spec *spec)
 	json_t *v;
 
 	if (n == 0)
-		return cmd_load_bad(req, "command", "command needs at least "
+		return cmd_load_bad(req, "command",
+		    "command needs at least "
 		    "the program to run");
 	if ((spec->argv = calloc(n + 1, sizeof *spec->argv)) == NULL)
 		fatal("calloc");
 	json_array_foreach(command, i, v) {
-		if (!cmd_load_is_cstring(v) || (i == 0 &&
-		    json_string_length(v) == 0))
-			return cmd_load_bad(req, "command", "command must be "
+		if (!cmd_load_is_cstring(v) ||
+		    (i == 0 && json_string_length(v) == 0))
+			return cmd_load_bad(req, "command",
+			    "command must be "
 			    "an array of strings without NUL bytes, starting "
 			    "with a program");
 		spec->argv[i] = strdup(json_string_value(v));
@@ -68,13 +70,15 @@ cmd_load_env(struct request *req, json_t *env, struct server_spec *spec)
 		fatal("calloc");
 	json_object_foreach(env, k, v) {
 		if (!cmd_load_env_key_ok(k))
-			return cmd_load_bad(req, "env", "env names must match "
+			return cmd_load_bad(req, "env",
+			    "env names must match "
 			    "[A-Za-z_][A-Za-z0-9_]*");
 		if (!cmd_load_is_cstring(v))
-			return cmd_load_bad(req, "env", "env values must be "
+			return cmd_load_bad(req, "env",
+			    "env values must be "
 			    "strings without NUL bytes");
 		if (asprintf(&spec->env[i++], "%s=%s", k,
-		    json_string_value(v)) < 0)
+			json_string_value(v)) < 0)
 			fatal("asprintf");
 	}
 	return true;
@@ -87,7 +91,8 @@ cmd_load_spec(struct request *req, json_t *params, struct server_spec *spec)
 	const char *transport = cmd_string(params, "transport");
 
 	if (transport != NULL && strcmp(transport, "stdio") != 0)
-		return cmd_load_bad(req, "transport", "a command speaks "
+		return cmd_load_bad(req, "transport",
+		    "a command speaks "
 		    "transport stdio");
 	if (cwd != NULL && cwd[0] != '/')
 		return cmd_load_bad(req, "cwd", "cwd must be an absolute path");
@@ -99,7 +104,8 @@ cmd_load_spec(struct request *req, json_t *params, struct server_spec *spec)
 }
 
 static char *
-cmd_load_name(struct request *req, json_t *params, const struct server_spec *spec)
+cmd_load_name(struct request *req, json_t *params,
+    const struct server_spec *spec)
 {
 	const char *name = cmd_string(params, "name");
 	char *derived;
@@ -107,32 +113,36 @@ cmd_load_name(struct request *req, json_t *params, const struct server_spec *spe
 	if (name != NULL) {
 		if (names_valid(name))
 			return strdup(name);
-		cmd_load_bad(req, "name", "name must match "
+		cmd_load_bad(req, "name",
+		    "name must match "
 		    "[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
 		return NULL;
 	}
 	derived = names_from_argv((const char *const *)spec->argv);
 	if (derived == NULL)
-		cmd_load_bad(req, "name", "no usable name can be derived from "
+		cmd_load_bad(req, "name",
+		    "no usable name can be derived from "
 		    "the command; give one with name (mcpctl load --name)");
 	return derived;
 }
 
 /* Same id: the same target again, answered by the running server. */
 static void
-cmd_load_start(struct request *req, const char *name,
-    struct server_spec *spec, int timeout)
+cmd_load_start(struct request *req, const char *name, struct server_spec *spec,
+    int timeout)
 {
 	const char *agent = control_agent(req);
 	char *id = server_id_for(agent, SERVER_PROCESS, spec);
 	struct server *s = server_find(agent, id), *other;
 
 	if (s == NULL && (other = server_find(agent, name)) != NULL) {
-		control_fail(req, ERRORS_CONFLICT, json_pack("{s:s}", "name",
-		    name), "the name %s is taken by another server; choose "
-		    "another with --name, or unload it first", name);
-	} else if (s == NULL && server_new(agent, name, SERVER_PROCESS, spec,
-	    &s, NULL) < 0) {
+		control_fail(req, ERRORS_CONFLICT,
+		    json_pack("{s:s}", "name", name),
+		    "the name %s is taken by another server; choose "
+		    "another with --name, or unload it first",
+		    name);
+	} else if (s == NULL &&
+	    server_new(agent, name, SERVER_PROCESS, spec, &s, NULL) < 0) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");
 	} else
 		server_load(s, req, timeout);
@@ -152,14 +162,17 @@ cmd_load_exec(struct request *req, json_t *params)
 		return;
 	}
 	if (target != NULL) {
-		control_fail(req, ERRORS_UNAVAILABLE, NULL, "loading %s needs "
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "loading %s needs "
 		    "remote or container support, which this mcpd does not "
 		    "have yet; load a local command with: mcpctl load -- CMD "
-		    "[ARGS...]", target);
+		    "[ARGS...]",
+		    target);
 		return;
 	}
 	if (json_object_get(params, "command") == NULL) {
-		cmd_load_bad(req, "command", "command (an argv array) is "
+		cmd_load_bad(req, "command",
+		    "command (an argv array) is "
 		    "required");
 		return;
 	}
@@ -184,5 +197,8 @@ static const struct cmd_param cmd_load_params[] = {
 };
 
 const struct cmd_entry cmd_load_entry = {
-	"mcpd/load", cmd_load_exec, cmd_load_params, 0,
+	"mcpd/load",
+	cmd_load_exec,
+	cmd_load_params,
+	0,
 };

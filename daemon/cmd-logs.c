@@ -12,13 +12,14 @@ cmd_logs_exec(struct request *req, json_t *params)
 	struct server *s;
 
 	if (lines < 0) {
-		control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack(
-		    "{s:s}", "field", "lines"), "lines must be 0 (all) or more");
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field", "lines"),
+		    "lines must be 0 (all) or more");
 		return;
 	}
 	if ((s = cmd_server(req, cmd_string(params, "server"))) != NULL)
-		control_reply(req, json_pack("{s:o}", "lines", server_logs(s,
-		    (size_t)lines)));
+		control_reply(req,
+		    json_pack("{s:o}", "lines", server_logs(s, (size_t)lines)));
 }
 
 static const struct cmd_param cmd_logs_params[] = {
@@ -28,5 +29,8 @@ static const struct cmd_param cmd_logs_params[] = {
 };
 
 const struct cmd_entry cmd_logs_entry = {
-	"mcpd/logs", cmd_logs_exec, cmd_logs_params, CMD_STOPPING,
+	"mcpd/logs",
+	cmd_logs_exec,
+	cmd_logs_params,
+	CMD_STOPPING,
 };

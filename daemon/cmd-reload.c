@@ -21,5 +21,8 @@ static const struct cmd_param cmd_reload_params[] = {
 };
 
 const struct cmd_entry cmd_reload_entry = {
-	"mcpd/reload", cmd_reload_exec, cmd_reload_params, 0,
+	"mcpd/reload",
+	cmd_reload_exec,
+	cmd_reload_params,
+	0,
 };

@@ -14,5 +14,8 @@ static const struct cmd_param cmd_shutdown_params[] = {
 };
 
 const struct cmd_entry cmd_shutdown_entry = {
-	"mcpd/shutdown", cmd_shutdown_exec, cmd_shutdown_params, CMD_STOPPING,
+	"mcpd/shutdown",
+	cmd_shutdown_exec,
+	cmd_shutdown_params,
+	CMD_STOPPING,
 };

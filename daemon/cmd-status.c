@@ -8,24 +8,26 @@ static void
 cmd_status_exec(struct request *req, json_t *params)
 {
 	(void)params;
-	control_reply(req, json_pack("{s:s, s:I, s:s, s:I, s:s, s:s, "
-	    "s:{s:b, s:b}, s:{s:I, s:I}, s:I, s:b, s:{s:I, s:i, s:i, s:I, s:I, "
-	    "s:I}}",
-	    "version", MCPD_VERSION, "pid", (json_int_t)getpid(), "did",
-	    identity_did(), "uptime_s", (json_int_t)((mcpd_now_ms() -
-	    mcpd_started_ms) / 1000), "socket",
-	    mcpd_opts.socket_path, "state_dir", mcpd_opts.state_dir,
-	    "docker", "available", 0, "checked", 0,
-	    "servers", "total", (json_int_t)server_count(), "ready",
-	    (json_int_t)server_count_ready(),
-	    "clients", (json_int_t)control_client_count(),
-	    "stopping", mcpd_is_stopping(),
-	    "limits", "max_message", (json_int_t)mcpd_opts.max_message,
-	    "call_timeout_ms", mcpd_opts.call_timeout_ms, "load_timeout_ms",
-	    mcpd_opts.load_timeout_ms, "max_clients",
-	    (json_int_t)mcpd_opts.max_clients, "max_client_queue",
-	    (json_int_t)mcpd_opts.max_client_queue, "log_lines",
-	    (json_int_t)mcpd_opts.log_lines));
+	control_reply(req,
+	    json_pack(
+		"{s:s, s:I, s:s, s:I, s:s, s:s, "
+		"s:{s:b, s:b}, s:{s:I, s:I}, s:I, s:b, s:{s:I, s:i, s:i, s:I, s:I, "
+		"s:I}}",
+		"version", MCPD_VERSION, "pid", (json_int_t)getpid(), "did",
+		identity_did(), "uptime_s",
+		(json_int_t)((mcpd_now_ms() - mcpd_started_ms) / 1000),
+		"socket", mcpd_opts.socket_path, "state_dir",
+		mcpd_opts.state_dir, "docker", "available", 0, "checked", 0,
+		"servers", "total", (json_int_t)server_count(), "ready",
+		(json_int_t)server_count_ready(), "clients",
+		(json_int_t)control_client_count(), "stopping",
+		mcpd_is_stopping(), "limits", "max_message",
+		(json_int_t)mcpd_opts.max_message, "call_timeout_ms",
+		mcpd_opts.call_timeout_ms, "load_timeout_ms",
+		mcpd_opts.load_timeout_ms, "max_clients",
+		(json_int_t)mcpd_opts.max_clients, "max_client_queue",
+		(json_int_t)mcpd_opts.max_client_queue, "log_lines",
+		(json_int_t)mcpd_opts.log_lines));
 }
 
 static const struct cmd_param cmd_status_params[] = {
@@ -33,5 +35,8 @@ static const struct cmd_param cmd_status_params[] = {
 };
 
 const struct cmd_entry cmd_status_entry = {
-	"mcpd/status", cmd_status_exec, cmd_status_params, CMD_STOPPING,
+	"mcpd/status",
+	cmd_status_exec,
+	cmd_status_params,
+	CMD_STOPPING,
 };

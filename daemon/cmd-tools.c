@@ -17,8 +17,8 @@ cmd_tools_exec(struct request *req, json_t *params)
 		control_reply(req, json_pack("{s:o}", "tools", tools));
 		return;
 	}
-	control_reply(req, json_pack("{s:o}", "tools", server_list_tools(
-	    control_agent(req))));
+	control_reply(req,
+	    json_pack("{s:o}", "tools", server_list_tools(control_agent(req))));
 }
 
 static const struct cmd_param cmd_tools_params[] = {
@@ -27,5 +27,8 @@ static const struct cmd_param cmd_tools_params[] = {
 };
 
 const struct cmd_entry cmd_tools_entry = {
-	"mcpd/tools", cmd_tools_exec, cmd_tools_params, CMD_STOPPING,
+	"mcpd/tools",
+	cmd_tools_exec,
+	cmd_tools_params,
+	CMD_STOPPING,
 };

@@ -17,5 +17,8 @@ static const struct cmd_param cmd_unload_params[] = {
 };
 
 const struct cmd_entry cmd_unload_entry = {
-	"mcpd/unload", cmd_unload_exec, cmd_unload_params, 0,
+	"mcpd/unload",
+	cmd_unload_exec,
+	cmd_unload_params,
+	0,
 };

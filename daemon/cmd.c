@@ -61,8 +61,8 @@ static void
 cmd_bad_param(struct request *req, const char *field, const char *fmt,
     const char *method, const char *what)
 {
-	control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack("{s:s}",
-	    "field", field), fmt, method, field, what);
+	control_fail_code(req, JSONRPC_INVALID_PARAMS,
+	    json_pack("{s:s}", "field", field), fmt, method, field, what);
 }
 
 /* Checks keys, types and required params; answers and returns false. */
@@ -86,10 +86,10 @@ cmd_check(struct request *req, const struct cmd_entry *e, json_t *params)
 		}
 	}
 	for (p = e->params; p->name != NULL; p++)
-		if (p->is_required && json_object_get(params, p->name) ==
-		    NULL) {
-			cmd_bad_param(req, p->name, "%s: param %s is required%s",
-			    e->name, "");
+		if (p->is_required &&
+		    json_object_get(params, p->name) == NULL) {
+			cmd_bad_param(req, p->name,
+			    "%s: param %s is required%s", e->name, "");
 			return false;
 		}
 	return true;
@@ -133,9 +133,9 @@ cmd_server(struct request *req, const char *target)
 	struct server *s = server_find(control_agent(req), target);
 
 	if (s == NULL)
-		control_fail(req, ERRORS_NOT_FOUND, json_pack("{s:s}", "what",
-		    "server"), "no server %s for agent %s", target,
-		    control_agent(req));
+		control_fail(req, ERRORS_NOT_FOUND,
+		    json_pack("{s:s}", "what", "server"),
+		    "no server %s for agent %s", target, control_agent(req));
 	return s;
 }
 
@@ -151,8 +151,9 @@ cmd_timeout(struct request *req, json_t *params, int dflt, int *ret)
 	}
 	ms = json_integer_value(v);
 	if (ms < 1 || ms > 86400000) {
-		control_fail_code(req, JSONRPC_INVALID_PARAMS, json_pack(
-		    "{s:s}", "field", "timeout_ms"), "timeout_ms must be "
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field", "timeout_ms"),
+		    "timeout_ms must be "
 		    "between 1 and 86400000");
 		return false;
 	}

@@ -43,8 +43,8 @@ struct client {
 	TAILQ_ENTRY(client) entry;
 };
 
-static TAILQ_HEAD(, client) control_clients =
-    TAILQ_HEAD_INITIALIZER(control_clients);
+static TAILQ_HEAD(,
+    client) control_clients = TAILQ_HEAD_INITIALIZER(control_clients);
 static size_t control_nclients;
 static struct evconnlistener *control_listener;
 static struct event *control_retry_timer;
@@ -104,8 +104,8 @@ control_maybe_resume(struct client *c)
 		return;
 	c->is_paused = false;
 	bufferevent_enable(c->bev, EV_READ);
-	bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS |
-	    BEV_TRIG_DEFER_CALLBACKS);
+	bufferevent_trigger(c->bev, EV_READ,
+	    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
 }
 
 static void
@@ -148,8 +148,8 @@ control_close_after_flush(struct client *c)
 	c->is_closing = true;
 	bufferevent_disable(c->bev, EV_READ);
 	sendq_flush(c->out);
-	bufferevent_trigger(c->bev, EV_WRITE, BEV_TRIG_IGNORE_WATERMARKS |
-	    BEV_TRIG_DEFER_CALLBACKS);
+	bufferevent_trigger(c->bev, EV_WRITE,
+	    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
 }
 
 static struct request *
@@ -238,15 +238,15 @@ control_fail(struct request *r, enum errors_kind kind, json_t *data,
 	json_t *msg;
 
 	va_start(ap, fmt);
-	msg = control_error_msg(r->id, errors_kind_code(kind), kind, true,
-	    data, fmt, ap);
+	msg = control_error_msg(r->id, errors_kind_code(kind), kind, true, data,
+	    fmt, ap);
 	va_end(ap);
 	control_finish(r, msg);
 }
 
 void
-control_fail_code(struct request *r, int code, json_t *data,
-    const char *fmt, ...)
+control_fail_code(struct request *r, int code, json_t *data, const char *fmt,
+    ...)
 {
 	va_list ap;
 	json_t *msg;
@@ -290,13 +290,14 @@ control_handle_message(struct client *c, json_t *msg)
 
 	if (json_is_array(msg)) {
 		control_protocol_error(c, NULL, JSONRPC_INVALID_REQUEST,
-		    "batches are not supported: send one object per line", NULL);
+		    "batches are not supported: send one object per line",
+		    NULL);
 		return;
 	}
 	if (jsonrpc_classify(msg, &m, &cause) < 0) {
 		control_protocol_error(c, control_usable_id(msg),
-		    JSONRPC_INVALID_REQUEST, cause != NULL ? cause :
-		    "invalid request", NULL);
+		    JSONRPC_INVALID_REQUEST,
+		    cause != NULL ? cause : "invalid request", NULL);
 		free(cause);
 		return;
 	}
@@ -320,9 +321,12 @@ control_handle_line(struct client *c, const char *line, size_t len)
 	if (len == 0)
 		return;
 	if ((msg = jsonrpc_parse(line, len, &jerr)) == NULL) {
-		snprintf(text, sizeof text, "not JSON: %s at line %d column "
-		    "%d", jerr.text, jerr.line, jerr.column);
-		control_protocol_error(c, NULL, JSONRPC_PARSE_ERROR, text, NULL);
+		snprintf(text, sizeof text,
+		    "not JSON: %s at line %d column "
+		    "%d",
+		    jerr.text, jerr.line, jerr.column);
+		control_protocol_error(c, NULL, JSONRPC_PARSE_ERROR, text,
+		    NULL);
 		return;
 	}
 	control_handle_message(c, msg);
@@ -334,8 +338,10 @@ control_too_long(struct client *c)
 {
 	char text[128];
 
-	snprintf(text, sizeof text, "message longer than the limit of %zu "
-	    "bytes; closing the connection", mcpd_opts.max_message);
+	snprintf(text, sizeof text,
+	    "message longer than the limit of %zu "
+	    "bytes; closing the connection",
+	    mcpd_opts.max_message);
 	control_protocol_error(c, NULL, JSONRPC_INVALID_REQUEST, text,
 	    json_pack("{s:I}", "limit", (json_int_t)mcpd_opts.max_message));
 	evbuffer_drain(bufferevent_get_input(c->bev),
@@ -406,8 +412,10 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 
 	(void)l, (void)sa, (void)salen, (void)arg;
 	if (!control_peer_allowed(fd, &uid)) {
-		snprintf(why, sizeof why, "peer uid %d may not use this "
-		    "daemon (it runs as uid %u)", (int)uid, (unsigned)geteuid());
+		snprintf(why, sizeof why,
+		    "peer uid %d may not use this "
+		    "daemon (it runs as uid %u)",
+		    (int)uid, (unsigned)geteuid());
 		log_warnx("refused a control connection: %s", why);
 		control_refuse(fd, why);
 		return;
@@ -418,8 +426,8 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 		control_refuse(fd, "too many control connections; try again");
 		return;
 	}
-	if ((c = calloc(1, sizeof *c)) == NULL || (c->agent =
-	    strdup("default")) == NULL)
+	if ((c = calloc(1, sizeof *c)) == NULL ||
+	    (c->agent = strdup("default")) == NULL)
 		fatal("calloc");
 	c->bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL)
@@ -478,8 +486,10 @@ control_check_stale(const char *path, const struct sockaddr_un *sun,
 	r = connect(fd, (const struct sockaddr *)sun, sizeof *sun);
 	close(fd);
 	if (r == 0) {
-		if (asprintf(cause, "another mcpd already listens on %s; stop "
-		    "it first (mcpctl -s %s shutdown)", path, path) < 0)
+		if (asprintf(cause,
+			"another mcpd already listens on %s; stop "
+			"it first (mcpctl -s %s shutdown)",
+			path, path) < 0)
 			*cause = NULL;
 		return -EADDRINUSE;
 	}
@@ -500,14 +510,16 @@ control_bind(const char *path, char **cause)
 		return control_fail_listen(cause, "socket path", path);
 	}
 	strcpy(sun.sun_path, path);
-	if ((dir = strdup(path)) != NULL && (slash = strrchr(dir, '/')) !=
-	    NULL && slash != dir) {
+	if ((dir = strdup(path)) != NULL &&
+	    (slash = strrchr(dir, '/')) != NULL && slash != dir) {
 		*slash = '\0';
 		if ((r = paths_mkdir_p(dir, 0700)) < 0) {
 			errno = -r;
 			free(dir);
-			return control_fail_listen(cause, "cannot create the "
-			    "directory of", path);
+			return control_fail_listen(cause,
+			    "cannot create the "
+			    "directory of",
+			    path);
 		}
 	}
 	free(dir);

@@ -14,7 +14,7 @@
 #include "log.h"
 #include "mcpd.h"
 
-#define IDENTITY_FILE "identity.key"
+#define IDENTITY_FILE	  "identity.key"
 #define IDENTITY_ID_BYTES 6 /* connection ids: 12 hex digits */
 
 static unsigned char identity_seed[crypto_sign_SEEDBYTES];
@@ -54,8 +54,8 @@ identity_base58(const unsigned char *in, size_t len, char *out, size_t outsz)
 
 /* did:key of an Ed25519 public key: multicodec 0xed01, base58btc "z". */
 static void
-identity_did_of(const unsigned char pk[crypto_sign_PUBLICKEYBYTES],
-    char *out, size_t outsz)
+identity_did_of(const unsigned char pk[crypto_sign_PUBLICKEYBYTES], char *out,
+    size_t outsz)
 {
 	unsigned char mc[2 + crypto_sign_PUBLICKEYBYTES] = { 0xed, 0x01 };
 	char b58[96];
@@ -97,7 +97,8 @@ identity_create(const char *path, char **cause)
 		return identity_fail(cause, errno, "cannot create %s: %s",
 		    path);
 	if (write(fd, identity_seed, sizeof identity_seed) !=
-	    (ssize_t)sizeof identity_seed || fsync(fd) < 0) {
+		(ssize_t)sizeof identity_seed ||
+	    fsync(fd) < 0) {
 		int err = errno != 0 ? errno : EIO;
 
 		close(fd);
@@ -117,17 +118,20 @@ identity_read(const char *path, int fd, char **cause)
 	if (fstat(fd, &st) < 0)
 		return identity_fail(cause, errno, "cannot stat %s: %s", path);
 	if ((st.st_mode & 077) != 0 || st.st_uid != geteuid()) {
-		if (asprintf(cause, "%s must be owned by uid %u with mode "
-		    "0600 (it is %04o); fix it with: chmod 600 %s",
-		    path, (unsigned)geteuid(), (unsigned)(st.st_mode & 07777),
-		    path) < 0)
+		if (asprintf(cause,
+			"%s must be owned by uid %u with mode "
+			"0600 (it is %04o); fix it with: chmod 600 %s",
+			path, (unsigned)geteuid(),
+			(unsigned)(st.st_mode & 07777), path) < 0)
 			*cause = NULL;
 		return -EPERM;
 	}
 	n = read(fd, identity_seed, sizeof identity_seed);
 	if (n != (ssize_t)sizeof identity_seed) {
-		if (asprintf(cause, "%s is not a key file (%zd bytes, want "
-		    "%zu)", path, n, sizeof identity_seed) < 0)
+		if (asprintf(cause,
+			"%s is not a key file (%zd bytes, want "
+			"%zu)",
+			path, n, sizeof identity_seed) < 0)
 			*cause = NULL;
 		return -EINVAL;
 	}
@@ -181,8 +185,8 @@ identity_agent_did(const char *agent)
 }
 
 char *
-identity_connection_id(const char *agent, const char *mode,
-    const char *target, size_t target_len)
+identity_connection_id(const char *agent, const char *mode, const char *target,
+    size_t target_len)
 {
 	unsigned char h[IDENTITY_ID_BYTES];
 	crypto_generichash_state st;

@@ -65,7 +65,8 @@ mcpd_shutdown(struct request *req)
 		if (req != NULL && mcpd_shutdown_req == NULL)
 			mcpd_shutdown_req = req;
 		else if (req != NULL)
-			control_fail(req, ERRORS_UNAVAILABLE, NULL, "mcpd is "
+			control_fail(req, ERRORS_UNAVAILABLE, NULL,
+			    "mcpd is "
 			    "already shutting down");
 		return;
 	}
@@ -92,8 +93,7 @@ mcpd_signal(evutil_socket_t sig, short events, void *arg)
 	mcpd_shutdown(NULL);
 }
 
-static void __attribute__((noreturn))
-mcpd_usage(int status)
+static void __attribute__((noreturn)) mcpd_usage(int status)
 {
 	fprintf(status == 0 ? stdout : stderr,
 	    "usage: mcpd [-dv] [-s socket] [-S state_dir] [--max-message BYTES]\n"
@@ -112,8 +112,10 @@ mcpd_number(const char *opt, const char *arg, long long min, long long max)
 	errno = 0;
 	v = strtoll(arg, &end, 10);
 	if (errno != 0 || *end != '\0' || end == arg || v < min || v > max) {
-		fprintf(stderr, "mcpd: %s wants a number from %lld to %lld, "
-		    "not \"%s\"\n", opt, min, max, arg);
+		fprintf(stderr,
+		    "mcpd: %s wants a number from %lld to %lld, "
+		    "not \"%s\"\n",
+		    opt, min, max, arg);
 		exit(2);
 	}
 	return v;
@@ -148,7 +150,7 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 	int ch;
 
 	while ((ch = getopt_long(argc, argv, "dvs:S:Vh", mcpd_long_options,
-	    NULL)) != -1) {
+		    NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			*foreground = 1;
@@ -167,16 +169,16 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			    optarg, 1024, 1LL << 30);
 			break;
 		case MCPD_OPT_CALL_TIMEOUT:
-			mcpd_opts.call_timeout_ms = mcpd_number(
-			    "--call-timeout", optarg, 1, 86400000);
+			mcpd_opts.call_timeout_ms =
+			    mcpd_number("--call-timeout", optarg, 1, 86400000);
 			break;
 		case MCPD_OPT_LOAD_TIMEOUT:
-			mcpd_opts.load_timeout_ms = mcpd_number(
-			    "--load-timeout", optarg, 1, 86400000);
+			mcpd_opts.load_timeout_ms =
+			    mcpd_number("--load-timeout", optarg, 1, 86400000);
 			break;
 		case MCPD_OPT_LOG_LINES:
-			mcpd_opts.log_lines = mcpd_number("--log-lines",
-			    optarg, 1, 1000000);
+			mcpd_opts.log_lines = mcpd_number("--log-lines", optarg,
+			    1, 1000000);
 			break;
 		case MCPD_OPT_MAX_CLIENTS:
 			mcpd_opts.max_clients = mcpd_number("--max-clients",
@@ -204,7 +206,7 @@ mcpd_prepare_state(void)
 	if (mcpd_opts.state_dir == NULL &&
 	    (mcpd_opts.state_dir = paths_state_default()) == NULL)
 		fatalx("no state directory: set HOME, XDG_STATE_HOME or "
-		    "MCPD_STATE_DIR, or pass -S");
+		       "MCPD_STATE_DIR, or pass -S");
 	if ((r = paths_mkdir_p(mcpd_opts.state_dir, 0700)) < 0) {
 		errno = -r;
 		fatal("cannot create state directory %s", mcpd_opts.state_dir);
@@ -243,8 +245,8 @@ main(int argc, char **argv)
 
 	mcpd_parse_options(argc, argv, &foreground, &verbose);
 	/* Without -d, log to the journal when there is one. */
-	log_init(foreground || access("/run/systemd/journal/socket", W_OK) !=
-	    0, verbose, "mcpd");
+	log_init(foreground || access("/run/systemd/journal/socket", W_OK) != 0,
+	    verbose, "mcpd");
 	signal(SIGPIPE, SIG_IGN);
 	mcpd_started_ms = mcpd_now_ms();
 	if ((mcpd_base = event_base_new()) == NULL)

@@ -105,9 +105,9 @@ struct child_spec {
 struct child_io {
 	pid_t pid;	  /* the shim: leads the process group, reaped by us */
 	pid_t server_pid; /* the program itself */
-	int in;	 /* write end of the child's stdin */
-	int out; /* read end of its stdout */
-	int err; /* read end of its stderr */
+	int in;		  /* write end of the child's stdin */
+	int out;	  /* read end of its stdout */
+	int err;	  /* read end of its stderr */
 };
 void child_init(void);
 void child_close(void);
@@ -176,8 +176,8 @@ pid_t transport_stdio_pid(const struct transport *);
 
 /* session.c: one MCP client session over any transport. */
 struct session_reply {
-	json_t *result;	     /* borrowed; NULL on failure */
-	json_t *error;	     /* the server's JSON-RPC error object, or NULL */
+	json_t *result;	       /* borrowed; NULL on failure */
+	json_t *error;	       /* the server's JSON-RPC error object, or NULL */
 	enum errors_kind kind; /* when result is NULL */
 	const char *message;
 };

@@ -26,7 +26,7 @@ notify_listen_fd(void)
 	if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) <=
 	    0)
 		fatalx("the socket passed by systemd is not a listening unix "
-		    "stream socket");
+		       "stream socket");
 	return SD_LISTEN_FDS_START;
 }
 

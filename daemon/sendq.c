@@ -86,8 +86,9 @@ sendq_push(struct sendq *q, const json_t *msg)
 		return r;
 	if (q->is_dirty)
 		return 0;
-	if (sendq_flush_event == NULL && (sendq_flush_event = event_new(
-	    mcpd_base, -1, 0, sendq_flush_all, NULL)) == NULL)
+	if (sendq_flush_event == NULL &&
+	    (sendq_flush_event = event_new(mcpd_base, -1, 0, sendq_flush_all,
+		 NULL)) == NULL)
 		fatalx("cannot make the send queue event");
 	q->is_dirty = true;
 	LIST_INSERT_HEAD(&sendq_dirty, q, entry);

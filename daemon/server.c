@@ -59,7 +59,7 @@ struct server {
 };
 
 static TAILQ_HEAD(, server) servers = TAILQ_HEAD_INITIALIZER(servers);
-static size_t server_closing;	/* sessions still stopping in background */
+static size_t server_closing; /* sessions still stopping in background */
 static void (*server_all_stopped)(void *);
 static void *server_all_stopped_arg;
 
@@ -135,8 +135,9 @@ server_find(const char *agent, const char *target)
 	TAILQ_FOREACH(s, &servers, entry) {
 		if (s->is_removed || !server_in_scope(s, agent))
 			continue;
-		if (strcmp(s->id, target) == 0 || strcmp(s->name, target) ==
-		    0 || strcmp(s->endpoint, target) == 0)
+		if (strcmp(s->id, target) == 0 ||
+		    strcmp(s->name, target) == 0 ||
+		    strcmp(s->endpoint, target) == 0)
 			return s;
 	}
 	return NULL;
@@ -177,8 +178,8 @@ server_spec_clear(struct server_spec *spec)
 static bool
 server_needs_quotes(const char *a)
 {
-	return a[0] == '\0' || strpbrk(a, " \t\n'\"\\$`*?;&|<>(){}[]#~") !=
-	    NULL;
+	return a[0] == '\0' ||
+	    strpbrk(a, " \t\n'\"\\$`*?;&|<>(){}[]#~") != NULL;
 }
 
 /* The command line as a shell user would type it (display only). */
@@ -201,8 +202,7 @@ server_command_line(char *const *argv)
 		}
 		*p++ = '\'';
 		for (const char *c = argv[i]; *c != '\0'; c++)
-			p = *c == '\'' ? stpcpy(p, "'\\''") :
-			    (*p = *c, p + 1);
+			p = *c == '\'' ? stpcpy(p, "'\\''") : (*p = *c, p + 1);
 		*p++ = '\'';
 	}
 	*p = '\0';
@@ -226,13 +226,14 @@ server_id_for(const char *agent, enum server_mode mode,
 	/* argv, then cwd, then the env keys (values may be secrets). */
 	for (size_t i = 0; spec->argv[i] != NULL; i++)
 		off += sprintf(target + off, "%s", spec->argv[i]) + 1;
-	off += sprintf(target + off, "%s", spec->cwd != NULL ? spec->cwd :
-	    "") + 1;
+	off += sprintf(target + off, "%s", spec->cwd != NULL ? spec->cwd : "") +
+	    1;
 	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
-		off += sprintf(target + off, "%.*s=",
-		    (int)strcspn(spec->env[i], "="), spec->env[i]) + 1;
-	id = identity_connection_id(agent, server_mode_name(mode), target,
-	    off);
+		off += sprintf(target + off,
+			   "%.*s=", (int)strcspn(spec->env[i], "="),
+			   spec->env[i]) +
+		    1;
+	id = identity_connection_id(agent, server_mode_name(mode), target, off);
 	free(target);
 	return id;
 }
@@ -325,8 +326,8 @@ server_error_data(const struct server *s)
 	json_t *data = json_object();
 
 	json_object_set_new(data, "server", json_string(s->name));
-	json_object_set_new(data, "stderr", logring_tail(s->logs,
-	    SERVER_STDERR_IN_ERROR));
+	json_object_set_new(data, "stderr",
+	    logring_tail(s->logs, SERVER_STDERR_IN_ERROR));
 	return data;
 }
 
@@ -338,8 +339,9 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	int r;
 
 	t = transport_stdio_new(&s->child, NULL, NULL);
-	if (t == NULL || (s->next = session_new(t, &server_session_cbs, s,
-	    timeout_ms)) == NULL)
+	if (t == NULL ||
+	    (s->next = session_new(t, &server_session_cbs, s, timeout_ms)) ==
+		NULL)
 		fatalx("out of memory connecting %s", s->name);
 	if (s->session == NULL)
 		server_set_state(s, SERVER_STARTING);
@@ -387,12 +389,14 @@ server_schedule_restart(struct server *s)
 		return;
 	if (s->failures >= SERVER_MAX_FAILURES) {
 		server_set_state(s, SERVER_FAILED);
-		log_server(LOG_WARNING, s->name, "gave up after %u failed "
-		    "restarts; reload it to try again", s->failures);
+		log_server(LOG_WARNING, s->name,
+		    "gave up after %u failed "
+		    "restarts; reload it to try again",
+		    s->failures);
 		return;
 	}
 	s->backoff_ms = s->backoff_ms == 0 ? SERVER_BACKOFF_FIRST_MS :
-	    s->backoff_ms * 2;
+					     s->backoff_ms * 2;
 	if (s->backoff_ms > SERVER_BACKOFF_MAX_MS)
 		s->backoff_ms = SERVER_BACKOFF_MAX_MS;
 	server_set_state(s, SERVER_RESTARTING);
@@ -438,9 +442,9 @@ server_on_ready(void *arg, struct session *sess)
 	if (sess != s->next || job == NULL)
 		return;
 	server_promote(s);
-	log_server(LOG_INFO, s->name, "connected: generation %" PRIu64
-	    ", protocol %s, %zu tools", s->generation,
-	    session_protocol_version(sess),
+	log_server(LOG_INFO, s->name,
+	    "connected: generation %" PRIu64 ", protocol %s, %zu tools",
+	    s->generation, session_protocol_version(sess),
 	    json_array_size(session_tools_peek(sess)));
 	if (job->req != NULL)
 		control_reply(job->req, server_load_result(s));
@@ -468,8 +472,10 @@ server_start_failed(struct server *s, const char *why)
 	server_set_error(s, why);
 	log_server(LOG_WARNING, s->name, "start failed: %s", why);
 	if (s->session != NULL) {
-		server_job_fail(s, job, "reload of %s failed: %s; the previous "
-		    "connection keeps serving", why);
+		server_job_fail(s, job,
+		    "reload of %s failed: %s; the previous "
+		    "connection keeps serving",
+		    why);
 	} else if (job->kind == SERVER_JOB_LOAD && s->generation == 0) {
 		/* A first load that failed leaves nothing behind. */
 		server_job_fail(s, job, "cannot load %s: %s", why);
@@ -555,9 +561,10 @@ server_unload_done(void *arg)
 
 	server_set_state(s, SERVER_STOPPED);
 	if (job->req != NULL)
-		control_reply(job->req, json_pack("{s:s, s:s, s:b, s:b, s:b}",
-		    "id", s->id, "name", s->name, "stopped_live", 1,
-		    "removed_saved", 0, "container_removed", 0));
+		control_reply(job->req,
+		    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name",
+			s->name, "stopped_live", 1, "removed_saved", 0,
+			"container_removed", 0));
 	s->is_removed = true;
 	server_job_end(s);
 }
@@ -576,9 +583,10 @@ server_job_unload(struct server *s, struct server_job *job)
 		return;
 	}
 	if (job->req != NULL)
-		control_reply(job->req, json_pack("{s:s, s:s, s:b, s:b, s:b}",
-		    "id", s->id, "name", s->name, "stopped_live", 0,
-		    "removed_saved", 0, "container_removed", 0));
+		control_reply(job->req,
+		    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name",
+			s->name, "stopped_live", 0, "removed_saved", 0,
+			"container_removed", 0));
 	job->req = NULL;
 	s->is_removed = true;
 	server_job_end(s);
@@ -627,8 +635,8 @@ server_job_kick(struct server *s)
 }
 
 static void
-server_enqueue(struct server *s, enum server_job_kind kind,
-    struct request *req, int timeout_ms)
+server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
+    int timeout_ms)
 {
 	struct server_job *job = calloc(1, sizeof *job);
 
@@ -637,7 +645,7 @@ server_enqueue(struct server *s, enum server_job_kind kind,
 	job->kind = kind;
 	job->req = req;
 	job->timeout_ms = timeout_ms > 0 ? timeout_ms :
-	    mcpd_opts.load_timeout_ms;
+					   mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
 	server_job_kick(s);
 }
@@ -705,9 +713,10 @@ server_load_result(const struct server *s)
 	    "id", s->id, "name", s->name, "mode", server_mode_name(s->mode),
 	    "transport", "stdio", "endpoint", s->endpoint, "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
-	    "tools", (json_int_t)json_array_size(session_tools_peek(
-	    s->session)), "generation", (json_int_t)s->generation,
-	    "persistent", 0, "server_info", info != NULL ? info : json_null());
+	    "tools",
+	    (json_int_t)json_array_size(session_tools_peek(s->session)),
+	    "generation", (json_int_t)s->generation, "persistent", 0,
+	    "server_info", info != NULL ? info : json_null());
 }
 
 json_t *
@@ -718,17 +727,18 @@ server_describe(const struct server *s)
 	if (s->session != NULL)
 		pid = transport_stdio_pid(session_transport(s->session));
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:s, s:o,"
-	    " s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
+			 " s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
 	    "id", s->id, "name", s->name, "agent", s->agent, "mode",
 	    server_mode_name(s->mode), "transport", "stdio", "endpoint",
 	    s->endpoint, "image", "container", "state",
 	    server_state_name(s->state), "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
-	    "tools", (json_int_t)json_array_size(session_tools_peek(
-	    s->session)), "generation", (json_int_t)s->generation,
-	    "persistent", 0, "restarts", (json_int_t)s->restarts,
-	    "last_error", server_string_or_null(s->last_error), "since",
-	    server_since(s), "pid", pid > 0 ? json_integer(pid) : json_null());
+	    "tools",
+	    (json_int_t)json_array_size(session_tools_peek(s->session)),
+	    "generation", (json_int_t)s->generation, "persistent", 0,
+	    "restarts", (json_int_t)s->restarts, "last_error",
+	    server_string_or_null(s->last_error), "since", server_since(s),
+	    "pid", pid > 0 ? json_integer(pid) : json_null());
 }
 
 void
@@ -790,7 +800,8 @@ server_has_tool(const struct server *s, const char *tool)
 	size_t i;
 
 	json_array_foreach(tools, i, t) {
-		const char *name = json_string_value(json_object_get(t, "name"));
+		const char *name = json_string_value(json_object_get(t,
+		    "name"));
 
 		if (name != NULL && strcmp(name, tool) == 0)
 			return true;
@@ -810,12 +821,15 @@ server_on_call_reply(void *arg, const struct session_reply *r)
 	}
 	if (r->error != NULL) {
 		data = json_pack("{s:O}", "upstream", r->error);
-		control_fail(req, ERRORS_UPSTREAM, data, "the server answered "
-		    "with an error: %s", r->message);
+		control_fail(req, ERRORS_UPSTREAM, data,
+		    "the server answered "
+		    "with an error: %s",
+		    r->message);
 		return;
 	}
-	data = r->kind == ERRORS_OUTCOME_UNKNOWN ? json_pack("{s:s}",
-	    "execution_outcome", "unknown") : NULL;
+	data = r->kind == ERRORS_OUTCOME_UNKNOWN ?
+	    json_pack("{s:s}", "execution_outcome", "unknown") :
+	    NULL;
 	control_fail(req, r->kind, data, "%s", r->message);
 }
 
@@ -826,24 +840,28 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 	json_t *params;
 
 	if (generation != 0 && generation != s->generation) {
-		control_fail(req, ERRORS_STALE_HANDLE, json_pack("{s:I}",
-		    "current_generation", (json_int_t)s->generation),
+		control_fail(req, ERRORS_STALE_HANDLE,
+		    json_pack("{s:I}", "current_generation",
+			(json_int_t)s->generation),
 		    "the handle belongs to generation %" PRIu64 " of %s, which "
 		    "is now at generation %" PRIu64 "; list tools again",
 		    generation, s->name, s->generation);
 		return;
 	}
 	if (!session_is_ready(s->session)) {
-		control_fail(req, ERRORS_UNAVAILABLE, NULL, "server %s is %s; "
-		    "try again when it is ready%s%s%s", s->name,
-		    server_state_name(s->state), s->last_error != NULL ?
-		    " (last error: " : "", s->last_error != NULL ?
-		    s->last_error : "", s->last_error != NULL ? ")" : "");
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "server %s is %s; "
+		    "try again when it is ready%s%s%s",
+		    s->name, server_state_name(s->state),
+		    s->last_error != NULL ? " (last error: " : "",
+		    s->last_error != NULL ? s->last_error : "",
+		    s->last_error != NULL ? ")" : "");
 		return;
 	}
 	if (!server_has_tool(s, tool)) {
-		control_fail(req, ERRORS_NOT_FOUND, json_pack("{s:s}", "what",
-		    "tool"), "server %s has no tool named %s", s->name, tool);
+		control_fail(req, ERRORS_NOT_FOUND,
+		    json_pack("{s:s}", "what", "tool"),
+		    "server %s has no tool named %s", s->name, tool);
 		return;
 	}
 	params = json_pack("{s:s, s:O}", "name", tool, "arguments", arguments);

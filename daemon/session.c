@@ -17,7 +17,11 @@
 #define SESSION_OFFERED	  "2025-11-25"
 
 static const char *const session_versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL,
+	"2025-11-25",
+	"2025-06-18",
+	"2025-03-26",
+	"2024-11-05",
+	NULL,
 };
 
 enum session_phase {
@@ -108,8 +112,10 @@ session_fail_all_pending(struct session *s, const char *why)
 {
 	char msg[512];
 
-	snprintf(msg, sizeof msg, "the connection to the server was lost "
-	    "(%s) after the request was sent; it may have run", why);
+	snprintf(msg, sizeof msg,
+	    "the connection to the server was lost "
+	    "(%s) after the request was sent; it may have run",
+	    why);
 	for (size_t i = 0; i < SESSION_BUCKETS; i++) {
 		struct pending *p;
 
@@ -143,7 +149,8 @@ session_pending_expired(evutil_socket_t fd, short events, void *arg)
 	(void)fd, (void)events;
 	session_pending_take(s, p->id);
 	session_send_cancel(s, p->id, "deadline passed");
-	snprintf(msg, sizeof msg, "no answer within %d ms; the request was "
+	snprintf(msg, sizeof msg,
+	    "no answer within %d ms; the request was "
 	    "sent and may have run (mcpd sent notifications/cancelled)",
 	    p->timeout_ms);
 	session_pending_fail(p, ERRORS_OUTCOME_UNKNOWN, msg);
@@ -178,7 +185,8 @@ session_request(struct session *s, const char *method, json_t *params,
 	r = s->transport->ops->send(s->transport, msg);
 	json_decref(msg);
 	if (r < 0) {
-		session_pending_fail(p, ERRORS_UNAVAILABLE, "the connection to "
+		session_pending_fail(p, ERRORS_UNAVAILABLE,
+		    "the connection to "
 		    "the server is closed; nothing was sent");
 		return;
 	}
@@ -205,10 +213,12 @@ session_on_request(struct session *s, const struct jsonrpc_msg *m)
 		session_answer(s, jsonrpc_result(m->id, json_object()));
 		return;
 	}
-	snprintf(text, sizeof text, "mcpd does not offer %.128s (the client "
-	    "declared no such capability)", m->method);
-	session_answer(s, jsonrpc_error(m->id, JSONRPC_METHOD_NOT_FOUND, text,
-	    NULL));
+	snprintf(text, sizeof text,
+	    "mcpd does not offer %.128s (the client "
+	    "declared no such capability)",
+	    m->method);
+	session_answer(s,
+	    jsonrpc_error(m->id, JSONRPC_METHOD_NOT_FOUND, text, NULL));
 }
 
 static void
@@ -313,7 +323,7 @@ static int
 session_timeout(const struct session *s)
 {
 	return s->phase == SESSION_READY ? mcpd_opts.call_timeout_ms :
-	    s->timeout_ms;
+					   s->timeout_ms;
 }
 
 static void
@@ -380,7 +390,8 @@ session_on_tools_page(void *arg, const struct session_reply *r)
 		return;
 	}
 	if (json_object_get(s->seen_cursors, cursor) != NULL) {
-		snprintf(why, sizeof why, "the server repeated the tools/list "
+		snprintf(why, sizeof why,
+		    "the server repeated the tools/list "
 		    "cursor \"%.64s\"; stopped to avoid an endless listing",
 		    cursor);
 		session_list_abort(s, why);
@@ -439,7 +450,8 @@ session_on_initialize(void *arg, const struct session_reply *r)
 	version = json_string_value(json_object_get(r->result,
 	    "protocolVersion"));
 	if (!session_version_supported(version)) {
-		session_fail(s, "the server chose protocol version %s; mcpd "
+		session_fail(s,
+		    "the server chose protocol version %s; mcpd "
 		    "supports 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25",
 		    version != NULL ? version : "(none)");
 		return;

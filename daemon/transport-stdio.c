@@ -24,9 +24,9 @@ struct stdio_transport {
 	struct sendq *inq; /* what goes to its stdin */
 	struct linebuf out_lines, err_lines;
 	struct event *stop_timer;
-	int stop_step;	      /* 0 running, 1 stdin closed, 2 TERM, 3 KILL */
+	int stop_step; /* 0 running, 1 stdin closed, 2 TERM, 3 KILL */
 	bool has_exited;
-	bool is_closing;      /* close() was called: report nothing more */
+	bool is_closing; /* close() was called: report nothing more */
 	void (*done)(void *);
 	void *done_arg;
 };
@@ -69,8 +69,10 @@ stdio_deliver_line(struct stdio_transport *st, char *line, size_t len)
 	msg = jsonrpc_parse(line, len, &jerr);
 	if (msg == NULL) {
 		/* Not protocol: keep it where an operator will look. */
-		snprintf(note, sizeof note, "[mcpd: stdout line is not JSON "
-		    "and was ignored: %.120s]", line);
+		snprintf(note, sizeof note,
+		    "[mcpd: stdout line is not JSON "
+		    "and was ignored: %.120s]",
+		    line);
 		st->t.cbs->stderr_line(st->t.cb_arg, note, strlen(note));
 		return;
 	}
@@ -95,8 +97,10 @@ stdio_drain_stdout(struct stdio_transport *st)
 		linebuf_consume(&st->out_lines, in);
 	}
 	if (!st->is_closing && r < 0) {
-		snprintf(why, sizeof why, "server sent a message longer than "
-		    "the limit of %zu bytes", st->out_lines.max);
+		snprintf(why, sizeof why,
+		    "server sent a message longer than "
+		    "the limit of %zu bytes",
+		    st->out_lines.max);
 		stdio_report_closed(st, why);
 		return false;
 	}
@@ -178,8 +182,8 @@ stdio_exited(void *arg, int status)
 	}
 	/* Take what it wrote before it died, then say how it ended. */
 	if (st->out != NULL) {
-		while (evbuffer_read(bufferevent_get_input(st->out),
-		    st->io.out, 65536) > 0)
+		while (evbuffer_read(bufferevent_get_input(st->out), st->io.out,
+			   65536) > 0)
 			;
 		if (!stdio_drain_stdout(st))
 			return;
