@@ -11,7 +11,7 @@ PKG_CONFIG ?= pkg-config
 PYTEST	?= pytest-3
 VERSION	:= 0.1.0
 
-PKGS	:= libevent jansson libsystemd openssl libsodium
+PKGS	:= libevent libevent_openssl jansson libsystemd openssl libsodium
 WARN	:= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wpointer-arith -Wcast-qual
 CFLAGS	?= -O2 -g

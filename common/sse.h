@@ -23,9 +23,9 @@
  *   value is one or more ASCII digits, and is ignored otherwise (a value
  *   beyond INT64_MAX counts as INT64_MAX). Other fields are ignored.
  * - A blank line ends an event. The last event id is committed (even when
- *   nothing is dispatched) and persists across events; the event is
- *   dispatched only if it had a data field; the event type, the data and
- *   the per-event id and retry flags start afresh.
+ *   nothing is dispatched) and persists across events and resets; the
+ *   event is dispatched only if it had a data field; the event type, the
+ *   data and the per-event id and retry flags start afresh.
  * - Bytes are passed through as they are, without UTF-8 decoding: the JSON
  *   parser that reads the data checks its encoding.
  * - An event that never ends in a blank line is never dispatched.

@@ -8,7 +8,7 @@
 #include "mcpd.h"
 #include "names.h"
 
-static bool
+bool
 cmd_load_bad(struct request *req, const char *field, const char *why)
 {
 	control_fail_code(req, JSONRPC_INVALID_PARAMS,
@@ -17,7 +17,7 @@ cmd_load_bad(struct request *req, const char *field, const char *why)
 }
 
 /* A string with no NUL inside: what argv and environ can carry. */
-static bool
+bool
 cmd_load_is_cstring(const json_t *v)
 {
 	return json_is_string(v) &&
@@ -127,12 +127,12 @@ cmd_load_name(struct request *req, json_t *params,
 }
 
 /* Same id: the same target again, answered by the running server. */
-static void
-cmd_load_start(struct request *req, const char *name, struct server_spec *spec,
-    int timeout)
+void
+cmd_load_start(struct request *req, const char *name, enum server_mode mode,
+    struct server_spec *spec, int timeout)
 {
 	const char *agent = control_agent(req);
-	char *id = server_id_for(agent, SERVER_PROCESS, spec);
+	char *id = spec_id(agent, mode, spec);
 	struct server *s = server_find(agent, id), *other;
 
 	if (s == NULL && (other = server_find(agent, name)) != NULL) {
@@ -142,7 +142,7 @@ cmd_load_start(struct request *req, const char *name, struct server_spec *spec,
 		    "another with --name, or unload it first",
 		    name);
 	} else if (s == NULL &&
-	    server_new(agent, name, SERVER_PROCESS, spec, &s, NULL) < 0) {
+	    server_new(agent, name, mode, spec, &s, NULL) < 0) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");
 	} else
 		server_load(s, req, timeout);
@@ -161,13 +161,24 @@ cmd_load_exec(struct request *req, json_t *params)
 		cmd_load_bad(req, "target", "give command or target, not both");
 		return;
 	}
+	if (target != NULL && strstr(target, "://") != NULL) {
+		if (cmd_timeout(req, params, mcpd_opts.load_timeout_ms,
+			&timeout))
+			cmd_load_remote(req, params, timeout);
+		return;
+	}
 	if (target != NULL) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL,
-		    "loading %s needs "
-		    "remote or container support, which this mcpd does not "
-		    "have yet; load a local command with: mcpctl load -- CMD "
-		    "[ARGS...]",
+		    "loading %s needs container support, which this mcpd "
+		    "does not have yet; load a command with: mcpctl load -- "
+		    "CMD [ARGS...], or a URL",
 		    target);
+		return;
+	}
+	if (json_object_get(params, "allow_local") != NULL ||
+	    json_object_get(params, "headers") != NULL) {
+		cmd_load_bad(req, "allow_local",
+		    "allow_local and headers go with a URL target");
 		return;
 	}
 	if (json_object_get(params, "command") == NULL) {
@@ -179,9 +190,9 @@ cmd_load_exec(struct request *req, json_t *params)
 	if (cmd_timeout(req, params, mcpd_opts.load_timeout_ms, &timeout) &&
 	    cmd_load_spec(req, params, &spec) &&
 	    (name = cmd_load_name(req, params, &spec)) != NULL)
-		cmd_load_start(req, name, &spec, timeout);
+		cmd_load_start(req, name, SERVER_PROCESS, &spec, timeout);
 	free(name);
-	server_spec_clear(&spec);
+	spec_clear(&spec);
 }
 
 static const struct cmd_param cmd_load_params[] = {
@@ -193,6 +204,8 @@ static const struct cmd_param cmd_load_params[] = {
 	{ "transport", JSON_STRING, false },
 	{ "persist", JSON_TRUE, false },
 	{ "timeout_ms", JSON_INTEGER, false },
+	{ "allow_local", JSON_TRUE, false },
+	{ "headers", JSON_OBJECT, false },
 	{ NULL, 0, false },
 };
 

@@ -98,7 +98,8 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	fprintf(status == 0 ? stdout : stderr,
 	    "usage: mcpd [-dv] [-s socket] [-S state_dir] [--max-message BYTES]\n"
 	    "            [--call-timeout MS] [--load-timeout MS] [--log-lines N]\n"
-	    "            [--max-clients N] [-V] [-h]\n"
+	    "            [--max-clients N] [--ca-file PATH] [--dns-server IP[:PORT]]\n"
+	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
 }
@@ -127,6 +128,8 @@ enum {
 	MCPD_OPT_LOAD_TIMEOUT,
 	MCPD_OPT_LOG_LINES,
 	MCPD_OPT_MAX_CLIENTS,
+	MCPD_OPT_CA_FILE,
+	MCPD_OPT_DNS_SERVER,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -139,6 +142,8 @@ static const struct option mcpd_long_options[] = {
 	{ "load-timeout", required_argument, NULL, MCPD_OPT_LOAD_TIMEOUT },
 	{ "log-lines", required_argument, NULL, MCPD_OPT_LOG_LINES },
 	{ "max-clients", required_argument, NULL, MCPD_OPT_MAX_CLIENTS },
+	{ "ca-file", required_argument, NULL, MCPD_OPT_CA_FILE },
+	{ "dns-server", required_argument, NULL, MCPD_OPT_DNS_SERVER },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -184,6 +189,12 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			mcpd_opts.max_clients = mcpd_number("--max-clients",
 			    optarg, 1, 65536);
 			break;
+		case MCPD_OPT_CA_FILE:
+			mcpd_opts.ca_file = strdup(optarg);
+			break;
+		case MCPD_OPT_DNS_SERVER:
+			mcpd_opts.dns_server = strdup(optarg);
+			break;
 		case 'V':
 			printf("mcpd %s\n", MCPD_VERSION);
 			exit(0);
@@ -213,6 +224,9 @@ mcpd_prepare_state(void)
 	}
 	if (identity_load(mcpd_opts.state_dir, &cause) < 0)
 		fatalx("identity: %s", cause != NULL ? cause : "failed");
+	if (http_tls_init(mcpd_opts.ca_file, &cause) < 0 ||
+	    netpolicy_init(mcpd_opts.dns_server, &cause) < 0)
+		fatalx("%s", cause != NULL ? cause : "remote endpoints");
 }
 
 static struct event *
@@ -268,6 +282,8 @@ main(int argc, char **argv)
 	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
 	child_close();
 	sendq_close();
+	netpolicy_close();
+	http_tls_close();
 	log_info("stopped");
 	event_free(mcpd_sigterm);
 	event_free(mcpd_sigint);

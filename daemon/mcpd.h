@@ -4,6 +4,7 @@
 #define MCPD_H
 
 #include <sys/queue.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <stdbool.h>
@@ -20,8 +21,15 @@
 struct client;
 struct request;
 struct server;
+struct server_spec;
 struct session;
 struct transport;
+
+enum server_mode {
+	SERVER_PROCESS,
+	SERVER_CONTAINER,
+	SERVER_REMOTE,
+};
 
 /* mcpd.c */
 struct mcpd_options {
@@ -34,6 +42,8 @@ struct mcpd_options {
 	size_t log_lines;	 /* stderr lines kept per server */
 	size_t max_clients;	 /* control connections at once */
 	size_t max_client_queue; /* pending answers per client */
+	char *ca_file;		 /* TLS roots instead of the system's */
+	char *dns_server;	 /* resolver instead of resolv.conf's */
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
@@ -85,6 +95,14 @@ const char *cmd_string(json_t *params, const char *key);
 struct server *cmd_server(struct request *, const char *target);
 /* Reads an optional timeout_ms (1 ms to 24 h); false after failing req. */
 bool cmd_timeout(struct request *, json_t *params, int dflt, int *ret);
+/* cmd-load.c and cmd-load-remote.c */
+void cmd_load_start(struct request *, const char *name, enum server_mode,
+    struct server_spec *, int timeout);
+void cmd_load_remote(struct request *, json_t *params, int timeout);
+/* Fails req with -32602 naming field; returns false. */
+bool cmd_load_bad(struct request *, const char *field, const char *why);
+/* A JSON string without NUL bytes. */
+bool cmd_load_is_cstring(const json_t *);
 extern const struct cmd_entry cmd_hello_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
@@ -149,9 +167,87 @@ json_t *logring_tail(const struct logring *, size_t n);
 /* The last n lines joined with "\n", new string ("" when empty). */
 char *logring_tail_text(const struct logring *, size_t n);
 
+/* What a remote transport connects to. */
+struct remote_spec {
+	char *url;
+	bool allow_local;
+	json_t *headers; /* object: name -> value */
+};
+/* http.c: a small HTTP/1.1 client over pinned addresses and TLS. */
+struct http_peer {
+	struct sockaddr_storage addr; /* checked by the policy: pinned */
+	socklen_t addrlen;
+	char *host;	/* for SNI and the certificate check */
+	char *hostport; /* the Host header */
+	bool is_tls;
+	bool is_ip_literal;
+};
+struct http_field {
+	const char *name;
+	const char *value;
+};
+struct http_header {
+	char *name;
+	char *value;
+};
+struct http_response {
+	int status;
+	size_t nheaders;
+	struct http_header *headers;
+};
+struct http_message {
+	const char *method;
+	const char *path;
+	const struct http_field *fields;
+	size_t nheaders;
+	const void *body; /* NULL: no body */
+	size_t body_len;
+};
+struct http_cbs {
+	/* Status and headers; < 0 aborts the exchange. */
+	int (*head)(void *arg, const struct http_response *);
+	/* Body bytes as they arrive; < 0 aborts. */
+	int (*body)(void *arg, const char *data, size_t len);
+	/* Once, at the end: err 0 when the response was complete. */
+	void (*done)(void *arg, int err, const char *why);
+};
+struct http_client;
+struct http_exchange;
+int http_tls_init(const char *ca_file, char **cause);
+void http_tls_close(void);
+struct http_client *http_client_new(const struct http_peer *);
+/* Every exchange must have ended or been cancelled before this. */
+void http_client_free(struct http_client *);
+/* Starts a request on an idle or new connection; NULL on failure. */
+struct http_exchange *http_send(struct http_client *,
+    const struct http_message *, const struct http_cbs *, void *arg);
+/* No more callbacks; the connection is closed (cancels the stream). */
+void http_exchange_cancel(struct http_exchange *);
+const char *http_response_header(const struct http_response *,
+    const char *name);
+
+/* netpolicy.c: the remote URL policy and DNS pinning. */
+struct netpolicy_query;
+/* err 0: peer is the checked, pinned address; else why says the rule. */
+typedef void netpolicy_fn(void *arg, int err, const char *why,
+    const struct http_peer *peer);
+int netpolicy_init(const char *dns_server, char **cause);
+void netpolicy_close(void);
+/*
+ * Checks a URL and resolves its host; cb is called once, never before this
+ * returns... unless the resolver answers at once, in which case NULL is
+ * returned after cb ran. -EACCES is a policy refusal.
+ */
+struct netpolicy_query *netpolicy_check(const char *url, bool allow_local,
+    netpolicy_fn *cb, void *arg);
+void netpolicy_cancel(struct netpolicy_query *);
+
 /* transport-stdio.c and the transport interface. */
 struct transport_cbs {
 	void (*message)(void *arg, json_t *msg); /* msg borrowed */
+	/* The request with this id will get no answer, for this reason. */
+	void (*failed)(void *arg, const json_t *id, enum errors_kind,
+	    const char *why);
 	void (*stderr_line)(void *arg, const char *line, size_t len);
 	void (*closed)(void *arg, const char *why); /* it died or ended */
 };
@@ -171,6 +267,9 @@ struct transport {
 };
 struct transport *transport_stdio_new(const struct child_spec *,
     const struct transport_cbs *, void *arg);
+struct transport *transport_http_new(const struct remote_spec *,
+    const struct transport_cbs *, void *arg);
+
 /* The pid of the program behind a stdio transport, or -1. */
 pid_t transport_stdio_pid(const struct transport *);
 
@@ -217,15 +316,12 @@ enum server_state {
 	SERVER_STOPPED,
 	SERVER_FAILED,
 };
-enum server_mode {
-	SERVER_PROCESS,
-	SERVER_CONTAINER,
-	SERVER_REMOTE,
-};
 struct server_spec {
 	char **argv;
 	char **env; /* "K=V" from the load request */
 	char *cwd;
+	struct remote_spec remote; /* url (canonical) set: a remote server */
+	char *transport;	   /* asked for, or NULL: inferred */
 };
 const char *server_state_name(enum server_state);
 const char *server_mode_name(enum server_mode);
@@ -237,9 +333,6 @@ struct server *server_find(const char *agent, const char *target);
  */
 int server_new(const char *agent, const char *name, enum server_mode,
     struct server_spec *spec, struct server **ret, char **cause);
-/* The id a target would get for this agent (new string). */
-char *server_id_for(const char *agent, enum server_mode,
-    const struct server_spec *);
 /* Gate jobs; each answers req when it ends. */
 void server_load(struct server *, struct request *, int timeout_ms);
 void server_reload(struct server *, struct request *, int timeout_ms);
@@ -261,9 +354,16 @@ void server_call(struct server *, uint64_t generation, const char *tool,
 json_t *server_logs(const struct server *, size_t lines);
 const char *server_name(const struct server *);
 const char *server_agent(const struct server *);
-void server_spec_clear(struct server_spec *);
 size_t server_count(void);
 size_t server_count_ready(void);
+
+/* spec.c: what a server runs or reaches. */
+void spec_clear(struct server_spec *);
+/* The id a target gets for this agent (new string). */
+char *spec_id(const char *agent, enum server_mode, const struct server_spec *);
+/* The canonical URL, or the command line (new string). */
+char *spec_endpoint(const struct server_spec *);
+const char *spec_transport_name(const struct server_spec *);
 
 /* identity.c: the daemon's did:key and derived identities. */
 int identity_load(const char *state_dir, char **cause);

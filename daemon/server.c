@@ -165,79 +165,6 @@ server_count_ready(void)
 	return n;
 }
 
-void
-server_spec_clear(struct server_spec *spec)
-{
-	child_strv_free(spec->argv);
-	child_strv_free(spec->env);
-	free(spec->cwd);
-	memset(spec, 0, sizeof *spec);
-}
-
-/* True when an argument needs quotes to read back as one word. */
-static bool
-server_needs_quotes(const char *a)
-{
-	return a[0] == '\0' ||
-	    strpbrk(a, " \t\n'\"\\$`*?;&|<>(){}[]#~") != NULL;
-}
-
-/* The command line as a shell user would type it (display only). */
-static char *
-server_command_line(char *const *argv)
-{
-	size_t len = 1;
-	char *line, *p;
-
-	for (size_t i = 0; argv[i] != NULL; i++)
-		len += strlen(argv[i]) * 4 + 3;
-	if ((p = line = malloc(len)) == NULL)
-		return NULL;
-	for (size_t i = 0; argv[i] != NULL; i++) {
-		if (i > 0)
-			*p++ = ' ';
-		if (!server_needs_quotes(argv[i])) {
-			p = stpcpy(p, argv[i]);
-			continue;
-		}
-		*p++ = '\'';
-		for (const char *c = argv[i]; *c != '\0'; c++)
-			p = *c == '\'' ? stpcpy(p, "'\\''") : (*p = *c, p + 1);
-		*p++ = '\'';
-	}
-	*p = '\0';
-	return line;
-}
-
-char *
-server_id_for(const char *agent, enum server_mode mode,
-    const struct server_spec *spec)
-{
-	size_t len = 0, off = 0;
-	char *target, *id;
-
-	for (size_t i = 0; spec->argv[i] != NULL; i++)
-		len += strlen(spec->argv[i]) + 1;
-	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
-		len += strcspn(spec->env[i], "=") + 2;
-	len += (spec->cwd != NULL ? strlen(spec->cwd) : 0) + 2;
-	if ((target = calloc(1, len)) == NULL)
-		return NULL;
-	/* argv, then cwd, then the env keys (values may be secrets). */
-	for (size_t i = 0; spec->argv[i] != NULL; i++)
-		off += sprintf(target + off, "%s", spec->argv[i]) + 1;
-	off += sprintf(target + off, "%s", spec->cwd != NULL ? spec->cwd : "") +
-	    1;
-	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
-		off += sprintf(target + off,
-			   "%.*s=", (int)strcspn(spec->env[i], "="),
-			   spec->env[i]) +
-		    1;
-	id = identity_connection_id(agent, server_mode_name(mode), target, off);
-	free(target);
-	return id;
-}
-
 int
 server_new(const char *agent, const char *name, enum server_mode mode,
     struct server_spec *spec, struct server **ret, char **cause)
@@ -251,8 +178,8 @@ server_new(const char *agent, const char *name, enum server_mode mode,
 	s->mode = mode;
 	s->spec = *spec;
 	memset(spec, 0, sizeof *spec);
-	s->id = server_id_for(agent, mode, &s->spec);
-	s->endpoint = server_command_line(s->spec.argv);
+	s->id = spec_id(agent, mode, &s->spec);
+	s->endpoint = spec_endpoint(&s->spec);
 	s->child_env = child_env_build(s->spec.env);
 	s->logs = logring_new(mcpd_opts.log_lines);
 	s->restart_timer = evtimer_new(mcpd_base, server_restart_due, s);
@@ -281,7 +208,7 @@ server_free(struct server *s)
 	event_free(s->healthy_timer);
 	logring_free(s->logs);
 	child_strv_free(s->child_env);
-	server_spec_clear(&s->spec);
+	spec_clear(&s->spec);
 	free(s->id);
 	free(s->name);
 	free(s->agent);
@@ -338,7 +265,9 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	struct transport *t;
 	int r;
 
-	t = transport_stdio_new(&s->child, NULL, NULL);
+	t = s->mode == SERVER_REMOTE ?
+	    transport_http_new(&s->spec.remote, NULL, NULL) :
+	    transport_stdio_new(&s->child, NULL, NULL);
 	if (t == NULL ||
 	    (s->next = session_new(t, &server_session_cbs, s, timeout_ms)) ==
 		NULL)
@@ -711,7 +640,8 @@ server_load_result(const struct server *s)
 
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:b, s:O}",
 	    "id", s->id, "name", s->name, "mode", server_mode_name(s->mode),
-	    "transport", "stdio", "endpoint", s->endpoint, "protocol_version",
+	    "transport", spec_transport_name(&s->spec), "endpoint",
+	    s->endpoint, "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
 	    "tools",
 	    (json_int_t)json_array_size(session_tools_peek(s->session)),
@@ -729,7 +659,8 @@ server_describe(const struct server *s)
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:s, s:o,"
 			 " s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
 	    "id", s->id, "name", s->name, "agent", s->agent, "mode",
-	    server_mode_name(s->mode), "transport", "stdio", "endpoint",
+	    server_mode_name(s->mode), "transport",
+	    spec_transport_name(&s->spec), "endpoint",
 	    s->endpoint, "image", "container", "state",
 	    server_state_name(s->state), "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),

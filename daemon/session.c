@@ -281,6 +281,19 @@ session_on_message(void *arg, json_t *msg)
 }
 
 static void
+session_on_request_failed(void *arg, const json_t *id, enum errors_kind kind,
+    const char *why)
+{
+	struct session *s = arg;
+	struct pending *p;
+
+	if (s->phase == SESSION_DEAD || !json_is_integer(id) ||
+	    (p = session_pending_take(s, json_integer_value(id))) == NULL)
+		return;
+	session_pending_fail(p, kind, why);
+}
+
+static void
 session_on_stderr(void *arg, const char *line, size_t len)
 {
 	struct session *s = arg;
@@ -297,6 +310,7 @@ session_on_closed(void *arg, const char *why)
 
 static const struct transport_cbs session_transport_cbs = {
 	.message = session_on_message,
+	.failed = session_on_request_failed,
 	.stderr_line = session_on_stderr,
 	.closed = session_on_closed,
 };

@@ -233,13 +233,14 @@ def test_load_of_missing_command_fails_clearly(mcpd):
     assert_nothing_running(mcpd)
 
 
-def test_load_target_is_not_supported_yet(mcpd):
+def test_load_image_target_is_not_supported_yet(mcpd):
+    # Containers come with their own issue; until then an image is refused.
     e = rpc_error_of(mcpd.rpc.result, "mcpd/load",
-                     {"target": "https://example.com/mcp"})
+                     {"target": "alpine:3.20"})
     assert e.code == UNAVAILABLE and e.data["kind"] == "unavailable"
-    assert "https://example.com/mcp" in e.message
+    assert "alpine:3.20" in e.message
     e = rpc_error_of(mcpd.rpc.result, "mcpd/load",
-                     {"target": "https://example.com/mcp",
+                     {"target": "https://127.0.0.1/mcp",
                       "command": [str(TESTSERVER)]})
     assert e.code == INVALID_PARAMS
     assert_nothing_running(mcpd)

@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: ISC */
+/* A small HTTP/1.1 client: pinned addresses, TLS, streamed bodies, reuse. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "log.h"
+#include "mcpd.h"
+
+#define HTTP_HEAD_MAX	 (64 * 1024) /* status line and headers */
+#define HTTP_HEADERS_MAX 100
+
+enum http_state {
+	HTTP_STATUS,
+	HTTP_HEADERS,
+	HTTP_BODY_LENGTH,
+	HTTP_CHUNK_SIZE,
+	HTTP_CHUNK_DATA,
+	HTTP_CHUNK_END,
+	HTTP_TRAILERS,
+	HTTP_BODY_CLOSE,
+	HTTP_DONE,
+};
+
+struct http_conn {
+	struct http_client *client;
+	struct bufferevent *bev;
+	struct http_exchange *ex; /* NULL when idle */
+	LIST_ENTRY(http_conn) entry;
+};
+
+struct http_exchange {
+	struct http_conn *conn;
+	const struct http_cbs *cbs;
+	void *arg;
+	enum http_state state;
+	struct http_response resp;
+	size_t head_bytes;
+	size_t remaining;
+	bool is_keep_alive;
+	bool is_head_request;
+};
+
+struct http_client {
+	struct http_peer peer;
+	LIST_HEAD(, http_conn) conns;
+};
+
+static SSL_CTX *http_tls;
+
+int
+http_tls_init(const char *ca_file, char **cause)
+{
+	if ((http_tls = SSL_CTX_new(TLS_client_method())) == NULL)
+		goto fail;
+	SSL_CTX_set_min_proto_version(http_tls, TLS1_2_VERSION);
+	SSL_CTX_set_verify(http_tls, SSL_VERIFY_PEER, NULL);
+	if (ca_file != NULL ? SSL_CTX_load_verify_locations(http_tls, ca_file,
+				  NULL) != 1 :
+			      SSL_CTX_set_default_verify_paths(http_tls) != 1)
+		goto fail;
+	return 0;
+fail:
+	if (asprintf(cause, "cannot set up TLS%s%s: %s",
+		ca_file != NULL ? " with CA file " : "",
+		ca_file != NULL ? ca_file : "",
+		ERR_reason_error_string(ERR_get_error())) < 0)
+		*cause = NULL;
+	return -EIO;
+}
+
+void
+http_tls_close(void)
+{
+	SSL_CTX_free(http_tls);
+	http_tls = NULL;
+}
+
+const char *
+http_response_header(const struct http_response *r, const char *name)
+{
+	for (size_t i = 0; i < r->nheaders; i++)
+		if (strcasecmp(r->headers[i].name, name) == 0)
+			return r->headers[i].value;
+	return NULL;
+}
+
+static void
+http_response_clear(struct http_response *r)
+{
+	for (size_t i = 0; i < r->nheaders; i++) {
+		free(r->headers[i].name);
+		free(r->headers[i].value);
+	}
+	free(r->headers);
+	memset(r, 0, sizeof *r);
+}
+
+static void http_conn_free(struct http_conn *);
+
+/* Ends an exchange: once, and never after a cancel. */
+static void
+http_exchange_end(struct http_exchange *ex, int err, const char *why)
+{
+	struct http_conn *conn = ex->conn;
+	const struct http_cbs *cbs = ex->cbs;
+	void *arg = ex->arg;
+	bool is_reusable = err == 0 && ex->is_keep_alive;
+
+	if (conn != NULL)
+		conn->ex = NULL;
+	http_response_clear(&ex->resp);
+	free(ex);
+	if (conn != NULL && !is_reusable)
+		http_conn_free(conn);
+	if (cbs != NULL)
+		cbs->done(arg, err, why);
+}
+
+void
+http_exchange_cancel(struct http_exchange *ex)
+{
+	if (ex == NULL)
+		return;
+	ex->cbs = NULL;
+	/* The connection cannot be reused mid-response: close it. */
+	if (ex->state != HTTP_DONE && ex->conn != NULL) {
+		struct http_conn *conn = ex->conn;
+
+		ex->conn = NULL;
+		conn->ex = NULL;
+		http_conn_free(conn);
+	}
+	http_response_clear(&ex->resp);
+	free(ex);
+}
+
+static int
+http_parse_status(struct http_exchange *ex, const char *line)
+{
+	int minor, status;
+
+	if (sscanf(line, "HTTP/1.%d %3d", &minor, &status) != 2 ||
+	    status < 100 || status > 599)
+		return -EPROTO;
+	ex->resp.status = status;
+	ex->is_keep_alive = minor >= 1;
+	return 0;
+}
+
+static int
+http_parse_header(struct http_exchange *ex, char *line)
+{
+	char *colon = strchr(line, ':'), *v;
+	struct http_header *h;
+
+	if (colon == NULL || colon == line ||
+	    ex->resp.nheaders >= HTTP_HEADERS_MAX)
+		return -EPROTO;
+	*colon = '\0';
+	for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+		;
+	h = reallocarray(ex->resp.headers, ex->resp.nheaders + 1, sizeof *h);
+	if (h == NULL)
+		return -ENOMEM;
+	ex->resp.headers = h;
+	h[ex->resp.nheaders].name = strdup(line);
+	h[ex->resp.nheaders].value = strdup(v);
+	ex->resp.nheaders++;
+	return 0;
+}
+
+/* After the headers: how the body is framed, then the head callback. */
+static int
+http_begin_body(struct http_exchange *ex)
+{
+	const char *te = http_response_header(&ex->resp, "transfer-encoding");
+	const char *cl = http_response_header(&ex->resp, "content-length");
+	const char *conn = http_response_header(&ex->resp, "connection");
+	int status = ex->resp.status;
+
+	if (status >= 100 && status < 200) {
+		http_response_clear(&ex->resp); /* an interim answer */
+		ex->state = HTTP_STATUS;
+		return 0;
+	}
+	if (conn != NULL && strcasecmp(conn, "close") == 0)
+		ex->is_keep_alive = false;
+	if (ex->cbs != NULL && ex->cbs->head(ex->arg, &ex->resp) < 0)
+		return -ECANCELED;
+	if (ex->is_head_request || status == 204 || status == 304) {
+		ex->state = HTTP_DONE;
+	} else if (te != NULL && strcasecmp(te, "chunked") == 0) {
+		ex->state = HTTP_CHUNK_SIZE;
+	} else if (cl != NULL) {
+		char *end;
+
+		errno = 0;
+		ex->remaining = strtoull(cl, &end, 10);
+		if (errno != 0 || *end != '\0')
+			return -EPROTO;
+		ex->state = ex->remaining > 0 ? HTTP_BODY_LENGTH : HTTP_DONE;
+	} else {
+		ex->is_keep_alive = false;
+		ex->state = HTTP_BODY_CLOSE;
+	}
+	return 0;
+}
+
+static int
+http_read_line(struct http_exchange *ex, struct evbuffer *in, char **line)
+{
+	size_t len;
+
+	*line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF);
+	if (*line == NULL)
+		return evbuffer_get_length(in) > HTTP_HEAD_MAX ? -EMSGSIZE : 0;
+	ex->head_bytes += len + 2;
+	return ex->head_bytes > HTTP_HEAD_MAX ? -EMSGSIZE : 1;
+}
+
+static int
+http_read_head_line(struct http_exchange *ex, struct evbuffer *in)
+{
+	char *line;
+	int r;
+
+	if ((r = http_read_line(ex, in, &line)) <= 0)
+		return r;
+	if (ex->state == HTTP_STATUS)
+		r = http_parse_status(ex, line);
+	else if (line[0] != '\0')
+		r = http_parse_header(ex, line);
+	else
+		r = http_begin_body(ex);
+	if (r == 0 && ex->state == HTTP_STATUS && ex->resp.status != 0)
+		ex->state = HTTP_HEADERS;
+	free(line);
+	return r < 0 ? r : 1;
+}
+
+/* Hands up to max buffered body bytes to the body callback. */
+static int
+http_deliver(struct http_exchange *ex, struct evbuffer *in, size_t max)
+{
+	size_t n = evbuffer_get_length(in);
+	int r = 0;
+
+	if (n > max)
+		n = max;
+	if (n == 0)
+		return 0;
+	if (ex->cbs != NULL)
+		r = ex->cbs->body(ex->arg, (const char *)evbuffer_pullup(in, n),
+		    n);
+	evbuffer_drain(in, n);
+	return r < 0 ? -ECANCELED : (int)n;
+}
+
+static int
+http_read_chunk_line(struct http_exchange *ex, struct evbuffer *in)
+{
+	char *line, *end;
+	int r;
+
+	if ((r = http_read_line(ex, in, &line)) <= 0)
+		return r;
+	if (ex->state == HTTP_CHUNK_END) {
+		r = line[0] == '\0' ? 0 : -EPROTO;
+		ex->state = HTTP_CHUNK_SIZE;
+	} else if (ex->state == HTTP_TRAILERS) {
+		if (line[0] == '\0')
+			ex->state = HTTP_DONE;
+	} else {
+		errno = 0;
+		ex->remaining = strtoull(line, &end, 16);
+		r = errno != 0 || end == line ? -EPROTO : 0;
+		ex->state = ex->remaining > 0 ? HTTP_CHUNK_DATA : HTTP_TRAILERS;
+	}
+	ex->head_bytes = 0; /* the limit is per line here */
+	free(line);
+	return r < 0 ? r : 1;
+}
+
+/* One step of the response; >0 progress, 0 wants more, <0 error. */
+static int
+http_step(struct http_exchange *ex, struct evbuffer *in)
+{
+	int r;
+
+	switch (ex->state) {
+	case HTTP_STATUS:
+	case HTTP_HEADERS:
+		return http_read_head_line(ex, in);
+	case HTTP_BODY_LENGTH:
+	case HTTP_CHUNK_DATA:
+		if ((r = http_deliver(ex, in, ex->remaining)) <= 0)
+			return r;
+		ex->remaining -= r;
+		if (ex->remaining == 0)
+			ex->state = ex->state == HTTP_BODY_LENGTH ?
+			    HTTP_DONE :
+			    HTTP_CHUNK_END;
+		return 1;
+	case HTTP_BODY_CLOSE:
+		return http_deliver(ex, in, SIZE_MAX);
+	case HTTP_CHUNK_SIZE:
+	case HTTP_CHUNK_END:
+	case HTTP_TRAILERS:
+		return http_read_chunk_line(ex, in);
+	default:
+		return 0;
+	}
+}
+
+static const char *
+http_error_text(int r)
+{
+	switch (r) {
+	case -EMSGSIZE:
+		return "the server sent headers longer than 64 KiB";
+	case -ECANCELED:
+		return "the response was refused";
+	default:
+		return "the server sent a malformed HTTP response";
+	}
+}
+
+static void
+http_conn_read(struct bufferevent *bev, void *arg)
+{
+	struct http_conn *conn = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct http_exchange *ex;
+	int r;
+
+	while ((ex = conn->ex) != NULL && ex->state != HTTP_DONE) {
+		if ((r = http_step(ex, in)) == 0)
+			return;
+		if (r < 0) {
+			http_exchange_end(ex, r, http_error_text(r));
+			return;
+		}
+	}
+	if (ex != NULL)
+		http_exchange_end(ex, 0, NULL);
+	else if (evbuffer_get_length(in) > 0)
+		http_conn_free(conn); /* bytes nobody asked for */
+}
+
+static char *
+http_tls_failure(struct bufferevent *bev)
+{
+	SSL *ssl = bufferevent_openssl_get_ssl(bev);
+	unsigned long e = bufferevent_get_openssl_error(bev);
+	char *why = NULL;
+	long v;
+
+	if (ssl != NULL && (v = SSL_get_verify_result(ssl)) != X509_V_OK) {
+		if (asprintf(&why, "TLS certificate rejected: %s",
+			X509_verify_cert_error_string(v)) < 0)
+			why = NULL;
+	} else if (e != 0) {
+		if (asprintf(&why, "TLS failed: %s",
+			ERR_reason_error_string(e)) < 0)
+			why = NULL;
+	}
+	return why;
+}
+
+static void
+http_conn_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct http_conn *conn = arg;
+	struct http_exchange *ex = conn->ex;
+	char why[512], *tls = NULL;
+
+	if (what & BEV_EVENT_CONNECTED)
+		return;
+	if (ex == NULL) {
+		http_conn_free(conn);
+		return;
+	}
+	if ((what & BEV_EVENT_EOF) && ex->state == HTTP_BODY_CLOSE) {
+		http_exchange_end(ex, 0, NULL);
+		return;
+	}
+	if (conn->client->peer.is_tls)
+		tls = http_tls_failure(bev);
+	snprintf(why, sizeof why, "%s", tls != NULL ? tls :
+	    (what & BEV_EVENT_EOF) ? "the server closed the connection "
+				     "before the response was complete" :
+	    (what & BEV_EVENT_TIMEOUT) ? "the connection timed out" :
+					 strerror(EVUTIL_SOCKET_ERROR()));
+	free(tls);
+	http_exchange_end(ex, -ECONNRESET, why);
+}
+
+static void
+http_conn_free(struct http_conn *conn)
+{
+	if (conn == NULL)
+		return;
+	LIST_REMOVE(conn, entry);
+	if (conn->ex != NULL)
+		conn->ex->conn = NULL;
+	bufferevent_free(conn->bev);
+	free(conn);
+}
+
+static struct bufferevent *
+http_bev_new(const struct http_peer *peer)
+{
+	SSL *ssl;
+
+	if (!peer->is_tls)
+		return bufferevent_socket_new(mcpd_base, -1,
+		    BEV_OPT_CLOSE_ON_FREE);
+	if (http_tls == NULL || (ssl = SSL_new(http_tls)) == NULL)
+		return NULL;
+	SSL_set_tlsext_host_name(ssl, peer->host);
+	if (peer->is_ip_literal)
+		X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), peer->host);
+	else
+		SSL_set1_host(ssl, peer->host);
+	return bufferevent_openssl_socket_new(mcpd_base, -1, ssl,
+	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+}
+
+static struct http_conn *
+http_conn_get(struct http_client *c)
+{
+	struct http_conn *conn;
+
+	LIST_FOREACH(conn, &c->conns, entry)
+		if (conn->ex == NULL)
+			return conn;
+	if ((conn = calloc(1, sizeof *conn)) == NULL)
+		return NULL;
+	conn->client = c;
+	if ((conn->bev = http_bev_new(&c->peer)) == NULL) {
+		free(conn);
+		return NULL;
+	}
+	bufferevent_setcb(conn->bev, http_conn_read, NULL, http_conn_event,
+	    conn);
+	bufferevent_enable(conn->bev, EV_READ | EV_WRITE);
+	if (bufferevent_socket_connect(conn->bev,
+		(struct sockaddr *)&c->peer.addr, c->peer.addrlen) < 0) {
+		bufferevent_free(conn->bev);
+		free(conn);
+		return NULL;
+	}
+	LIST_INSERT_HEAD(&c->conns, conn, entry);
+	return conn;
+}
+
+struct http_exchange *
+http_send(struct http_client *c, const struct http_message *m,
+    const struct http_cbs *cbs, void *arg)
+{
+	struct http_exchange *ex = calloc(1, sizeof *ex);
+	struct evbuffer *out;
+
+	if (ex == NULL || (ex->conn = http_conn_get(c)) == NULL) {
+		free(ex);
+		return NULL;
+	}
+	ex->cbs = cbs;
+	ex->arg = arg;
+	ex->is_head_request = strcmp(m->method, "HEAD") == 0;
+	ex->conn->ex = ex;
+	out = bufferevent_get_output(ex->conn->bev);
+	evbuffer_add_printf(out, "%s %s HTTP/1.1\r\nHost: %s\r\n", m->method,
+	    m->path, c->peer.hostport);
+	for (size_t i = 0; i < m->nheaders; i++)
+		evbuffer_add_printf(out, "%s: %s\r\n", m->fields[i].name,
+		    m->fields[i].value);
+	if (m->body != NULL)
+		evbuffer_add_printf(out, "Content-Length: %zu\r\n",
+		    m->body_len);
+	evbuffer_add(out, "\r\n", 2);
+	if (m->body != NULL)
+		evbuffer_add(out, m->body, m->body_len);
+	return ex;
+}
+
+struct http_client *
+http_client_new(const struct http_peer *peer)
+{
+	struct http_client *c = calloc(1, sizeof *c);
+
+	if (c == NULL)
+		return NULL;
+	c->peer = *peer;
+	c->peer.host = strdup(peer->host);
+	c->peer.hostport = strdup(peer->hostport);
+	LIST_INIT(&c->conns);
+	return c;
+}
+
+void
+http_client_free(struct http_client *c)
+{
+	struct http_conn *conn;
+
+	if (c == NULL)
+		return;
+	/* Its owner has cancelled every exchange before this. */
+	while ((conn = LIST_FIRST(&c->conns)) != NULL)
+		http_conn_free(conn);
+	free(c->peer.host);
+	free(c->peer.hostport);
+	free(c);
+}

@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: ISC */
+/* The Streamable HTTP transport: POST per message, JSON or SSE answers. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <event2/buffer.h>
+
+#include "log.h"
+#include "mcpd.h"
+#include "sse.h"
+#include "url.h"
+
+#define SHTTP_RETRY_MS 1000 /* when the server sent no retry field */
+#define SHTTP_MAX_HEADERS 32
+
+struct shttp_post;
+
+struct shttp_transport {
+	struct transport t;
+	const struct remote_spec *spec;
+	char *path; /* path and query of the endpoint */
+	struct netpolicy_query *policy;
+	struct http_client *client;
+	json_t *queued; /* messages sent before the client is ready */
+	char *session_id;
+	char *version; /* negotiated: sent as MCP-Protocol-Version */
+	LIST_HEAD(, shttp_post) posts;
+	struct shttp_post *listen; /* the GET stream, when one is open */
+	bool is_closing;
+	bool is_initialized;
+	void (*done)(void *);
+	void *done_arg;
+	struct event *timer; /* deferred release, or DELETE deadline */
+};
+
+/* One exchange: a POST, the GET stream, a resumption, or the DELETE. */
+struct shttp_post {
+	struct shttp_transport *ht;
+	struct http_exchange *ex;
+	json_t *id;	    /* the request's id, or NULL */
+	char *method;	    /* the JSON-RPC method sent */
+	int status;
+	bool is_sse;
+	bool is_answered; /* the response to id came */
+	struct evbuffer *body;
+	struct sse_parser sse;
+	struct event *retry;
+	LIST_ENTRY(shttp_post) entry;
+};
+
+static void shttp_post_start(struct shttp_transport *, struct shttp_post *,
+    const char *verb, const json_t *msg);
+
+static struct shttp_transport *
+shttp_of(struct transport *t)
+{
+	return (struct shttp_transport *)t;
+}
+
+static void
+shttp_post_free(struct shttp_post *p)
+{
+	LIST_REMOVE(p, entry);
+	if (p->ht->listen == p)
+		p->ht->listen = NULL;
+	http_exchange_cancel(p->ex);
+	if (p->retry != NULL)
+		event_free(p->retry);
+	json_decref(p->id);
+	free(p->method);
+	evbuffer_free(p->body);
+	sse_parser_free(&p->sse);
+	free(p);
+}
+
+static struct shttp_post *
+shttp_post_new(struct shttp_transport *ht, const json_t *msg)
+{
+	struct shttp_post *p = calloc(1, sizeof *p);
+
+	if (p == NULL || (p->body = evbuffer_new()) == NULL)
+		fatal("calloc");
+	p->ht = ht;
+	if (msg != NULL) {
+		p->id = json_incref(json_object_get(msg, "method") != NULL ?
+			json_object_get(msg, "id") :
+			NULL);
+		if (json_is_string(json_object_get(msg, "method")))
+			p->method = strdup(json_string_value(
+			    json_object_get(msg, "method")));
+	}
+	sse_parser_init(&p->sse, mcpd_opts.max_message);
+	LIST_INSERT_HEAD(&ht->posts, p, entry);
+	return p;
+}
+
+static void
+shttp_report(struct shttp_transport *ht, const char *why)
+{
+	if (ht->is_closing)
+		return;
+	ht->is_closing = true;
+	ht->t.cbs->closed(ht->t.cb_arg, why);
+}
+
+/* Notes what initialize agreed, which later requests must carry. */
+static void
+shttp_note_initialize(struct shttp_post *p, json_t *msg)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(msg,
+	    "result"), "protocolVersion"));
+
+	if (p->method == NULL || strcmp(p->method, "initialize") != 0 ||
+	    v == NULL)
+		return;
+	free(p->ht->version);
+	p->ht->version = strdup(v);
+}
+
+static void
+shttp_deliver(struct shttp_post *p, const char *data, size_t len)
+{
+	struct shttp_transport *ht = p->ht;
+	json_error_t jerr;
+	json_t *msg, *id;
+
+	if (ht->is_closing || len == 0)
+		return;
+	if ((msg = jsonrpc_parse(data, len, &jerr)) == NULL) {
+		log_debug("ignored a non-JSON message from %s", ht->spec->url);
+		return;
+	}
+	id = json_object_get(msg, "id");
+	if (p->id != NULL && id != NULL && json_equal(id, p->id) &&
+	    json_object_get(msg, "method") == NULL) {
+		p->is_answered = true;
+		shttp_note_initialize(p, msg);
+	}
+	ht->t.cbs->message(ht->t.cb_arg, msg);
+	json_decref(msg);
+}
+
+static int
+shttp_on_event(void *arg, const struct sse_event *ev)
+{
+	struct shttp_post *p = arg;
+
+	if (strcmp(ev->type, "message") == 0)
+		shttp_deliver(p, ev->data, ev->data_len);
+	return p->ht->is_closing ? -ECANCELED : 0;
+}
+
+static bool
+shttp_is_session_lost(const struct shttp_post *p)
+{
+	return p->ht->session_id != NULL && (p->status == 404 ||
+	    (p->status == 400 && evbuffer_search(p->body, "ession", 6, NULL)
+					 .pos >= 0));
+}
+
+static int
+shttp_on_head(void *arg, const struct http_response *r)
+{
+	struct shttp_post *p = arg;
+	const char *ct = http_response_header(r, "content-type");
+	const char *sid = http_response_header(r, "mcp-session-id");
+
+	p->status = r->status;
+	p->is_sse = ct != NULL && strncasecmp(ct, "text/event-stream", 17) ==
+	    0;
+	if (sid != NULL && p->method != NULL &&
+	    strcmp(p->method, "initialize") == 0) {
+		free(p->ht->session_id);
+		p->ht->session_id = strdup(sid);
+	}
+	return 0;
+}
+
+static int
+shttp_on_body(void *arg, const char *data, size_t len)
+{
+	struct shttp_post *p = arg;
+
+	if (p->ht->is_closing)
+		return -ECANCELED;
+	if (p->is_sse && p->status == 200)
+		return sse_parser_feed(&p->sse, data, len, shttp_on_event, p) <
+			    0 ?
+		    -ECANCELED :
+		    0;
+	if (evbuffer_get_length(p->body) + len > mcpd_opts.max_message)
+		return -EMSGSIZE;
+	return evbuffer_add(p->body, data, len);
+}
+
+/* Tells the session that the request of p will get no answer. */
+static void
+shttp_fail_request(struct shttp_post *p, enum errors_kind kind, const char *why)
+{
+	if (p->id == NULL || p->is_answered || p->ht->is_closing)
+		return;
+	p->is_answered = true;
+	p->ht->t.cbs->failed(p->ht->t.cb_arg, p->id, kind, why);
+}
+
+static void
+shttp_resume_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct shttp_post *p = arg;
+
+	(void)fd, (void)events;
+	shttp_post_start(p->ht, p, "GET", NULL);
+}
+
+/* An SSE stream ended before its answer: resume it with Last-Event-ID. */
+static bool
+shttp_try_resume(struct shttp_post *p)
+{
+	int64_t retry = sse_parser_retry_ms(&p->sse);
+	struct timeval tv;
+
+	if (sse_parser_last_id_peek(&p->sse) == NULL)
+		return false;
+	if (retry < 0 || retry > 60000)
+		retry = retry < 0 ? SHTTP_RETRY_MS : 60000;
+	tv.tv_sec = retry / 1000;
+	tv.tv_usec = (retry % 1000) * 1000;
+	sse_parser_reset(&p->sse);
+	if (p->retry == NULL)
+		p->retry = evtimer_new(mcpd_base, shttp_resume_due, p);
+	evtimer_add(p->retry, &tv);
+	return true;
+}
+
+/* What an HTTP status says about the request; false when it is fine. */
+static bool
+shttp_status_failure(struct shttp_post *p, enum errors_kind *kind, char *why,
+    size_t size)
+{
+	const char *body;
+
+	if (p->status < 300)
+		return false;
+	body = (const char *)evbuffer_pullup(p->body, -1);
+	if (p->status < 400) {
+		*kind = ERRORS_DENIED;
+		snprintf(why, size, "the server answered HTTP %d; redirects "
+		    "are refused", p->status);
+	} else {
+		*kind = p->status >= 500 ? ERRORS_OUTCOME_UNKNOWN :
+		    ERRORS_UPSTREAM;
+		snprintf(why, size, "the server answered HTTP %d: %.200s",
+		    p->status, body != NULL ? body : "");
+	}
+	return true;
+}
+
+static void
+shttp_post_ended(struct shttp_post *p, int err, const char *why)
+{
+	size_t len = evbuffer_get_length(p->body);
+	enum errors_kind kind = ERRORS_OUTCOME_UNKNOWN;
+	char text[512];
+
+	if (err == 0 && shttp_is_session_lost(p)) {
+		shttp_report(p->ht, "the server no longer knows our session "
+		    "(HTTP 404); it will be re-initialized");
+		return;
+	}
+	if ((err != 0 || p->is_sse) && !p->is_answered && p->id != NULL &&
+	    shttp_try_resume(p))
+		return;
+	if (err != 0)
+		snprintf(text, sizeof text, "the HTTP exchange failed after "
+		    "the request was sent: %s", why);
+	else if (!shttp_status_failure(p, &kind, text, sizeof text)) {
+		if (!p->is_sse && len > 0)
+			shttp_deliver(p, (const char *)evbuffer_pullup(p->body,
+			    -1), len);
+		snprintf(text, sizeof text, "the server ended the response "
+		    "without an answer");
+	}
+	shttp_fail_request(p, kind, text);
+	shttp_post_free(p);
+}
+
+static void
+shttp_on_done(void *arg, int err, const char *why)
+{
+	struct shttp_post *p = arg;
+	struct shttp_transport *ht = p->ht;
+
+	p->ex = NULL;
+	if (ht->is_closing) {
+		/* The DELETE (or a straggler) ended: nothing more to wait. */
+		shttp_post_free(p);
+		if (ht->done != NULL && LIST_EMPTY(&ht->posts)) {
+			evtimer_del(ht->timer);
+			event_active(ht->timer, EV_TIMEOUT, 0);
+		}
+		return;
+	}
+	if (p == ht->listen) {
+		/* The server-push stream: resumed while the server keeps it. */
+		if (p->status == 200 && shttp_try_resume(p))
+			return;
+		shttp_post_free(p);
+		return;
+	}
+	shttp_post_ended(p, err, why);
+}
+
+static const struct http_cbs shttp_transport_cbs = {
+	.head = shttp_on_head,
+	.body = shttp_on_body,
+	.done = shttp_on_done,
+};
+
+/* The headers every request carries, plus the user's own. */
+static size_t
+shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
+    struct http_field *f)
+{
+	size_t n = 0;
+	const char *k;
+	json_t *v;
+
+	f[n++] = (struct http_field) { "Accept", strcmp(verb, "POST") == 0 ?
+		    "application/json, text/event-stream" :
+		    "text/event-stream" };
+	if (strcmp(verb, "POST") == 0)
+		f[n++] = (struct http_field) { "Content-Type",
+			"application/json" };
+	if (ht->session_id != NULL)
+		f[n++] = (struct http_field) { "Mcp-Session-Id",
+			ht->session_id };
+	if (ht->version != NULL)
+		f[n++] = (struct http_field) { "MCP-Protocol-Version",
+			ht->version };
+	if (p != NULL && strcmp(verb, "GET") == 0 &&
+	    sse_parser_last_id_peek(&p->sse) != NULL)
+		f[n++] = (struct http_field) { "Last-Event-ID",
+			sse_parser_last_id_peek(&p->sse) };
+	json_object_foreach(ht->spec->headers, k, v)
+		if (n < SHTTP_MAX_HEADERS)
+			f[n++] = (struct http_field) { k,
+				json_string_value(v) };
+	return n;
+}
+
+static void
+shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
+    const char *verb, const json_t *msg)
+{
+	struct http_field fields[SHTTP_MAX_HEADERS + 6];
+	struct http_message m = { verb, ht->path, fields, 0, NULL, 0 };
+	char *body = NULL;
+
+	p->status = 0;
+	p->is_sse = false;
+	evbuffer_drain(p->body, evbuffer_get_length(p->body));
+	m.nheaders = shttp_fields(ht, p, verb, fields);
+	if (msg != NULL) {
+		body = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
+		m.body = body;
+		m.body_len = body != NULL ? strlen(body) : 0;
+	}
+	p->ex = http_send(ht->client, &m, &shttp_transport_cbs, p);
+	free(body);
+	if (p->ex == NULL)
+		shttp_on_done(p, -ENOMEM, "cannot open a connection");
+}
+
+/* After initialized: the optional GET stream for server messages. */
+static void
+shttp_open_listen(struct shttp_transport *ht)
+{
+	if (ht->listen != NULL || ht->is_closing)
+		return;
+	ht->listen = shttp_post_new(ht, NULL);
+	shttp_post_start(ht, ht->listen, "GET", NULL);
+}
+
+static int
+shttp_send_now(struct shttp_transport *ht, const json_t *msg)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+
+	shttp_post_start(ht, shttp_post_new(ht, msg), "POST", msg);
+	if (method != NULL && strcmp(method, "notifications/initialized") == 0)
+		shttp_open_listen(ht);
+	return 0;
+}
+
+static void
+shttp_policy_done(void *arg, int err, const char *why,
+    const struct http_peer *peer)
+{
+	struct shttp_transport *ht = arg;
+	size_t i;
+	json_t *msg;
+
+	ht->policy = NULL;
+	if (err != 0) {
+		shttp_report(ht, why);
+		return;
+	}
+	if ((ht->client = http_client_new(peer)) == NULL)
+		fatal("http_client_new");
+	json_array_foreach(ht->queued, i, msg)
+		shttp_send_now(ht, msg);
+	json_array_clear(ht->queued);
+}
+
+static int
+shttp_open(struct transport *t, char **cause)
+{
+	struct shttp_transport *ht = shttp_of(t);
+	struct url u;
+
+	if (url_parse(ht->spec->url, &u, cause) < 0)
+		return -EINVAL;
+	if (asprintf(&ht->path, "%s%s%s", u.path, u.query != NULL ? "?" : "",
+		u.query != NULL ? u.query : "") < 0)
+		ht->path = NULL;
+	url_free(&u);
+	ht->policy = netpolicy_check(ht->spec->url, ht->spec->allow_local,
+	    shttp_policy_done, ht);
+	return 0;
+}
+
+static int
+shttp_send(struct transport *t, const json_t *msg)
+{
+	struct shttp_transport *ht = shttp_of(t);
+
+	if (ht->is_closing)
+		return -EPIPE;
+	if (ht->client == NULL)
+		return json_array_append(ht->queued, (json_t *)(uintptr_t)msg);
+	return shttp_send_now(ht, msg);
+}
+
+static void
+shttp_release(evutil_socket_t fd, short events, void *arg)
+{
+	struct shttp_transport *ht = arg;
+	struct shttp_post *p;
+
+	(void)fd, (void)events;
+	netpolicy_cancel(ht->policy);
+	while ((p = LIST_FIRST(&ht->posts)) != NULL)
+		shttp_post_free(p);
+	http_client_free(ht->client);
+	event_free(ht->timer);
+	json_decref(ht->queued);
+	free(ht->path);
+	free(ht->session_id);
+	free(ht->version);
+	free(ht);
+}
+
+static void
+shttp_free(struct transport *t)
+{
+	struct shttp_transport *ht = shttp_of(t);
+
+	ht->is_closing = true;
+	ht->done = NULL;
+	event_del(ht->timer);
+	event_assign(ht->timer, mcpd_base, -1, 0, shttp_release, ht);
+	event_active(ht->timer, EV_TIMEOUT, 0);
+}
+
+static void
+shttp_closed(evutil_socket_t fd, short events, void *arg)
+{
+	struct shttp_transport *ht = arg;
+	void (*done)(void *) = ht->done;
+
+	(void)fd, (void)events;
+	ht->done = NULL;
+	if (done != NULL)
+		done(ht->done_arg);
+}
+
+/* Ends the session on the server (DELETE), within one stop step. */
+static void
+shttp_close(struct transport *t, void (*done)(void *), void *arg)
+{
+	struct shttp_transport *ht = shttp_of(t);
+	struct timeval tv = { mcpd_opts.stop_step_ms / 1000,
+		(mcpd_opts.stop_step_ms % 1000) * 1000 };
+	struct shttp_post *p, *next;
+
+	ht->is_closing = true;
+	ht->done = done;
+	ht->done_arg = arg;
+	for (p = LIST_FIRST(&ht->posts); p != NULL; p = next) {
+		next = LIST_NEXT(p, entry);
+		shttp_post_free(p);
+	}
+	event_assign(ht->timer, mcpd_base, -1, 0, shttp_closed, ht);
+	if (ht->client == NULL || ht->session_id == NULL) {
+		event_active(ht->timer, EV_TIMEOUT, 0);
+		return;
+	}
+	shttp_post_start(ht, shttp_post_new(ht, NULL), "DELETE", NULL);
+	evtimer_add(ht->timer, &tv);
+}
+
+static const struct transport_ops shttp_ops = {
+	.name = "streamable-http",
+	.open = shttp_open,
+	.send = shttp_send,
+	.close = shttp_close,
+	.free = shttp_free,
+};
+
+struct transport *
+transport_http_new(const struct remote_spec *spec,
+    const struct transport_cbs *cbs, void *arg)
+{
+	struct shttp_transport *ht = calloc(1, sizeof *ht);
+
+	if (ht == NULL)
+		return NULL;
+	ht->t.ops = &shttp_ops;
+	ht->t.cbs = cbs;
+	ht->t.cb_arg = arg;
+	ht->t.priv = ht;
+	ht->spec = spec;
+	ht->queued = json_array();
+	ht->timer = evtimer_new(mcpd_base, shttp_closed, ht);
+	LIST_INIT(&ht->posts);
+	return &ht->t;
+}
