@@ -60,9 +60,10 @@ cmd_load_remote_spec(struct request *req, json_t *params, const struct url *u,
 	    json_object_get(params, "cwd") != NULL)
 		return cmd_load_bad(req, "target", "a URL takes no command, "
 		    "env or cwd");
-	if (transport != NULL && strcmp(transport, "streamable-http") != 0)
+	if (transport != NULL && strcmp(transport, "streamable-http") != 0 &&
+	    strcmp(transport, "sse") != 0)
 		return cmd_load_bad(req, "transport", "transport must be "
-		    "streamable-http (sse is not supported yet)");
+		    "streamable-http or sse");
 	json_object_foreach(headers, k, v)
 		if (!cmd_load_header_ok(k, v))
 			return cmd_load_bad(req, "headers", "headers must map "
@@ -72,7 +73,13 @@ cmd_load_remote_spec(struct request *req, json_t *params, const struct url *u,
 	    "allow_local"));
 	spec->remote.headers = headers != NULL ? json_deep_copy(headers) :
 	    json_object();
-	spec->transport = strdup("streamable-http");
+	/* Inferred: a path with /mcp is streamable HTTP; else try it first. */
+	spec->remote.is_sse = transport != NULL && strcmp(transport, "sse") ==
+	    0;
+	spec->remote.may_fall_back = transport == NULL &&
+	    strstr(u->path, "/mcp") == NULL;
+	spec->transport = strdup(transport != NULL ? transport :
+		"streamable-http");
 	return true;
 }
 

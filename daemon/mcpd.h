@@ -171,6 +171,8 @@ char *logring_tail_text(const struct logring *, size_t n);
 struct remote_spec {
 	char *url;
 	bool allow_local;
+	bool is_sse;	    /* HTTP+SSE (2024-11-05) from the start */
+	bool may_fall_back; /* transport inferred: HTTP+SSE if refused */
 	json_t *headers; /* object: name -> value */
 };
 /* http.c: a small HTTP/1.1 client over pinned addresses and TLS. */
@@ -261,6 +263,7 @@ struct transport_ops {
 };
 struct transport {
 	const struct transport_ops *ops;
+	const char *name; /* the flavour spoken now ("stdio", "sse", ...) */
 	const struct transport_cbs *cbs;
 	void *cb_arg;
 	void *priv;

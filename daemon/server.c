@@ -633,6 +633,15 @@ server_since(const struct server *s)
 	return json_string(buf);
 }
 
+/* What the connection speaks now (it may have fallen back to HTTP+SSE). */
+static const char *
+server_transport_name(const struct server *s)
+{
+	if (s->session != NULL)
+		return session_transport(s->session)->name;
+	return spec_transport_name(&s->spec);
+}
+
 json_t *
 server_load_result(const struct server *s)
 {
@@ -640,7 +649,7 @@ server_load_result(const struct server *s)
 
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:b, s:O}",
 	    "id", s->id, "name", s->name, "mode", server_mode_name(s->mode),
-	    "transport", spec_transport_name(&s->spec), "endpoint",
+	    "transport", server_transport_name(s), "endpoint",
 	    s->endpoint, "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
 	    "tools",
@@ -660,7 +669,7 @@ server_describe(const struct server *s)
 			 " s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
 	    "id", s->id, "name", s->name, "agent", s->agent, "mode",
 	    server_mode_name(s->mode), "transport",
-	    spec_transport_name(&s->spec), "endpoint",
+	    server_transport_name(s), "endpoint",
 	    s->endpoint, "image", "container", "state",
 	    server_state_name(s->state), "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),

@@ -30,7 +30,9 @@ struct shttp_transport {
 	LIST_HEAD(, shttp_post) posts;
 	struct shttp_post *listen; /* the GET stream, when one is open */
 	bool is_closing;
-	bool is_initialized;
+	bool is_legacy_sse;  /* HTTP+SSE (2024-11-05): answers on the GET */
+	bool may_fall_back;  /* to HTTP+SSE, when initialize is refused */
+	char *post_path;     /* HTTP+SSE: where the endpoint event says */
 	void (*done)(void *);
 	void *done_arg;
 	struct event *timer; /* deferred release, or DELETE deadline */
@@ -41,6 +43,7 @@ struct shttp_post {
 	struct shttp_transport *ht;
 	struct http_exchange *ex;
 	json_t *id;	    /* the request's id, or NULL */
+	json_t *initialize; /* kept to send again after a fallback */
 	char *method;	    /* the JSON-RPC method sent */
 	int status;
 	bool is_sse;
@@ -70,6 +73,7 @@ shttp_post_free(struct shttp_post *p)
 	if (p->retry != NULL)
 		event_free(p->retry);
 	json_decref(p->id);
+	json_decref(p->initialize);
 	free(p->method);
 	evbuffer_free(p->body);
 	sse_parser_free(&p->sse);
@@ -91,6 +95,8 @@ shttp_post_new(struct shttp_transport *ht, const json_t *msg)
 		if (json_is_string(json_object_get(msg, "method")))
 			p->method = strdup(json_string_value(
 			    json_object_get(msg, "method")));
+		if (p->method != NULL && strcmp(p->method, "initialize") == 0)
+			p->initialize = json_incref((json_t *)(uintptr_t)msg);
 	}
 	sse_parser_init(&p->sse, mcpd_opts.max_message);
 	LIST_INSERT_HEAD(&ht->posts, p, entry);
@@ -143,6 +149,46 @@ shttp_deliver(struct shttp_post *p, const char *data, size_t len)
 	json_decref(msg);
 }
 
+static void shttp_flush_queue(struct shttp_transport *);
+
+/*
+ * HTTP+SSE: the endpoint event names where to POST. Only a path on the
+ * same origin is taken: the policy checked this origin and no other.
+ */
+static void
+shttp_on_endpoint(struct shttp_transport *ht, const char *data)
+{
+	struct url base, u;
+	char *cause = NULL, *origin = NULL, *uorigin = NULL;
+
+	if (data[0] == '/') {
+		free(ht->post_path);
+		ht->post_path = strdup(data);
+	} else if (url_parse(data, &u, &cause) == 0) {
+		if (url_parse(ht->spec->url, &base, NULL) == 0) {
+			origin = url_origin(&base);
+			uorigin = url_origin(&u);
+			url_free(&base);
+		}
+		if (origin != NULL && uorigin != NULL &&
+		    strcmp(origin, uorigin) == 0 &&
+		    asprintf(&ht->post_path, "%s%s%s", u.path,
+			u.query != NULL ? "?" : "",
+			u.query != NULL ? u.query : "") < 0)
+			ht->post_path = NULL;
+		url_free(&u);
+	}
+	free(cause);
+	free(origin);
+	free(uorigin);
+	if (ht->post_path == NULL) {
+		shttp_report(ht, "the SSE endpoint event names another origin "
+		    "or no usable path; refused");
+		return;
+	}
+	shttp_flush_queue(ht);
+}
+
 static int
 shttp_on_event(void *arg, const struct sse_event *ev)
 {
@@ -150,6 +196,9 @@ shttp_on_event(void *arg, const struct sse_event *ev)
 
 	if (strcmp(ev->type, "message") == 0)
 		shttp_deliver(p, ev->data, ev->data_len);
+	else if (strcmp(ev->type, "endpoint") == 0 && p == p->ht->listen &&
+	    p->ht->is_legacy_sse && p->ht->post_path == NULL)
+		shttp_on_endpoint(p->ht, ev->data);
 	return p->ht->is_closing ? -ECANCELED : 0;
 }
 
@@ -258,6 +307,29 @@ shttp_status_failure(struct shttp_post *p, enum errors_kind *kind, char *why,
 	return true;
 }
 
+static void shttp_open_listen(struct shttp_transport *);
+
+/*
+ * A server that refuses a POST of initialize with 400, 404 or 405 may
+ * speak HTTP+SSE (2024-11-05): GET the URL and wait for its endpoint.
+ */
+static bool
+shttp_falls_back(struct shttp_post *p)
+{
+	struct shttp_transport *ht = p->ht;
+
+	if (!ht->may_fall_back || p->initialize == NULL ||
+	    (p->status != 400 && p->status != 404 && p->status != 405))
+		return false;
+	ht->may_fall_back = false;
+	ht->is_legacy_sse = true;
+	ht->t.name = "sse";
+	json_array_append(ht->queued, p->initialize);
+	shttp_post_free(p);
+	shttp_open_listen(ht);
+	return true;
+}
+
 static void
 shttp_post_ended(struct shttp_post *p, int err, const char *why)
 {
@@ -265,6 +337,8 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 	enum errors_kind kind = ERRORS_OUTCOME_UNKNOWN;
 	char text[512];
 
+	if (err == 0 && shttp_falls_back(p))
+		return;
 	if (err == 0 && shttp_is_session_lost(p)) {
 		shttp_report(p->ht, "the server no longer knows our session "
 		    "(HTTP 404); it will be re-initialized");
@@ -277,6 +351,11 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 		snprintf(text, sizeof text, "the HTTP exchange failed after "
 		    "the request was sent: %s", why);
 	else if (!shttp_status_failure(p, &kind, text, sizeof text)) {
+		if (p->ht->is_legacy_sse) {
+			/* The answer comes on the GET stream. */
+			shttp_post_free(p);
+			return;
+		}
 		if (!p->is_sse && len > 0)
 			shttp_deliver(p, (const char *)evbuffer_pullup(p->body,
 			    -1), len);
@@ -301,6 +380,12 @@ shttp_on_done(void *arg, int err, const char *why)
 			evtimer_del(ht->timer);
 			event_active(ht->timer, EV_TIMEOUT, 0);
 		}
+		return;
+	}
+	if (p == ht->listen && ht->is_legacy_sse) {
+		shttp_post_free(p);
+		shttp_report(ht, err != 0 ? why : p->status != 200 ?
+		    "the SSE stream was refused" : "the SSE stream ended");
 		return;
 	}
 	if (p == ht->listen) {
@@ -356,7 +441,10 @@ shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
     const char *verb, const json_t *msg)
 {
 	struct http_field fields[SHTTP_MAX_HEADERS + 6];
-	struct http_message m = { verb, ht->path, fields, 0, NULL, 0 };
+	struct http_message m = { verb,
+		ht->is_legacy_sse && strcmp(verb, "POST") == 0 ? ht->post_path :
+								 ht->path,
+		fields, 0, NULL, 0 };
 	char *body = NULL;
 
 	p->status = 0;
@@ -390,7 +478,8 @@ shttp_send_now(struct shttp_transport *ht, const json_t *msg)
 	const char *method = json_string_value(json_object_get(msg, "method"));
 
 	shttp_post_start(ht, shttp_post_new(ht, msg), "POST", msg);
-	if (method != NULL && strcmp(method, "notifications/initialized") == 0)
+	if (method != NULL && !ht->is_legacy_sse &&
+	    strcmp(method, "notifications/initialized") == 0)
 		shttp_open_listen(ht);
 	return 0;
 }
@@ -400,8 +489,6 @@ shttp_policy_done(void *arg, int err, const char *why,
     const struct http_peer *peer)
 {
 	struct shttp_transport *ht = arg;
-	size_t i;
-	json_t *msg;
 
 	ht->policy = NULL;
 	if (err != 0) {
@@ -410,9 +497,29 @@ shttp_policy_done(void *arg, int err, const char *why,
 	}
 	if ((ht->client = http_client_new(peer)) == NULL)
 		fatal("http_client_new");
-	json_array_foreach(ht->queued, i, msg)
+	if (ht->is_legacy_sse)
+		shttp_open_listen(ht);
+	else
+		shttp_flush_queue(ht);
+}
+
+static bool
+shttp_is_ready(const struct shttp_transport *ht)
+{
+	return ht->client != NULL &&
+	    (!ht->is_legacy_sse || ht->post_path != NULL);
+}
+
+static void
+shttp_flush_queue(struct shttp_transport *ht)
+{
+	json_t *queued = ht->queued, *msg;
+	size_t i;
+
+	ht->queued = json_array();
+	json_array_foreach(queued, i, msg)
 		shttp_send_now(ht, msg);
-	json_array_clear(ht->queued);
+	json_decref(queued);
 }
 
 static int
@@ -439,7 +546,7 @@ shttp_send(struct transport *t, const json_t *msg)
 
 	if (ht->is_closing)
 		return -EPIPE;
-	if (ht->client == NULL)
+	if (!shttp_is_ready(ht))
 		return json_array_append(ht->queued, (json_t *)(uintptr_t)msg);
 	return shttp_send_now(ht, msg);
 }
@@ -458,6 +565,7 @@ shttp_release(evutil_socket_t fd, short events, void *arg)
 	event_free(ht->timer);
 	json_decref(ht->queued);
 	free(ht->path);
+	free(ht->post_path);
 	free(ht->session_id);
 	free(ht->version);
 	free(ht);
@@ -533,6 +641,9 @@ transport_http_new(const struct remote_spec *spec,
 	ht->t.cb_arg = arg;
 	ht->t.priv = ht;
 	ht->spec = spec;
+	ht->is_legacy_sse = spec->is_sse;
+	ht->may_fall_back = spec->may_fall_back;
+	ht->t.name = spec->is_sse ? "sse" : "streamable-http";
 	ht->queued = json_array();
 	ht->timer = evtimer_new(mcpd_base, shttp_closed, ht);
 	LIST_INIT(&ht->posts);

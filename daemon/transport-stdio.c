@@ -344,6 +344,7 @@ transport_stdio_new(const struct child_spec *spec,
 	if (st == NULL)
 		return NULL;
 	st->t.ops = &stdio_ops;
+	st->t.name = "stdio";
 	st->t.cbs = cbs;
 	st->t.cb_arg = arg;
 	st->t.priv = st;
