@@ -35,6 +35,7 @@ struct http_conn {
 	struct http_client *client;
 	struct bufferevent *bev;
 	struct http_exchange *ex; /* NULL when idle */
+	bool is_connected;
 	LIST_ENTRY(http_conn) entry;
 };
 
@@ -384,8 +385,10 @@ http_conn_event(struct bufferevent *bev, short what, void *arg)
 	struct http_exchange *ex = conn->ex;
 	char why[512], *tls = NULL;
 
-	if (what & BEV_EVENT_CONNECTED)
+	if (what & BEV_EVENT_CONNECTED) {
+		conn->is_connected = true;
 		return;
+	}
 	if (ex == NULL) {
 		http_conn_free(conn);
 		return;
@@ -402,7 +405,9 @@ http_conn_event(struct bufferevent *bev, short what, void *arg)
 	    (what & BEV_EVENT_TIMEOUT) ? "the connection timed out" :
 					 strerror(EVUTIL_SOCKET_ERROR()));
 	free(tls);
-	http_exchange_end(ex, -ECONNRESET, why);
+	/* Not connected: the request cannot have reached the server. */
+	http_exchange_end(ex, conn->is_connected ? -ECONNRESET : -ECONNREFUSED,
+	    why);
 }
 
 static void

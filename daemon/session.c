@@ -305,7 +305,7 @@ session_on_stderr(void *arg, const char *line, size_t len)
 static void
 session_on_closed(void *arg, const char *why)
 {
-	session_fail(arg, "the server %s", why);
+	session_fail(arg, "%s", why);
 }
 
 static const struct transport_cbs session_transport_cbs = {

@@ -340,14 +340,19 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 	if (err == 0 && shttp_falls_back(p))
 		return;
 	if (err == 0 && shttp_is_session_lost(p)) {
-		shttp_report(p->ht, "the server no longer knows our session "
-		    "(HTTP 404); it will be re-initialized");
+		snprintf(text, sizeof text, "the server no longer knows our "
+		    "session (HTTP %d); it will be re-initialized", p->status);
+		shttp_report(p->ht, text);
 		return;
 	}
 	if ((err != 0 || p->is_sse) && !p->is_answered && p->id != NULL &&
 	    shttp_try_resume(p))
 		return;
-	if (err != 0)
+	if (err == -ECONNREFUSED) {
+		kind = ERRORS_UNAVAILABLE;
+		snprintf(text, sizeof text, "cannot reach the server (%s); "
+		    "nothing was sent", why);
+	} else if (err != 0)
 		snprintf(text, sizeof text, "the HTTP exchange failed after "
 		    "the request was sent: %s", why);
 	else if (!shttp_status_failure(p, &kind, text, sizeof text)) {

@@ -98,7 +98,7 @@ stdio_drain_stdout(struct stdio_transport *st)
 	}
 	if (!st->is_closing && r < 0) {
 		snprintf(why, sizeof why,
-		    "server sent a message longer than "
+		    "the server sent a message longer than "
 		    "the limit of %zu bytes",
 		    st->out_lines.max);
 		stdio_report_closed(st, why);
@@ -171,7 +171,7 @@ static void
 stdio_exited(void *arg, int status)
 {
 	struct stdio_transport *st = arg;
-	char *why;
+	char *why, text[256];
 
 	st->has_exited = true;
 	/* Sweep whatever else runs in the server's process group. */
@@ -189,7 +189,9 @@ stdio_exited(void *arg, int status)
 			return;
 	}
 	why = child_describe_status(status);
-	stdio_report_closed(st, why != NULL ? why : "exited");
+	snprintf(text, sizeof text, "the server %s", why != NULL ? why :
+	    "exited");
+	stdio_report_closed(st, text);
 	free(why);
 }
 
