@@ -207,6 +207,7 @@ netpolicy_check(const char *text, bool allow_local, netpolicy_fn *cb,
 	struct netpolicy_query *q = calloc(1, sizeof *q);
 	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC,
 		.ai_socktype = SOCK_STREAM };
+	struct evdns_getaddrinfo_request *dns;
 	char *cause = NULL;
 	int r;
 
@@ -227,9 +228,13 @@ netpolicy_check(const char *text, bool allow_local, netpolicy_fn *cb,
 		else
 			q->naddrs = 1;
 	} else if (q->err == 0) {
-		q->dns = evdns_getaddrinfo(netpolicy_dns, q->url.host, NULL,
+		/* NULL: it answered at once, and q is gone already. */
+		dns = evdns_getaddrinfo(netpolicy_dns, q->url.host, NULL,
 		    &hints, netpolicy_resolved, q);
-		return q->dns != NULL ? q : NULL; /* NULL: answered already */
+		if (dns == NULL)
+			return NULL;
+		q->dns = dns;
+		return q;
 	}
 	/* Answer on the next loop turn, as a DNS answer would come. */
 	q->deferred = evtimer_new(mcpd_base, netpolicy_deferred, q);
