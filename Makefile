@@ -48,8 +48,8 @@ TESTSERVER := $(BUILD)/mcp-testserver
 UNITS	   := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
 BENCHES	   := $(patsubst bench/%.c,$(BUILD)/%,$(BENCH_SRC))
 
-.PHONY: all deps run check check-unit check-integration check-asan bench \
-	lint install clean
+.PHONY: all deps run check check-unit check-integration check-conformance \
+	check-asan bench lint install clean
 
 all: $(MCPD) $(MCPCTL) $(TESTSERVER) $(UNITS) $(BENCHES)
 
@@ -91,13 +91,18 @@ run: deps
 check: deps
 	@scripts/install-deps --test-peers
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory check-unit check-integration
+	@$(MAKE) --no-print-directory check-unit check-integration \
+	    check-conformance
 
 check-unit: $(UNITS)
 	prove -f $(UNITS)
 
 check-integration: $(MCPD) $(MCPCTL) $(TESTSERVER)
 	MCPD_BUILD=$(abspath $(BUILD)) $(PYTEST) -q -ra tests/integration
+
+# The official MCP conformance harness, with mcpd and mcpctl as the client.
+check-conformance: $(MCPD) $(MCPCTL)
+	tests/conformance/run $(abspath $(BUILD))
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 check

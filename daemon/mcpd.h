@@ -256,7 +256,8 @@ struct transport_cbs {
 struct transport_ops {
 	const char *name; /* "stdio", ... */
 	int (*open)(struct transport *, char **cause);
-	int (*send)(struct transport *, const json_t *msg);
+	/* tool: the Tool a tools/call names, for per-call headers, or NULL */
+	int (*send)(struct transport *, const json_t *msg, const json_t *tool);
 	/* Ends it gracefully, calls done(arg) when nothing is left. */
 	void (*close)(struct transport *, void (*done)(void *), void *arg);
 	void (*free)(struct transport *);
@@ -359,6 +360,23 @@ const char *server_name(const struct server *);
 const char *server_agent(const struct server *);
 size_t server_count(void);
 size_t server_count_ready(void);
+
+/* era.c: the 2026-07-28 protocol era. */
+#define ERA_MODERN "2026-07-28"
+/* The _meta every modern request carries (new object). */
+json_t *era_meta(const char *version);
+/* params (stolen, may be NULL) with that _meta merged in. */
+json_t *era_with_meta(json_t *params, const char *version);
+bool era_lists_version(const json_t *versions, const char *version);
+/* serverInfo from a discover result (borrowed), or NULL. */
+json_t *era_server_info(const json_t *result);
+/*
+ * The HTTP headers of a modern message (MCP-Protocol-Version, Mcp-Method,
+ * Mcp-Name, Mcp-Param-*), a new object; NULL for a legacy message.
+ */
+json_t *era_http_headers(const json_t *msg, const json_t *tool);
+/* False for a tool whose x-mcp-header annotations clients must refuse. */
+bool era_tool_headers_valid(const json_t *tool, char **why);
 
 /* spec.c: what a server runs or reaches. */
 void spec_clear(struct server_spec *);

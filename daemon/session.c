@@ -15,6 +15,7 @@
 #define SESSION_BUCKETS	  1024 /* pending map buckets; ids are sequential */
 #define SESSION_MAX_PAGES 1000 /* tools/list pages before giving up */
 #define SESSION_OFFERED	  "2025-11-25"
+#define SESSION_DISCOVER_MS 3000 /* a legacy server may never answer it */
 
 static const char *const session_versions[] = {
 	"2025-11-25",
@@ -59,6 +60,8 @@ struct session {
 	json_t *listing;      /* tools gathered by the listing under way */
 	json_t *seen_cursors; /* object used as a set */
 	int pages;
+	bool is_modern;		 /* 2026-07-28: _meta on every request */
+	bool has_retried_discover;
 	bool is_listing;
 	bool wants_relist;
 	void (*close_done)(void *);
@@ -135,7 +138,7 @@ session_send_cancel(struct session *s, int64_t id, const char *reason)
 	    "reason", reason);
 	json_t *msg = jsonrpc_notification("notifications/cancelled", params);
 
-	s->transport->ops->send(s->transport, msg);
+	s->transport->ops->send(s->transport, msg, NULL);
 	json_decref(msg);
 }
 
@@ -154,6 +157,25 @@ session_pending_expired(evutil_socket_t fd, short events, void *arg)
 	    "sent and may have run (mcpd sent notifications/cancelled)",
 	    p->timeout_ms);
 	session_pending_fail(p, ERRORS_OUTCOME_UNKNOWN, msg);
+}
+
+/* The cached Tool a tools/call names, for the transport's headers. */
+static const json_t *
+session_tool_for(const struct session *s, const char *method,
+    const json_t *params)
+{
+	const char *name = json_string_value(json_object_get(params, "name"));
+	json_t *tool;
+	size_t i;
+
+	if (strcmp(method, "tools/call") != 0 || name == NULL)
+		return NULL;
+	json_array_foreach(s->tools, i, tool)
+		if (json_is_string(json_object_get(tool, "name")) &&
+		    strcmp(json_string_value(json_object_get(tool, "name")),
+			name) == 0)
+			return tool;
+	return NULL;
 }
 
 void
@@ -179,10 +201,13 @@ session_request(struct session *s, const char *method, json_t *params,
 	p->arg = arg;
 	p->session = s;
 	p->timeout_ms = timeout_ms;
+	if (s->is_modern || strcmp(method, "server/discover") == 0)
+		params = era_with_meta(params, ERA_MODERN);
 	id = json_integer(p->id);
 	msg = jsonrpc_request(id, method, params);
 	json_decref(id);
-	r = s->transport->ops->send(s->transport, msg);
+	r = s->transport->ops->send(s->transport, msg,
+	    session_tool_for(s, method, params));
 	json_decref(msg);
 	if (r < 0) {
 		session_pending_fail(p, ERRORS_UNAVAILABLE,
@@ -199,7 +224,7 @@ session_request(struct session *s, const char *method, json_t *params,
 static void
 session_answer(struct session *s, json_t *msg)
 {
-	s->transport->ops->send(s->transport, msg);
+	s->transport->ops->send(s->transport, msg, NULL);
 	json_decref(msg);
 }
 
@@ -243,7 +268,17 @@ session_on_response(struct session *s, const struct jsonrpc_msg *m)
 		log_debug("dropped a response to an unknown request id");
 		return;
 	}
-	if (m->type == JSONRPC_RESULT)
+	if (m->type == JSONRPC_RESULT && s->is_modern &&
+	    json_is_string(json_object_get(m->result, "resultType")) &&
+	    strcmp(json_string_value(json_object_get(m->result,
+		       "resultType")),
+		"input_required") == 0) {
+		/* Answering input requests is for later: say so, resend nothing. */
+		r.kind = ERRORS_OUTCOME_UNKNOWN;
+		r.message = "the server asked for more input (resultType "
+			    "input_required), which mcpd does not answer yet; "
+			    "nothing was sent again";
+	} else if (m->type == JSONRPC_RESULT)
 		r.result = m->result;
 	else {
 		r.error = m->error;
@@ -340,9 +375,33 @@ session_timeout(const struct session *s)
 					   s->timeout_ms;
 }
 
+/* 2026-07-28: tools with invalid x-mcp-header annotations are refused. */
+static void
+session_drop_invalid_tools(struct session *s)
+{
+	json_t *tool;
+	char *why = NULL;
+	size_t i = 0;
+
+	while (i < json_array_size(s->listing)) {
+		tool = json_array_get(s->listing, i);
+		if (era_tool_headers_valid(tool, &why)) {
+			i++;
+			continue;
+		}
+		log_warnx("refusing tool %s: %s", json_string_value(
+		    json_object_get(tool, "name")), why != NULL ? why : "");
+		free(why);
+		why = NULL;
+		json_array_remove(s->listing, i);
+	}
+}
+
 static void
 session_list_done(struct session *s)
 {
+	if (s->is_modern)
+		session_drop_invalid_tools(s);
 	json_decref(s->tools);
 	s->tools = s->listing;
 	s->listing = NULL;
@@ -448,6 +507,25 @@ session_version_supported(const char *v)
 	return false;
 }
 
+/* Both eras end here: the version, who the server is, then its tools. */
+static void
+session_agreed(struct session *s, const char *version, json_t *info,
+    json_t *capabilities)
+{
+	s->protocol_version = strdup(version);
+	s->server_info = json_incref(info);
+	s->capabilities = json_incref(capabilities);
+	s->phase = SESSION_LISTING;
+	if (json_object_get(s->capabilities, "tools") == NULL) {
+		s->listing = json_array();
+		session_list_done(s);
+		return;
+	}
+	session_list_next(s, NULL);
+}
+
+static void session_discover(struct session *);
+
 static void
 session_on_initialize(void *arg, const struct session_reply *r)
 {
@@ -470,19 +548,10 @@ session_on_initialize(void *arg, const struct session_reply *r)
 		    version != NULL ? version : "(none)");
 		return;
 	}
-	s->protocol_version = strdup(version);
-	s->server_info = json_incref(json_object_get(r->result, "serverInfo"));
-	s->capabilities = json_incref(json_object_get(r->result,
-	    "capabilities"));
 	note = jsonrpc_notification("notifications/initialized", NULL);
 	session_answer(s, note);
-	s->phase = SESSION_LISTING;
-	if (json_object_get(s->capabilities, "tools") == NULL) {
-		s->listing = json_array();
-		session_list_done(s);
-		return;
-	}
-	session_list_next(s, NULL);
+	session_agreed(s, version, json_object_get(r->result, "serverInfo"),
+	    json_object_get(r->result, "capabilities"));
 }
 
 static json_t *
@@ -491,6 +560,54 @@ session_initialize_params(void)
 	return json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion",
 	    SESSION_OFFERED, "capabilities", "clientInfo", "name", "mcpd",
 	    "version", MCPD_VERSION);
+}
+
+static void
+session_initialize(struct session *s)
+{
+	session_request(s, "initialize", session_initialize_params(),
+	    s->timeout_ms, session_on_initialize, s);
+}
+
+/*
+ * The answer to server/discover decides the era: a result listing
+ * 2026-07-28 is modern; -32022 listing it is retried once; anything else
+ * (an error, a result without supportedVersions, a timeout) means a
+ * legacy server: initialize.
+ */
+static void
+session_on_discover(void *arg, const struct session_reply *r)
+{
+	struct session *s = arg;
+	json_t *data = json_object_get(r->error, "data");
+
+	if (s->phase == SESSION_DEAD)
+		return;
+	if (r->result != NULL && era_lists_version(json_object_get(r->result,
+	    "supportedVersions"), ERA_MODERN)) {
+		s->is_modern = true;
+		session_agreed(s, ERA_MODERN, era_server_info(r->result),
+		    json_object_get(r->result, "capabilities"));
+		return;
+	}
+	if (r->error != NULL && !s->has_retried_discover &&
+	    json_integer_value(json_object_get(r->error, "code")) == -32022 &&
+	    era_lists_version(json_object_get(data, "supported"), ERA_MODERN)) {
+		s->has_retried_discover = true;
+		session_discover(s);
+		return;
+	}
+	session_initialize(s);
+}
+
+static void
+session_discover(struct session *s)
+{
+	int timeout = s->timeout_ms < SESSION_DISCOVER_MS ? s->timeout_ms :
+	    SESSION_DISCOVER_MS;
+
+	session_request(s, "server/discover", json_object(), timeout,
+	    session_on_discover, s);
 }
 
 struct session *
@@ -523,8 +640,7 @@ session_start(struct session *s, char **cause)
 		return r;
 	}
 	s->phase = SESSION_INITIALIZING;
-	session_request(s, "initialize", session_initialize_params(),
-	    s->timeout_ms, session_on_initialize, s);
+	session_discover(s);
 	return 0;
 }
 

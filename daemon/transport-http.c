@@ -55,7 +55,7 @@ struct shttp_post {
 };
 
 static void shttp_post_start(struct shttp_transport *, struct shttp_post *,
-    const char *verb, const json_t *msg);
+    const char *verb, const json_t *msg, const json_t *tool);
 
 static struct shttp_transport *
 shttp_of(struct transport *t)
@@ -261,7 +261,7 @@ shttp_resume_due(evutil_socket_t fd, short events, void *arg)
 	struct shttp_post *p = arg;
 
 	(void)fd, (void)events;
-	shttp_post_start(p->ht, p, "GET", NULL);
+	shttp_post_start(p->ht, p, "GET", NULL, NULL);
 }
 
 /* An SSE stream ended before its answer: resume it with Last-Event-ID. */
@@ -310,6 +310,40 @@ shttp_status_failure(struct shttp_post *p, enum errors_kind *kind, char *why,
 static void shttp_open_listen(struct shttp_transport *);
 
 /*
+ * A refusal may carry a JSON-RPC error (-32022 with the versions the
+ * server supports, say): that is the request's answer, not an HTTP fault.
+ */
+static bool
+shttp_deliver_error(struct shttp_post *p)
+{
+	size_t len = evbuffer_get_length(p->body);
+	json_t *msg, *error;
+	char *text;
+
+	if (p->id == NULL || p->is_answered || len == 0 ||
+	    (msg = jsonrpc_parse((const char *)evbuffer_pullup(p->body, -1),
+		 len, NULL)) == NULL)
+		return false;
+	error = json_object_get(msg, "error");
+	if (!json_is_object(error) ||
+	    !json_is_integer(json_object_get(error, "code"))) {
+		json_decref(msg);
+		return false;
+	}
+	/* Servers often answer such errors with "id": null. */
+	json_object_set(msg, "id", p->id);
+	json_object_set_new(msg, "jsonrpc", json_string("2.0"));
+	json_object_del(msg, "result");
+	text = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (text != NULL)
+		shttp_deliver(p, text, strlen(text));
+	free(text);
+	shttp_post_free(p);
+	return true;
+}
+
+/*
  * A server that refuses a POST of initialize with 400, 404 or 405 may
  * speak HTTP+SSE (2024-11-05): GET the URL and wait for its endpoint.
  */
@@ -338,6 +372,8 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 	char text[512];
 
 	if (err == 0 && shttp_falls_back(p))
+		return;
+	if (err == 0 && p->status >= 400 && shttp_deliver_error(p))
 		return;
 	if (err == 0 && shttp_is_session_lost(p)) {
 		snprintf(text, sizeof text, "the server no longer knows our "
@@ -412,7 +448,7 @@ static const struct http_cbs shttp_transport_cbs = {
 /* The headers every request carries, plus the user's own. */
 static size_t
 shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
-    struct http_field *f)
+    const json_t *modern, struct http_field *f)
 {
 	size_t n = 0;
 	const char *k;
@@ -424,10 +460,13 @@ shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
 	if (strcmp(verb, "POST") == 0)
 		f[n++] = (struct http_field) { "Content-Type",
 			"application/json" };
-	if (ht->session_id != NULL)
+	/* 2026-07-28 has no sessions: its headers come with each message. */
+	json_object_foreach((json_t *)(uintptr_t)modern, k, v)
+		f[n++] = (struct http_field) { k, json_string_value(v) };
+	if (ht->session_id != NULL && modern == NULL)
 		f[n++] = (struct http_field) { "Mcp-Session-Id",
 			ht->session_id };
-	if (ht->version != NULL)
+	if (ht->version != NULL && modern == NULL)
 		f[n++] = (struct http_field) { "MCP-Protocol-Version",
 			ht->version };
 	if (p != NULL && strcmp(verb, "GET") == 0 &&
@@ -443,9 +482,10 @@ shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
 
 static void
 shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
-    const char *verb, const json_t *msg)
+    const char *verb, const json_t *msg, const json_t *tool)
 {
-	struct http_field fields[SHTTP_MAX_HEADERS + 6];
+	json_t *modern = msg != NULL ? era_http_headers(msg, tool) : NULL;
+	struct http_field fields[2 * SHTTP_MAX_HEADERS + 6];
 	struct http_message m = { verb,
 		ht->is_legacy_sse && strcmp(verb, "POST") == 0 ? ht->post_path :
 								 ht->path,
@@ -455,13 +495,16 @@ shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
 	p->status = 0;
 	p->is_sse = false;
 	evbuffer_drain(p->body, evbuffer_get_length(p->body));
-	m.nheaders = shttp_fields(ht, p, verb, fields);
+	if (json_object_size(modern) > SHTTP_MAX_HEADERS)
+		json_object_clear(modern); /* never more than fields holds */
+	m.nheaders = shttp_fields(ht, p, verb, modern, fields);
 	if (msg != NULL) {
 		body = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
 		m.body = body;
 		m.body_len = body != NULL ? strlen(body) : 0;
 	}
 	p->ex = http_send(ht->client, &m, &shttp_transport_cbs, p);
+	json_decref(modern);
 	free(body);
 	if (p->ex == NULL)
 		shttp_on_done(p, -ENOMEM, "cannot open a connection");
@@ -474,15 +517,16 @@ shttp_open_listen(struct shttp_transport *ht)
 	if (ht->listen != NULL || ht->is_closing)
 		return;
 	ht->listen = shttp_post_new(ht, NULL);
-	shttp_post_start(ht, ht->listen, "GET", NULL);
+	shttp_post_start(ht, ht->listen, "GET", NULL, NULL);
 }
 
 static int
-shttp_send_now(struct shttp_transport *ht, const json_t *msg)
+shttp_send_now(struct shttp_transport *ht, const json_t *msg,
+    const json_t *tool)
 {
 	const char *method = json_string_value(json_object_get(msg, "method"));
 
-	shttp_post_start(ht, shttp_post_new(ht, msg), "POST", msg);
+	shttp_post_start(ht, shttp_post_new(ht, msg), "POST", msg, tool);
 	if (method != NULL && !ht->is_legacy_sse &&
 	    strcmp(method, "notifications/initialized") == 0)
 		shttp_open_listen(ht);
@@ -523,7 +567,7 @@ shttp_flush_queue(struct shttp_transport *ht)
 
 	ht->queued = json_array();
 	json_array_foreach(queued, i, msg)
-		shttp_send_now(ht, msg);
+		shttp_send_now(ht, msg, NULL);
 	json_decref(queued);
 }
 
@@ -545,7 +589,7 @@ shttp_open(struct transport *t, char **cause)
 }
 
 static int
-shttp_send(struct transport *t, const json_t *msg)
+shttp_send(struct transport *t, const json_t *msg, const json_t *tool)
 {
 	struct shttp_transport *ht = shttp_of(t);
 
@@ -553,7 +597,7 @@ shttp_send(struct transport *t, const json_t *msg)
 		return -EPIPE;
 	if (!shttp_is_ready(ht))
 		return json_array_append(ht->queued, (json_t *)(uintptr_t)msg);
-	return shttp_send_now(ht, msg);
+	return shttp_send_now(ht, msg, tool);
 }
 
 static void
@@ -621,7 +665,7 @@ shttp_close(struct transport *t, void (*done)(void *), void *arg)
 		event_active(ht->timer, EV_TIMEOUT, 0);
 		return;
 	}
-	shttp_post_start(ht, shttp_post_new(ht, NULL), "DELETE", NULL);
+	shttp_post_start(ht, shttp_post_new(ht, NULL), "DELETE", NULL, NULL);
 	evtimer_add(ht->timer, &tv);
 }
 

@@ -239,10 +239,11 @@ stdio_open(struct transport *t, char **cause)
 }
 
 static int
-stdio_send(struct transport *t, const json_t *msg)
+stdio_send(struct transport *t, const json_t *msg, const json_t *tool)
 {
 	struct stdio_transport *st = stdio_of(t);
 
+	(void)tool;
 	if (st->in == NULL || st->is_closing)
 		return -EPIPE;
 	return sendq_push(st->inq, msg);
