@@ -25,8 +25,8 @@ cmd_load_header_ok(const char *name, const json_t *value)
 	    strpbrk(json_string_value(value), "\r\n") != NULL)
 		return false;
 	for (const char *c = name; *c != '\0'; c++)
-		if (!isalnum((unsigned char)*c) && strchr("!#$%&'*+-.^_`|~",
-			*c) == NULL)
+		if (!isalnum((unsigned char)*c) &&
+		    strchr("!#$%&'*+-.^_`|~", *c) == NULL)
 			return false;
 	return true;
 }
@@ -58,28 +58,31 @@ cmd_load_remote_spec(struct request *req, json_t *params, const struct url *u,
 	if (json_object_get(params, "command") != NULL ||
 	    json_object_get(params, "env") != NULL ||
 	    json_object_get(params, "cwd") != NULL)
-		return cmd_load_bad(req, "target", "a URL takes no command, "
+		return cmd_load_bad(req, "target",
+		    "a URL takes no command, "
 		    "env or cwd");
 	if (transport != NULL && strcmp(transport, "streamable-http") != 0 &&
 	    strcmp(transport, "sse") != 0)
-		return cmd_load_bad(req, "transport", "transport must be "
+		return cmd_load_bad(req, "transport",
+		    "transport must be "
 		    "streamable-http or sse");
 	json_object_foreach(headers, k, v)
 		if (!cmd_load_header_ok(k, v))
-			return cmd_load_bad(req, "headers", "headers must map "
+			return cmd_load_bad(req, "headers",
+			    "headers must map "
 			    "HTTP token names to single-line strings");
 	spec->remote.url = url_canonical(u);
 	spec->remote.allow_local = json_is_true(json_object_get(params,
 	    "allow_local"));
 	spec->remote.headers = headers != NULL ? json_deep_copy(headers) :
-	    json_object();
+						 json_object();
 	/* Inferred: a path with /mcp is streamable HTTP; else try it first. */
-	spec->remote.is_sse = transport != NULL && strcmp(transport, "sse") ==
-	    0;
+	spec->remote.is_sse = transport != NULL &&
+	    strcmp(transport, "sse") == 0;
 	spec->remote.may_fall_back = transport == NULL &&
 	    strstr(u->path, "/mcp") == NULL;
 	spec->transport = strdup(transport != NULL ? transport :
-		"streamable-http");
+						     "streamable-http");
 	return true;
 }
 
@@ -130,7 +133,8 @@ cmd_load_remote(struct request *req, json_t *params, int timeout)
 	}
 	lr->name = name != NULL ? strdup(name) : cmd_load_remote_name(&u);
 	if (lr->name == NULL || !names_valid(lr->name))
-		cmd_load_bad(req, "name", "name must match "
+		cmd_load_bad(req, "name",
+		    "name must match "
 		    "[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
 	else if (cmd_load_remote_spec(req, params, &u, &lr->spec)) {
 		url_free(&u);

@@ -44,8 +44,8 @@ era_lists_version(const json_t *versions, const char *version)
 	json_t *v;
 
 	json_array_foreach(versions, i, v)
-		if (json_is_string(v) && strcmp(json_string_value(v),
-		    version) == 0)
+		if (json_is_string(v) &&
+		    strcmp(json_string_value(v), version) == 0)
 			return true;
 	return false;
 }
@@ -80,8 +80,9 @@ era_type_may_carry(const json_t *schema)
 {
 	const char *type = json_string_value(json_object_get(schema, "type"));
 
-	return type != NULL && (strcmp(type, "string") == 0 ||
-	    strcmp(type, "integer") == 0 || strcmp(type, "boolean") == 0);
+	return type != NULL &&
+	    (strcmp(type, "string") == 0 || strcmp(type, "integer") == 0 ||
+		strcmp(type, "boolean") == 0);
 }
 
 bool
@@ -112,8 +113,11 @@ era_tool_headers_valid(const json_t *tool, char **why)
 		json_object_set_new(seen, lower, json_true());
 	}
 	json_decref(seen);
-	if (!ok && why != NULL && asprintf(why, "property %s has an invalid "
-	    "x-mcp-header", key) < 0)
+	if (!ok && why != NULL &&
+	    asprintf(why,
+		"property %s has an invalid "
+		"x-mcp-header",
+		key) < 0)
 		*why = NULL;
 	return ok;
 }
@@ -124,8 +128,8 @@ era_needs_base64(const char *v)
 {
 	size_t n = strlen(v);
 
-	if (n > 0 && (isspace((unsigned char)v[0]) ||
-	    isspace((unsigned char)v[n - 1])))
+	if (n > 0 &&
+	    (isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1])))
 		return true;
 	for (; *v != '\0'; v++)
 		if ((unsigned char)*v < 0x20 || (unsigned char)*v > 0x7e)
@@ -144,8 +148,10 @@ era_param_value(const json_t *v)
 	if (json_is_boolean(v))
 		return strdup(json_is_true(v) ? "true" : "false");
 	if (json_is_integer(v))
-		return asprintf(&out, "%lld", (long long)json_integer_value(v)) <
-			0 ? NULL : out;
+		return asprintf(&out, "%lld",
+			   (long long)json_integer_value(v)) < 0 ?
+		    NULL :
+		    out;
 	if (!json_is_string(v))
 		return NULL;
 	s = json_string_value(v);
@@ -189,9 +195,9 @@ json_t *
 era_http_headers(const json_t *msg, const json_t *tool)
 {
 	const json_t *params = json_object_get(msg, "params");
-	const char *version = json_string_value(json_object_get(
-	    json_object_get(params, "_meta"),
-	    "io.modelcontextprotocol/protocolVersion"));
+	const char *version =
+	    json_string_value(json_object_get(json_object_get(params, "_meta"),
+		"io.modelcontextprotocol/protocolVersion"));
 	const char *method = json_string_value(json_object_get(msg, "method"));
 	json_t *headers, *name;
 
@@ -199,16 +205,16 @@ era_http_headers(const json_t *msg, const json_t *tool)
 		return NULL;
 	headers = json_pack("{s:s, s:s}", "MCP-Protocol-Version", version,
 	    "Mcp-Method", method);
-	name = json_object_get(params, strcmp(method, "resources/read") == 0 ?
-		"uri" :
-		"name");
-	if (json_is_string(name) && (strcmp(method, "tools/call") == 0 ||
-	    strcmp(method, "resources/read") == 0 ||
-	    strcmp(method, "prompts/get") == 0) &&
+	name = json_object_get(params,
+	    strcmp(method, "resources/read") == 0 ? "uri" : "name");
+	if (json_is_string(name) &&
+	    (strcmp(method, "tools/call") == 0 ||
+		strcmp(method, "resources/read") == 0 ||
+		strcmp(method, "prompts/get") == 0) &&
 	    !era_needs_base64(json_string_value(name)))
 		json_object_set(headers, "Mcp-Name", name);
 	if (tool != NULL && strcmp(method, "tools/call") == 0)
-		era_param_headers(headers, tool, json_object_get(params,
-		    "arguments"));
+		era_param_headers(headers, tool,
+		    json_object_get(params, "arguments"));
 	return headers;
 }

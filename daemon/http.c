@@ -65,9 +65,9 @@ http_tls_init(const char *ca_file, char **cause)
 		goto fail;
 	SSL_CTX_set_min_proto_version(http_tls, TLS1_2_VERSION);
 	SSL_CTX_set_verify(http_tls, SSL_VERIFY_PEER, NULL);
-	if (ca_file != NULL ? SSL_CTX_load_verify_locations(http_tls, ca_file,
-				  NULL) != 1 :
-			      SSL_CTX_set_default_verify_paths(http_tls) != 1)
+	if (ca_file != NULL ?
+		SSL_CTX_load_verify_locations(http_tls, ca_file, NULL) != 1 :
+		SSL_CTX_set_default_verify_paths(http_tls) != 1)
 		goto fail;
 	return 0;
 fail:
@@ -399,11 +399,12 @@ http_conn_event(struct bufferevent *bev, short what, void *arg)
 	}
 	if (conn->client->peer.is_tls)
 		tls = http_tls_failure(bev);
-	snprintf(why, sizeof why, "%s", tls != NULL ? tls :
-	    (what & BEV_EVENT_EOF) ? "the server closed the connection "
-				     "before the response was complete" :
-	    (what & BEV_EVENT_TIMEOUT) ? "the connection timed out" :
-					 strerror(EVUTIL_SOCKET_ERROR()));
+	snprintf(why, sizeof why, "%s",
+	    tls != NULL			   ? tls :
+		(what & BEV_EVENT_EOF)	   ? "the server closed the connection "
+					     "before the response was complete" :
+		(what & BEV_EVENT_TIMEOUT) ? "the connection timed out" :
+					     strerror(EVUTIL_SOCKET_ERROR()));
 	free(tls);
 	/* Not connected: the request cannot have reached the server. */
 	http_exchange_end(ex, conn->is_connected ? -ECONNRESET : -ECONNREFUSED,

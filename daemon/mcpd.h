@@ -173,7 +173,7 @@ struct remote_spec {
 	bool allow_local;
 	bool is_sse;	    /* HTTP+SSE (2024-11-05) from the start */
 	bool may_fall_back; /* transport inferred: HTTP+SSE if refused */
-	json_t *headers; /* object: name -> value */
+	json_t *headers;    /* object: name -> value */
 };
 /* http.c: a small HTTP/1.1 client over pinned addresses and TLS. */
 struct http_peer {

@@ -40,7 +40,8 @@ netpolicy_init(const char *dns_server, char **cause)
 
 	netpolicy_dns = evdns_base_new(mcpd_base, flags);
 	if (netpolicy_dns == NULL && flags != 0)
-		netpolicy_dns = evdns_base_new(mcpd_base, 0); /* no resolv.conf */
+		netpolicy_dns = evdns_base_new(mcpd_base,
+		    0); /* no resolv.conf */
 	if (netpolicy_dns == NULL) {
 		*cause = strdup("cannot start the DNS resolver");
 		return -ENOMEM;
@@ -91,15 +92,21 @@ netpolicy_check_url(struct netpolicy_query *q)
 	const struct url *u = &q->url;
 
 	if (u->has_userinfo)
-		netpolicy_set(q, -EACCES, "%scredentials in the URL "
-		    "(user:pass@) are refused; send them as a header", "");
+		netpolicy_set(q, -EACCES,
+		    "%scredentials in the URL "
+		    "(user:pass@) are refused; send them as a header",
+		    "");
 	else if (u->has_fragment)
-		netpolicy_set(q, -EACCES, "%sURL fragments (#...) are "
-		    "refused", "");
+		netpolicy_set(q, -EACCES,
+		    "%sURL fragments (#...) are "
+		    "refused",
+		    "");
 	else if (strcmp(u->scheme, "https") != 0 && !q->allow_local)
-		netpolicy_set(q, -EACCES, "%sonly https is allowed for remote "
+		netpolicy_set(q, -EACCES,
+		    "%sonly https is allowed for remote "
 		    "endpoints (plain http needs --allow-local and a loopback "
-		    "address)", "");
+		    "address)",
+		    "");
 	return q->err;
 }
 
@@ -107,8 +114,8 @@ static void
 netpolicy_peer(struct netpolicy_query *q, struct http_peer *peer)
 {
 	const struct url *u = &q->url;
-	bool is_default = u->port == (strcmp(u->scheme, "https") == 0 ? 443 :
-	    80);
+	bool is_default = u->port ==
+	    (strcmp(u->scheme, "https") == 0 ? 443 : 80);
 	char port[8] = "";
 
 	memset(peer, 0, sizeof *peer);
@@ -117,19 +124,19 @@ netpolicy_peer(struct netpolicy_query *q, struct http_peer *peer)
 	    sizeof(struct sockaddr_in6) :
 	    sizeof(struct sockaddr_in);
 	if (q->addrs[0].ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&peer->addr)->sin6_port = htons(
-		    u->port);
+		((struct sockaddr_in6 *)&peer->addr)->sin6_port =
+		    htons(u->port);
 	else
 		((struct sockaddr_in *)&peer->addr)->sin_port = htons(u->port);
 	peer->host = u->host;
 	peer->is_tls = strcmp(u->scheme, "https") == 0;
 	peer->is_ip_literal = u->is_ipv6_literal ||
-	    netaddr_parse_literal(u->host, &(struct sockaddr_storage) { 0 }) ==
+	    netaddr_parse_literal(u->host, &(struct sockaddr_storage){ 0 }) ==
 		1;
 	if (!is_default)
 		snprintf(port, sizeof port, ":%u", u->port);
-	if (asprintf(&peer->hostport, "%s%s%s%s", u->is_ipv6_literal ? "[" :
-		"", u->host, u->is_ipv6_literal ? "]" : "", port) < 0)
+	if (asprintf(&peer->hostport, "%s%s%s%s", u->is_ipv6_literal ? "[" : "",
+		u->host, u->is_ipv6_literal ? "]" : "", port) < 0)
 		peer->hostport = NULL;
 }
 
@@ -143,15 +150,17 @@ netpolicy_judge(struct netpolicy_query *q)
 	for (size_t i = 0; i < q->naddrs; i++)
 		list[i] = (const struct sockaddr *)&q->addrs[i];
 	if (netaddr_judge(list, q->naddrs, q->allow_local, &cause) < 0) {
-		netpolicy_set(q, -EACCES, "refused: %s", cause != NULL ? cause :
-		    "address not allowed");
+		netpolicy_set(q, -EACCES, "refused: %s",
+		    cause != NULL ? cause : "address not allowed");
 		free(cause);
 		return;
 	}
 	if (strcmp(q->url.scheme, "http") == 0 &&
 	    netaddr_classify(list[0]) != NETADDR_LOOPBACK)
-		netpolicy_set(q, -EACCES, "%splain http is allowed only to "
-		    "loopback addresses; use https", "");
+		netpolicy_set(q, -EACCES,
+		    "%splain http is allowed only to "
+		    "loopback addresses; use https",
+		    "");
 }
 
 static void
@@ -190,8 +199,8 @@ netpolicy_resolved(int result, struct evutil_addrinfo *res, void *arg)
 	if (result != 0)
 		netpolicy_set(q, -EHOSTUNREACH, "cannot resolve the host: %s",
 		    evutil_gai_strerror(result));
-	for (struct evutil_addrinfo *ai = res; ai != NULL &&
-	    q->naddrs < NETPOLICY_MAX_ADDRS; ai = ai->ai_next)
+	for (struct evutil_addrinfo *ai = res;
+	     ai != NULL && q->naddrs < NETPOLICY_MAX_ADDRS; ai = ai->ai_next)
 		if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
 			memcpy(&q->addrs[q->naddrs++], ai->ai_addr,
 			    ai->ai_addrlen);
@@ -201,8 +210,7 @@ netpolicy_resolved(int result, struct evutil_addrinfo *res, void *arg)
 }
 
 struct netpolicy_query *
-netpolicy_check(const char *text, bool allow_local, netpolicy_fn *cb,
-    void *arg)
+netpolicy_check(const char *text, bool allow_local, netpolicy_fn *cb, void *arg)
 {
 	struct netpolicy_query *q = calloc(1, sizeof *q);
 	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC,
@@ -217,8 +225,8 @@ netpolicy_check(const char *text, bool allow_local, netpolicy_fn *cb,
 	q->cb = cb;
 	q->arg = arg;
 	if (url_parse(text, &q->url, &cause) < 0) {
-		netpolicy_set(q, -EINVAL, "%s", cause != NULL ? cause :
-		    "bad URL");
+		netpolicy_set(q, -EINVAL, "%s",
+		    cause != NULL ? cause : "bad URL");
 		free(cause);
 	} else if (netpolicy_check_url(q) == 0 &&
 	    (r = netaddr_parse_literal(q->url.host, &q->addrs[0])) != 0) {

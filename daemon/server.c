@@ -649,8 +649,8 @@ server_load_result(const struct server *s)
 
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:b, s:O}",
 	    "id", s->id, "name", s->name, "mode", server_mode_name(s->mode),
-	    "transport", server_transport_name(s), "endpoint",
-	    s->endpoint, "protocol_version",
+	    "transport", server_transport_name(s), "endpoint", s->endpoint,
+	    "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
 	    "tools",
 	    (json_int_t)json_array_size(session_tools_peek(s->session)),
@@ -668,9 +668,8 @@ server_describe(const struct server *s)
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:s, s:o,"
 			 " s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
 	    "id", s->id, "name", s->name, "agent", s->agent, "mode",
-	    server_mode_name(s->mode), "transport",
-	    server_transport_name(s), "endpoint",
-	    s->endpoint, "image", "container", "state",
+	    server_mode_name(s->mode), "transport", server_transport_name(s),
+	    "endpoint", s->endpoint, "image", "container", "state",
 	    server_state_name(s->state), "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
 	    "tools",

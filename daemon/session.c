@@ -12,9 +12,9 @@
 #include "log.h"
 #include "mcpd.h"
 
-#define SESSION_BUCKETS	  1024 /* pending map buckets; ids are sequential */
-#define SESSION_MAX_PAGES 1000 /* tools/list pages before giving up */
-#define SESSION_OFFERED	  "2025-11-25"
+#define SESSION_BUCKETS	    1024 /* pending map buckets; ids are sequential */
+#define SESSION_MAX_PAGES   1000 /* tools/list pages before giving up */
+#define SESSION_OFFERED	    "2025-11-25"
 #define SESSION_DISCOVER_MS 3000 /* a legacy server may never answer it */
 
 static const char *const session_versions[] = {
@@ -60,7 +60,7 @@ struct session {
 	json_t *listing;      /* tools gathered by the listing under way */
 	json_t *seen_cursors; /* object used as a set */
 	int pages;
-	bool is_modern;		 /* 2026-07-28: _meta on every request */
+	bool is_modern; /* 2026-07-28: _meta on every request */
 	bool has_retried_discover;
 	bool is_listing;
 	bool wants_relist;
@@ -270,8 +270,7 @@ session_on_response(struct session *s, const struct jsonrpc_msg *m)
 	}
 	if (m->type == JSONRPC_RESULT && s->is_modern &&
 	    json_is_string(json_object_get(m->result, "resultType")) &&
-	    strcmp(json_string_value(json_object_get(m->result,
-		       "resultType")),
+	    strcmp(json_string_value(json_object_get(m->result, "resultType")),
 		"input_required") == 0) {
 		/* Answering input requests is for later: say so, resend nothing. */
 		r.kind = ERRORS_OUTCOME_UNKNOWN;
@@ -389,8 +388,9 @@ session_drop_invalid_tools(struct session *s)
 			i++;
 			continue;
 		}
-		log_warnx("refusing tool %s: %s", json_string_value(
-		    json_object_get(tool, "name")), why != NULL ? why : "");
+		log_warnx("refusing tool %s: %s",
+		    json_string_value(json_object_get(tool, "name")),
+		    why != NULL ? why : "");
 		free(why);
 		why = NULL;
 		json_array_remove(s->listing, i);
@@ -583,8 +583,9 @@ session_on_discover(void *arg, const struct session_reply *r)
 
 	if (s->phase == SESSION_DEAD)
 		return;
-	if (r->result != NULL && era_lists_version(json_object_get(r->result,
-	    "supportedVersions"), ERA_MODERN)) {
+	if (r->result != NULL &&
+	    era_lists_version(json_object_get(r->result, "supportedVersions"),
+		ERA_MODERN)) {
 		s->is_modern = true;
 		session_agreed(s, ERA_MODERN, era_server_info(r->result),
 		    json_object_get(r->result, "capabilities"));
@@ -604,7 +605,7 @@ static void
 session_discover(struct session *s)
 {
 	int timeout = s->timeout_ms < SESSION_DISCOVER_MS ? s->timeout_ms :
-	    SESSION_DISCOVER_MS;
+							    SESSION_DISCOVER_MS;
 
 	session_request(s, "server/discover", json_object(), timeout,
 	    session_on_discover, s);

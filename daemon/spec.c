@@ -88,8 +88,9 @@ spec_process_target(const struct server_spec *spec, size_t *ret_len)
 	off += sprintf(target + off, "%s", spec->cwd != NULL ? spec->cwd : "") +
 	    1;
 	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
-		off += sprintf(target + off, "%.*s=",
-			   (int)strcspn(spec->env[i], "="), spec->env[i]) +
+		off += sprintf(target + off,
+			   "%.*s=", (int)strcspn(spec->env[i], "="),
+			   spec->env[i]) +
 		    1;
 	*ret_len = off;
 	return target;

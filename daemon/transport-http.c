@@ -13,7 +13,7 @@
 #include "sse.h"
 #include "url.h"
 
-#define SHTTP_RETRY_MS 1000 /* when the server sent no retry field */
+#define SHTTP_RETRY_MS	  1000 /* when the server sent no retry field */
 #define SHTTP_MAX_HEADERS 32
 
 struct shttp_post;
@@ -30,9 +30,9 @@ struct shttp_transport {
 	LIST_HEAD(, shttp_post) posts;
 	struct shttp_post *listen; /* the GET stream, when one is open */
 	bool is_closing;
-	bool is_legacy_sse;  /* HTTP+SSE (2024-11-05): answers on the GET */
-	bool may_fall_back;  /* to HTTP+SSE, when initialize is refused */
-	char *post_path;     /* HTTP+SSE: where the endpoint event says */
+	bool is_legacy_sse; /* HTTP+SSE (2024-11-05): answers on the GET */
+	bool may_fall_back; /* to HTTP+SSE, when initialize is refused */
+	char *post_path;    /* HTTP+SSE: where the endpoint event says */
 	void (*done)(void *);
 	void *done_arg;
 	struct event *timer; /* deferred release, or DELETE deadline */
@@ -93,8 +93,9 @@ shttp_post_new(struct shttp_transport *ht, const json_t *msg)
 			json_object_get(msg, "id") :
 			NULL);
 		if (json_is_string(json_object_get(msg, "method")))
-			p->method = strdup(json_string_value(
-			    json_object_get(msg, "method")));
+			p->method =
+			    strdup(json_string_value(json_object_get(msg,
+				"method")));
 		if (p->method != NULL && strcmp(p->method, "initialize") == 0)
 			p->initialize = json_incref((json_t *)(uintptr_t)msg);
 	}
@@ -117,7 +118,8 @@ static void
 shttp_note_initialize(struct shttp_post *p, json_t *msg)
 {
 	const char *v = json_string_value(json_object_get(json_object_get(msg,
-	    "result"), "protocolVersion"));
+							      "result"),
+	    "protocolVersion"));
 
 	if (p->method == NULL || strcmp(p->method, "initialize") != 0 ||
 	    v == NULL)
@@ -182,7 +184,8 @@ shttp_on_endpoint(struct shttp_transport *ht, const char *data)
 	free(origin);
 	free(uorigin);
 	if (ht->post_path == NULL) {
-		shttp_report(ht, "the SSE endpoint event names another origin "
+		shttp_report(ht,
+		    "the SSE endpoint event names another origin "
 		    "or no usable path; refused");
 		return;
 	}
@@ -205,9 +208,10 @@ shttp_on_event(void *arg, const struct sse_event *ev)
 static bool
 shttp_is_session_lost(const struct shttp_post *p)
 {
-	return p->ht->session_id != NULL && (p->status == 404 ||
-	    (p->status == 400 && evbuffer_search(p->body, "ession", 6, NULL)
-					 .pos >= 0));
+	return p->ht->session_id != NULL &&
+	    (p->status == 404 ||
+		(p->status == 400 &&
+		    evbuffer_search(p->body, "ession", 6, NULL).pos >= 0));
 }
 
 static int
@@ -218,8 +222,7 @@ shttp_on_head(void *arg, const struct http_response *r)
 	const char *sid = http_response_header(r, "mcp-session-id");
 
 	p->status = r->status;
-	p->is_sse = ct != NULL && strncasecmp(ct, "text/event-stream", 17) ==
-	    0;
+	p->is_sse = ct != NULL && strncasecmp(ct, "text/event-stream", 17) == 0;
 	if (sid != NULL && p->method != NULL &&
 	    strcmp(p->method, "initialize") == 0) {
 		free(p->ht->session_id);
@@ -237,7 +240,7 @@ shttp_on_body(void *arg, const char *data, size_t len)
 		return -ECANCELED;
 	if (p->is_sse && p->status == 200)
 		return sse_parser_feed(&p->sse, data, len, shttp_on_event, p) <
-			    0 ?
+			0 ?
 		    -ECANCELED :
 		    0;
 	if (evbuffer_get_length(p->body) + len > mcpd_opts.max_message)
@@ -296,11 +299,13 @@ shttp_status_failure(struct shttp_post *p, enum errors_kind *kind, char *why,
 	body = (const char *)evbuffer_pullup(p->body, -1);
 	if (p->status < 400) {
 		*kind = ERRORS_DENIED;
-		snprintf(why, size, "the server answered HTTP %d; redirects "
-		    "are refused", p->status);
+		snprintf(why, size,
+		    "the server answered HTTP %d; redirects "
+		    "are refused",
+		    p->status);
 	} else {
 		*kind = p->status >= 500 ? ERRORS_OUTCOME_UNKNOWN :
-		    ERRORS_UPSTREAM;
+					   ERRORS_UPSTREAM;
 		snprintf(why, size, "the server answered HTTP %d: %.200s",
 		    p->status, body != NULL ? body : "");
 	}
@@ -376,8 +381,10 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 	if (err == 0 && p->status >= 400 && shttp_deliver_error(p))
 		return;
 	if (err == 0 && shttp_is_session_lost(p)) {
-		snprintf(text, sizeof text, "the server no longer knows our "
-		    "session (HTTP %d); it will be re-initialized", p->status);
+		snprintf(text, sizeof text,
+		    "the server no longer knows our "
+		    "session (HTTP %d); it will be re-initialized",
+		    p->status);
 		shttp_report(p->ht, text);
 		return;
 	}
@@ -386,11 +393,15 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 		return;
 	if (err == -ECONNREFUSED) {
 		kind = ERRORS_UNAVAILABLE;
-		snprintf(text, sizeof text, "cannot reach the server (%s); "
-		    "nothing was sent", why);
+		snprintf(text, sizeof text,
+		    "cannot reach the server (%s); "
+		    "nothing was sent",
+		    why);
 	} else if (err != 0)
-		snprintf(text, sizeof text, "the HTTP exchange failed after "
-		    "the request was sent: %s", why);
+		snprintf(text, sizeof text,
+		    "the HTTP exchange failed after "
+		    "the request was sent: %s",
+		    why);
 	else if (!shttp_status_failure(p, &kind, text, sizeof text)) {
 		if (p->ht->is_legacy_sse) {
 			/* The answer comes on the GET stream. */
@@ -398,9 +409,10 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 			return;
 		}
 		if (!p->is_sse && len > 0)
-			shttp_deliver(p, (const char *)evbuffer_pullup(p->body,
-			    -1), len);
-		snprintf(text, sizeof text, "the server ended the response "
+			shttp_deliver(p,
+			    (const char *)evbuffer_pullup(p->body, -1), len);
+		snprintf(text, sizeof text,
+		    "the server ended the response "
 		    "without an answer");
 	}
 	shttp_fail_request(p, kind, text);
@@ -425,8 +437,10 @@ shttp_on_done(void *arg, int err, const char *why)
 	}
 	if (p == ht->listen && ht->is_legacy_sse) {
 		shttp_post_free(p);
-		shttp_report(ht, err != 0 ? why : p->status != 200 ?
-		    "the SSE stream was refused" : "the SSE stream ended");
+		shttp_report(ht,
+		    err != 0		 ? why :
+			p->status != 200 ? "the SSE stream was refused" :
+					   "the SSE stream ended");
 		return;
 	}
 	if (p == ht->listen) {
@@ -454,29 +468,29 @@ shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
 	const char *k;
 	json_t *v;
 
-	f[n++] = (struct http_field) { "Accept", strcmp(verb, "POST") == 0 ?
+	f[n++] = (struct http_field){ "Accept",
+		strcmp(verb, "POST") == 0 ?
 		    "application/json, text/event-stream" :
 		    "text/event-stream" };
 	if (strcmp(verb, "POST") == 0)
-		f[n++] = (struct http_field) { "Content-Type",
+		f[n++] = (struct http_field){ "Content-Type",
 			"application/json" };
 	/* 2026-07-28 has no sessions: its headers come with each message. */
 	json_object_foreach((json_t *)(uintptr_t)modern, k, v)
-		f[n++] = (struct http_field) { k, json_string_value(v) };
+		f[n++] = (struct http_field){ k, json_string_value(v) };
 	if (ht->session_id != NULL && modern == NULL)
-		f[n++] = (struct http_field) { "Mcp-Session-Id",
+		f[n++] = (struct http_field){ "Mcp-Session-Id",
 			ht->session_id };
 	if (ht->version != NULL && modern == NULL)
-		f[n++] = (struct http_field) { "MCP-Protocol-Version",
+		f[n++] = (struct http_field){ "MCP-Protocol-Version",
 			ht->version };
 	if (p != NULL && strcmp(verb, "GET") == 0 &&
 	    sse_parser_last_id_peek(&p->sse) != NULL)
-		f[n++] = (struct http_field) { "Last-Event-ID",
+		f[n++] = (struct http_field){ "Last-Event-ID",
 			sse_parser_last_id_peek(&p->sse) };
 	json_object_foreach(ht->spec->headers, k, v)
 		if (n < SHTTP_MAX_HEADERS)
-			f[n++] = (struct http_field) { k,
-				json_string_value(v) };
+			f[n++] = (struct http_field){ k, json_string_value(v) };
 	return n;
 }
 

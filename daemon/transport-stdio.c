@@ -189,8 +189,8 @@ stdio_exited(void *arg, int status)
 			return;
 	}
 	why = child_describe_status(status);
-	snprintf(text, sizeof text, "the server %s", why != NULL ? why :
-	    "exited");
+	snprintf(text, sizeof text, "the server %s",
+	    why != NULL ? why : "exited");
 	stdio_report_closed(st, text);
 	free(why);
 }

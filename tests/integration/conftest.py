@@ -55,7 +55,7 @@ RFC3339_UTC = re.compile(
 SERVER_ID = re.compile(r"^[0-9a-f]{12}$")
 
 TESTSERVER_TOOLS = ["echo", "add", "sleep_ms", "fail", "crash", "big",
-                    "stderr", "notify_changed"]
+                    "stderr", "notify_changed", "ask"]
 
 
 # --------------------------------------------------------------------------
@@ -658,6 +658,14 @@ class Daemon:
     def load_everything(self, name="everything", **params):
         return self.load(everything_cmd(), name=name, **params)
 
+    def load_url(self, url, name=None, timeout=60.0, **params):
+        """mcpd/load of a remote endpoint (params: allow_local, headers,
+        transport, timeout_ms)."""
+        params = dict(params, target=str(url))
+        if name is not None:
+            params["name"] = name
+        return self.rpc.result("mcpd/load", params, timeout=timeout)
+
     def list(self, **params):
         servers = self.rpc.result("mcpd/list", params)["servers"]
         for row in servers:
@@ -710,6 +718,15 @@ def pytest_runtest_makereport(item, call):
             rep.sections.append(
                 (f"mcpd stderr ({' '.join(d.args) or 'default options'})",
                  d.read_stderr()[-20000:] or "(empty)"))
+        for p in getattr(item, "_mcpd_peers", []):
+            for what, path in (("stdout", p.out_path),
+                               ("stderr", p.err_path)):
+                try:
+                    text = path.read_bytes().decode("utf-8", "replace")
+                except OSError:
+                    text = ""
+                rep.sections.append((f"{p.name} {what}",
+                                     text[-8000:] or "(empty)"))
 
 
 @pytest.fixture
@@ -751,3 +768,144 @@ def socket_mode(path):
     st = os.stat(path)
     assert stat.S_ISSOCK(st.st_mode), f"{path} is not a socket"
     return stat.S_IMODE(st.st_mode)
+
+
+# --------------------------------------------------------------------------
+# Peers the tests run beside mcpd (HTTP servers, TLS terminators, resolvers)
+
+def free_port():
+    """A TCP port nobody listens on now (the kernel's pick)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening_ports():
+    """TCP ports in LISTEN state on this host, from /proc/net/tcp{,6}."""
+    ports = set()
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(name) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if fields[3] == "0A":
+                        ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+        except FileNotFoundError:
+            pass
+    return ports
+
+
+def wait_listening(port, timeout=15.0, proc=None):
+    """Waits until something listens on port (without connecting to it);
+    fails early when proc, a Peer, has exited."""
+    def check():
+        if proc is not None and not proc.is_running():
+            raise AssertionError(
+                f"{proc.name} exited with {proc.proc.returncode} before "
+                f"listening on {port}:\n{proc.err()[-4000:]}")
+        return port in listening_ports()
+    poll(check, timeout=timeout, interval=0.02,
+         what=f"a listener on port {port}")
+
+
+class Peer:
+    """A background process with its stdout and stderr in files, in a
+    process group of its own, stopped at teardown by the peers fixture."""
+
+    def __init__(self, argv, base, name, env=None):
+        self.name = name
+        self.argv = [str(a) for a in argv]
+        n = 0
+        while (Path(base) / f"{name}-{n}.out").exists():
+            n += 1
+        self.out_path = Path(base) / f"{name}-{n}.out"
+        self.err_path = Path(base) / f"{name}-{n}.err"
+        with open(self.out_path, "wb") as out, \
+                open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=out,
+                stderr=err, env=child_env(env), start_new_session=True)
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def is_running(self):
+        return self.proc.poll() is None
+
+    def out(self):
+        return self.out_path.read_bytes().decode("utf-8", "replace")
+
+    def err(self):
+        return self.err_path.read_bytes().decode("utf-8", "replace")
+
+    def wait_output(self, pattern, stream="out", timeout=15.0):
+        """The first match of the regular expression in stdout (or
+        stderr); fails when the process exits first."""
+        rx = re.compile(pattern, re.M)
+
+        def check():
+            m = rx.search(self.out() if stream == "out" else self.err())
+            if m is None and not self.is_running():
+                raise AssertionError(
+                    f"{self.name} exited with {self.proc.returncode} "
+                    f"before printing {pattern!r}:\n"
+                    f"{self.out()[-2000:]}\n{self.err()[-4000:]}")
+            return m
+        return poll(check, timeout=timeout, interval=0.02,
+                    what=f"{self.name} to print {pattern!r}")
+
+    def _exited(self):
+        """True once the leader has exited; it is not reaped, so that its
+        pid (and the group id) cannot be taken by another process."""
+        if self.proc.returncode is not None:
+            return True
+        try:
+            info = os.waitid(os.P_PID, self.proc.pid,
+                             os.WEXITED | os.WNOWAIT | os.WNOHANG)
+        except ChildProcessError:
+            return True
+        return info is not None
+
+    def _signal_group(self, sig):
+        if self.proc.returncode is not None:
+            return     # reaped: the group id may belong to someone else
+        try:
+            os.killpg(self.proc.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def kill(self, sig=signal.SIGKILL):
+        """Signals the process group this peer leads (socat forks one child
+        per connection), waits for the leader to end and reaps it."""
+        self._signal_group(sig)
+        poll(self._exited, timeout=10, what=f"{self.name} to exit")
+        self._signal_group(signal.SIGKILL)   # its children, if any
+        self.proc.wait(timeout=10)
+
+    def stop(self):
+        self._signal_group(signal.SIGTERM)
+        try:
+            poll(self._exited, timeout=5, what=f"{self.name} to exit")
+        except AssertionError:
+            pass
+        self._signal_group(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def peers(request, tmp_path):
+    """Starts background peers: peers(argv, name=..., env=...); each is
+    stopped (its whole process group) at teardown."""
+    started = []
+    request.node._mcpd_peers = started
+
+    def start(argv, name="peer", env=None):
+        p = Peer(argv, tmp_path, name, env=env)
+        started.append(p)
+        return p
+
+    yield start
+    for p in started:
+        p.stop()

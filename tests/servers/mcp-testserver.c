@@ -96,6 +96,7 @@ static struct {
 	int is_ping_client;
 	int is_repeat_cursor;
 	int is_port_only_message;
+	int is_modern; /* 2026-07-28 only: server/discover, _meta required */
 } opt = { .exit_after = -1, .http_port = -1 };
 
 static struct {
@@ -456,6 +457,19 @@ ts_tool_notify_changed(struct ts_call *call)
 	return ts_result(false, "tools changed: extra_1..extra_%ld", ts.nextra);
 }
 
+/* 2026-07-28: asks the client for input (an input_required result). */
+static json_t *
+ts_tool_ask(struct ts_call *call)
+{
+	(void)call;
+	if (!opt.is_modern)
+		return ts_result(false, "ask needs the 2026-07-28 era");
+	return json_pack("{s:s, s:{s:{s:s, s:{s:s}}}, s:s}", "resultType",
+	    "input_required", "inputRequests", "confirm", "method",
+	    "elicitation/create", "params", "message", "Proceed?",
+	    "requestState", "state-1");
+}
+
 static const struct ts_tool ts_tools[] = {
 	{ "echo", "Echo", "Returns its message.", "message:string!",
 	    "message:string!", ts_tool_echo },
@@ -474,6 +488,8 @@ static const struct ts_tool ts_tools[] = {
 	{ "notify_changed", "Notify changed",
 	    "Adds a tool extra_<n>, sends notifications/tools/list_changed.",
 	    "", NULL, ts_tool_notify_changed },
+	{ "ask", "Ask", "Asks the client for input (2026-07-28 only).", "",
+	    NULL, ts_tool_ask },
 };
 #define TS_NTOOLS ((long)(sizeof(ts_tools) / sizeof(ts_tools[0])))
 
@@ -699,6 +715,50 @@ ts_is_request(json_t *msg)
 	    (json_is_string(id) || json_is_integer(id));
 }
 
+/*
+ * --modern: every request must carry the 2026-07-28 _meta, and only
+ * server/discover, tools/list and tools/call are known. Returns true when
+ * it answered the request itself.
+ */
+static bool
+ts_modern_gate(json_t *id, const char *method, json_t *params,
+    struct ts_conn *c)
+{
+	json_t *meta = json_object_get(params, "_meta");
+	const char *v = json_string_value(json_object_get(meta,
+	    "io.modelcontextprotocol/protocolVersion"));
+
+	if (!opt.is_modern)
+		return false;
+	ts_log("modern request %s %s _meta", method,
+	    v != NULL ? "with" : "without");
+	if (v == NULL)
+		ts_send(c,
+		    ts_error(id, -32602, "missing _meta protocolVersion"));
+	else if (strcmp(v, "2026-07-28") != 0)
+		ts_send(c,
+		    json_pack("{s:s, s:O, s:{s:i, s:s, s:{s:[s]}}}", "jsonrpc",
+			"2.0", "id", id, "error", "code", -32022, "message",
+			"Unsupported protocol version", "data", "supported",
+			"2026-07-28"));
+	else if (strcmp(method, "server/discover") == 0)
+		ts_send(c,
+		    ts_response(id,
+			json_pack("{s:[s], s:{s:{s:b}}, "
+				  "s:{s:s, s:s}, s:s}",
+			    "supportedVersions", "2026-07-28", "capabilities",
+			    "tools", "listChanged", 1, "serverInfo", "name",
+			    "mcp-testserver", "version", "1.0.0", "resultType",
+			    "complete")));
+	else if (strcmp(method, "tools/list") != 0 &&
+	    strcmp(method, "tools/call") != 0)
+		ts_send(c,
+		    ts_error(id, -32601, "Method not found: %s", method));
+	else
+		return false;
+	return true;
+}
+
 /* Handles one JSON-RPC message from the stdio peer or one HTTP POST. */
 static void
 ts_dispatch(json_t *msg, struct ts_conn *c)
@@ -720,6 +780,8 @@ ts_dispatch(json_t *msg, struct ts_conn *c)
 		ts_notification(method, params);
 	else if (params != NULL && !json_is_object(params))
 		ts_send(c, ts_error(id, -32602, "Invalid params"));
+	else if (ts_modern_gate(id, method, params, c))
+		;
 	else if (strcmp(method, "initialize") == 0)
 		ts_send(c, ts_initialize(params, id));
 	else if (strcmp(method, "ping") == 0)
@@ -1249,6 +1311,7 @@ ts_options(int argc, char **argv)
 		{ "repeat-cursor", no_argument, &opt.is_repeat_cursor, 1 },
 		{ "http-port-only-message", no_argument,
 		    &opt.is_port_only_message, 1 },
+		{ "modern", no_argument, &opt.is_modern, 1 },
 		{ NULL, 0, NULL, 0 }
 	};
 	long *numbers[] = { &opt.start_delay_ms, &opt.exit_after,
@@ -1272,7 +1335,7 @@ ts_options(int argc, char **argv)
 		       "[--exit-after N] [--garbage]\n"
 		       "\t[--early-notify] [--ping-client] "
 		       "[--protocol-version V] [--page-size N]\n"
-		       "\t[--repeat-cursor] [--tools N] "
+		       "\t[--repeat-cursor] [--tools N] [--modern] "
 		       "[--http PORT [--http-port-only-message]]");
 		exit(2);
 	}

@@ -10,8 +10,9 @@ Without --on-call every request is answered STATUS (default 302) with
 server (initialize, tools/list with one tool "echo", 202 for
 notifications, 405 for GET, 200 for DELETE) that answers STATUS only to
 tools/call. Binds 127.0.0.1 on a free port, prints "listening on PORT" on
-stdout, then one line "METHOD PATH [JSON-RPC method]" per request. Python
-standard library only; it runs until it is killed."""
+stdout, then one JSON line per request: {"verb", "path", "rpc" (the
+JSON-RPC method or null), "headers" (names in lower case)}. Python standard
+library only; it runs until it is killed."""
 
 import json
 import sys
@@ -41,6 +42,12 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def note(self, rpc=None):
+        print(json.dumps({
+            "verb": self.command, "path": self.path, "rpc": rpc,
+            "headers": {k.lower(): v for k, v in self.headers.items()}}),
+            flush=True)
+
     def redirect(self):
         self.reply(STATUS, headers=[("Location", LOCATION)])
 
@@ -55,7 +62,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         msg = self.body()
         method = msg.get("method") if isinstance(msg, dict) else None
-        print(f"POST {self.path} {method}", flush=True)
+        self.note(method)
         if not ON_CALL or method == "tools/call":
             return self.redirect()
         if method == "initialize":
@@ -76,13 +83,13 @@ class Handler(BaseHTTPRequestHandler):
         return self.reply(202)
 
     def do_GET(self):
-        print(f"GET {self.path}", flush=True)
+        self.note()
         if not ON_CALL:
             return self.redirect()
         return self.reply(405)
 
     def do_DELETE(self):
-        print(f"DELETE {self.path}", flush=True)
+        self.note()
         if not ON_CALL:
             return self.redirect()
         return self.reply(200)

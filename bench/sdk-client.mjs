@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: ISC
+// Calls a tool N times at concurrency C on a Streamable HTTP server with the
+// official TypeScript SDK client, and prints mcpd-bench's one-line report.
+//
+// usage: node bench/sdk-client.mjs [-n CALLS] [-c CONCURRENCY] [-w WARMUP]
+//                                  [-t TIMEOUT_S] [--peers DIR] URL
+// The SDK is taken from DIR/node_modules (default: tests/peers next to this
+// script), so that the script runs from anywhere without an npm install of
+// its own. Like mcpd-bench, the first WARMUP calls are made on the same
+// stream but not measured, and each of the C callers sends its next call as
+// soon as its previous one is answered.
+
+import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const SDK = '@modelcontextprotocol/sdk';
+const TOOL = 'echo';
+const EXIT_USAGE = 2;
+
+function usage(why) {
+	if (why) process.stderr.write(`sdk-client: ${why}\n`);
+	process.stderr.write('usage: sdk-client.mjs [-n CALLS] [-c CONCURRENCY] ' +
+	    '[-w WARMUP] [-t TIMEOUT_S] [--peers DIR] URL\n');
+	process.exit(EXIT_USAGE);
+}
+
+function number(name, s, min) {
+	const v = Number(s);
+
+	if (!/^[0-9]+$/.test(s ?? '') || v < min)
+		usage(`${name} wants an integer >= ${min}`);
+	return v;
+}
+
+function options(argv) {
+	const here = dirname(fileURLToPath(import.meta.url));
+	const o = { calls: 10000, concurrency: 1, warmup: 200, timeout_s: 300,
+	    peers: join(here, '..', 'tests', 'peers'), url: null };
+
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+
+		if (a === '-n' || a === '--calls')
+			o.calls = number(a, argv[++i], 1);
+		else if (a === '-c' || a === '--concurrency')
+			o.concurrency = number(a, argv[++i], 1);
+		else if (a === '-w' || a === '--warmup')
+			o.warmup = number(a, argv[++i], 0);
+		else if (a === '-t' || a === '--timeout')
+			o.timeout_s = number(a, argv[++i], 1);
+		else if (a === '--peers' && i + 1 < argv.length)
+			o.peers = argv[++i];
+		else if (a.startsWith('-') || o.url !== null)
+			usage(`unexpected argument ${a}`);
+		else
+			o.url = a;
+	}
+	if (o.url === null)
+		usage('give the URL of the server');
+	return o;
+}
+
+// Imports SUBPATH of the SDK the way an ESM import from DIR would: the
+// package is looked for in the node_modules directories require would
+// search, the file found through its "import" export (an exact key or the
+// "./*" pattern).
+async function sdk_import(peers, subpath) {
+	const require = createRequire(join(peers, 'package.json'));
+	const root = (require.resolve.paths(SDK) ?? [])
+	    .map((d) => join(d, SDK))
+	    .find((d) => existsSync(join(d, 'package.json')));
+
+	if (root === undefined)
+		throw new Error(`${SDK} is not installed under ${peers}`);
+	const pkg = JSON.parse(readFileSync(join(root, 'package.json')));
+	const key = `./${subpath}`;
+	const target = pkg.exports?.[key]?.import ??
+	    pkg.exports?.['./*']?.import?.replace('*', subpath);
+	if (!target)
+		throw new Error(`${SDK} exports no ${key} for import`);
+	return import(pathToFileURL(join(root, target)).href);
+}
+
+// The nearest-rank percentile P of sorted latencies, as mcpd-bench takes it.
+function percentile(sorted, p) {
+	const rank = Math.floor((sorted.length * p + 99) / 100);
+
+	return sorted[rank > 0 ? rank - 1 : 0];
+}
+
+async function run(o, client) {
+	const total = o.warmup + o.calls;
+	const lat = [];
+	let issued = 0;
+	let start = performance.now();
+
+	async function caller() {
+		while (issued < total) {
+			const i = issued++;
+			const t0 = performance.now();
+
+			if (i === o.warmup) start = t0;
+			const r = await client.callTool({ name: TOOL,
+			    arguments: { message: 'bench' } });
+			if (r.isError)
+				throw new Error(`call ${i}: the tool returned isError`);
+			if (i >= o.warmup)
+				lat.push(Math.round((performance.now() - t0) * 1000));
+		}
+	}
+
+	const callers = [];
+	for (let k = 0; k < o.concurrency; k++)
+		callers.push(caller());
+	await Promise.all(callers);
+	const secs = (performance.now() - start) / 1000;
+	lat.sort((a, b) => a - b);
+	return { rate: secs > 0 ? lat.length / secs : 0, lat };
+}
+
+async function main() {
+	const o = options(process.argv.slice(2));
+	const { Client } = await sdk_import(o.peers, 'client/index.js');
+	const { StreamableHTTPClientTransport } =
+	    await sdk_import(o.peers, 'client/streamableHttp.js');
+	const transport = new StreamableHTTPClientTransport(new URL(o.url));
+	const client = new Client({ name: 'mcpd-bench-sdk', version: '1' });
+	const deadline = setTimeout(() => {
+		process.stderr.write(`sdk-client: timed out after ${o.timeout_s} s\n`);
+		process.exit(1);
+	}, o.timeout_s * 1000);
+
+	await client.connect(transport);
+	const { rate, lat } = await run(o, client);
+	clearTimeout(deadline);
+	console.log(`mode=sdk-direct concurrency=${o.concurrency} ` +
+	    `calls=${lat.length} calls_per_s=${rate.toFixed(1)} ` +
+	    `p50_us=${percentile(lat, 50)} p99_us=${percentile(lat, 99)}`);
+	// End the session on the server, as mcpd does on unload.
+	await transport.terminateSession().catch(() => {});
+	await client.close();
+}
+
+main().catch((e) => {
+	process.stderr.write(`sdk-client: ${e?.stack ?? e}\n`);
+	process.exit(1);
+});
