@@ -371,8 +371,10 @@ http_tls_failure(struct bufferevent *bev)
 			X509_verify_cert_error_string(v)) < 0)
 			why = NULL;
 	} else if (e != 0) {
-		if (asprintf(&why, "TLS failed: %s",
-			ERR_reason_error_string(e)) < 0)
+		char text[256];
+
+		ERR_error_string_n(e, text, sizeof text);
+		if (asprintf(&why, "TLS failed: %s", text) < 0)
 			why = NULL;
 	}
 	return why;

@@ -258,6 +258,8 @@ struct transport_ops {
 	int (*open)(struct transport *, char **cause);
 	/* tool: the Tool a tools/call names, for per-call headers, or NULL */
 	int (*send)(struct transport *, const json_t *msg, const json_t *tool);
+	/* Delivers what the peer already wrote to stderr (may be NULL). */
+	void (*drain)(struct transport *);
 	/* Ends it gracefully, calls done(arg) when nothing is left. */
 	void (*close)(struct transport *, void (*done)(void *), void *arg);
 	void (*free)(struct transport *);

@@ -362,6 +362,8 @@ session_fail(struct session *s, const char *fmt, ...)
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
 	s->phase = SESSION_DEAD;
+	if (s->transport->ops->drain != NULL)
+		s->transport->ops->drain(s->transport);
 	session_fail_all_pending(s, why);
 	if (s->cbs != NULL)
 		s->cbs->failed(s->arg, s, why);

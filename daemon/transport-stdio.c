@@ -139,6 +139,23 @@ stdio_stderr_read(struct bufferevent *bev, void *arg)
 	}
 }
 
+/*
+ * Reads what is already in the stderr pipe: lines the server wrote before
+ * an answer (or its death) may not have been read yet when it matters.
+ */
+static void
+stdio_drain(struct transport *t)
+{
+	struct stdio_transport *st = stdio_of(t);
+
+	if (st->err == NULL)
+		return;
+	while (evbuffer_read(bufferevent_get_input(st->err), st->io.err,
+		   65536) > 0)
+		;
+	stdio_stderr_read(st->err, st);
+}
+
 static void
 stdio_pipe_event(struct bufferevent *bev, short what, void *arg)
 {
@@ -181,6 +198,7 @@ stdio_exited(void *arg, int status)
 		return;
 	}
 	/* Take what it wrote before it died, then say how it ended. */
+	stdio_drain(&st->t);
 	if (st->out != NULL) {
 		while (evbuffer_read(bufferevent_get_input(st->out), st->io.out,
 			   65536) > 0)
@@ -334,6 +352,7 @@ static const struct transport_ops stdio_ops = {
 	.name = "stdio",
 	.open = stdio_open,
 	.send = stdio_send,
+	.drain = stdio_drain,
 	.close = stdio_close,
 	.free = stdio_free,
 };
