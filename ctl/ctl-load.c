@@ -217,21 +217,26 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	.name = "load",
 	.synopsis =
 	    "[--name NAME] [--env K=V]... [--timeout MS] [--no-persist] "
-	    "-- CMD [ARGS...]",
+	    "-- CMD [ARGS...]\n"
+	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] "
+	    "[--allow-local] [--header K=V]... URL",
 	.summary = "start an MCP server and keep it running",
 	.help =
 	    "  --name NAME        the server's name (default: from CMD)\n"
 	    "  --env K=V          put K=V in its environment (repeatable)\n"
 	    "  --timeout MS       deadline of start and handshake (60000)\n"
 	    "  --no-persist       do not bring it back after mcpd restarts\n"
-	    "  --transport T      the transport (commands: stdio)\n"
-	    "  --allow-local      allow a loopback URL (remote servers)\n"
+	    "  --transport T      streamable-http or sse for a URL (default:\n"
+	    "                     a path with /mcp is streamable HTTP, else\n"
+	    "                     streamable HTTP with a fallback to sse)\n"
+	    "  --allow-local      allow plain http to a loopback URL\n"
 	    "  --header K=V       an HTTP header to send (repeatable)\n"
 	    "  -h, --help         this text\n"
 	    "\n"
-	    "CMD runs in the current directory. Without --, a lone URL or\n"
-	    "image reference (a word with ':' or '/' that is no file)\n"
-	    "names a remote server or a container image instead; this\n"
-	    "mcpd does not support those yet.\n",
+	    "CMD runs in the current directory. Without --, a lone URL names\n"
+	    "a remote server (https only, public addresses only, unless\n"
+	    "--allow-local); an image reference (a word with ':' or '/'\n"
+	    "that is no file) names a container image, which this mcpd does\n"
+	    "not support yet.\n",
 	.exec = ctl_load_exec,
 };

@@ -10,6 +10,8 @@
 #include "names.h"
 #include "url.h"
 
+#define CMD_LOAD_MAX_HEADERS 16 /* the transport sends up to 32 fields */
+
 struct cmd_load_remote {
 	struct request *req;
 	struct server_spec spec;
@@ -66,6 +68,8 @@ cmd_load_remote_spec(struct request *req, json_t *params, const struct url *u,
 		return cmd_load_bad(req, "transport",
 		    "transport must be "
 		    "streamable-http or sse");
+	if (json_object_size(headers) > CMD_LOAD_MAX_HEADERS)
+		return cmd_load_bad(req, "headers", "at most 16 headers");
 	json_object_foreach(headers, k, v)
 		if (!cmd_load_header_ok(k, v))
 			return cmd_load_bad(req, "headers",

@@ -61,6 +61,8 @@ static SSL_CTX *http_tls;
 int
 http_tls_init(const char *ca_file, char **cause)
 {
+	char text[256];
+
 	if ((http_tls = SSL_CTX_new(TLS_client_method())) == NULL)
 		goto fail;
 	SSL_CTX_set_min_proto_version(http_tls, TLS1_2_VERSION);
@@ -71,10 +73,10 @@ http_tls_init(const char *ca_file, char **cause)
 		goto fail;
 	return 0;
 fail:
+	ERR_error_string_n(ERR_get_error(), text, sizeof text);
 	if (asprintf(cause, "cannot set up TLS%s%s: %s",
 		ca_file != NULL ? " with CA file " : "",
-		ca_file != NULL ? ca_file : "",
-		ERR_reason_error_string(ERR_get_error())) < 0)
+		ca_file != NULL ? ca_file : "", text) < 0)
 		*cause = NULL;
 	return -EIO;
 }
@@ -435,7 +437,9 @@ http_bev_new(const struct http_peer *peer)
 		    BEV_OPT_CLOSE_ON_FREE);
 	if (http_tls == NULL || (ssl = SSL_new(http_tls)) == NULL)
 		return NULL;
-	SSL_set_tlsext_host_name(ssl, peer->host);
+	/* RFC 6066: SNI carries host names, never addresses. */
+	if (!peer->is_ip_literal)
+		SSL_set_tlsext_host_name(ssl, peer->host);
 	if (peer->is_ip_literal)
 		X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), peer->host);
 	else

@@ -303,6 +303,8 @@ void session_free(struct session *);
 /* Detaches callbacks, ends the transport gracefully, then frees. */
 void session_close(struct session *, void (*done)(void *), void *arg);
 bool session_is_ready(const struct session *);
+/* The handshake failed because a policy refused it (a redirect). */
+bool session_is_denied(const struct session *);
 const char *session_protocol_version(const struct session *);
 json_t *session_tools_peek(const struct session *);
 json_t *session_server_info_peek(const struct session *);

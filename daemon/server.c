@@ -47,6 +47,7 @@ struct server {
 	TAILQ_HEAD(, server_job) jobs;
 	bool is_job_running;
 	bool is_removed;
+	bool is_denied; /* the failing start was refused by policy */
 	struct logring *logs;
 	unsigned restarts;
 	unsigned failures; /* failed restarts in a row */
@@ -387,8 +388,8 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 {
 	if (job->req == NULL)
 		return;
-	control_fail(job->req, ERRORS_UNAVAILABLE, server_error_data(s), fmt,
-	    s->name, why);
+	control_fail(job->req, s->is_denied ? ERRORS_DENIED : ERRORS_UNAVAILABLE,
+	    server_error_data(s), fmt, s->name, why);
 	job->req = NULL;
 }
 
@@ -426,9 +427,12 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 	struct server *s = arg;
 
 	if (sess == s->next) {
+		/* A policy refusal (a redirect, say) stays a refusal. */
+		s->is_denied = session_is_denied(sess);
 		session_free(s->next);
 		s->next = NULL;
 		server_start_failed(s, why);
+		s->is_denied = false;
 		return;
 	}
 	if (sess != s->session)

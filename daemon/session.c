@@ -61,6 +61,7 @@ struct session {
 	json_t *seen_cursors; /* object used as a set */
 	int pages;
 	bool is_modern; /* 2026-07-28: _meta on every request */
+	bool is_denied; /* the handshake was refused by policy */
 	bool has_retried_discover;
 	bool is_listing;
 	bool wants_relist;
@@ -538,6 +539,7 @@ session_on_initialize(void *arg, const struct session_reply *r)
 	if (s->phase == SESSION_DEAD)
 		return;
 	if (r->result == NULL) {
+		s->is_denied = r->error == NULL && r->kind == ERRORS_DENIED;
 		session_fail(s, "initialize failed: %s", r->message);
 		return;
 	}
@@ -709,6 +711,12 @@ session_close(struct session *s, void (*done)(void *), void *arg)
 	s->close_done = done;
 	s->close_arg = arg;
 	s->transport->ops->close(s->transport, session_on_transport_closed, s);
+}
+
+bool
+session_is_denied(const struct session *s)
+{
+	return s->is_denied;
 }
 
 bool

@@ -287,6 +287,14 @@ shttp_try_resume(struct shttp_post *p)
 	return true;
 }
 
+/* The body as a C string, for messages (it may hold anything). */
+static const char *
+shttp_body_text(struct shttp_post *p)
+{
+	evbuffer_add(p->body, "", 1);
+	return (const char *)evbuffer_pullup(p->body, -1);
+}
+
 /* What an HTTP status says about the request; false when it is fine. */
 static bool
 shttp_status_failure(struct shttp_post *p, enum errors_kind *kind, char *why,
@@ -296,7 +304,7 @@ shttp_status_failure(struct shttp_post *p, enum errors_kind *kind, char *why,
 
 	if (p->status < 300)
 		return false;
-	body = (const char *)evbuffer_pullup(p->body, -1);
+	body = shttp_body_text(p);
 	if (p->status < 400) {
 		*kind = ERRORS_DENIED;
 		snprintf(why, size,
@@ -378,8 +386,6 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 
 	if (err == 0 && shttp_falls_back(p))
 		return;
-	if (err == 0 && p->status >= 400 && shttp_deliver_error(p))
-		return;
 	if (err == 0 && shttp_is_session_lost(p)) {
 		snprintf(text, sizeof text,
 		    "the server no longer knows our "
@@ -388,6 +394,8 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 		shttp_report(p->ht, text);
 		return;
 	}
+	if (err == 0 && p->status >= 400 && shttp_deliver_error(p))
+		return;
 	if ((err != 0 || p->is_sse) && !p->is_answered && p->id != NULL &&
 	    shttp_try_resume(p))
 		return;

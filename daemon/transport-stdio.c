@@ -140,6 +140,21 @@ stdio_stderr_read(struct bufferevent *bev, void *arg)
 }
 
 /*
+ * Reads what the pipe holds now into the bufferevent's input, as the
+ * bufferevent itself does: it keeps the input's end frozen otherwise.
+ */
+static void
+stdio_read_now(struct bufferevent *bev, int fd)
+{
+	struct evbuffer *in = bufferevent_get_input(bev);
+
+	evbuffer_unfreeze(in, 0);
+	while (evbuffer_read(in, fd, 65536) > 0)
+		;
+	evbuffer_freeze(in, 0);
+}
+
+/*
  * Reads what is already in the stderr pipe: lines the server wrote before
  * an answer (or its death) may not have been read yet when it matters.
  */
@@ -150,9 +165,7 @@ stdio_drain(struct transport *t)
 
 	if (st->err == NULL)
 		return;
-	while (evbuffer_read(bufferevent_get_input(st->err), st->io.err,
-		   65536) > 0)
-		;
+	stdio_read_now(st->err, st->io.err);
 	stdio_stderr_read(st->err, st);
 }
 
@@ -200,9 +213,7 @@ stdio_exited(void *arg, int status)
 	/* Take what it wrote before it died, then say how it ended. */
 	stdio_drain(&st->t);
 	if (st->out != NULL) {
-		while (evbuffer_read(bufferevent_get_input(st->out), st->io.out,
-			   65536) > 0)
-			;
+		stdio_read_now(st->out, st->io.out);
 		if (!stdio_drain_stdout(st))
 			return;
 	}
