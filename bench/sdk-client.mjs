@@ -4,9 +4,9 @@
 //
 // usage: node bench/sdk-client.mjs [-n CALLS] [-c CONCURRENCY] [-w WARMUP]
 //                                  [-t TIMEOUT_S] [--peers DIR] URL
-// The SDK is taken from DIR/node_modules (default: tests/peers next to this
-// script), so that the script runs from anywhere without an npm install of
-// its own. Like mcpd-bench, the first WARMUP calls are made on the same
+// The SDK is taken from DIR/node_modules (default: the repository's
+// tests/peers), so that the script runs from anywhere without an npm install
+// of its own. Like mcpd-bench, the first WARMUP calls are made on the same
 // stream but not measured, and each of the C callers sends its next call as
 // soon as its previous one is answered.
 
@@ -121,8 +121,22 @@ async function run(o, client) {
 	return { rate: secs > 0 ? lat.length / secs : 0, lat };
 }
 
+// undici drops the abort listener that each fetch puts on the transport's
+// signal only when the request is garbage-collected, so a long run on one
+// transport trips Node's listener-leak warning, printed once per call past
+// the limit: noise (and cost) that is not the SDK's per-call work.
+function quiet_listener_warnings() {
+	process.removeAllListeners('warning');
+	process.on('warning', (w) => {
+		if (w.name !== 'MaxListenersExceededWarning')
+			process.stderr.write(`sdk-client: ${w.name}: ${w.message}\n`);
+	});
+}
+
 async function main() {
 	const o = options(process.argv.slice(2));
+
+	quiet_listener_warnings();
 	const { Client } = await sdk_import(o.peers, 'client/index.js');
 	const { StreamableHTTPClientTransport } =
 	    await sdk_import(o.peers, 'client/streamableHttp.js');

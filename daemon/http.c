@@ -18,6 +18,11 @@
 
 #define HTTP_HEAD_MAX	 (64 * 1024) /* status line and headers */
 #define HTTP_HEADERS_MAX 100
+/*
+ * An idle kept-alive connection is dropped before the server's own idle
+ * timeout (Node's default is 5 s) can close it under a new request.
+ */
+#define HTTP_IDLE_MS 4000
 
 enum http_state {
 	HTTP_STATUS,
@@ -35,6 +40,7 @@ struct http_conn {
 	struct http_client *client;
 	struct bufferevent *bev;
 	struct http_exchange *ex; /* NULL when idle */
+	struct event *idle;	  /* drops it when unused for HTTP_IDLE_MS */
 	bool is_connected;
 	LIST_ENTRY(http_conn) entry;
 };
@@ -125,6 +131,9 @@ http_exchange_end(struct http_exchange *ex, int err, const char *why)
 	free(ex);
 	if (conn != NULL && !is_reusable)
 		http_conn_free(conn);
+	else if (conn != NULL)
+		evtimer_add(conn->idle, &(struct timeval) { HTTP_IDLE_MS / 1000,
+			(HTTP_IDLE_MS % 1000) * 1000 });
 	if (cbs != NULL)
 		cbs->done(arg, err, why);
 }
@@ -423,8 +432,16 @@ http_conn_free(struct http_conn *conn)
 	LIST_REMOVE(conn, entry);
 	if (conn->ex != NULL)
 		conn->ex->conn = NULL;
+	event_free(conn->idle);
 	bufferevent_free(conn->bev);
 	free(conn);
+}
+
+static void
+http_conn_idle(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd, (void)events;
+	http_conn_free(arg);
 }
 
 static struct bufferevent *
@@ -454,8 +471,10 @@ http_conn_get(struct http_client *c)
 	struct http_conn *conn;
 
 	LIST_FOREACH(conn, &c->conns, entry)
-		if (conn->ex == NULL)
+		if (conn->ex == NULL) {
+			evtimer_del(conn->idle);
 			return conn;
+		}
 	if ((conn = calloc(1, sizeof *conn)) == NULL)
 		return NULL;
 	conn->client = c;
@@ -463,11 +482,13 @@ http_conn_get(struct http_client *c)
 		free(conn);
 		return NULL;
 	}
+	conn->idle = evtimer_new(mcpd_base, http_conn_idle, conn);
 	bufferevent_setcb(conn->bev, http_conn_read, NULL, http_conn_event,
 	    conn);
 	bufferevent_enable(conn->bev, EV_READ | EV_WRITE);
 	if (bufferevent_socket_connect(conn->bev,
 		(struct sockaddr *)&c->peer.addr, c->peer.addrlen) < 0) {
+		event_free(conn->idle);
 		bufferevent_free(conn->bev);
 		free(conn);
 		return NULL;
