@@ -63,6 +63,8 @@ struct http_client {
 };
 
 static SSL_CTX *http_tls;
+static const struct timeval http_idle_tv = { HTTP_IDLE_MS / 1000,
+	(HTTP_IDLE_MS % 1000) * 1000 };
 
 int
 http_tls_init(const char *ca_file, char **cause)
@@ -132,8 +134,7 @@ http_exchange_end(struct http_exchange *ex, int err, const char *why)
 	if (conn != NULL && !is_reusable)
 		http_conn_free(conn);
 	else if (conn != NULL)
-		evtimer_add(conn->idle, &(struct timeval) { HTTP_IDLE_MS / 1000,
-			(HTTP_IDLE_MS % 1000) * 1000 });
+		evtimer_add(conn->idle, &http_idle_tv);
 	if (cbs != NULL)
 		cbs->done(arg, err, why);
 }

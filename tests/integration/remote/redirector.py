@@ -3,25 +3,32 @@
 """An HTTP server on loopback that answers with redirects, for the
 integration tests.
 
-    redirector.py LOCATION [STATUS] [--on-call]
+    redirector.py LOCATION [STATUS] [--on-call] [--slow-initialized MS]
 
 Without --on-call every request is answered STATUS (default 302) with
 "Location: LOCATION". With --on-call it is a minimal Streamable HTTP MCP
 server (initialize, tools/list with one tool "echo", 202 for
 notifications, 405 for GET, 200 for DELETE) that answers STATUS only to
-tools/call. Binds 127.0.0.1 on a free port, prints "listening on PORT" on
+tools/call. Like server-everything, it has its tool only once
+notifications/initialized was handled, and --slow-initialized makes that
+handling take MS milliseconds (before the 202). Binds 127.0.0.1 on a free port, prints "listening on PORT" on
 stdout, then one JSON line per request: {"verb", "path", "rpc" (the
 JSON-RPC method or null), "headers" (names in lower case)}. Python standard
 library only; it runs until it is killed."""
 
 import json
 import sys
+import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCATION = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9/"
 STATUS = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2].isdigit() \
     else 302
 ON_CALL = "--on-call" in sys.argv
+SLOW_MS = (int(sys.argv[sys.argv.index("--slow-initialized") + 1])
+           if "--slow-initialized" in sys.argv else 0)
+INITIALIZED = threading.Event()
 SESSION = "redirector-session-1"
 
 
@@ -72,10 +79,15 @@ class Handler(BaseHTTPRequestHandler):
                     "capabilities": {"tools": {}},
                     "serverInfo": {"name": "redirector", "version": "1"}}},
                 headers=[("Mcp-Session-Id", SESSION)])
+        if method == "notifications/initialized":
+            time.sleep(SLOW_MS / 1000)
+            INITIALIZED.set()
+            return self.reply(202)
         if method == "tools/list":
+            tools = [{"name": "echo", "inputSchema": {"type": "object"}}]
             return self.reply(200, {
-                "jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [{
-                    "name": "echo", "inputSchema": {"type": "object"}}]}})
+                "jsonrpc": "2.0", "id": msg["id"], "result": {
+                    "tools": tools if INITIALIZED.is_set() else []}})
         if isinstance(msg, dict) and "id" in msg and method is not None:
             return self.reply(200, {
                 "jsonrpc": "2.0", "id": msg["id"],
