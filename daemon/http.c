@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -22,7 +23,7 @@
  * An idle kept-alive connection is dropped before the server's own idle
  * timeout (Node's default is 5 s) can close it under a new request.
  */
-#define HTTP_IDLE_MS 4000
+#define HTTP_IDLE_MS	 4000
 
 enum http_state {
 	HTTP_STATUS,
@@ -392,12 +393,36 @@ http_tls_failure(struct bufferevent *bev)
 	return why;
 }
 
+/* Why the TCP connection itself failed, if it did (refused, ...). */
+static char *
+http_connect_failure(struct bufferevent *bev, int sockerr)
+{
+	int err = 0;
+	socklen_t len = sizeof err;
+
+	if (getsockopt(bufferevent_getfd(bev), SOL_SOCKET, SO_ERROR, &err,
+		&len) < 0 ||
+	    err == 0)
+		err = sockerr;
+	switch (err) {
+	case ECONNREFUSED:
+	case ECONNRESET:
+	case ETIMEDOUT:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+		return strdup(strerror(err));
+	default:
+		return NULL;
+	}
+}
+
 static void
 http_conn_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct http_conn *conn = arg;
 	struct http_exchange *ex = conn->ex;
 	char why[512], *tls = NULL;
+	int sockerr = EVUTIL_SOCKET_ERROR();
 
 	if (what & BEV_EVENT_CONNECTED) {
 		conn->is_connected = true;
@@ -411,7 +436,9 @@ http_conn_event(struct bufferevent *bev, short what, void *arg)
 		http_exchange_end(ex, 0, NULL);
 		return;
 	}
-	if (conn->client->peer.is_tls)
+	if (!conn->is_connected)
+		tls = http_connect_failure(bev, sockerr);
+	if (tls == NULL && conn->client->peer.is_tls)
 		tls = http_tls_failure(bev);
 	snprintf(why, sizeof why, "%s",
 	    tls != NULL			   ? tls :

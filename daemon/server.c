@@ -388,7 +388,8 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 {
 	if (job->req == NULL)
 		return;
-	control_fail(job->req, s->is_denied ? ERRORS_DENIED : ERRORS_UNAVAILABLE,
+	control_fail(job->req,
+	    s->is_denied ? ERRORS_DENIED : ERRORS_UNAVAILABLE,
 	    server_error_data(s), fmt, s->name, why);
 	job->req = NULL;
 }

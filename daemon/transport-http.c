@@ -28,6 +28,12 @@ struct shttp_transport {
 	char *session_id;
 	char *version; /* negotiated: sent as MCP-Protocol-Version */
 	LIST_HEAD(, shttp_post) posts;
+	/*
+	 * notifications/initialized in flight: the server must have taken it
+	 * before anything else goes (each POST is its own exchange, and a
+	 * server may change its tools when it sees initialized).
+	 */
+	struct shttp_post *initialized;
 	struct shttp_post *listen; /* the GET stream, when one is open */
 	bool is_closing;
 	bool is_legacy_sse; /* HTTP+SSE (2024-11-05): answers on the GET */
@@ -36,6 +42,7 @@ struct shttp_transport {
 	void (*done)(void *);
 	void *done_arg;
 	struct event *timer; /* deferred release, or DELETE deadline */
+	struct event *flush; /* sends what waited for initialized */
 };
 
 /* One exchange: a POST, the GET stream, a resumption, or the DELETE. */
@@ -63,10 +70,17 @@ shttp_of(struct transport *t)
 	return (struct shttp_transport *)t;
 }
 
+static void shttp_flush_queue(struct shttp_transport *);
+
 static void
 shttp_post_free(struct shttp_post *p)
 {
 	LIST_REMOVE(p, entry);
+	if (p->ht->initialized == p) {
+		p->ht->initialized = NULL;
+		if (!p->ht->is_closing && json_array_size(p->ht->queued) > 0)
+			event_active(p->ht->flush, EV_TIMEOUT, 0);
+	}
 	if (p->ht->listen == p)
 		p->ht->listen = NULL;
 	http_exchange_cancel(p->ex);
@@ -150,8 +164,6 @@ shttp_deliver(struct shttp_post *p, const char *data, size_t len)
 	ht->t.cbs->message(ht->t.cb_arg, msg);
 	json_decref(msg);
 }
-
-static void shttp_flush_queue(struct shttp_transport *);
 
 /*
  * HTTP+SSE: the endpoint event names where to POST. Only a path on the
@@ -548,7 +560,11 @@ shttp_send_now(struct shttp_transport *ht, const json_t *msg,
 {
 	const char *method = json_string_value(json_object_get(msg, "method"));
 
-	shttp_post_start(ht, shttp_post_new(ht, msg), "POST", msg, tool);
+	struct shttp_post *p = shttp_post_new(ht, msg);
+
+	if (method != NULL && strcmp(method, "notifications/initialized") == 0)
+		ht->initialized = p;
+	shttp_post_start(ht, p, "POST", msg, tool);
 	if (method != NULL && !ht->is_legacy_sse &&
 	    strcmp(method, "notifications/initialized") == 0)
 		shttp_open_listen(ht);
@@ -577,8 +593,18 @@ shttp_policy_done(void *arg, int err, const char *why,
 static bool
 shttp_is_ready(const struct shttp_transport *ht)
 {
-	return ht->client != NULL &&
+	return ht->client != NULL && ht->initialized == NULL &&
 	    (!ht->is_legacy_sse || ht->post_path != NULL);
+}
+
+static void
+shttp_flush_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct shttp_transport *ht = arg;
+
+	(void)fd, (void)events;
+	if (!ht->is_closing && shttp_is_ready(ht))
+		shttp_flush_queue(ht);
 }
 
 static void
@@ -634,6 +660,7 @@ shttp_release(evutil_socket_t fd, short events, void *arg)
 		shttp_post_free(p);
 	http_client_free(ht->client);
 	event_free(ht->timer);
+	event_free(ht->flush);
 	json_decref(ht->queued);
 	free(ht->path);
 	free(ht->post_path);
@@ -717,6 +744,7 @@ transport_http_new(const struct remote_spec *spec,
 	ht->t.name = spec->is_sse ? "sse" : "streamable-http";
 	ht->queued = json_array();
 	ht->timer = evtimer_new(mcpd_base, shttp_closed, ht);
+	ht->flush = evtimer_new(mcpd_base, shttp_flush_due, ht);
 	LIST_INIT(&ht->posts);
 	return &ht->t;
 }
