@@ -7,6 +7,8 @@
 static void
 cmd_status_exec(struct request *req, json_t *params)
 {
+	size_t ready, total = server_count(&ready);
+
 	(void)params;
 	control_reply(req,
 	    json_pack(
@@ -18,8 +20,8 @@ cmd_status_exec(struct request *req, json_t *params)
 		(json_int_t)((mcpd_now_ms() - mcpd_started_ms) / 1000),
 		"socket", mcpd_opts.socket_path, "state_dir",
 		mcpd_opts.state_dir, "docker", "available", 0, "checked", 0,
-		"servers", "total", (json_int_t)server_count(), "ready",
-		(json_int_t)server_count_ready(), "clients",
+		"servers", "total", (json_int_t)total, "ready",
+		(json_int_t)ready, "clients",
 		(json_int_t)control_client_count(), "stopping",
 		mcpd_is_stopping(), "limits", "max_message",
 		(json_int_t)mcpd_opts.max_message, "call_timeout_ms",

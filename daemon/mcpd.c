@@ -72,9 +72,9 @@ mcpd_shutdown(struct request *req)
 	}
 	mcpd_stopping = true;
 	mcpd_shutdown_req = req;
-	log_info("shutting down: stopping %zu servers", server_count());
+	log_info("shutting down: stopping %zu servers", server_count(NULL));
 	notify_stopping();
-	notify_status("stopping %zu servers", server_count());
+	notify_status("stopping %zu servers", server_count(NULL));
 	server_stop_all(mcpd_all_stopped, NULL);
 }
 

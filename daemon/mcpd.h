@@ -362,8 +362,8 @@ void server_call(struct server *, uint64_t generation, const char *tool,
 json_t *server_logs(const struct server *, size_t lines);
 const char *server_name(const struct server *);
 const char *server_agent(const struct server *);
-size_t server_count(void);
-size_t server_count_ready(void);
+/* How many servers there are, and (ret_ready) how many are ready. */
+size_t server_count(size_t *ret_ready);
 
 /* era.c: the 2026-07-28 protocol era. */
 #define ERA_MODERN "2026-07-28"

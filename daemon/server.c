@@ -145,24 +145,17 @@ server_find(const char *agent, const char *target)
 }
 
 size_t
-server_count(void)
+server_count(size_t *ret_ready)
 {
 	struct server *s;
-	size_t n = 0;
+	size_t n = 0, ready = 0;
 
-	TAILQ_FOREACH(s, &servers, entry)
+	TAILQ_FOREACH(s, &servers, entry) {
 		n++;
-	return n;
-}
-
-size_t
-server_count_ready(void)
-{
-	struct server *s;
-	size_t n = 0;
-
-	TAILQ_FOREACH(s, &servers, entry)
-		n += s->state == SERVER_READY;
+		ready += s->state == SERVER_READY;
+	}
+	if (ret_ready != NULL)
+		*ret_ready = ready;
 	return n;
 }
 
@@ -350,6 +343,7 @@ server_job_end(struct server *s)
 static void
 server_promote(struct server *s)
 {
+	size_t total, ready;
 	struct timeval healthy = { SERVER_HEALTHY_MS / 1000, 0 };
 	struct session *old = s->session;
 
@@ -359,8 +353,8 @@ server_promote(struct server *s)
 	server_set_state(s, SERVER_READY);
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
-	notify_status("%zu of %zu servers ready", server_count_ready(),
-	    server_count());
+	total = server_count(&ready);
+	notify_status("%zu of %zu servers ready", ready, total);
 }
 
 static void
