@@ -413,6 +413,7 @@ server_start_failed(struct server *s, const char *why)
 		} else
 			server_set_state(s, SERVER_FAILED);
 	}
+	s->is_denied = false;
 	server_job_end(s);
 }
 
@@ -426,8 +427,7 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 		s->is_denied = session_is_denied(sess);
 		session_free(s->next);
 		s->next = NULL;
-		server_start_failed(s, why);
-		s->is_denied = false;
+		server_start_failed(s, why); /* may free s */
 		return;
 	}
 	if (sess != s->session)
