@@ -212,8 +212,11 @@ session_request(struct session *s, const char *method, json_t *params,
 	json_decref(msg);
 	if (r < 0) {
 		session_pending_fail(p, ERRORS_UNAVAILABLE,
-		    "the connection to "
-		    "the server is closed; nothing was sent");
+		    r == -ENOBUFS ?
+			"the server is not reading what it was sent; nothing "
+			"more is sent until it does" :
+			"the connection to the server is closed; nothing was "
+			"sent");
 		return;
 	}
 	evtimer_assign(&p->timer, mcpd_base, session_pending_expired, p);

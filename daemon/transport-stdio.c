@@ -275,6 +275,9 @@ stdio_send(struct transport *t, const json_t *msg, const json_t *tool)
 	(void)tool;
 	if (st->in == NULL || st->is_closing)
 		return -EPIPE;
+	/* A server that stops reading must not make mcpd hoard its input. */
+	if (sendq_length(st->inq) > 4 * mcpd_opts.max_message)
+		return -ENOBUFS;
 	return sendq_push(st->inq, msg);
 }
 

@@ -4,7 +4,7 @@ deadlines, concurrency on one server and big results."""
 
 import json
 
-from conftest import (MiB, NOT_FOUND, OUTCOME_UNKNOWN, UPSTREAM,
+from conftest import (MiB, NOT_FOUND, OUTCOME_UNKNOWN, UNAVAILABLE, UPSTREAM,
                       rpc_error_of)
 
 
@@ -136,3 +136,31 @@ def test_call_deadline_longer_than_the_work(mcpd):
     mcpd.load_testserver("ts")
     r = mcpd.call("ts", "sleep_ms", {"ms": 1500}, timeout_ms=10000)
     assert r["content"][0]["text"] == "slept 1500 ms"
+
+
+def test_server_that_stops_reading_is_not_fed_forever(mcpd_factory):
+    """A server that stops reading its stdin: mcpd keeps at most four
+    max_message of input for it, refuses further calls as unavailable
+    (nothing sent), and all is well once the server reads again."""
+    d = mcpd_factory("--max-message", "65536")
+    d.load_testserver("ts")
+    assert "not reading" in d.call("ts", "deaf", {"ms": 4000})[
+        "content"][0]["text"]
+    c = d.client()
+    blob = "x" * 30000
+    ids = [c.request("mcpd/call", {"server": "ts", "tool": "echo",
+                                   "arguments": {"message": blob}})
+           for _ in range(40)]
+    answers = [c.response(i, timeout=30) for i in ids]
+    refused = [a for a in answers if "error" in a]
+    done = [a for a in answers if "result" in a]
+    assert refused, "every call was queued for a server that reads nothing"
+    for a in refused:
+        assert a["error"]["code"] == UNAVAILABLE, a
+        assert "not reading" in a["error"]["message"], a
+    # What was queued before the limit went through once it read again.
+    assert done, answers[:2]
+    for a in done:
+        assert a["result"]["structuredContent"]["message"] == blob
+    assert d.call("ts", "echo", {"message": "fine"})[
+        "structuredContent"] == {"message": "fine"}

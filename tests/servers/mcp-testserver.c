@@ -106,6 +106,7 @@ static struct {
 	bool is_exiting;
 	bool is_stdin_eof;
 	bool is_discarding;
+	int64_t deaf_until; /* the deaf tool: stdin unread until then */
 	size_t scanned; /* bytes of in known to hold no '\n' */
 	struct ts_buf in;
 	struct ts_timer *timers;
@@ -457,6 +458,16 @@ ts_tool_notify_changed(struct ts_call *call)
 	return ts_result(false, "tools changed: extra_1..extra_%ld", ts.nextra);
 }
 
+/* Stops reading stdin for ms milliseconds: a server that is stuck. */
+static json_t *
+ts_tool_deaf(struct ts_call *call)
+{
+	long ms = ts_arg_int(call, "ms");
+
+	ts.deaf_until = ts_now_ms() + ms;
+	return ts_result(false, "not reading stdin for %ld ms", ms);
+}
+
 /* 2026-07-28: asks the client for input (an input_required result). */
 static json_t *
 ts_tool_ask(struct ts_call *call)
@@ -490,6 +501,8 @@ static const struct ts_tool ts_tools[] = {
 	    "", NULL, ts_tool_notify_changed },
 	{ "ask", "Ask", "Asks the client for input (2026-07-28 only).", "",
 	    NULL, ts_tool_ask },
+	{ "deaf", "Deaf", "Stops reading stdin for ms milliseconds.",
+	    "ms:integer!", NULL, ts_tool_deaf },
 };
 #define TS_NTOOLS ((long)(sizeof(ts_tools) / sizeof(ts_tools[0])))
 
@@ -1240,7 +1253,7 @@ ts_poll_setup(int lfd, struct pollfd *pfd, struct ts_conn **pconn)
 	size_t n = 0;
 	short ev;
 
-	if (lfd < 0 && !ts.is_stdin_eof)
+	if (lfd < 0 && !ts.is_stdin_eof && ts_now_ms() >= ts.deaf_until)
 		pfd[n++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
 	if (lfd >= 0 && !ts.is_exiting && ts.nconns < TS_CONNS_MAX)
 		pfd[n++] = (struct pollfd){ lfd, POLLIN, 0 };
@@ -1264,9 +1277,15 @@ ts_run(int lfd)
 	struct ts_conn *pconn[TS_CONNS_MAX + 2] = { NULL };
 	size_t n;
 
+	int timeout;
+
 	while (!ts_is_done(lfd)) {
 		n = ts_poll_setup(lfd, pfd, pconn);
-		if (poll(pfd, n, ts_timers_timeout()) < 0 && errno != EINTR)
+		timeout = ts_timers_timeout();
+		if (ts.deaf_until > ts_now_ms() &&
+		    (timeout < 0 || timeout > ts.deaf_until - ts_now_ms()))
+			timeout = (int)(ts.deaf_until - ts_now_ms());
+		if (poll(pfd, n, timeout) < 0 && errno != EINTR)
 			ts_fatal("poll");
 		for (size_t i = 0; i < n; i++) {
 			if (pfd[i].revents == 0)
