@@ -107,7 +107,7 @@ static struct {
 	bool is_stdin_eof;
 	bool is_discarding;
 	int64_t deaf_until; /* the deaf tool: stdin unread until then */
-	size_t scanned; /* bytes of in known to hold no '\n' */
+	size_t scanned;	    /* bytes of in known to hold no '\n' */
 	struct ts_buf in;
 	struct ts_timer *timers;
 	struct ts_conn *conns;
