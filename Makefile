@@ -63,6 +63,9 @@ $(MCPD): $(DAEMON_OBJ) $(COMMON_OBJ)
 $(MCPCTL): $(CTL_OBJ) $(COMMON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# Unit tests of daemon modules see the daemon's header; nothing else does.
+$(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += -Idaemon
+
 # Unit tests link the daemon's objects from an archive, so that a test
 # pulls in only the modules it uses (and their stubs).
 $(BUILD)/libmcpd.a: $(DAEMON_LIB) $(COMMON_OBJ)
