@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include <event2/buffer.h>
@@ -64,30 +65,56 @@ struct http_client {
 };
 
 static SSL_CTX *http_tls;
+static const char *http_ca_file; /* mcpd_opts owns it */
 static const struct timeval http_idle_tv = { HTTP_IDLE_MS / 1000,
 	(HTTP_IDLE_MS % 1000) * 1000 };
 
+/*
+ * Loading the system's CA store costs tens of milliseconds: it waits for
+ * the first https connection. A CA file given on the command line is only
+ * checked for readability here, so that a typo fails at start.
+ */
 int
 http_tls_init(const char *ca_file, char **cause)
 {
+	if (ca_file != NULL && access(ca_file, R_OK) < 0) {
+		int err = errno;
+
+		if (asprintf(cause, "cannot read CA file %s: %s", ca_file,
+			strerror(err)) < 0)
+			*cause = NULL;
+		return -err;
+	}
+	http_ca_file = ca_file;
+	return 0;
+}
+
+/* The TLS context, made on first use; NULL (logged) when it cannot be. */
+static SSL_CTX *
+http_tls_get(void)
+{
 	char text[256];
 
+	if (http_tls != NULL)
+		return http_tls;
 	if ((http_tls = SSL_CTX_new(TLS_client_method())) == NULL)
 		goto fail;
 	SSL_CTX_set_min_proto_version(http_tls, TLS1_2_VERSION);
 	SSL_CTX_set_verify(http_tls, SSL_VERIFY_PEER, NULL);
-	if (ca_file != NULL ?
-		SSL_CTX_load_verify_locations(http_tls, ca_file, NULL) != 1 :
+	if (http_ca_file != NULL ?
+		SSL_CTX_load_verify_locations(http_tls, http_ca_file, NULL) !=
+		    1 :
 		SSL_CTX_set_default_verify_paths(http_tls) != 1)
 		goto fail;
-	return 0;
+	return http_tls;
 fail:
 	ERR_error_string_n(ERR_get_error(), text, sizeof text);
-	if (asprintf(cause, "cannot set up TLS%s%s: %s",
-		ca_file != NULL ? " with CA file " : "",
-		ca_file != NULL ? ca_file : "", text) < 0)
-		*cause = NULL;
-	return -EIO;
+	log_warnx("cannot set up TLS%s%s: %s",
+	    http_ca_file != NULL ? " with CA file " : "",
+	    http_ca_file != NULL ? http_ca_file : "", text);
+	SSL_CTX_free(http_tls);
+	http_tls = NULL;
+	return NULL;
 }
 
 void
@@ -480,7 +507,7 @@ http_bev_new(const struct http_peer *peer)
 	if (!peer->is_tls)
 		return bufferevent_socket_new(mcpd_base, -1,
 		    BEV_OPT_CLOSE_ON_FREE);
-	if (http_tls == NULL || (ssl = SSL_new(http_tls)) == NULL)
+	if (http_tls_get() == NULL || (ssl = SSL_new(http_tls)) == NULL)
 		return NULL;
 	/* RFC 6066: SNI carries host names, never addresses. */
 	if (!peer->is_ip_literal)
