@@ -119,6 +119,25 @@ jsonrpc_write(struct evbuffer *out, const json_t *msg)
 	return evbuffer_commit_space(out, &v, 1) < 0 ? -ENOMEM : 0;
 }
 
+int
+jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
+    const char *raw, size_t len)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char mid[] = ",\"result\":";
+	char idtext[128];
+	size_t n = json_dumpb(id, idtext, sizeof idtext, JSONRPC_FLAGS);
+
+	if (n == 0 || n >= sizeof idtext)
+		return -EINVAL;
+	if (evbuffer_add(out, head, sizeof head - 1) < 0 ||
+	    evbuffer_add(out, idtext, n) < 0 ||
+	    evbuffer_add(out, mid, sizeof mid - 1) < 0 ||
+	    evbuffer_add(out, raw, len) < 0 || evbuffer_add(out, "}\n", 2) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 static json_t *
 jsonrpc_new(json_t *id)
 {

@@ -41,6 +41,13 @@ json_t *jsonrpc_parse(const char *line, size_t len, json_error_t *err);
 /* Appends msg as one compact line ending in "\n"; 0 or -ENOMEM. */
 int jsonrpc_write(struct evbuffer *out, const json_t *msg);
 
+/*
+ * Appends the answer to id whose result is raw JSON text, already checked
+ * (jsonscan_object): the bytes a server sent are passed on unchanged.
+ */
+int jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
+    const char *raw, size_t len);
+
 /* Constructors; each steals params/result/data and returns a new message. */
 json_t *jsonrpc_request(json_t *id, const char *method, json_t *params);
 json_t *jsonrpc_notification(const char *method, json_t *params);

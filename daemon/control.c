@@ -166,16 +166,22 @@ control_request_new(struct client *c, json_t *id)
 	return r;
 }
 
-/* Sends msg to the request's client if it is still there, then frees. */
+/*
+ * Sends msg (or the raw result) to the request's client if it is still
+ * there, then frees the request.
+ */
 static void
-control_finish(struct request *r, json_t *msg)
+control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 {
 	struct client *c = r->client;
 
 	if (c != NULL) {
 		TAILQ_REMOVE(&c->requests, r, entry);
 		c->nrequests--;
-		control_send(c, msg);
+		if (msg != NULL)
+			control_send(c, msg);
+		else
+			sendq_push_raw_result(c->out, r->id, raw, len);
 		if (c->is_eof && c->nrequests == 0)
 			control_close_after_flush(c);
 		else
@@ -212,7 +218,13 @@ control_is_live(const struct request *r)
 void
 control_reply(struct request *r, json_t *result)
 {
-	control_finish(r, jsonrpc_result(r->id, result));
+	control_finish(r, jsonrpc_result(r->id, result), NULL, 0);
+}
+
+void
+control_reply_raw(struct request *r, const char *result, size_t len)
+{
+	control_finish(r, NULL, result, len);
 }
 
 static json_t *
@@ -241,7 +253,7 @@ control_fail(struct request *r, enum errors_kind kind, json_t *data,
 	msg = control_error_msg(r->id, errors_kind_code(kind), kind, true, data,
 	    fmt, ap);
 	va_end(ap);
-	control_finish(r, msg);
+	control_finish(r, msg, NULL, 0);
 }
 
 void
@@ -254,7 +266,7 @@ control_fail_code(struct request *r, int code, json_t *data, const char *fmt,
 	va_start(ap, fmt);
 	msg = control_error_msg(r->id, code, 0, false, data, fmt, ap);
 	va_end(ap);
-	control_finish(r, msg);
+	control_finish(r, msg, NULL, 0);
 }
 
 void
@@ -263,7 +275,7 @@ control_fail_error(struct request *r, json_t *error)
 	json_t *msg = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
 	    r->id, "error", error);
 
-	control_finish(r, msg);
+	control_finish(r, msg, NULL, 0);
 }
 
 /* Errors about the framing itself, outside any request. */

@@ -65,6 +65,8 @@ void control_set_agent(struct request *, const char *agent);
 bool control_is_live(const struct request *);
 /* Answers and frees the request; result is stolen. */
 void control_reply(struct request *, json_t *result);
+/* Answers with a result given as checked raw JSON text, unchanged. */
+void control_reply_raw(struct request *, const char *result, size_t len);
 /* Fails the request with an application error kind; data is stolen. */
 void control_fail(struct request *, enum errors_kind, json_t *data,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -151,6 +153,9 @@ struct sendq *sendq_new(struct bufferevent *);
 void sendq_free(struct sendq *);
 /* Queues msg as one line; it is written at the end of this loop turn. */
 int sendq_push(struct sendq *, const json_t *msg);
+/* Queues an answer whose result is checked raw JSON text. */
+int sendq_push_raw_result(struct sendq *, const json_t *id, const char *raw,
+    size_t len);
 /* Writes what is queued now (before closing, say). */
 void sendq_flush(struct sendq *);
 /* Bytes not yet taken by the kernel. */
@@ -246,6 +251,8 @@ void netpolicy_cancel(struct netpolicy_query *);
 
 /* transport-stdio.c and the transport interface. */
 struct transport_cbs {
+	/* A message as text first: true when handled without parsing. */
+	bool (*raw)(void *arg, const char *line, size_t len);
 	void (*message)(void *arg, json_t *msg); /* msg borrowed */
 	/* The request with this id will get no answer, for this reason. */
 	void (*failed)(void *arg, const json_t *id, enum errors_kind,
@@ -287,6 +294,8 @@ struct session_reply {
 	const char *message;
 };
 typedef void session_reply_fn(void *arg, const struct session_reply *);
+/* A result passed on as the server's own checked JSON text. */
+typedef void session_raw_fn(void *arg, const char *result, size_t len);
 struct session_cbs {
 	void (*ready)(void *arg, struct session *);
 	/* Before ready: the handshake failed; after: the connection died. */
@@ -312,6 +321,12 @@ size_t session_pending_count(const struct session *);
 /* Sends a request; cb is called exactly once. params is stolen. */
 void session_request(struct session *, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, void *arg);
+/*
+ * The same, but a plain result may come to raw_cb as the server's text
+ * (errors, and results that need a look, still come to cb).
+ */
+void session_request_raw(struct session *, const char *method, json_t *params,
+    int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg);
 struct transport *session_transport(const struct session *);
 
 /* server.c: configured connections, their gates and restart policy. */

@@ -77,15 +77,12 @@ sendq_flush_all(evutil_socket_t fd, short events, void *arg)
 		sendq_flush(q);
 }
 
-int
-sendq_push(struct sendq *q, const json_t *msg)
+/* Something was queued: write it at the end of this loop turn. */
+static void
+sendq_mark(struct sendq *q)
 {
-	int r;
-
-	if ((r = jsonrpc_write(q->pending, msg)) < 0)
-		return r;
 	if (q->is_dirty)
-		return 0;
+		return;
 	if (sendq_flush_event == NULL &&
 	    (sendq_flush_event = event_new(mcpd_base, -1, 0, sendq_flush_all,
 		 NULL)) == NULL)
@@ -93,6 +90,28 @@ sendq_push(struct sendq *q, const json_t *msg)
 	q->is_dirty = true;
 	LIST_INSERT_HEAD(&sendq_dirty, q, entry);
 	event_active(sendq_flush_event, EV_TIMEOUT, 0);
+}
+
+int
+sendq_push(struct sendq *q, const json_t *msg)
+{
+	int r;
+
+	if ((r = jsonrpc_write(q->pending, msg)) < 0)
+		return r;
+	sendq_mark(q);
+	return 0;
+}
+
+int
+sendq_push_raw_result(struct sendq *q, const json_t *id, const char *raw,
+    size_t len)
+{
+	int r;
+
+	if ((r = jsonrpc_write_raw_result(q->pending, id, raw, len)) < 0)
+		return r;
+	sendq_mark(q);
 	return 0;
 }
 

@@ -747,6 +747,13 @@ server_has_tool(const struct server *s, const char *tool)
 	return false;
 }
 
+/* The server's result text, checked, goes to the client unchanged. */
+static void
+server_on_call_raw(void *arg, const char *result, size_t len)
+{
+	control_reply_raw(arg, result, len);
+}
+
 static void
 server_on_call_reply(void *arg, const struct session_reply *r)
 {
@@ -803,8 +810,8 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 		return;
 	}
 	params = json_pack("{s:s, s:O}", "name", tool, "arguments", arguments);
-	session_request(s->session, "tools/call", params, timeout_ms,
-	    server_on_call_reply, req);
+	session_request_raw(s->session, "tools/call", params, timeout_ms,
+	    server_on_call_reply, server_on_call_raw, req);
 }
 
 json_t *

@@ -9,6 +9,7 @@
 
 #include <event2/event_struct.h>
 
+#include "jsonscan.h"
 #include "log.h"
 #include "mcpd.h"
 
@@ -36,6 +37,7 @@ enum session_phase {
 struct pending {
 	int64_t id;
 	session_reply_fn *cb;
+	session_raw_fn *raw_cb; /* NULL: results come parsed to cb */
 	void *arg;
 	struct session *session;
 	int timeout_ms;
@@ -183,6 +185,13 @@ void
 session_request(struct session *s, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, void *arg)
 {
+	session_request_raw(s, method, params, timeout_ms, cb, NULL, arg);
+}
+
+void
+session_request_raw(struct session *s, const char *method, json_t *params,
+    int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg)
+{
 	struct pending *p;
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
 	json_t *msg, *id;
@@ -199,6 +208,7 @@ session_request(struct session *s, const char *method, json_t *params,
 		fatal("calloc");
 	p->id = ++s->next_id;
 	p->cb = cb;
+	p->raw_cb = raw_cb;
 	p->arg = arg;
 	p->session = s;
 	p->timeout_ms = timeout_ms;
@@ -290,6 +300,55 @@ session_on_response(struct session *s, const struct jsonrpc_msg *m)
 	session_pending_finish(p, &r);
 }
 
+/* An integer id written plainly ("42"); false for anything else. */
+static bool
+session_raw_id(const char *text, size_t len, int64_t *ret)
+{
+	char buf[24];
+	char *end;
+
+	if (len == 0 || len >= sizeof buf)
+		return false;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	errno = 0;
+	*ret = strtoll(buf, &end, 10);
+	return errno == 0 && *end == '\0' &&
+	    (buf[0] == '-' || (buf[0] >= '0' && buf[0] <= '9'));
+}
+
+/*
+ * The hot path: a plain result to a request that takes raw results is
+ * checked by the scanner and passed on as the server's own text, without
+ * a parse and a re-encoding. Anything else goes to session_on_message.
+ */
+static bool
+session_on_raw(void *arg, const char *line, size_t len)
+{
+	struct session *s = arg;
+	struct jsonscan_member m[] = { { "jsonrpc", false, 0, 0 },
+		{ "id", false, 0, 0 }, { "result", false, 0, 0 },
+		{ "method", false, 0, 0 }, { "error", false, 0, 0 } };
+	struct pending *p;
+	int64_t id;
+
+	if (s->phase != SESSION_READY || s->is_modern ||
+	    jsonscan_object(line, len, m, 5) < 0 || !m[2].is_found ||
+	    m[3].is_found || m[4].is_found || !m[0].is_found || m[0].len != 5 ||
+	    memcmp(line + m[0].off, "\"2.0\"", 5) != 0 || !m[1].is_found ||
+	    !session_raw_id(line + m[1].off, m[1].len, &id))
+		return false;
+	LIST_FOREACH(p, session_bucket(s, id), entry)
+		if (p->id == id)
+			break;
+	if (p == NULL || p->raw_cb == NULL)
+		return false;
+	session_pending_take(s, id);
+	p->raw_cb(p->arg, line + m[2].off, m[2].len);
+	free(p);
+	return true;
+}
+
 static void
 session_on_message(void *arg, json_t *msg)
 {
@@ -347,6 +406,7 @@ session_on_closed(void *arg, const char *why)
 }
 
 static const struct transport_cbs session_transport_cbs = {
+	.raw = session_on_raw,
 	.message = session_on_message,
 	.failed = session_on_request_failed,
 	.stderr_line = session_on_stderr,

@@ -64,7 +64,8 @@ stdio_deliver_line(struct stdio_transport *st, char *line, size_t len)
 	json_t *msg;
 	char note[256];
 
-	if (len == 0)
+	if (len == 0 ||
+	    (st->t.cbs->raw != NULL && st->t.cbs->raw(st->t.cb_arg, line, len)))
 		return;
 	msg = jsonrpc_parse(line, len, &jerr);
 	if (msg == NULL) {

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: ISC */
+/* A validating JSON scanner: one pass, no allocation, spans of members. */
+#include <errno.h>
+#include <string.h>
+
+#include "jsonscan.h"
+
+struct jsonscan {
+	const unsigned char *p;
+	const unsigned char *end;
+	int depth;
+};
+
+static int jsonscan_value(struct jsonscan *);
+
+static void
+jsonscan_space(struct jsonscan *s)
+{
+	while (s->p < s->end &&
+	    (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+		s->p++;
+}
+
+static bool
+jsonscan_is_hex(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	    (c >= 'A' && c <= 'F');
+}
+
+/* One UTF-8 sequence of 2 to 4 bytes: no overlong form, no surrogate. */
+static int
+jsonscan_utf8(struct jsonscan *s)
+{
+	const unsigned char *p = s->p;
+	unsigned char c = *p;
+	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c < 0xc2 || c > 0xf4 || (size_t)(s->end - p) < n)
+		return -EINVAL;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return -EINVAL;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return -EINVAL;
+	s->p += n;
+	return 0;
+}
+
+static int
+jsonscan_escape(struct jsonscan *s, bool *has_escape)
+{
+	*has_escape = true;
+	if (++s->p >= s->end)
+		return -EINVAL;
+	if (*s->p == 'u') {
+		if (s->end - s->p < 5 || !jsonscan_is_hex(s->p[1]) ||
+		    !jsonscan_is_hex(s->p[2]) || !jsonscan_is_hex(s->p[3]) ||
+		    !jsonscan_is_hex(s->p[4]))
+			return -EINVAL;
+		s->p += 5;
+		return 0;
+	}
+	if (strchr("\"\\/bfnrt", *s->p) == NULL || *s->p == '\0')
+		return -EINVAL;
+	s->p++;
+	return 0;
+}
+
+/* A string; *has_escape says whether its raw bytes are its value. */
+static int
+jsonscan_string(struct jsonscan *s, bool *has_escape)
+{
+	*has_escape = false;
+	s->p++; /* the opening quote */
+	while (s->p < s->end) {
+		unsigned char c = *s->p;
+
+		if (c == '"') {
+			s->p++;
+			return 0;
+		}
+		if (c < 0x20)
+			return -EINVAL;
+		if (c == '\\') {
+			if (jsonscan_escape(s, has_escape) < 0)
+				return -EINVAL;
+		} else if (c >= 0x80) {
+			if (jsonscan_utf8(s) < 0)
+				return -EINVAL;
+		} else
+			s->p++;
+	}
+	return -EINVAL;
+}
+
+static size_t
+jsonscan_digits(struct jsonscan *s)
+{
+	const unsigned char *start = s->p;
+
+	while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+		s->p++;
+	return s->p - start;
+}
+
+static int
+jsonscan_number(struct jsonscan *s)
+{
+	if (*s->p == '-')
+		s->p++;
+	if (s->p < s->end && *s->p == '0')
+		s->p++;
+	else if (jsonscan_digits(s) == 0)
+		return -EINVAL;
+	if (s->p < s->end && *s->p == '.') {
+		s->p++;
+		if (jsonscan_digits(s) == 0)
+			return -EINVAL;
+	}
+	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
+		s->p++;
+		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
+			s->p++;
+		if (jsonscan_digits(s) == 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+jsonscan_literal(struct jsonscan *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, word, n) != 0)
+		return -EINVAL;
+	s->p += n;
+	return 0;
+}
+
+static int
+jsonscan_array(struct jsonscan *s)
+{
+	s->p++;
+	jsonscan_space(s);
+	if (s->p < s->end && *s->p == ']') {
+		s->p++;
+		return 0;
+	}
+	for (;;) {
+		if (jsonscan_value(s) < 0)
+			return -EINVAL;
+		jsonscan_space(s);
+		if (s->p >= s->end)
+			return -EINVAL;
+		if (*s->p++ == ']')
+			return 0;
+		if (s->p[-1] != ',')
+			return -EINVAL;
+	}
+}
+
+static void
+jsonscan_note(const unsigned char *base, const unsigned char *key,
+    size_t keylen, const unsigned char *value, const unsigned char *end,
+    struct jsonscan_member *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(m[i].key) == keylen &&
+		    memcmp(m[i].key, key, keylen) == 0) {
+			m[i].is_found = true;
+			m[i].off = value - base;
+			m[i].len = end - value;
+		}
+}
+
+/* An object; members are noted only for the top-level one (m != NULL). */
+static int
+jsonscan_members(struct jsonscan *s, const unsigned char *base,
+    struct jsonscan_member *m, size_t n)
+{
+	const unsigned char *key, *value;
+	size_t keylen;
+	bool has_escape;
+
+	s->p++;
+	jsonscan_space(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return 0;
+	}
+	for (;;) {
+		jsonscan_space(s);
+		if (s->p >= s->end || *s->p != '"')
+			return -EINVAL;
+		key = s->p + 1;
+		if (jsonscan_string(s, &has_escape) < 0)
+			return -EINVAL;
+		keylen = s->p - 1 - key;
+		if (has_escape && m != NULL)
+			return -EINVAL; /* leave odd keys to the parser */
+		jsonscan_space(s);
+		if (s->p >= s->end || *s->p++ != ':')
+			return -EINVAL;
+		jsonscan_space(s);
+		value = s->p;
+		if (jsonscan_value(s) < 0)
+			return -EINVAL;
+		if (m != NULL)
+			jsonscan_note(base, key, keylen, value, s->p, m, n);
+		jsonscan_space(s);
+		if (s->p >= s->end)
+			return -EINVAL;
+		if (*s->p++ == '}')
+			return 0;
+		if (s->p[-1] != ',')
+			return -EINVAL;
+	}
+}
+
+static int
+jsonscan_value(struct jsonscan *s)
+{
+	bool has_escape;
+	int r;
+
+	jsonscan_space(s);
+	if (s->p >= s->end)
+		return -EINVAL;
+	switch (*s->p) {
+	case '{':
+	case '[':
+		if (++s->depth > JSONSCAN_DEPTH)
+			return -EINVAL;
+		r = *s->p == '{' ? jsonscan_members(s, NULL, NULL, 0) :
+				   jsonscan_array(s);
+		s->depth--;
+		return r;
+	case '"':
+		return jsonscan_string(s, &has_escape);
+	case 't':
+		return jsonscan_literal(s, "true");
+	case 'f':
+		return jsonscan_literal(s, "false");
+	case 'n':
+		return jsonscan_literal(s, "null");
+	default:
+		if (*s->p == '-' || (*s->p >= '0' && *s->p <= '9'))
+			return jsonscan_number(s);
+		return -EINVAL;
+	}
+}
+
+int
+jsonscan_object(const char *text, size_t len, struct jsonscan_member *members,
+    size_t nmembers)
+{
+	struct jsonscan s = { (const unsigned char *)text,
+		(const unsigned char *)text + len, 1 };
+
+	for (size_t i = 0; i < nmembers; i++)
+		members[i].is_found = false;
+	jsonscan_space(&s);
+	if (s.p >= s.end || *s.p != '{' ||
+	    jsonscan_members(&s, (const unsigned char *)text, members,
+		nmembers) < 0)
+		return -EINVAL;
+	jsonscan_space(&s);
+	return s.p == s.end ? 0 : -EINVAL;
+}

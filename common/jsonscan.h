@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: ISC */
+/* A validating JSON scanner that finds top-level members without parsing. */
+#ifndef MCPD_JSONSCAN_H
+#define MCPD_JSONSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define JSONSCAN_DEPTH 64 /* deeper documents are left to the parser */
+
+/* A top-level member to find: its raw value's offset and length. */
+struct jsonscan_member {
+	const char *key; /* compared with keys that hold no escapes */
+	bool is_found;
+	size_t off;
+	size_t len;
+};
+
+/*
+ * Checks that text[0..len) is exactly one JSON object (RFC 8259, strict
+ * UTF-8, at most JSONSCAN_DEPTH deep) and records where the values of the
+ * given top-level members are. Returns 0, or -EINVAL when the text is not
+ * such an object (or is one this scanner does not vouch for: the caller
+ * then falls back to a full parser).
+ */
+int jsonscan_object(const char *text, size_t len,
+    struct jsonscan_member *members, size_t nmembers);
+
+#endif

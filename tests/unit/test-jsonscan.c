@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: ISC */
+/* Unit tests of common/jsonscan.c against jansson as the reference. */
+#include <string.h>
+
+#include <jansson.h>
+
+#include "jsonscan.h"
+#include "tap.h"
+
+/* Objects both must accept, and text both must refuse. */
+static const char *const valid[] = {
+	"{}",
+	" {\"a\":1} ",
+	"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":"
+	"\"text\",\"text\":\"hi\"}],\"isError\":false}}",
+	"{\"s\":\"\\u00e9\\n\\\"\\\\\\/\",\"n\":-0.5e+10,\"z\":0,\"t\":true,"
+	"\"f\":false,\"x\":null,\"a\":[[],{},[1, 2]], \"b\" : { \"c\" : [ ] } }",
+	"{\"u\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}",
+	"{\"big\":123456789012345678901234567890}",
+};
+static const char *const invalid[] = {
+	"",
+	"[]",
+	"{",
+	"{\"a\"}",
+	"{\"a\":}",
+	"{\"a\":1,}",
+	"{\"a\":01}",
+	"{\"a\":1.}",
+	"{\"a\":.5}",
+	"{\"a\":-}",
+	"{\"a\":tru}",
+	"{\"a\":\"\x01\"}",
+	"{\"a\":\"\\x\"}",
+	"{\"a\":\"\\u12g4\"}",
+	"{\"a\":\"\xc0\xaf\"}",	    /* overlong */
+	"{\"a\":\"\xed\xa0\x80\"}", /* surrogate */
+	"{\"a\":\"\xf4\x90\x80\x80\"}",
+	"{\"a\":\"\xe2\x82\"}",
+	"{\"a\":1} x",
+	"{\"a\":1}{}",
+	"{'a':1}",
+};
+
+static void
+test_agrees_with_jansson(void)
+{
+	for (size_t i = 0; i < TAP_COUNT(valid); i++) {
+		json_t *j = json_loads(valid[i], JSON_DECODE_ANY, NULL);
+
+		TAP_CHECK(jsonscan_object(valid[i], strlen(valid[i]), NULL,
+			      0) == 0,
+		    "accepts %s", valid[i]);
+		/* jansson refuses integers it cannot hold: not a JSON rule. */
+		TAP_CHECK(j != NULL || strstr(valid[i], "big") != NULL,
+		    "jansson accepts %s", valid[i]);
+		json_decref(j);
+	}
+	for (size_t i = 0; i < TAP_COUNT(invalid); i++)
+		TAP_CHECK(jsonscan_object(invalid[i], strlen(invalid[i]), NULL,
+			      0) < 0,
+		    "refuses %s", invalid[i]);
+}
+
+static void
+test_member_spans(void)
+{
+	const char *t = "{\"jsonrpc\":\"2.0\", \"id\" : 42,\"result\":{\"a\":"
+			"[1,{\"id\":9}]},\"x\":\"y\"}";
+	struct jsonscan_member m[] = { { "id", false, 0, 0 },
+		{ "result", false, 0, 0 }, { "method", false, 0, 0 } };
+
+	TAP_CHECK_INT(jsonscan_object(t, strlen(t), m, TAP_COUNT(m)), 0);
+	TAP_CHECK(m[0].is_found && m[0].len == 2 &&
+		memcmp(t + m[0].off, "42", 2) == 0,
+	    "the top-level id, not the nested one");
+	TAP_CHECK(m[1].is_found && m[1].len == 18 &&
+		memcmp(t + m[1].off, "{\"a\":[1,{\"id\":9}]}", 18) == 0,
+	    "the result's raw text");
+	TAP_CHECK(!m[2].is_found, "no method member");
+}
+
+static void
+test_escaped_key_and_depth(void)
+{
+	const char *escaped = "{\"i\\u0064\":1}";
+	struct jsonscan_member m[] = { { "id", false, 0, 0 } };
+	char deep[2 * JSONSCAN_DEPTH + 16];
+	size_t n = 0;
+
+	TAP_CHECK(jsonscan_object(escaped, strlen(escaped), m, 1) < 0,
+	    "an escaped top-level key is left to the parser");
+	deep[n++] = '{';
+	memcpy(deep + n, "\"a\":", 4);
+	n += 4;
+	for (int i = 0; i < JSONSCAN_DEPTH; i++)
+		deep[n++] = '[';
+	for (int i = 0; i < JSONSCAN_DEPTH; i++)
+		deep[n++] = ']';
+	deep[n++] = '}';
+	TAP_CHECK(jsonscan_object(deep, n, NULL, 0) < 0,
+	    "deeper than JSONSCAN_DEPTH is left to the parser");
+}
+
+static const struct tap_test tests[] = {
+	{ "accepts and refuses what the grammar says",
+	    test_agrees_with_jansson },
+	{ "finds top-level member spans", test_member_spans },
+	{ "escaped keys and deep nesting fall back",
+	    test_escaped_key_and_depth },
+};
+
+int
+main(void)
+{
+	return tap_run(tests, TAP_COUNT(tests));
+}
