@@ -82,18 +82,32 @@ session_bucket(struct session *s, int64_t id)
 }
 
 static struct pending *
-session_pending_take(struct session *s, int64_t id)
+session_pending_find(struct session *s, int64_t id)
 {
 	struct pending *p;
 
 	LIST_FOREACH(p, session_bucket(s, id), entry)
-		if (p->id == id) {
-			LIST_REMOVE(p, entry);
-			event_del(&p->timer);
-			s->npending--;
+		if (p->id == id)
 			return p;
-		}
 	return NULL;
+}
+
+static void
+session_pending_remove(struct session *s, struct pending *p)
+{
+	LIST_REMOVE(p, entry);
+	event_del(&p->timer);
+	s->npending--;
+}
+
+static struct pending *
+session_pending_take(struct session *s, int64_t id)
+{
+	struct pending *p = session_pending_find(s, id);
+
+	if (p != NULL)
+		session_pending_remove(s, p);
+	return p;
 }
 
 /* Calls a pending request's callback once and frees it. */
@@ -338,12 +352,9 @@ session_on_raw(void *arg, const char *line, size_t len)
 	    memcmp(line + m[0].off, "\"2.0\"", 5) != 0 || !m[1].is_found ||
 	    !session_raw_id(line + m[1].off, m[1].len, &id))
 		return false;
-	LIST_FOREACH(p, session_bucket(s, id), entry)
-		if (p->id == id)
-			break;
-	if (p == NULL || p->raw_cb == NULL)
+	if ((p = session_pending_find(s, id)) == NULL || p->raw_cb == NULL)
 		return false;
-	session_pending_take(s, id);
+	session_pending_remove(s, p);
 	p->raw_cb(p->arg, line + m[2].off, m[2].len);
 	free(p);
 	return true;

@@ -142,27 +142,38 @@ shttp_note_initialize(struct shttp_post *p, json_t *msg)
 	p->ht->version = strdup(v);
 }
 
+static void shttp_deliver_msg(struct shttp_post *, json_t *);
+
 static void
 shttp_deliver(struct shttp_post *p, const char *data, size_t len)
 {
-	struct shttp_transport *ht = p->ht;
 	json_error_t jerr;
-	json_t *msg, *id;
+	json_t *msg;
 
-	if (ht->is_closing || len == 0)
+	if (p->ht->is_closing || len == 0)
 		return;
 	if ((msg = jsonrpc_parse(data, len, &jerr)) == NULL) {
-		log_debug("ignored a non-JSON message from %s", ht->spec->url);
+		log_debug("ignored a non-JSON message from %s",
+		    p->ht->spec->url);
 		return;
 	}
-	id = json_object_get(msg, "id");
+	shttp_deliver_msg(p, msg);
+	json_decref(msg);
+}
+
+/* Hands one parsed message to the session, noting p's answer. */
+static void
+shttp_deliver_msg(struct shttp_post *p, json_t *msg)
+{
+	struct shttp_transport *ht = p->ht;
+	json_t *id = json_object_get(msg, "id");
+
 	if (p->id != NULL && id != NULL && json_equal(id, p->id) &&
 	    json_object_get(msg, "method") == NULL) {
 		p->is_answered = true;
 		shttp_note_initialize(p, msg);
 	}
 	ht->t.cbs->message(ht->t.cb_arg, msg);
-	json_decref(msg);
 }
 
 /*
@@ -343,7 +354,6 @@ shttp_deliver_error(struct shttp_post *p)
 {
 	size_t len = evbuffer_get_length(p->body);
 	json_t *msg, *error;
-	char *text;
 
 	if (p->id == NULL || p->is_answered || len == 0 ||
 	    (msg = jsonrpc_parse((const char *)evbuffer_pullup(p->body, -1),
@@ -359,11 +369,9 @@ shttp_deliver_error(struct shttp_post *p)
 	json_object_set(msg, "id", p->id);
 	json_object_set_new(msg, "jsonrpc", json_string("2.0"));
 	json_object_del(msg, "result");
-	text = json_dumps(msg, JSON_COMPACT);
+	if (!p->ht->is_closing)
+		shttp_deliver_msg(p, msg);
 	json_decref(msg);
-	if (text != NULL)
-		shttp_deliver(p, text, strlen(text));
-	free(text);
 	shttp_post_free(p);
 	return true;
 }
