@@ -215,3 +215,151 @@ names_handle_parse(const char *handle, char **ret_server,
 	*ret_generation = gen;
 	return 0;
 }
+
+/* One path component of an image: [a-z0-9]+ joined by '.', '_', "__" or '-'s. */
+static bool
+names_image_component_ok(const char *p, size_t len)
+{
+	size_t i = 0, run;
+
+	while (i < len) {
+		for (run = 0; i < len && (islower((unsigned char)p[i]) ||
+					     isdigit((unsigned char)p[i]));
+		    i++)
+			run++;
+		if (run == 0 || !isascii((unsigned char)p[i - 1]))
+			return false;
+		if (i == len)
+			return true;
+		if (p[i] == '.' || (p[i] == '_' && p[i + 1] != '_'))
+			i++;
+		else if (p[i] == '_' && p[i + 1] == '_')
+			i += 2;
+		else if (p[i] == '-')
+			while (i < len && p[i] == '-')
+				i++;
+		else
+			return false;
+	}
+	return false;
+}
+
+/* A registry host, with an optional port: letters, digits, '.', '-', ':'. */
+static bool
+names_image_registry_ok(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isascii((unsigned char)p[i]) ||
+		    !(isalnum((unsigned char)p[i]) ||
+			strchr(".-:[]", p[i]) != NULL))
+			return false;
+	return len > 0;
+}
+
+static bool
+names_image_tag_ok(const char *t)
+{
+	size_t i;
+
+	if (!isalnum((unsigned char)t[0]) && t[0] != '_')
+		return false;
+	for (i = 1; t[i] != '\0'; i++)
+		if (i >= 128 || !isascii((unsigned char)t[i]) ||
+		    !(isalnum((unsigned char)t[i]) || strchr("_.-", t[i])))
+			return false;
+	return true;
+}
+
+static bool
+names_image_digest_ok(const char *d)
+{
+	const char *colon = strchr(d, ':');
+
+	if (colon == NULL || colon == d || strlen(colon + 1) < 32)
+		return false;
+	for (const char *p = d; p < colon; p++)
+		if (!islower((unsigned char)*p) &&
+		    !isdigit((unsigned char)*p) && !strchr("+._-", *p))
+			return false;
+	for (const char *p = colon + 1; *p != '\0'; p++)
+		if (!isxdigit((unsigned char)*p))
+			return false;
+	return true;
+}
+
+/* The path (components split by '/'), after an optional registry. */
+static bool
+names_image_path_ok(const char *p, size_t len)
+{
+	const char *slash = memchr(p, '/', len), *c = p;
+	size_t n;
+
+	if (slash != NULL && (memchr(p, '.', slash - p) != NULL ||
+				 memchr(p, ':', slash - p) != NULL ||
+				 (slash - p == 9 && !memcmp(p, "localhost", 9)))) {
+		if (!names_image_registry_ok(p, slash - p))
+			return false;
+		c = slash + 1;
+	}
+	while (c < p + len) {
+		slash = memchr(c, '/', p + len - c);
+		n = slash != NULL ? (size_t)(slash - c) : (size_t)(p + len - c);
+		if (!names_image_component_ok(c, n))
+			return false;
+		c += n + 1;
+	}
+	return c == p + len + 1;
+}
+
+int
+names_image_normalize(const char *ref, char **ret, char **cause)
+{
+	const char *at = strchr(ref, '@'), *last_slash, *colon;
+	size_t path_len;
+	const char *why = NULL;
+
+	path_len = at != NULL ? (size_t)(at - ref) : strlen(ref);
+	last_slash = memrchr(ref, '/', path_len);
+	colon = memchr(last_slash != NULL ? last_slash : ref, ':',
+	    path_len - (last_slash != NULL ? last_slash - ref : 0));
+	if (ref[0] == '\0' || strlen(ref) > 255)
+		why = "it is empty or longer than 255 characters";
+	else if (strpbrk(ref, " \t\r\n\v\f") != NULL)
+		why = "it contains white space";
+	else if (colon != NULL && (colon[1] == '\0' || colon + 1 == at ||
+				      (at == NULL && !names_image_tag_ok(colon + 1))))
+		why = "its tag is not [A-Za-z0-9_][A-Za-z0-9_.-]{0,127}";
+	else if (at != NULL && !names_image_digest_ok(at + 1))
+		why = "its digest is not ALGORITHM:HEX";
+	else if (!names_image_path_ok(ref, colon != NULL ? (size_t)(colon - ref) :
+							 path_len))
+		why = "its repository is not lower-case [a-z0-9] words "
+		      "joined by '/', '.', '_' or '-'";
+	if (why != NULL) {
+		if (cause != NULL && asprintf(cause,
+			"'%s' is not an image reference Docker accepts: %s",
+			ref, why) < 0)
+			*cause = NULL;
+		return -EINVAL;
+	}
+	if (asprintf(ret, "%s%s", ref,
+		colon == NULL && at == NULL ? ":latest" : "") < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+char *
+names_from_image(const char *ref)
+{
+	char *copy = strdup(ref), *end, *name;
+
+	if (copy == NULL)
+		return NULL;
+	if ((end = strchr(copy, '@')) != NULL)
+		*end = '\0';
+	if ((end = strrchr(copy, ':')) != NULL && strchr(end, '/') == NULL)
+		*end = '\0';
+	name = names_clean(copy);
+	free(copy);
+	return name;
+}

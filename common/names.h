@@ -17,6 +17,15 @@ bool names_valid(const char *name);
  */
 char *names_from_argv(const char *const *argv);
 
+/*
+ * Checks an image reference the way Docker would and makes an implicit
+ * ":latest" explicit ("alpine" -> "alpine:latest"; a digest stays as it
+ * is). Returns 0 and a new string, or -EINVAL with *cause saying why.
+ */
+int names_image_normalize(const char *ref, char **ret, char **cause);
+/* The server name an image gives ("ghcr.io/x/server-foo:1" -> "server-foo"). */
+char *names_from_image(const char *ref);
+
 /* A handle names one tool of one connection generation: "<server>.<gen>/<tool>". */
 char *names_handle_format(const char *server, uint64_t generation,
     const char *tool);

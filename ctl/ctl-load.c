@@ -117,8 +117,9 @@ ctl_load_option(json_t *params, int c, char **argv)
 }
 
 /*
- * Without "--", one word that names no file but looks like an image
- * reference (a ':' or '/', no space, not a path), or any URL, is a target.
+ * Without "--" first, a URL, or a word that names no file but looks like
+ * an image reference (a ':' or '/', not a path), is a target; an image
+ * may be followed by "-- ARGS".
  */
 static bool
 ctl_load_is_target(char **words, int nwords)
@@ -128,9 +129,30 @@ ctl_load_is_target(char **words, int nwords)
 
 	if (strstr(w, "://") != NULL)
 		return true;
-	return nwords == 1 && strpbrk(w, ":/") != NULL &&
-	    strchr(w, ' ') == NULL && w[0] != '/' && w[0] != '.' &&
+	return (nwords == 1 || strcmp(words[1], "--") == 0) &&
+	    strpbrk(w, ":/") != NULL && w[0] != '/' && w[0] != '.' &&
 	    stat(w, &st) < 0;
+}
+
+/* IMAGE -- ARGS: the arguments of the container's command. */
+static int
+ctl_load_image_args(json_t *params, char **words, int nwords)
+{
+	json_t *args;
+
+	if (nwords == 0)
+		return 0;
+	if (strcmp(words[0], "--") != 0 ||
+	    strstr(json_string_value(json_object_get(params, "target")),
+		"://") != NULL)
+		return mcpctl_usage(&ctl_load_cmd,
+		    "a URL takes no arguments, and an image's arguments "
+		    "come after --: mcpctl load IMAGE -- ARGS...");
+	args = json_array();
+	for (int i = 1; i < nwords; i++)
+		json_array_append_new(args, json_string(words[i]));
+	json_object_set_new(params, "args", args);
+	return 0;
 }
 
 static int
@@ -144,11 +166,8 @@ ctl_load_words(json_t *params, char **words, int nwords, bool is_dashed)
 		return mcpctl_usage(&ctl_load_cmd,
 		    "missing the command: mcpctl load -- CMD [ARGS...]");
 	if (!is_dashed && ctl_load_is_target(words, nwords)) {
-		if (nwords > 1)
-			return mcpctl_usage(&ctl_load_cmd,
-			    "a URL takes no arguments; put a command after --");
 		json_object_set_new(params, "target", json_string(words[0]));
-		return 0;
+		return ctl_load_image_args(params, words + 1, nwords - 1);
 	}
 	argv = json_array();
 	for (int i = 0; i < nwords; i++)
@@ -219,7 +238,9 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "[--name NAME] [--env K=V]... [--timeout MS] [--no-persist] "
 	    "-- CMD [ARGS...]\n"
 	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] "
-	    "[--allow-local] [--header K=V]... URL",
+	    "[--allow-local] [--header K=V]... URL\n"
+	    "       mcpctl load [--name NAME] [--env K=V]... [--timeout MS] "
+	    "[--no-persist] IMAGE [-- ARGS...]",
 	.summary = "start an MCP server and keep it running",
 	.help =
 	    "  --name NAME        the server's name (default: from CMD)\n"
@@ -236,7 +257,11 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "CMD runs in the current directory. Without --, a lone URL names\n"
 	    "a remote server (https only, public addresses only, unless\n"
 	    "--allow-local); an image reference (a word with ':' or '/'\n"
-	    "that is no file) names a container image, which this mcpd does\n"
-	    "not support yet.\n",
+	    "that is no file; an implicit :latest is made explicit) names a\n"
+	    "container image. mcpd runs it as rax-probe-NAME-PID with\n"
+	    "`docker run -i` and speaks stdio; when it says it listens on\n"
+	    "HTTP instead, mcpd removes it and runs rax-mcp-NAME-PID with the\n"
+	    "port published on 127.0.0.1 only. --env values reach docker\n"
+	    "through its environment, never its command line.\n",
 	.exec = ctl_load_exec,
 };

@@ -35,31 +35,43 @@ cmd_load_env_key_ok(const char *k)
 	return true;
 }
 
-static bool
-cmd_load_argv(struct request *req, json_t *command, struct server_spec *spec)
+bool
+cmd_load_strv(struct request *req, const char *field, const json_t *array,
+    char ***ret)
 {
-	size_t i, n = json_array_size(command);
+	size_t i, n = json_array_size(array);
 	json_t *v;
 
-	if (n == 0)
-		return cmd_load_bad(req, "command",
-		    "command needs at least "
-		    "the program to run");
-	if ((spec->argv = calloc(n + 1, sizeof *spec->argv)) == NULL)
+	if (array == NULL)
+		return true;
+	if ((*ret = calloc(n + 1, sizeof **ret)) == NULL)
 		fatal("calloc");
-	json_array_foreach(command, i, v) {
-		if (!cmd_load_is_cstring(v) ||
-		    (i == 0 && json_string_length(v) == 0))
-			return cmd_load_bad(req, "command",
-			    "command must be "
-			    "an array of strings without NUL bytes, starting "
-			    "with a program");
-		spec->argv[i] = strdup(json_string_value(v));
+	json_array_foreach(array, i, v) {
+		if (!cmd_load_is_cstring(v))
+			return cmd_load_bad(req, field,
+			    "must be an array of strings without NUL bytes");
+		if (((*ret)[i] = strdup(json_string_value(v))) == NULL)
+			fatal("strdup");
 	}
 	return true;
 }
 
 static bool
+cmd_load_argv(struct request *req, json_t *command, struct server_spec *spec)
+{
+	if (json_array_size(command) == 0)
+		return cmd_load_bad(req, "command",
+		    "command needs at least "
+		    "the program to run");
+	if (!cmd_load_strv(req, "command", command, &spec->argv))
+		return false;
+	if (spec->argv[0][0] == '\0')
+		return cmd_load_bad(req, "command",
+		    "command must start with a program");
+	return true;
+}
+
+bool
 cmd_load_env(struct request *req, json_t *env, struct server_spec *spec)
 {
 	size_t n = json_object_size(env), i = 0;
@@ -168,17 +180,22 @@ cmd_load_exec(struct request *req, json_t *params)
 		return;
 	}
 	if (target != NULL) {
-		control_fail(req, ERRORS_UNAVAILABLE, NULL,
-		    "loading %s needs container support, which this mcpd "
-		    "does not have yet; load a command with: mcpctl load -- "
-		    "CMD [ARGS...], or a URL",
-		    target);
+		if (cmd_timeout(req, params, mcpd_opts.load_timeout_ms,
+			&timeout))
+			cmd_load_image(req, params, target, timeout);
 		return;
 	}
 	if (json_object_get(params, "allow_local") != NULL ||
 	    json_object_get(params, "headers") != NULL) {
 		cmd_load_bad(req, "allow_local",
 		    "allow_local and headers go with a URL target");
+		return;
+	}
+	if (json_object_get(params, "args") != NULL ||
+	    json_object_get(params, "volumes") != NULL ||
+	    json_object_get(params, "network") != NULL) {
+		cmd_load_bad(req, "args",
+		    "args, volumes and network go with an image target");
 		return;
 	}
 	if (json_object_get(params, "command") == NULL) {
@@ -206,6 +223,9 @@ static const struct cmd_param cmd_load_params[] = {
 	{ "timeout_ms", JSON_INTEGER, false },
 	{ "allow_local", JSON_TRUE, false },
 	{ "headers", JSON_OBJECT, false },
+	{ "args", JSON_ARRAY, false },
+	{ "volumes", JSON_ARRAY, false },
+	{ "network", JSON_STRING, false },
 	{ NULL, 0, false },
 };
 

@@ -23,6 +23,7 @@ struct mcpd_options mcpd_opts = {
 	.log_lines = 1000,
 	.max_clients = 256,
 	.max_client_queue = 4096,
+	.docker_timeout_ms = 30000,
 };
 struct event_base *mcpd_base;
 uint64_t mcpd_started_ms;
@@ -49,10 +50,15 @@ mcpd_is_stopping(void)
 static void
 mcpd_all_stopped(void *arg)
 {
+	json_t *left = server_not_removed_take();
+
 	(void)arg;
 	log_info("every server stopped");
 	if (mcpd_shutdown_req != NULL)
-		control_reply(mcpd_shutdown_req, json_object());
+		control_reply(mcpd_shutdown_req,
+		    left != NULL ? json_pack("{s:O}", "not_removed", left) :
+				   json_object());
+	json_decref(left);
 	mcpd_shutdown_req = NULL;
 	event_base_loopexit(mcpd_base, NULL);
 }
@@ -99,6 +105,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "usage: mcpd [-dv] [-s socket] [-S state_dir] [--max-message BYTES]\n"
 	    "            [--call-timeout MS] [--load-timeout MS] [--log-lines N]\n"
 	    "            [--max-clients N] [--ca-file PATH] [--dns-server IP[:PORT]]\n"
+	    "            [--docker PATH] [--docker-timeout MS]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -130,6 +137,8 @@ enum {
 	MCPD_OPT_MAX_CLIENTS,
 	MCPD_OPT_CA_FILE,
 	MCPD_OPT_DNS_SERVER,
+	MCPD_OPT_DOCKER,
+	MCPD_OPT_DOCKER_TIMEOUT,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -144,6 +153,8 @@ static const struct option mcpd_long_options[] = {
 	{ "max-clients", required_argument, NULL, MCPD_OPT_MAX_CLIENTS },
 	{ "ca-file", required_argument, NULL, MCPD_OPT_CA_FILE },
 	{ "dns-server", required_argument, NULL, MCPD_OPT_DNS_SERVER },
+	{ "docker", required_argument, NULL, MCPD_OPT_DOCKER },
+	{ "docker-timeout", required_argument, NULL, MCPD_OPT_DOCKER_TIMEOUT },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -152,8 +163,11 @@ static const struct option mcpd_long_options[] = {
 static void
 mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 {
+	const char *docker = getenv("MCPD_DOCKER");
 	int ch;
 
+	if (docker != NULL && *docker != '\0')
+		mcpd_opts.docker = strdup(docker);
 	while ((ch = getopt_long(argc, argv, "dvs:S:Vh", mcpd_long_options,
 		    NULL)) != -1) {
 		switch (ch) {
@@ -194,6 +208,14 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			break;
 		case MCPD_OPT_DNS_SERVER:
 			mcpd_opts.dns_server = strdup(optarg);
+			break;
+		case MCPD_OPT_DOCKER:
+			free(mcpd_opts.docker);
+			mcpd_opts.docker = strdup(optarg);
+			break;
+		case MCPD_OPT_DOCKER_TIMEOUT:
+			mcpd_opts.docker_timeout_ms = mcpd_number(
+			    "--docker-timeout", optarg, 100, 3600000);
 			break;
 		case 'V':
 			printf("mcpd %s\n", MCPD_VERSION);
@@ -273,6 +295,7 @@ main(int argc, char **argv)
 	mcpd_listen();
 	log_info("mcpd %s listening on %s (state %s, %s)", MCPD_VERSION,
 	    mcpd_opts.socket_path, mcpd_opts.state_dir, identity_did());
+	docker_reap();
 	notify_ready();
 	notify_status("listening on %s", mcpd_opts.socket_path);
 	notify_watchdog_start();

@@ -44,6 +44,8 @@ struct mcpd_options {
 	size_t max_client_queue; /* pending answers per client */
 	char *ca_file;		 /* TLS roots instead of the system's */
 	char *dns_server;	 /* resolver instead of resolv.conf's */
+	char *docker;		 /* the docker CLI (MCPD_DOCKER, --docker) */
+	int docker_timeout_ms;	 /* deadline of one docker rm/port/ps */
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
@@ -105,6 +107,13 @@ void cmd_load_remote(struct request *, json_t *params, int timeout);
 bool cmd_load_bad(struct request *, const char *field, const char *why);
 /* A JSON string without NUL bytes. */
 bool cmd_load_is_cstring(const json_t *);
+/* An optional array of C strings into *ret (new); false after failing. */
+bool cmd_load_strv(struct request *, const char *field, const json_t *array,
+    char ***ret);
+/* env {K: V} into spec->env as "K=V"; false after failing req. */
+bool cmd_load_env(struct request *, json_t *env, struct server_spec *);
+void cmd_load_image(struct request *, json_t *params, const char *target,
+    int timeout);
 extern const struct cmd_entry cmd_hello_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
@@ -345,6 +354,10 @@ struct server_spec {
 	char *cwd;
 	struct remote_spec remote; /* url (canonical) set: a remote server */
 	char *transport;	   /* asked for, or NULL: inferred */
+	char *image;		   /* a container: its image, tag explicit */
+	char **args;		   /* ... the arguments after the image */
+	char **volumes;		   /* ... -v values, passed through */
+	char *network;		   /* ... --network, or NULL */
 };
 const char *server_state_name(enum server_state);
 const char *server_mode_name(enum server_mode);
@@ -377,8 +390,77 @@ void server_call(struct server *, uint64_t generation, const char *tool,
 json_t *server_logs(const struct server *, size_t lines);
 const char *server_name(const struct server *);
 const char *server_agent(const struct server *);
+/* Containers shutdown could not remove: [{container, error}] or NULL. */
+json_t *server_not_removed_take(void);
 /* How many servers there are, and (ret_ready) how many are ready. */
 size_t server_count(size_t *ret_ready);
+
+/* docker.c: the docker CLI, container records, names and reaping. */
+enum docker_phase {
+	DOCKER_PHASE_PROBE,   /* rax-probe-*: docker run -i, stdio */
+	DOCKER_PHASE_MANAGED, /* rax-mcp-*: docker run -d, HTTP */
+};
+struct docker_cmd;
+struct docker_container;
+/* A command ended: wait status (or -1: it did not run), its output. */
+typedef void docker_done_fn(void *arg, int status, const char *out,
+    const char *err);
+/* One output line of a streaming command. */
+typedef void docker_line_fn(void *arg, const char *line, size_t len,
+    bool is_stderr);
+/* A removal ended: 0, or -EIO with why (the record keeps the name). */
+typedef void docker_removed_fn(void *arg, int err, const char *why);
+const char *docker_program(void);
+/* The docker CLI's environment: minimal, its own variables, extra. */
+char **docker_env(char *const *extra);
+/* 0 when the docker CLI can be run; else -ENOENT and what to do. */
+int docker_available(char **cause);
+/*
+ * Runs the docker CLI with args (args[0] is the program) and extra env
+ * ("K=V", values only there). With line, output comes line by line;
+ * without, done gets it whole. NULL with cause when it cannot start.
+ */
+struct docker_cmd *docker_cmd_start(const char *const *args, char *const *env,
+    int timeout_ms, docker_line_fn *line, docker_done_fn *done, void *arg,
+    char **cause);
+/* Kills the command; done is not called. NULL is fine. */
+void docker_cmd_cancel(struct docker_cmd *);
+/* "docker exited with status 1: <stderr>" (new string). */
+char *docker_describe_failure(int status, const char *err);
+struct docker_container *docker_container_new(const char *agent,
+    const char *server, void (*removed)(void *), void *arg);
+void docker_container_free(struct docker_container *);
+/* rax-probe-<name>-<pid> or rax-mcp-<name>-<pid> (new string). */
+char *docker_container_name_for(const struct docker_container *,
+    enum docker_phase);
+/* Records that a container of this name may exist from now on. */
+void docker_container_set(struct docker_container *, const char *name,
+    enum docker_phase);
+/* The container that may exist, or NULL. */
+const char *docker_container_name(const struct docker_container *);
+const char *docker_container_phase(const struct docker_container *);
+/* Why its last removal failed, or NULL. */
+const char *docker_container_error(const struct docker_container *);
+/* docker rm -f; fn is called once (at once when nothing exists). */
+void docker_container_remove(struct docker_container *, docker_removed_fn *,
+    void *arg);
+/* Forgets the waits of arg: fn will not be called for it. */
+void docker_container_unwait(struct docker_container *, void *arg);
+/* Removes containers of this owner left by an earlier mcpd (async). */
+void docker_reap(void);
+
+/* probe.c: a container start, stdio raced against HTTP detection. */
+struct probe_target {
+	const struct server_spec *spec; /* image, args, env, volumes */
+	const char *agent;
+	const char *server;
+};
+/* The transport of a container server: stdio, or HTTP once detected. */
+struct transport *probe_new(const struct probe_target *,
+    struct docker_container *, const struct transport_cbs *, void *arg);
+/* Finds an HTTP endpoint in a log line: 1 with port and path (new). */
+int probe_detect_http(const char *line, size_t len, int *ret_port,
+    char **ret_path);
 
 /* era.c: the 2026-07-28 protocol era. */
 #define ERA_MODERN "2026-07-28"
@@ -420,5 +502,74 @@ void notify_ready(void);
 void notify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void notify_stopping(void);
 void notify_watchdog_start(void);
+
+/* store.c: the enablement store (enabled.json). */
+struct store;
+/*
+ * Opens the store in dir: reads enabled.json if it exists (never rewrites
+ * it at open). Returns 0 and a store even when the file is unusable: then
+ * store_error() says why and every change fails with that reason. Only
+ * -ENOMEM fails.
+ */
+int store_open(const char *dir, struct store **ret);
+void store_free(struct store *s);
+/* Why the store refuses changes (corrupt, newer, unreadable), or NULL. */
+const char *store_error(const struct store *s);
+/* All rows of every agent: an object agent -> array of rows (borrowed). */
+const json_t *store_agents_peek(const struct store *s);
+/* The saved row of (agent, id), or NULL (borrowed). */
+const json_t *store_row_peek(const struct store *s, const char *agent,
+    const char *id);
+/*
+ * Replaces the row of (agent, row.id) or appends it; writes, fsyncs,
+ * renames, fsyncs the dir, reads back and compares; 0 only when the file
+ * on disk holds exactly the intended content. On failure the in-memory
+ * rows are unchanged and *cause says what failed.
+ */
+int store_put(struct store *s, const char *agent, const json_t *row,
+    char **cause);
+/* Removes (agent, id); *ret_removed says whether a row was there; as put. */
+int store_remove(struct store *s, const char *agent, const char *id,
+    bool *ret_removed, char **cause);
+/*
+ * Reads the file again from disk (not the cache): 1 if (agent, id) is saved
+ * there with the same content, 0 if not, negative errno with *cause on a
+ * read or parse failure. Used before restored tools become callable.
+ */
+int store_recheck(const struct store *s, const char *agent, const char *id,
+    char **cause);
+
+/* secrets.c: the encrypted secret store. */
+struct secrets;
+/*
+ * Opens the store at store_path (created by the first set) with the key of
+ * the credential $CREDENTIALS_DIRECTORY/mcpd-secrets-key when there is one
+ * (32 raw bytes, or 64 hex digits and an optional newline), else of key_path
+ * (created 0600 with a random key on first use, its directory 0700; refused
+ * unless it is ours and closed to group and other). A wrong key or a damaged
+ * file fails with a cause that names the file but no secret.
+ */
+int secrets_open(const char *store_path, const char *key_path,
+    struct secrets **ret, char **cause);
+/* Wipes and frees every value. */
+void secrets_free(struct secrets *);
+/*
+ * Sets name to value (len bytes, no NUL, at most 64 KiB): rewrites the file
+ * atomically, then changes the store in memory. -EINVAL for a refused name
+ * or value, -EFBIG past 16 MiB in all, other negative errnos for storage.
+ */
+int secrets_set(struct secrets *, const char *name, const char *value,
+    size_t len, char **cause);
+/* Removes name if it is there; *ret_removed (may be NULL) says whether. */
+int secrets_remove(struct secrets *, const char *name, bool *ret_removed,
+    char **cause);
+/* The value (NUL-terminated, borrowed until the next set, remove or free). */
+const char *secrets_get(const struct secrets *, const char *name);
+/* The names only, sorted (new array of strings). */
+json_t *secrets_names(const struct secrets *);
+/* A secret name: [a-zA-Z0-9_.]{1,128}. */
+bool secrets_name_valid(const char *name);
+/* Where the key came from: "credential" or the key file's path (borrowed). */
+const char *secrets_key_source(const struct secrets *);
 
 #endif

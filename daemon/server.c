@@ -49,6 +49,11 @@ struct server {
 	bool is_removed;
 	bool is_denied; /* the failing start was refused by policy */
 	struct logring *logs;
+	struct docker_container *container; /* a container server's record */
+	char *failed_why; /* a failed start, while its container goes */
+	bool is_unloading; /* unloaded; only its container is left */
+	bool was_live;	   /* the unload stopped a live session */
+	bool had_container; /* ... and removed a container */
 	unsigned restarts;
 	unsigned failures; /* failed restarts in a row */
 	int backoff_ms;
@@ -69,6 +74,7 @@ static void server_restart_due(evutil_socket_t, short, void *);
 static void server_healthy(evutil_socket_t, short, void *);
 static bool server_in_scope(const struct server *, const char *agent);
 static void server_job_kick(struct server *);
+static void server_container_gone(void *);
 
 static const char *const server_state_names[] = {
 	[SERVER_STARTING] = "starting",
@@ -182,6 +188,9 @@ server_new(const char *agent, const char *name, enum server_mode mode,
 	    s->endpoint == NULL || s->child_env == NULL || s->logs == NULL ||
 	    s->restart_timer == NULL || s->healthy_timer == NULL)
 		fatalx("out of memory making server %s", name);
+	if (mode == SERVER_CONTAINER)
+		s->container = docker_container_new(agent, name,
+		    server_container_gone, s);
 	s->child.argv = s->spec.argv;
 	s->child.env = s->child_env;
 	s->child.cwd = s->spec.cwd;
@@ -201,6 +210,8 @@ server_free(struct server *s)
 	event_free(s->restart_timer);
 	event_free(s->healthy_timer);
 	logring_free(s->logs);
+	docker_container_free(s->container);
+	free(s->failed_why);
 	child_strv_free(s->child_env);
 	spec_clear(&s->spec);
 	free(s->id);
@@ -259,9 +270,14 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	struct transport *t;
 	int r;
 
-	t = s->mode == SERVER_REMOTE ?
-	    transport_http_new(&s->spec.remote, NULL, NULL) :
-	    transport_stdio_new(&s->child, NULL, NULL);
+	struct probe_target target = { &s->spec, s->agent, s->name };
+
+	if (s->mode == SERVER_CONTAINER)
+		t = probe_new(&target, s->container, NULL, NULL);
+	else if (s->mode == SERVER_REMOTE)
+		t = transport_http_new(&s->spec.remote, NULL, NULL);
+	else
+		t = transport_stdio_new(&s->child, NULL, NULL);
 	if (t == NULL ||
 	    (s->next = session_new(t, &server_session_cbs, s, timeout_ms)) ==
 		NULL)
@@ -388,11 +404,13 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 	job->req = NULL;
 }
 
-/* Starting a connection failed: the running job failed. */
+/* Starting a connection failed (its container is gone or kept). */
 static void
-server_start_failed(struct server *s, const char *why)
+server_start_failed_now(struct server *s, const char *why)
 {
 	struct server_job *job = TAILQ_FIRST(&s->jobs);
+	bool has_container = s->container != NULL &&
+	    docker_container_name(s->container) != NULL;
 
 	server_set_error(s, why);
 	log_server(LOG_WARNING, s->name, "start failed: %s", why);
@@ -402,9 +420,13 @@ server_start_failed(struct server *s, const char *why)
 		    "connection keeps serving",
 		    why);
 	} else if (job->kind == SERVER_JOB_LOAD && s->generation == 0) {
-		/* A first load that failed leaves nothing behind. */
+		/* A first load that failed leaves nothing behind... */
 		server_job_fail(s, job, "cannot load %s: %s", why);
-		s->is_removed = true;
+		/* ... but a container that would not go stays listed. */
+		s->is_removed = !has_container;
+		s->is_unloading = has_container;
+		if (has_container)
+			server_set_state(s, SERVER_FAILED);
 	} else {
 		server_job_fail(s, job, "cannot start %s: %s", why);
 		if (job->kind == SERVER_JOB_RESTART) {
@@ -415,6 +437,38 @@ server_start_failed(struct server *s, const char *why)
 	}
 	s->is_denied = false;
 	server_job_end(s);
+}
+
+static void
+server_failed_cleared(void *arg, int err, const char *why)
+{
+	struct server *s = arg;
+	char *text = s->failed_why, *both = NULL;
+
+	s->failed_why = NULL;
+	if (err < 0 &&
+	    asprintf(&both,
+		"%s; its container %s could not be removed (%s): mcpd "
+		"retries every 10 s, and unload tries again at once",
+		text, docker_container_name(s->container), why) < 0)
+		both = NULL;
+	server_start_failed_now(s, both != NULL ? both : text);
+	free(both);
+	free(text);
+}
+
+/* The running job failed: a container is removed before anyone hears. */
+static void
+server_start_failed(struct server *s, const char *why)
+{
+	if (s->container == NULL ||
+	    docker_container_name(s->container) == NULL) {
+		server_start_failed_now(s, why);
+		return;
+	}
+	if ((s->failed_why = strdup(why)) == NULL)
+		fatal("strdup");
+	docker_container_remove(s->container, server_failed_cleared, s);
 }
 
 static void
@@ -469,16 +523,97 @@ static const struct session_cbs server_session_cbs = {
 };
 
 static void
+server_job_connect(struct server *s, struct server_job *job)
+{
+	char *cause = NULL;
+
+	if (server_connect(s, job->timeout_ms, &cause) < 0) {
+		server_start_failed(s, cause != NULL ? cause : "cannot start");
+		free(cause);
+	}
+}
+
+/* The container of before is gone: its session goes, the new one starts. */
+static void
+server_container_cleared(void *arg, int err, const char *why)
+{
+	struct server *s = arg;
+	char *text;
+
+	if (err < 0) {
+		if (asprintf(&text,
+			"the previous container %s could not be removed: %s",
+			docker_container_name(s->container), why) < 0)
+			fatal("asprintf");
+		server_start_failed_now(s, text);
+		free(text);
+		return;
+	}
+	server_retire_session(s->session);
+	s->session = NULL;
+	server_job_connect(s, TAILQ_FIRST(&s->jobs));
+}
+
+/*
+ * One container per server (its name is fixed): a reload or restart
+ * removes the old container before the new one starts.
+ */
+static void
 server_job_start(struct server *s, struct server_job *job)
 {
 	char *cause = NULL;
 
 	if (job->kind == SERVER_JOB_RESTART)
 		s->restarts++;
-	if (server_connect(s, job->timeout_ms, &cause) < 0) {
-		server_start_failed(s, cause != NULL ? cause : "cannot start");
-		free(cause);
+	s->is_unloading = false;
+	if (s->mode != SERVER_CONTAINER) {
+		server_job_connect(s, job);
+		return;
 	}
+	if (docker_available(&cause) < 0) {
+		server_start_failed_now(s, cause);
+		free(cause);
+		return;
+	}
+	docker_container_remove(s->container, server_container_cleared, s);
+}
+
+/* Containers that shutdown could not remove, for its answer. */
+static json_t *server_not_removed;
+
+json_t *
+server_not_removed_take(void)
+{
+	json_t *list = server_not_removed;
+
+	server_not_removed = NULL;
+	return list;
+}
+
+/* The container would not go: the server stays listed, to unload again. */
+static void
+server_unload_kept(struct server *s, struct server_job *job)
+{
+	const char *name = docker_container_name(s->container);
+	const char *why = docker_container_error(s->container);
+	char *text;
+
+	if (asprintf(&text,
+		"container %s could not be removed: %s; mcpd retries every "
+		"10 s and at shutdown; unload again to retry now",
+		name, why != NULL ? why : "unknown error") < 0)
+		fatal("asprintf");
+	server_set_error(s, text);
+	server_set_state(s, SERVER_FAILED);
+	s->is_unloading = true;
+	if (job->req != NULL)
+		control_fail(job->req, ERRORS_UNAVAILABLE,
+		    json_pack("{s:s, s:s, s:s}", "server", s->name, "container",
+			name, "error", why != NULL ? why : ""),
+		    "%s", text);
+	job->req = NULL;
+	free(text);
+	server_job_end(s);
 }
 
 static void
@@ -486,38 +621,75 @@ server_unload_done(void *arg)
 {
 	struct server *s = arg;
 	struct server_job *job = TAILQ_FIRST(&s->jobs);
+	const char *kept = s->container != NULL ?
+	    docker_container_name(s->container) : NULL;
 
+	if (kept != NULL && !mcpd_is_stopping()) {
+		server_unload_kept(s, job);
+		return;
+	}
+	if (kept != NULL) {
+		if (server_not_removed == NULL)
+			server_not_removed = json_array();
+		json_array_append_new(server_not_removed,
+		    json_pack("{s:s, s:s}", "container", kept, "error",
+			docker_container_error(s->container)));
+		log_warnx("shutdown leaves container %s: %s", kept,
+		    docker_container_error(s->container));
+	}
 	server_set_state(s, SERVER_STOPPED);
 	if (job->req != NULL)
 		control_reply(job->req,
 		    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name",
-			s->name, "stopped_live", 1, "removed_saved", 0,
-			"container_removed", 0));
+			s->name, "stopped_live", s->was_live, "removed_saved",
+			0, "container_removed", s->had_container));
+	job->req = NULL;
 	s->is_removed = true;
 	server_job_end(s);
+}
+
+/* docker rm -f first; then the transport closes. */
+static void
+server_unload_close(void *arg, int err, const char *why)
+{
+	struct server *s = arg;
+	struct session *sess = s->session;
+
+	(void)err, (void)why;
+	s->session = NULL;
+	if (sess != NULL)
+		session_close(sess, server_unload_done, s);
+	else
+		server_unload_done(s);
 }
 
 static void
 server_job_unload(struct server *s, struct server_job *job)
 {
-	struct session *sess = s->session;
-
+	(void)job;
 	evtimer_del(s->restart_timer);
 	evtimer_del(s->healthy_timer);
 	server_set_state(s, SERVER_STOPPING);
-	s->session = NULL;
-	if (sess != NULL) {
-		session_close(sess, server_unload_done, s);
+	s->was_live = s->session != NULL;
+	s->had_container = s->container != NULL &&
+	    docker_container_name(s->container) != NULL;
+	if (s->had_container)
+		docker_container_remove(s->container, server_unload_close, s);
+	else
+		server_unload_close(s, 0, NULL);
+}
+
+/* A retried removal succeeded: an unloaded server can go now. */
+static void
+server_container_gone(void *arg)
+{
+	struct server *s = arg;
+
+	log_server(LOG_INFO, s->name, "its container was removed at last");
+	if (!s->is_unloading)
 		return;
-	}
-	if (job->req != NULL)
-		control_reply(job->req,
-		    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name",
-			s->name, "stopped_live", 0, "removed_saved", 0,
-			"container_removed", 0));
-	job->req = NULL;
 	s->is_removed = true;
-	server_job_end(s);
+	server_job_kick(s);
 }
 
 /* Runs the next job, or frees a removed server whose queue is empty. */
@@ -641,12 +813,14 @@ server_transport_name(const struct server *s)
 	return spec_transport_name(&s->spec);
 }
 
+static json_t *server_container_row(const struct server *);
+
 json_t *
 server_load_result(const struct server *s)
 {
-	json_t *info = session_server_info_peek(s->session);
+	json_t *info = session_server_info_peek(s->session), *r;
 
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:b, s:O}",
+	r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:b, s:O}",
 	    "id", s->id, "name", s->name, "mode", server_mode_name(s->mode),
 	    "transport", server_transport_name(s), "endpoint", s->endpoint,
 	    "protocol_version",
@@ -655,6 +829,26 @@ server_load_result(const struct server *s)
 	    (json_int_t)json_array_size(session_tools_peek(s->session)),
 	    "generation", (json_int_t)s->generation, "persistent", 0,
 	    "server_info", info != NULL ? info : json_null());
+	if (s->container != NULL) {
+		json_object_set_new(r, "image", json_string(s->spec.image));
+		json_object_set_new(r, "container", server_container_row(s));
+	}
+	return r;
+}
+
+/* The container of a list row: name, phase, and a removal error. */
+static json_t *
+server_container_row(const struct server *s)
+{
+	const char *name, *error;
+
+	if (s->container == NULL ||
+	    (name = docker_container_name(s->container)) == NULL)
+		return json_null();
+	error = docker_container_error(s->container);
+	return json_pack("{s:s, s:s, s:o}", "name", name, "phase",
+	    docker_container_phase(s->container), "remove_error",
+	    server_string_or_null(error));
 }
 
 json_t *
@@ -664,11 +858,12 @@ server_describe(const struct server *s)
 
 	if (s->session != NULL)
 		pid = transport_stdio_pid(session_transport(s->session));
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:s, s:o,"
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o,"
 			 " s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
 	    "id", s->id, "name", s->name, "agent", s->agent, "mode",
 	    server_mode_name(s->mode), "transport", server_transport_name(s),
-	    "endpoint", s->endpoint, "image", "container", "state",
+	    "endpoint", s->endpoint, "image", server_string_or_null(s->spec.image),
+	    "container", server_container_row(s), "state",
 	    server_state_name(s->state), "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
 	    "tools",

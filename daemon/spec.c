@@ -15,6 +15,10 @@ spec_clear(struct server_spec *spec)
 	free(spec->remote.url);
 	json_decref(spec->remote.headers);
 	free(spec->transport);
+	free(spec->image);
+	child_strv_free(spec->args);
+	child_strv_free(spec->volumes);
+	free(spec->network);
 	memset(spec, 0, sizeof *spec);
 }
 
@@ -56,9 +60,19 @@ spec_command_line(char *const *argv)
 char *
 spec_endpoint(const struct server_spec *spec)
 {
+	char *line, *all;
+
 	if (spec->remote.url != NULL)
 		return strdup(spec->remote.url);
-	return spec_command_line(spec->argv);
+	if (spec->image == NULL)
+		return spec_command_line(spec->argv);
+	if (spec->args == NULL || spec->args[0] == NULL)
+		return strdup(spec->image);
+	if ((line = spec_command_line(spec->args)) == NULL ||
+	    asprintf(&all, "%s %s", spec->image, line) < 0)
+		all = NULL;
+	free(line);
+	return all;
 }
 
 const char *
@@ -69,30 +83,43 @@ spec_transport_name(const struct server_spec *spec)
 	return spec->remote.url != NULL ? "streamable-http" : "stdio";
 }
 
-/* argv, then cwd, then the env names (values may be secrets). */
-static char *
-spec_process_target(const struct server_spec *spec, size_t *ret_len)
+/* Appends each string of v (up to '=' when is_names) and a NUL. */
+static void
+spec_target_add(FILE *f, char *const *v, bool is_names)
 {
-	size_t len = 2, off = 0;
-	char *target;
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++) {
+		fwrite(v[i], 1, is_names ? strcspn(v[i], "=") : strlen(v[i]),
+		    f);
+		fputc('\0', f);
+	}
+	fputc('\0', f);
+}
 
-	for (size_t i = 0; spec->argv[i] != NULL; i++)
-		len += strlen(spec->argv[i]) + 1;
-	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
-		len += strcspn(spec->env[i], "=") + 2;
-	len += spec->cwd != NULL ? strlen(spec->cwd) : 0;
-	if ((target = calloc(1, len)) == NULL)
+/*
+ * What identifies a process or container target: argv (or image, args,
+ * volumes, network), cwd, then the env names (values may be secrets).
+ */
+static char *
+spec_local_target(const struct server_spec *spec, size_t *ret_len)
+{
+	char *target = NULL, *const image[] = { spec->image, spec->network,
+		NULL };
+	FILE *f = open_memstream(&target, ret_len);
+
+	if (f == NULL)
 		return NULL;
-	for (size_t i = 0; spec->argv[i] != NULL; i++)
-		off += sprintf(target + off, "%s", spec->argv[i]) + 1;
-	off += sprintf(target + off, "%s", spec->cwd != NULL ? spec->cwd : "") +
-	    1;
-	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
-		off += sprintf(target + off,
-			   "%.*s=", (int)strcspn(spec->env[i], "="),
-			   spec->env[i]) +
-		    1;
-	*ret_len = off;
+	if (spec->image != NULL) {
+		spec_target_add(f, image, false);
+		spec_target_add(f, spec->args, false);
+		spec_target_add(f, spec->volumes, false);
+	} else
+		spec_target_add(f, spec->argv, false);
+	fprintf(f, "%s%c", spec->cwd != NULL ? spec->cwd : "", '\0');
+	spec_target_add(f, spec->env, true);
+	if (fclose(f) != 0) {
+		free(target);
+		return NULL;
+	}
 	return target;
 }
 
@@ -106,7 +133,7 @@ spec_id(const char *agent, enum server_mode mode,
 	if (spec->remote.url != NULL)
 		return identity_connection_id(agent, server_mode_name(mode),
 		    spec->remote.url, strlen(spec->remote.url));
-	if ((target = spec_process_target(spec, &len)) == NULL)
+	if ((target = spec_local_target(spec, &len)) == NULL)
 		return NULL;
 	id = identity_connection_id(agent, server_mode_name(mode), target, len);
 	free(target);

@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: ISC */
+/* The docker CLI: commands as argv, container records, names, reaping. */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+
+#include "linebuf.h"
+#include "log.h"
+#include "mcpd.h"
+
+#define DOCKER_OUTPUT_MAX (64 * 1024) /* kept of a command's stdout/stderr */
+#define DOCKER_LINE_MAX	  4096
+#define DOCKER_RETRY_MS	  10000 /* between tries of a failed removal */
+
+struct docker_cmd {
+	struct child_io io;
+	char **env;
+	struct event *out_ev, *err_ev, *deadline;
+	struct evbuffer *out, *err;
+	struct linebuf out_lines, err_lines;
+	docker_line_fn *line; /* NULL: collect, for done */
+	docker_done_fn *done;
+	void *arg;
+	bool is_out_eof, is_err_eof, has_exited;
+	int status;
+};
+
+struct docker_waiter {
+	docker_removed_fn *fn;
+	void *arg;
+	TAILQ_ENTRY(docker_waiter) entry;
+};
+
+struct docker_container {
+	char *base;  /* <name> or <agent>.<name> */
+	char *name;  /* the container that may exist now, or NULL */
+	enum docker_phase phase;
+	void (*removed)(void *); /* a retried removal succeeded */
+	void *removed_arg;
+	char *error; /* why the last removal failed, or NULL */
+	struct docker_cmd *removing;
+	struct event *retry;
+	TAILQ_HEAD(, docker_waiter) waiters;
+};
+
+/* Variables the docker CLI itself reads; passed through from mcpd's. */
+static const char *const docker_env_pass[] = {
+	"DOCKER_HOST",
+	"DOCKER_CONFIG",
+	"DOCKER_CONTEXT",
+	"DOCKER_CERT_PATH",
+	"DOCKER_TLS_VERIFY",
+	"CONTAINER_HOST",
+	"XDG_RUNTIME_DIR",
+	NULL,
+};
+
+const char *
+docker_program(void)
+{
+	const char *p = mcpd_opts.docker;
+
+	return p != NULL && *p != '\0' ? p : "docker";
+}
+
+/* True when path names an executable file. */
+static bool
+docker_is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, X_OK) == 0;
+}
+
+int
+docker_available(char **cause)
+{
+	const char *prog = docker_program(), *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL, *full;
+	bool found = false;
+
+	if (strchr(prog, '/') != NULL)
+		found = docker_is_executable(prog);
+	else if ((dirs = strdup(path != NULL ? path : "/usr/bin:/bin"))) {
+		for (dir = strtok_r(dirs, ":", &save); dir && !found;
+		    dir = strtok_r(NULL, ":", &save)) {
+			if (asprintf(&full, "%s/%s", dir, prog) < 0)
+				break;
+			found = docker_is_executable(full);
+			free(full);
+		}
+		free(dirs);
+	}
+	if (found)
+		return 0;
+	if (cause != NULL &&
+	    asprintf(cause,
+		"the docker CLI '%s' is not installed or not on PATH; "
+		"install docker.io (or podman) or set MCPD_DOCKER / mcpd "
+		"--docker to its path",
+		prog) < 0)
+		*cause = NULL;
+	return -ENOENT;
+}
+
+char **
+docker_env(char *const *extra)
+{
+	size_t npass = 0, m = 0;
+	char **all, **env;
+	const char *v;
+
+	while (extra != NULL && extra[m] != NULL)
+		m++;
+	if ((all = calloc(m + 8, sizeof *all)) == NULL)
+		return NULL;
+	for (size_t i = 0; docker_env_pass[i] != NULL; i++)
+		if ((v = getenv(docker_env_pass[i])) != NULL &&
+		    asprintf(&all[npass], "%s=%s", docker_env_pass[i], v) >= 0)
+			npass++;
+	memcpy(all + npass, extra, m * sizeof *all);
+	env = child_env_build(all);
+	for (size_t i = 0; i < npass; i++)
+		free(all[i]);
+	free(all);
+	return env;
+}
+
+static void
+docker_cmd_free(struct docker_cmd *c)
+{
+	if (c == NULL)
+		return;
+	if (!c->has_exited) {
+		child_unwatch(c->io.pid);
+		kill(-c->io.pid, SIGKILL);
+	}
+	if (c->out_ev != NULL)
+		event_free(c->out_ev);
+	if (c->err_ev != NULL)
+		event_free(c->err_ev);
+	if (c->deadline != NULL)
+		event_free(c->deadline);
+	if (c->io.out >= 0)
+		close(c->io.out);
+	if (c->io.err >= 0)
+		close(c->io.err);
+	evbuffer_free(c->out);
+	evbuffer_free(c->err);
+	child_strv_free(c->env);
+	free(c);
+}
+
+void
+docker_cmd_cancel(struct docker_cmd *c)
+{
+	docker_cmd_free(c);
+}
+
+/* Hands complete lines to the line callback (line mode). */
+static void
+docker_cmd_lines(struct docker_cmd *c, struct evbuffer *buf,
+    struct linebuf *lb, bool is_stderr)
+{
+	char *line;
+	size_t len;
+	int r;
+
+	while ((r = linebuf_peek(lb, buf, &line, &len)) > 0) {
+		c->line(c->arg, line, len, is_stderr);
+		linebuf_consume(lb, buf);
+	}
+	if (r < 0) {
+		evbuffer_drain(buf, evbuffer_get_length(buf));
+		linebuf_init(lb, DOCKER_LINE_MAX);
+	}
+}
+
+/* Reads what one pipe holds now; false at end of file. */
+static bool
+docker_cmd_read(struct docker_cmd *c, int fd, struct evbuffer *buf,
+    struct linebuf *lb, bool is_stderr)
+{
+	int n;
+
+	while ((n = evbuffer_read(buf, fd, 4096)) > 0) {
+		if (c->line != NULL)
+			docker_cmd_lines(c, buf, lb, is_stderr);
+		else if (evbuffer_get_length(buf) > DOCKER_OUTPUT_MAX)
+			evbuffer_drain(buf,
+			    evbuffer_get_length(buf) - DOCKER_OUTPUT_MAX);
+	}
+	return !(n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR));
+}
+
+/* Both pipes at their end and the process reaped: report, once. */
+static void
+docker_cmd_finish(struct docker_cmd *c)
+{
+	docker_done_fn *done = c->done;
+	char *out, *err;
+
+	if (!c->has_exited || !c->is_out_eof || !c->is_err_eof)
+		return;
+	evbuffer_add(c->out, "", 1);
+	evbuffer_add(c->err, "", 1);
+	out = (char *)evbuffer_pullup(c->out, -1);
+	err = (char *)evbuffer_pullup(c->err, -1);
+	c->done = NULL;
+	if (done != NULL)
+		done(c->arg, c->status, out, err);
+	docker_cmd_free(c);
+}
+
+static void
+docker_cmd_readable(evutil_socket_t fd, short events, void *arg)
+{
+	struct docker_cmd *c = arg;
+	bool is_err = fd == c->io.err;
+
+	(void)events;
+	if (docker_cmd_read(c, fd, is_err ? c->err : c->out,
+		is_err ? &c->err_lines : &c->out_lines, is_err))
+		return;
+	event_del(is_err ? c->err_ev : c->out_ev);
+	if (is_err)
+		c->is_err_eof = true;
+	else
+		c->is_out_eof = true;
+	docker_cmd_finish(c);
+}
+
+static void
+docker_cmd_exited(void *arg, int status)
+{
+	struct docker_cmd *c = arg;
+
+	c->has_exited = true;
+	c->status = status;
+	/* Whatever it wrote is in the pipes now; a stray holder cannot stall us. */
+	if (!c->is_out_eof)
+		docker_cmd_read(c, c->io.out, c->out, &c->out_lines, false);
+	if (!c->is_err_eof)
+		docker_cmd_read(c, c->io.err, c->err, &c->err_lines, true);
+	c->is_out_eof = c->is_err_eof = true;
+	event_del(c->out_ev);
+	event_del(c->err_ev);
+	docker_cmd_finish(c);
+}
+
+static void
+docker_cmd_timeout(evutil_socket_t fd, short events, void *arg)
+{
+	struct docker_cmd *c = arg;
+
+	(void)fd, (void)events;
+	/* The exit comes through SIGCHLD and reports the signal. */
+	kill(-c->io.pid, SIGKILL);
+}
+
+struct docker_cmd *
+docker_cmd_start(const char *const *args, char *const *env, int timeout_ms,
+    docker_line_fn *line, docker_done_fn *done, void *arg, char **cause)
+{
+	struct docker_cmd *c = calloc(1, sizeof *c);
+	struct child_spec spec = { 0 };
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+	int r;
+
+	if (c == NULL || (c->env = docker_env(env)) == NULL)
+		fatal("out of memory running docker");
+	spec.argv = (char *const *)(uintptr_t)args;
+	spec.env = c->env;
+	c->io.out = c->io.err = -1;
+	if ((r = child_spawn(&spec, &c->io, cause)) < 0) {
+		c->has_exited = true;
+		docker_cmd_free(c);
+		return NULL;
+	}
+	close(c->io.in);
+	c->line = line;
+	c->done = done;
+	c->arg = arg;
+	c->out = evbuffer_new();
+	c->err = evbuffer_new();
+	linebuf_init(&c->out_lines, DOCKER_LINE_MAX);
+	linebuf_init(&c->err_lines, DOCKER_LINE_MAX);
+	c->out_ev = event_new(mcpd_base, c->io.out, EV_READ | EV_PERSIST,
+	    docker_cmd_readable, c);
+	c->err_ev = event_new(mcpd_base, c->io.err, EV_READ | EV_PERSIST,
+	    docker_cmd_readable, c);
+	c->deadline = evtimer_new(mcpd_base, docker_cmd_timeout, c);
+	if (c->out == NULL || c->err == NULL || c->out_ev == NULL ||
+	    c->err_ev == NULL || c->deadline == NULL)
+		fatal("out of memory running docker");
+	event_add(c->out_ev, NULL);
+	event_add(c->err_ev, NULL);
+	if (timeout_ms > 0)
+		evtimer_add(c->deadline, &tv);
+	child_watch(c->io.pid, docker_cmd_exited, c);
+	return c;
+}
+
+char *
+docker_describe_failure(int status, const char *err)
+{
+	char *how = child_describe_status(status), *why = NULL;
+	size_t len = strlen(err);
+
+	while (len > 0 && (err[len - 1] == '\n' || err[len - 1] == ' '))
+		len--;
+	if (asprintf(&why, "%s %s%s%.*s", docker_program(),
+		how != NULL ? how : "failed", len > 0 ? ": " : "",
+		(int)(len > 300 ? 300 : len), err) < 0)
+		why = NULL;
+	free(how);
+	return why;
+}
+
+/* ---- container records ---- */
+
+static void docker_remove_start(struct docker_container *);
+
+static void
+docker_retry_due(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd, (void)events;
+	docker_remove_start(arg);
+}
+
+struct docker_container *
+docker_container_new(const char *agent, const char *server,
+    void (*removed)(void *), void *arg)
+{
+	struct docker_container *ct = calloc(1, sizeof *ct);
+
+	if (ct == NULL)
+		fatal("calloc");
+	ct->removed = removed;
+	ct->removed_arg = arg;
+	if (strcmp(agent, "default") == 0)
+		ct->base = strdup(server);
+	else if (asprintf(&ct->base, "%s.%s", agent, server) < 0)
+		ct->base = NULL;
+	ct->retry = evtimer_new(mcpd_base, docker_retry_due, ct);
+	if (ct->base == NULL || ct->retry == NULL)
+		fatal("out of memory");
+	TAILQ_INIT(&ct->waiters);
+	return ct;
+}
+
+void
+docker_container_free(struct docker_container *ct)
+{
+	struct docker_waiter *w;
+
+	if (ct == NULL)
+		return;
+	while ((w = TAILQ_FIRST(&ct->waiters)) != NULL) {
+		TAILQ_REMOVE(&ct->waiters, w, entry);
+		free(w);
+	}
+	docker_cmd_cancel(ct->removing);
+	event_free(ct->retry);
+	free(ct->base);
+	free(ct->name);
+	free(ct->error);
+	free(ct);
+}
+
+char *
+docker_container_name_for(const struct docker_container *ct,
+    enum docker_phase phase)
+{
+	char *name;
+
+	if (asprintf(&name, "rax-%s-%s-%ld",
+		phase == DOCKER_PHASE_PROBE ? "probe" : "mcp", ct->base,
+		(long)getpid()) < 0)
+		fatal("asprintf");
+	return name;
+}
+
+void
+docker_container_set(struct docker_container *ct, const char *name,
+    enum docker_phase phase)
+{
+	free(ct->name);
+	ct->name = name != NULL ? strdup(name) : NULL;
+	ct->phase = phase;
+}
+
+const char *
+docker_container_name(const struct docker_container *ct)
+{
+	return ct->name;
+}
+
+const char *
+docker_container_phase(const struct docker_container *ct)
+{
+	return ct->phase == DOCKER_PHASE_PROBE ? "probe" : "managed";
+}
+
+const char *
+docker_container_error(const struct docker_container *ct)
+{
+	return ct->error;
+}
+
+/* "No such container" means it is gone already: that is success. */
+static bool
+docker_is_gone(int status, const char *err)
+{
+	return status == 0 || strcasestr(err, "no such container") != NULL;
+}
+
+/* Tells every waiter; a waiter may free ct, so nothing of ct is kept. */
+static void
+docker_tell_waiters(struct docker_container *ct, int r)
+{
+	TAILQ_HEAD(, docker_waiter) waiters = TAILQ_HEAD_INITIALIZER(waiters);
+	struct docker_waiter *w;
+	char *why = ct->error != NULL ? strdup(ct->error) : NULL;
+
+	TAILQ_CONCAT(&waiters, &ct->waiters, entry);
+	while ((w = TAILQ_FIRST(&waiters)) != NULL) {
+		TAILQ_REMOVE(&waiters, w, entry);
+		w->fn(w->arg, r, why);
+		free(w);
+	}
+	free(why);
+}
+
+static void
+docker_removed(void *arg, int status, const char *out, const char *err)
+{
+	struct docker_container *ct = arg;
+	bool was_retry = ct->error != NULL && TAILQ_EMPTY(&ct->waiters);
+	struct timeval retry = { DOCKER_RETRY_MS / 1000, 0 };
+
+	(void)out;
+	ct->removing = NULL;
+	free(ct->error);
+	ct->error = NULL;
+	if (docker_is_gone(status, err)) {
+		log_debug("removed container %s", ct->name);
+		docker_container_set(ct, NULL, ct->phase);
+		if (was_retry && ct->removed != NULL)
+			ct->removed(ct->removed_arg); /* may free ct */
+		else
+			docker_tell_waiters(ct, 0);
+		return;
+	}
+	ct->error = docker_describe_failure(status, err);
+	log_warnx("cannot remove container %s: %s; retrying in %d s", ct->name,
+	    ct->error, DOCKER_RETRY_MS / 1000);
+	evtimer_add(ct->retry, &retry);
+	docker_tell_waiters(ct, -EIO);
+}
+
+static void
+docker_remove_start(struct docker_container *ct)
+{
+	const char *args[] = { docker_program(), "rm", "-f", ct->name, NULL };
+	char *cause = NULL;
+
+	evtimer_del(ct->retry);
+	if (ct->removing != NULL)
+		return;
+	ct->removing = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
+	    NULL, docker_removed, ct, &cause);
+	if (ct->removing == NULL) {
+		docker_removed(ct, -1, "", cause != NULL ? cause : "");
+		free(cause);
+	}
+}
+
+void
+docker_container_remove(struct docker_container *ct, docker_removed_fn *fn,
+    void *arg)
+{
+	struct docker_waiter *w;
+
+	if (ct->name == NULL) {
+		fn(arg, 0, NULL);
+		return;
+	}
+	if ((w = calloc(1, sizeof *w)) == NULL)
+		fatal("calloc");
+	w->fn = fn;
+	w->arg = arg;
+	TAILQ_INSERT_TAIL(&ct->waiters, w, entry);
+	docker_remove_start(ct);
+}
+
+void
+docker_container_unwait(struct docker_container *ct, void *arg)
+{
+	struct docker_waiter *w, *next;
+
+	for (w = TAILQ_FIRST(&ct->waiters); w != NULL; w = next) {
+		next = TAILQ_NEXT(w, entry);
+		if (w->arg == arg) {
+			TAILQ_REMOVE(&ct->waiters, w, entry);
+			free(w);
+		}
+	}
+}
+
+/* ---- reaping containers of earlier runs ---- */
+
+static void
+docker_reaped(void *arg, int status, const char *out, const char *err)
+{
+	char *why;
+
+	(void)arg, (void)out;
+	if (status == 0)
+		return;
+	why = docker_describe_failure(status, err);
+	log_warnx("cannot remove containers of an earlier mcpd: %s", why);
+	free(why);
+}
+
+/* Adds the names from `docker ps` lines "NAME PID" whose pid is not ours. */
+static size_t
+docker_stale_names(char *out, char **args, size_t max)
+{
+	char *line, *save = NULL, *pid, self[24];
+	size_t n = 0;
+
+	snprintf(self, sizeof self, "%ld", (long)getpid());
+	for (line = strtok_r(out, "\n", &save); line != NULL && n < max;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if ((pid = strchr(line, ' ')) == NULL)
+			continue;
+		*pid++ = '\0';
+		if (strcmp(pid, self) != 0 && strncmp(line, "rax-", 4) == 0)
+			args[n++] = line;
+	}
+	return n;
+}
+
+static void
+docker_listed(void *arg, int status, const char *out, const char *err)
+{
+	char *copy, *why, *cause = NULL;
+	const char **args;
+	size_t n, max = 3;
+
+	(void)arg;
+	if (status != 0) {
+		why = docker_describe_failure(status, err);
+		log_info("no containers reaped: %s", why);
+		free(why);
+		return;
+	}
+	for (const char *p = out; *p != '\0'; p++)
+		max += *p == '\n';
+	if ((copy = strdup(out)) == NULL ||
+	    (args = calloc(max + 1, sizeof *args)) == NULL)
+		fatal("out of memory");
+	args[0] = docker_program();
+	args[1] = "rm";
+	args[2] = "-f";
+	n = docker_stale_names(copy, (char **)(uintptr_t)(args + 3), max - 3);
+	if (n > 0) {
+		log_info("removing %zu container(s) of an earlier mcpd", n);
+		if (docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
+			NULL, docker_reaped, NULL, &cause) == NULL) {
+			log_warnx("%s", cause);
+			free(cause);
+		}
+	}
+	free(args);
+	free(copy);
+}
+
+void
+docker_reap(void)
+{
+	char *filter, *cause = NULL;
+
+	if (docker_available(NULL) < 0)
+		return;
+	if (asprintf(&filter, "label=io.mcpd.owner=%s", identity_did()) < 0)
+		fatal("asprintf");
+	const char *args[] = { docker_program(), "ps", "-a", "--no-trunc",
+		"--filter", filter, "--format",
+		"{{.Names}} {{.Label \"io.mcpd.daemon-pid\"}}", NULL };
+	if (docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
+		docker_listed, NULL, &cause) == NULL) {
+		log_warnx("cannot list old containers: %s", cause);
+		free(cause);
+	}
+	free(filter);
+}

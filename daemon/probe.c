@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: ISC */
+/* A container start: stdio on `docker run -i` raced against HTTP detection. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "mcpd.h"
+
+#define PROBE_RESEND_MS 250 /* between tries of a handshake over HTTP */
+
+enum probe_phase {
+	PROBE_STDIO,	 /* docker run -i; stderr watched for HTTP */
+	PROBE_SWITCHING, /* removing the probe, starting the managed one */
+	PROBE_HTTP,	 /* Streamable HTTP to the published port */
+};
+
+struct probe {
+	struct transport t; /* what the session holds */
+	struct probe_target target;
+	struct docker_container *ct; /* the server's record, borrowed */
+	enum probe_phase phase;
+	struct transport *inner;
+	struct child_spec run;
+	char **run_argv, **run_env;
+	struct remote_spec remote;
+	int port; /* inside the container */
+	char *path;
+	json_t *held; /* [msg, tool] pairs not yet answered by anyone */
+	bool is_confirmed; /* the server answered: the transport is known */
+	struct docker_cmd *cmd;	 /* docker run -d or docker port */
+	struct docker_cmd *logs; /* docker logs -f of the managed one */
+	struct event *resend;
+	bool is_closing;
+	void (*done)(void *);
+	void *done_arg;
+};
+
+static const struct transport_cbs probe_inner_cbs;
+
+static struct probe *
+probe_of(struct transport *t)
+{
+	return (struct probe *)t;
+}
+
+/* Appends a copy of s to the NULL-terminated vector *v of length *n. */
+static void
+probe_push(char ***v, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+probe_push(char ***v, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	char **grown = reallocarray(*v, *n + 2, sizeof **v);
+
+	if (grown == NULL)
+		fatal("reallocarray");
+	*v = grown;
+	va_start(ap, fmt);
+	if (vasprintf(&grown[*n], fmt, ap) < 0)
+		fatal("vasprintf");
+	va_end(ap);
+	grown[++*n] = NULL;
+}
+
+/* docker run argv of one phase: names, labels, env names, then the image. */
+static char **
+probe_run_argv(const struct probe *p, const char *name, enum docker_phase ph)
+{
+	const struct server_spec *spec = p->target.spec;
+	char **v = NULL, *agent_did = identity_agent_did(p->target.agent);
+	size_t n = 0;
+
+	probe_push(&v, &n, "%s", docker_program());
+	probe_push(&v, &n, "run");
+	probe_push(&v, &n, ph == DOCKER_PHASE_PROBE ? "-i" : "-d");
+	probe_push(&v, &n, "--name=%s", name);
+	probe_push(&v, &n, "--label=io.mcpd.owner=%s", identity_did());
+	probe_push(&v, &n, "--label=io.mcpd.agent=%s", p->target.agent);
+	probe_push(&v, &n, "--label=io.mcpd.agent-did=%s", agent_did);
+	probe_push(&v, &n, "--label=io.mcpd.server=%s", p->target.server);
+	probe_push(&v, &n, "--label=io.mcpd.image=%s", spec->image);
+	probe_push(&v, &n, "--label=io.mcpd.daemon-pid=%ld", (long)getpid());
+	probe_push(&v, &n, "--label=io.mcpd.phase=%s",
+	    ph == DOCKER_PHASE_PROBE ? "probe" : "managed");
+	if (ph == DOCKER_PHASE_MANAGED)
+		probe_push(&v, &n, "--publish=127.0.0.1::%d", p->port);
+	/* Names only: the values reach docker through its environment. */
+	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
+		probe_push(&v, &n, "--env=%.*s",
+		    (int)strcspn(spec->env[i], "="), spec->env[i]);
+	for (size_t i = 0; spec->volumes != NULL && spec->volumes[i]; i++)
+		probe_push(&v, &n, "--volume=%s", spec->volumes[i]);
+	if (spec->network != NULL)
+		probe_push(&v, &n, "--network=%s", spec->network);
+	probe_push(&v, &n, "%s", spec->image);
+	for (size_t i = 0; spec->args != NULL && spec->args[i] != NULL; i++)
+		probe_push(&v, &n, "%s", spec->args[i]);
+	free(agent_did);
+	return v;
+}
+
+/* ---- HTTP detection ---- */
+
+/* Reads a port number at s; 0 when there is none. */
+static int
+probe_port_at(const char *s, const char *end)
+{
+	long port = 0;
+	const char *d = s;
+
+	while (d < end && isdigit((unsigned char)*d) && d - s < 6)
+		port = port * 10 + (*d++ - '0');
+	if (d == s || (d < end && isalnum((unsigned char)*d)))
+		return 0;
+	return port > 0 && port <= 65535 ? (int)port : 0;
+}
+
+/* "http://host:port/path": the port and the path (up to white space). */
+static int
+probe_detect_url(const char *line, const char *end, int *ret_port,
+    char **ret_path)
+{
+	const char *u = memmem(line, end - line, "http://", 7), *h, *path;
+	size_t plen;
+
+	if (u == NULL && (u = memmem(line, end - line, "https://", 8)) == NULL)
+		return 0;
+	h = strchr(u, '/') + 2;
+	if (*h == '[')
+		h = memchr(h, ']', end - h);
+	if (h == NULL || (h = memchr(h, ':', end - h)) == NULL ||
+	    memchr(u, ' ', h - u) != NULL ||
+	    (*ret_port = probe_port_at(h + 1, end)) == 0)
+		return 0;
+	path = h + 1;
+	while (path < end && isdigit((unsigned char)*path))
+		path++;
+	plen = 0;
+	while (path + plen < end && !isspace((unsigned char)path[plen]) &&
+	    strchr("\"'<>", path[plen]) == NULL)
+		plen++;
+	if (plen <= 1 || path[0] != '/')
+		*ret_path = strdup("/mcp");
+	else
+		*ret_path = strndup(path, plen);
+	return *ret_path != NULL ? 1 : -ENOMEM;
+}
+
+/* "listening ... port N" or "listening on host:N". */
+static int
+probe_detect_listening(const char *line, const char *end, int *ret_port)
+{
+	const char *l = strcasestr(line, "listening"), *p;
+
+	if (l == NULL)
+		return 0;
+	if ((p = strcasestr(l, "port")) != NULL && p < end) {
+		p += 4;
+		while (p < end && (*p == ' ' || *p == ':' || *p == '='))
+			p++;
+		if ((*ret_port = probe_port_at(p, end)) > 0)
+			return 1;
+	}
+	for (p = l; p < end && (p = memchr(p, ':', end - p)) != NULL; p++)
+		if ((*ret_port = probe_port_at(p + 1, end)) > 0)
+			return 1;
+	return 0;
+}
+
+int
+probe_detect_http(const char *line, size_t len, int *ret_port,
+    char **ret_path)
+{
+	char *copy = strndup(line, len);
+	int r;
+
+	if (copy == NULL)
+		return -ENOMEM;
+	r = probe_detect_url(copy, copy + len, ret_port, ret_path);
+	if (r == 0 &&
+	    (r = probe_detect_listening(copy, copy + len, ret_port)) > 0 &&
+	    (*ret_path = strdup("/mcp")) == NULL)
+		r = -ENOMEM;
+	free(copy);
+	return r;
+}
+
+/* ---- the switch to HTTP ---- */
+
+static void
+probe_fail(struct probe *p, const char *fmt, const char *why)
+{
+	const char *name = docker_container_name(p->ct);
+	char *text;
+
+	if (p->is_closing)
+		return;
+	if (asprintf(&text, fmt, name != NULL ? name : "(none)",
+		why != NULL ? why : "") < 0)
+		text = NULL;
+	p->is_closing = true;
+	p->t.cbs->closed(p->t.cb_arg, text != NULL ? text : "out of memory");
+	free(text);
+}
+
+/* Sends the held handshake messages again over the current inner one. */
+static void
+probe_send_held(struct probe *p)
+{
+	json_t *pair;
+	size_t i;
+
+	json_array_foreach(p->held, i, pair)
+		p->inner->ops->send(p->inner, json_array_get(pair, 0),
+		    json_array_get(pair, 1));
+}
+
+static void
+probe_resend_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct probe *p = arg;
+
+	(void)fd, (void)events;
+	if (p->phase == PROBE_HTTP && !p->is_confirmed)
+		probe_send_held(p);
+}
+
+static void
+probe_logs_line(void *arg, const char *line, size_t len, bool is_stderr)
+{
+	struct probe *p = arg;
+
+	(void)is_stderr;
+	if (!p->is_closing)
+		p->t.cbs->stderr_line(p->t.cb_arg, line, len);
+}
+
+/* docker logs -f ends when the managed container does. */
+static void
+probe_logs_ended(void *arg, int status, const char *out, const char *err)
+{
+	struct probe *p = arg;
+	char *why = docker_describe_failure(status, err);
+
+	(void)out;
+	p->logs = NULL;
+	probe_fail(p, "container %s stopped (%s)", why);
+	free(why);
+}
+
+/* Connects Streamable HTTP to the published port. */
+static void
+probe_connect(struct probe *p, int host_port)
+{
+	char *cause = NULL;
+	const char *args[] = { docker_program(), "logs", "--follow",
+		docker_container_name(p->ct), NULL };
+
+	if (asprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port,
+		p->path) < 0)
+		fatal("asprintf");
+	p->remote.allow_local = true;
+	p->logs = docker_cmd_start(args, NULL, 0, probe_logs_line,
+	    probe_logs_ended, p, &cause);
+	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
+	if (p->inner == NULL)
+		fatal("out of memory");
+	p->phase = PROBE_HTTP;
+	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
+	    p->remote.url);
+	if (p->logs == NULL || p->inner->ops->open(p->inner, &cause) < 0) {
+		probe_fail(p, "cannot follow container %s: %s",
+		    cause != NULL ? cause : "docker logs failed");
+		free(cause);
+		return;
+	}
+	probe_send_held(p);
+}
+
+/* `docker port NAME PORT/tcp` says "127.0.0.1:49153". */
+static void
+probe_port_read(void *arg, int status, const char *out, const char *err)
+{
+	struct probe *p = arg;
+	const char *colon = strchr(out, ':');
+	char *why;
+	int port;
+
+	p->cmd = NULL;
+	if (status != 0 || colon == NULL ||
+	    (port = probe_port_at(colon + 1, colon + strlen(colon))) == 0) {
+		why = status != 0 ? docker_describe_failure(status, err) :
+				    strdup(out);
+		probe_fail(p, "cannot read the published port of %s: %s",
+		    why != NULL ? why : "");
+		free(why);
+		return;
+	}
+	probe_connect(p, port);
+}
+
+static void
+probe_managed_started(void *arg, int status, const char *out, const char *err)
+{
+	struct probe *p = arg;
+	char port[16], *cause = NULL, *why;
+	const char *args[] = { docker_program(), "port",
+		docker_container_name(p->ct), port, NULL };
+
+	(void)out;
+	p->cmd = NULL;
+	if (status != 0) {
+		why = docker_describe_failure(status, err);
+		probe_fail(p, "cannot start container %s: %s", why);
+		free(why);
+		return;
+	}
+	snprintf(port, sizeof port, "%d/tcp", p->port);
+	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
+	    NULL, probe_port_read, p, &cause);
+	if (p->cmd == NULL) {
+		probe_fail(p, "cannot run docker port for %s: %s", cause);
+		free(cause);
+	}
+}
+
+/* The probe is gone: start the managed container with the port published. */
+static void
+probe_removed(void *arg, int err, const char *why)
+{
+	struct probe *p = arg;
+	char *name, **argv, *cause = NULL;
+
+	if (err < 0) {
+		probe_fail(p, "cannot remove the probe container %s: %s", why);
+		return;
+	}
+	p->inner->ops->free(p->inner);
+	p->inner = NULL;
+	name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
+	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
+	argv = probe_run_argv(p, name, DOCKER_PHASE_MANAGED);
+	p->cmd = docker_cmd_start((const char *const *)argv,
+	    p->target.spec->env, 0, NULL,
+	    probe_managed_started, p, &cause);
+	child_strv_free(argv);
+	free(name);
+	if (p->cmd == NULL) {
+		probe_fail(p, "cannot start container %s: %s", cause);
+		free(cause);
+	}
+}
+
+static void
+probe_switch(struct probe *p, int port, char *path)
+{
+	log_server(LOG_INFO, p->target.server,
+	    "container %s serves HTTP on port %d (path %s): restarting it as "
+	    "a managed container",
+	    docker_container_name(p->ct), port, path);
+	p->phase = PROBE_SWITCHING;
+	p->port = port;
+	p->path = path;
+	p->t.name = "streamable-http";
+	docker_container_remove(p->ct, probe_removed, p);
+}
+
+/* ---- the inner transport's callbacks ---- */
+
+static bool
+probe_on_raw(void *arg, const char *line, size_t len)
+{
+	struct probe *p = arg;
+
+	if (p->t.cbs->raw == NULL || !p->t.cbs->raw(p->t.cb_arg, line, len))
+		return false;
+	p->is_confirmed = true;
+	return true;
+}
+
+static void
+probe_on_message(void *arg, json_t *msg)
+{
+	struct probe *p = arg;
+
+	if (p->phase == PROBE_SWITCHING)
+		return;
+	if (!p->is_confirmed) {
+		p->is_confirmed = true;
+		json_array_clear(p->held);
+		evtimer_del(p->resend);
+	}
+	p->t.cbs->message(p->t.cb_arg, msg);
+}
+
+/* Over HTTP, until the server first answers, a failure means "not yet". */
+static void
+probe_on_failed(void *arg, const json_t *id, enum errors_kind kind,
+    const char *why)
+{
+	struct probe *p = arg;
+	struct timeval tv = { 0, PROBE_RESEND_MS * 1000 };
+
+	if (p->phase == PROBE_SWITCHING)
+		return;
+	if (p->phase == PROBE_HTTP && !p->is_confirmed) {
+		log_debug("container %s not answering yet: %s",
+		    docker_container_name(p->ct), why);
+		if (!evtimer_pending(p->resend, NULL))
+			evtimer_add(p->resend, &tv);
+		return;
+	}
+	p->t.cbs->failed(p->t.cb_arg, id, kind, why);
+}
+
+static void
+probe_on_stderr(void *arg, const char *line, size_t len)
+{
+	struct probe *p = arg;
+	char *path = NULL;
+	int port;
+
+	if (p->phase == PROBE_SWITCHING || p->is_closing)
+		return;
+	p->t.cbs->stderr_line(p->t.cb_arg, line, len);
+	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
+	    probe_detect_http(line, len, &port, &path) > 0)
+		probe_switch(p, port, path);
+}
+
+static void
+probe_on_closed(void *arg, const char *why)
+{
+	struct probe *p = arg;
+
+	if (p->phase == PROBE_SWITCHING || p->is_closing)
+		return;
+	if (p->phase == PROBE_STDIO)
+		probe_fail(p, "docker run of %s ended: %s", why);
+	else
+		probe_fail(p, "the HTTP connection to %s ended: %s", why);
+}
+
+static const struct transport_cbs probe_inner_cbs = {
+	.raw = probe_on_raw,
+	.message = probe_on_message,
+	.failed = probe_on_failed,
+	.stderr_line = probe_on_stderr,
+	.closed = probe_on_closed,
+};
+
+/* ---- the transport the session sees ---- */
+
+static int
+probe_open(struct transport *t, char **cause)
+{
+	struct probe *p = probe_of(t);
+	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_PROBE);
+	int r;
+
+	/* The record first: a failed start leaves something to remove. */
+	docker_container_set(p->ct, name, DOCKER_PHASE_PROBE);
+	p->run_argv = probe_run_argv(p, name, DOCKER_PHASE_PROBE);
+	p->run.argv = p->run_argv;
+	p->run.env = p->run_env;
+	free(name);
+	p->inner = transport_stdio_new(&p->run, &probe_inner_cbs, p);
+	if (p->inner == NULL)
+		fatal("out of memory");
+	r = p->inner->ops->open(p->inner, cause);
+	return r;
+}
+
+static int
+probe_send(struct transport *t, const json_t *msg, const json_t *tool)
+{
+	struct probe *p = probe_of(t);
+
+	if (!p->is_confirmed)
+		json_array_append_new(p->held,
+		    json_pack("[OO]", msg, tool != NULL ? tool : json_null()));
+	if (p->phase == PROBE_SWITCHING)
+		return 0;
+	return p->inner->ops->send(p->inner, msg, tool);
+}
+
+static void
+probe_drain(struct transport *t)
+{
+	struct probe *p = probe_of(t);
+
+	if (p->inner != NULL && p->inner->ops->drain != NULL)
+		p->inner->ops->drain(p->inner);
+}
+
+static void
+probe_stop_helpers(struct probe *p)
+{
+	p->is_closing = true;
+	docker_container_unwait(p->ct, p);
+	docker_cmd_cancel(p->cmd);
+	docker_cmd_cancel(p->logs);
+	p->cmd = p->logs = NULL;
+	evtimer_del(p->resend);
+}
+
+static void
+probe_free(struct transport *t)
+{
+	struct probe *p = probe_of(t);
+
+	probe_stop_helpers(p);
+	if (p->inner != NULL)
+		p->inner->ops->free(p->inner);
+	event_free(p->resend);
+	child_strv_free(p->run_argv);
+	child_strv_free(p->run_env);
+	free(p->remote.url);
+	free(p->path);
+	json_decref(p->held);
+	free(p);
+}
+
+static void
+probe_closed_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct probe *p = arg;
+
+	(void)fd, (void)events;
+	p->done(p->done_arg);
+}
+
+/* The container is removed by its owner first; this ends the pipes. */
+static void
+probe_close(struct transport *t, void (*done)(void *), void *arg)
+{
+	struct probe *p = probe_of(t);
+
+	probe_stop_helpers(p);
+	if (p->inner != NULL) {
+		p->inner->ops->close(p->inner, done, arg);
+		return;
+	}
+	p->done = done;
+	p->done_arg = arg;
+	event_assign(p->resend, mcpd_base, -1, 0, probe_closed_due, p);
+	event_active(p->resend, EV_TIMEOUT, 0);
+}
+
+static const struct transport_ops probe_ops = {
+	.name = "container",
+	.open = probe_open,
+	.send = probe_send,
+	.drain = probe_drain,
+	.close = probe_close,
+	.free = probe_free,
+};
+
+struct transport *
+probe_new(const struct probe_target *target, struct docker_container *ct,
+    const struct transport_cbs *cbs, void *arg)
+{
+	struct probe *p = calloc(1, sizeof *p);
+
+	if (p == NULL)
+		return NULL;
+	p->t.ops = &probe_ops;
+	p->t.name = "stdio";
+	p->t.cbs = cbs;
+	p->t.cb_arg = arg;
+	p->t.priv = p;
+	p->target = *target;
+	p->ct = ct;
+	p->held = json_array();
+	p->resend = evtimer_new(mcpd_base, probe_resend_due, p);
+	p->run_env = docker_env(target->spec->env);
+	if (p->held == NULL || p->resend == NULL || p->run_env == NULL)
+		fatal("out of memory");
+	return &p->t;
+}
