@@ -26,7 +26,7 @@ endif
 # Recursive (=) on purpose: pkg-config runs when a rule needs it, after
 # scripts/install-deps had its chance to install the libraries.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
-PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Icommon \
 	     -DMCPD_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
 
