@@ -2,10 +2,11 @@
 /* mcpctl list: the servers mcpd runs, one table row each. */
 #define _GNU_SOURCE 1 /* asprintf */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mcpctl.h"
 
-#define CTL_LIST_NCOLS 8 /* AGENT, then what every listing shows */
+#define CTL_LIST_NCOLS 10 /* AGENT, then what every listing shows */
 
 static const struct option ctl_list_options[] = {
 	{ "all", no_argument, NULL, 'a' },
@@ -13,11 +14,14 @@ static const struct option ctl_list_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* "container" is the row's container name, filled in by ctl_list_row. */
 static const char *const ctl_list_keys[CTL_LIST_NCOLS] = { "agent", "name",
-	"state", "tools", "generation", "restarts", "id", "endpoint" };
+	"state", "transport", "tools", "generation", "restarts", "id",
+	"container", "endpoint" };
 
 static const char *const ctl_list_headers[CTL_LIST_NCOLS] = { "AGENT", "NAME",
-	"STATE", "TOOLS", "GEN", "RESTARTS", "ID", "ENDPOINT" };
+	"STATE", "TRANSPORT", "TOOLS", "GEN", "RESTARTS", "ID", "CONTAINER",
+	"ENDPOINT" };
 
 /* Set by the --all flag: whether the AGENT column is shown. */
 static bool ctl_list_is_all;
@@ -28,8 +32,12 @@ ctl_list_row(struct print_table *t, const json_t *row, size_t first)
 	const char *err = json_string_value(json_object_get(row, "last_error"));
 	char *cells[CTL_LIST_NCOLS], *note = NULL;
 
+	const json_t *ct = json_object_get(row, "container");
+
 	for (size_t i = first; i < CTL_LIST_NCOLS; i++)
-		cells[i] = print_value(json_object_get(row, ctl_list_keys[i]));
+		cells[i] = print_value(strcmp(ctl_list_keys[i], "container") ?
+			json_object_get(row, ctl_list_keys[i]) :
+			json_object_get(ct, "name"));
 	if (err != NULL && asprintf(&note, "error: %s", err) < 0)
 		note = NULL;
 	print_table_add(t, (const char *const *)cells + first, note);

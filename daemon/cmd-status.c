@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpd/status: what the daemon is, where it lives, and its limits. */
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "mcpd.h"
@@ -8,18 +9,24 @@ static void
 cmd_status_exec(struct request *req, json_t *params)
 {
 	size_t ready, total = server_count(&ready);
+	char *cause = NULL;
+	bool has_docker = docker_available(&cause) == 0;
+	json_t *docker = json_pack("{s:s, s:b, s:b, s:o}", "program",
+	    docker_program(), "available", has_docker, "checked", 1, "error",
+	    cause != NULL ? json_string(cause) : json_null());
 
 	(void)params;
+	free(cause);
 	control_reply(req,
 	    json_pack(
 		"{s:s, s:I, s:s, s:I, s:s, s:s, "
-		"s:{s:b, s:b}, s:{s:I, s:I}, s:I, s:b, s:{s:I, s:i, s:i, s:I, s:I, "
+		"s:o, s:{s:I, s:I}, s:I, s:b, s:{s:I, s:i, s:i, s:I, s:I, "
 		"s:I}}",
 		"version", MCPD_VERSION, "pid", (json_int_t)getpid(), "did",
 		identity_did(), "uptime_s",
 		(json_int_t)((mcpd_now_ms() - mcpd_started_ms) / 1000),
 		"socket", mcpd_opts.socket_path, "state_dir",
-		mcpd_opts.state_dir, "docker", "available", 0, "checked", 0,
+		mcpd_opts.state_dir, "docker", docker,
 		"servers", "total", (json_int_t)total, "ready",
 		(json_int_t)ready, "clients",
 		(json_int_t)control_client_count(), "stopping",
