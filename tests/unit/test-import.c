@@ -1,0 +1,817 @@
+/* SPDX-License-Identifier: ISC */
+/* Unit tests of common/import.c: client files, inference, docker run. */
+#include <errno.h>
+#include <jansson.h>
+
+#include "import.h"
+#include "tap.h"
+
+/*
+ * JSON in this file is written with ' for " to stay readable; q() turns
+ * it back. The client files are laid out as each client writes them.
+ */
+static char *
+q(const char *s)
+{
+	char *copy = strdup(s);
+
+	for (char *p = copy; *p != '\0'; p++)
+		if (*p == '\'')
+			*p = '"';
+	return copy;
+}
+
+/* Parses text (in ' form); NULL and a failed check if it is not JSON. */
+static json_t *
+load(const char *text)
+{
+	char *json = q(text);
+	json_error_t err;
+	json_t *root = json_loads(json, JSON_DECODE_ANY, &err);
+
+	TAP_CHECK(root != NULL, "test JSON: %s at line %d", err.text, err.line);
+	free(json);
+	return root;
+}
+
+/* The entries of a file (in ' form), one compact JSON line each. */
+static char *
+entries_of(const char *text)
+{
+	json_t *root = load(text), *entries = NULL, *e;
+	char *cause = NULL, *out = NULL, *line;
+	size_t len, i;
+	FILE *f;
+	int r;
+
+	if (root == NULL)
+		return NULL;
+	r = import_parse(root, &entries, &cause);
+	TAP_CHECK(r == 0, "refused (%d): %s", r, tap_str_show(cause));
+	free(cause);
+	f = open_memstream(&out, &len);
+	json_array_foreach(entries, i, e) {
+		line = json_dumps(e, JSON_COMPACT);
+		fprintf(f, "%s\n", line);
+		free(line);
+	}
+	fclose(f);
+	json_decref(entries);
+	json_decref(root);
+	return out;
+}
+
+/* Checks the entries of a file against want (both in ' form). */
+static void
+check_file(const char *text, const char *want)
+{
+	char *got = entries_of(text);
+
+	if (got != NULL)
+		for (char *p = got; *p != '\0'; p++)
+			if (*p == '"')
+				*p = '\'';
+	TAP_CHECK(tap_str_eq(got, want), "expected\n%s\ngot\n%s", want,
+	    tap_str_show(got));
+	free(got);
+}
+
+/* One entry and what it becomes (both in ' form, the entry named "x"). */
+struct entry_case {
+	const char *entry;
+	const char *want;
+};
+
+static void
+check_entries(const struct entry_case *cases, size_t n)
+{
+	char *file, *want;
+
+	for (size_t i = 0; i < n; i++) {
+		if (asprintf(&file, "{'mcpServers': {'x': %s}}",
+			cases[i].entry) < 0 ||
+		    asprintf(&want, "%s\n", cases[i].want) < 0)
+			abort();
+		check_file(file, want);
+		free(file);
+		free(want);
+	}
+}
+
+#define CHECK_ENTRIES(cases) check_entries((cases), TAP_COUNT(cases))
+
+/* An entry (in ' form) and the reason it is invalid (as it is). */
+struct reason_case {
+	const char *entry;
+	const char *reason;
+};
+
+/* Checks that each entry is invalid for its reason. */
+static void
+check_reasons(const struct reason_case *cases, size_t n)
+{
+	json_t *root, *entries = NULL, *e;
+	char *file, *cause = NULL, *got;
+
+	for (size_t i = 0; i < n; i++) {
+		if (asprintf(&file, "{'mcpServers': {'x': %s}}",
+			cases[i].entry) < 0)
+			abort();
+		root = load(file);
+		free(file);
+		TAP_CHECK_INT(import_parse(root, &entries, &cause), 0);
+		e = json_array_get(entries, 0);
+		got = json_dumps(e, JSON_COMPACT);
+		TAP_CHECK(json_array_size(entries) == 1 &&
+			tap_str_eq(json_string_value(json_object_get(e,
+				       "kind")),
+			    "invalid") &&
+			tap_str_eq(json_string_value(json_object_get(e,
+				       "reason")),
+			    cases[i].reason) &&
+			json_object_size(e) == 3,
+		    "%s: expected invalid \"%s\", got %s", cases[i].entry,
+		    cases[i].reason, tap_str_show(got));
+		free(got);
+		json_decref(entries);
+		json_decref(root);
+		free(cause);
+		entries = NULL;
+		cause = NULL;
+	}
+}
+
+#define CHECK_REASONS(cases) check_reasons((cases), TAP_COUNT(cases))
+
+static void
+test_claude_desktop(void)
+{
+	/* claude_desktop_config.json */
+	check_file(
+	    "{\n"
+	    "  'mcpServers': {\n"
+	    "    'filesystem': {\n"
+	    "      'command': 'npx',\n"
+	    "      'args': [\n"
+	    "        '-y',\n"
+	    "        '@modelcontextprotocol/server-filesystem',\n"
+	    "        '/Users/username/Desktop',\n"
+	    "        '/Users/username/Downloads'\n"
+	    "      ]\n"
+	    "    },\n"
+	    "    'brave-search': {\n"
+	    "      'command': 'npx',\n"
+	    "      'args': ['-y', '@modelcontextprotocol/server-brave-search'],\n"
+	    "      'env': {\n"
+	    "        'BRAVE_API_KEY': 'YOUR_API_KEY_HERE'\n"
+	    "      }\n"
+	    "    },\n"
+	    "    'github': {\n"
+	    "      'command': 'docker',\n"
+	    "      'args': [\n"
+	    "        'run',\n"
+	    "        '-i',\n"
+	    "        '--rm',\n"
+	    "        '-e',\n"
+	    "        'GITHUB_PERSONAL_ACCESS_TOKEN',\n"
+	    "        'ghcr.io/github/github-mcp-server'\n"
+	    "      ],\n"
+	    "      'env': {\n"
+	    "        'GITHUB_PERSONAL_ACCESS_TOKEN': '<YOUR_TOKEN>'\n"
+	    "      }\n"
+	    "    }\n"
+	    "  },\n"
+	    "  'globalShortcut': ''\n"
+	    "}\n",
+	    "{'name':'filesystem','kind':'process','transport':'stdio',"
+	    "'command':['npx','-y','@modelcontextprotocol/server-filesystem',"
+	    "'/Users/username/Desktop','/Users/username/Downloads'],"
+	    "'env':{}}\n"
+	    "{'name':'brave-search','kind':'process','transport':'stdio',"
+	    "'command':['npx','-y','@modelcontextprotocol/server-brave-search'],"
+	    "'env':{'BRAVE_API_KEY':'YOUR_API_KEY_HERE'}}\n"
+	    "{'name':'github','kind':'container','transport':'stdio',"
+	    "'image':'ghcr.io/github/github-mcp-server:latest','args':[],"
+	    "'env':{'GITHUB_PERSONAL_ACCESS_TOKEN':'<YOUR_TOKEN>'},"
+	    "'volumes':[]}\n");
+}
+
+static void
+test_cursor(void)
+{
+	/* ~/.cursor/mcp.json and .cursor/mcp.json */
+	check_file("{\n"
+		   "  'mcpServers': {\n"
+		   "    'server-name': {\n"
+		   "      'command': 'npx',\n"
+		   "      'args': ['-y', 'mcp-server'],\n"
+		   "      'env': {\n"
+		   "        'API_KEY': 'value'\n"
+		   "      }\n"
+		   "    },\n"
+		   "    'python-tool': {\n"
+		   "      'command': 'python',\n"
+		   "      'args': ['server.py'],\n"
+		   "      'cwd': '/home/me/tool',\n"
+		   "      'env': { 'ZETA': '1', 'ALPHA': '$(secret.ALPHA)' }\n"
+		   "    },\n"
+		   "    'remote-server': {\n"
+		   "      'url': 'https://api.example.com/mcp',\n"
+		   "      'headers': {\n"
+		   "        'Authorization': 'Bearer $(secret.API_TOKEN)'\n"
+		   "      }\n"
+		   "    },\n"
+		   "    'legacy-sse': {\n"
+		   "      'url': 'http://localhost:3000/sse'\n"
+		   "    }\n"
+		   "  }\n"
+		   "}\n",
+	    "{'name':'server-name','kind':'process','transport':'stdio',"
+	    "'command':['npx','-y','mcp-server'],'env':{'API_KEY':'value'}}\n"
+	    "{'name':'python-tool','kind':'process','transport':'stdio',"
+	    "'command':['python','server.py'],"
+	    "'env':{'ZETA':'1','ALPHA':'$(secret.ALPHA)'},"
+	    "'cwd':'/home/me/tool'}\n"
+	    "{'name':'remote-server','kind':'remote','transport':'http',"
+	    "'url':'https://api.example.com/mcp',"
+	    "'headers':{'Authorization':'Bearer $(secret.API_TOKEN)'}}\n"
+	    "{'name':'legacy-sse','kind':'remote','transport':'sse',"
+	    "'url':'http://localhost:3000/sse','headers':{}}\n");
+}
+
+static void
+test_vscode_mcp_json(void)
+{
+	/* .vscode/mcp.json, with the "inputs" VS Code prompts for */
+	check_file("{\n"
+		   "  'inputs': [\n"
+		   "    {\n"
+		   "      'type': 'promptString',\n"
+		   "      'id': 'perplexity-key',\n"
+		   "      'description': 'Perplexity API Key',\n"
+		   "      'password': true\n"
+		   "    }\n"
+		   "  ],\n"
+		   "  'servers': {\n"
+		   "    'Perplexity': {\n"
+		   "      'type': 'stdio',\n"
+		   "      'command': 'npx',\n"
+		   "      'args': ['-y', 'server-perplexity-ask'],\n"
+		   "      'env': {\n"
+		   "        'PERPLEXITY_API_KEY': '${input:perplexity-key}'\n"
+		   "      }\n"
+		   "    },\n"
+		   "    'fetch': {\n"
+		   "      'command': 'uvx',\n"
+		   "      'args': ['mcp-server-fetch']\n"
+		   "    },\n"
+		   "    'github': {\n"
+		   "      'type': 'http',\n"
+		   "      'url': 'https://api.githubcopilot.com/mcp/'\n"
+		   "    },\n"
+		   "    'old-remote': {\n"
+		   "      'type': 'sse',\n"
+		   "      'url': 'https://example.com/mcp/sse',\n"
+		   "      'headers': { 'X-Api-Key': '$(secret.KEY)' }\n"
+		   "    }\n"
+		   "  }\n"
+		   "}\n",
+	    "{'name':'Perplexity','kind':'process','transport':'stdio',"
+	    "'command':['npx','-y','server-perplexity-ask'],"
+	    "'env':{'PERPLEXITY_API_KEY':'${input:perplexity-key}'}}\n"
+	    "{'name':'fetch','kind':'process','transport':'stdio',"
+	    "'command':['uvx','mcp-server-fetch'],'env':{}}\n"
+	    "{'name':'github','kind':'remote','transport':'http',"
+	    "'url':'https://api.githubcopilot.com/mcp/','headers':{}}\n"
+	    "{'name':'old-remote','kind':'remote','transport':'sse',"
+	    "'url':'https://example.com/mcp/sse',"
+	    "'headers':{'X-Api-Key':'$(secret.KEY)'}}\n");
+}
+
+static void
+test_vscode_settings(void)
+{
+	/* VS Code settings.json, servers under "mcp" */
+	check_file(
+	    "{\n"
+	    "  'editor.fontSize': 14,\n"
+	    "  'mcp': {\n"
+	    "    'inputs': [],\n"
+	    "    'servers': {\n"
+	    "      'memory': {\n"
+	    "        'command': 'npx',\n"
+	    "        'args': ['-y', '@modelcontextprotocol/server-memory']\n"
+	    "      },\n"
+	    "      'docs': {\n"
+	    "        'type': 'streamableHttp',\n"
+	    "        'url': 'https://docs.example.com/api'\n"
+	    "      }\n"
+	    "    }\n"
+	    "  },\n"
+	    "  'chat.mcp.enabled': true\n"
+	    "}\n",
+	    "{'name':'memory','kind':'process','transport':'stdio',"
+	    "'command':['npx','-y','@modelcontextprotocol/server-memory'],"
+	    "'env':{}}\n"
+	    "{'name':'docs','kind':'remote','transport':'http',"
+	    "'url':'https://docs.example.com/api','headers':{}}\n");
+}
+
+static void
+test_file_order_and_mixed(void)
+{
+	/* Entries keep file order; a bad entry does not spoil the others. */
+	check_file("{'mcpServers': {"
+		   "'zeta': {'command': 'z'},"
+		   "'broken': {'command': 'b', 'args': 'not-a-list'},"
+		   "'alpha': {'url': 'https://a.example/mcp'},"
+		   "'off': {'command': 'o', 'disabled': true},"
+		   "'mid': {'command': 'm'}}}",
+	    "{'name':'zeta','kind':'process','transport':'stdio',"
+	    "'command':['z'],'env':{}}\n"
+	    "{'name':'broken','kind':'invalid','reason':"
+	    "'\\'args\\' is a string, not an array of strings'}\n"
+	    "{'name':'alpha','kind':'remote','transport':'http',"
+	    "'url':'https://a.example/mcp','headers':{}}\n"
+	    "{'name':'off','kind':'skipped','reason':'disabled in the file'}\n"
+	    "{'name':'mid','kind':'process','transport':'stdio',"
+	    "'command':['m'],'env':{}}\n");
+	check_file("{'mcpServers': {}}", "");
+}
+
+static void
+test_inference(void)
+{
+	static const struct entry_case cases[] = {
+		{ "{'command': 'srv'}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['srv'],'env':{}}" },
+		{ "{'url': 'https://h.example/mcp'}",
+		    "{'name':'x','kind':'remote','transport':'http',"
+		    "'url':'https://h.example/mcp','headers':{}}" },
+		{ "{'url': 'https://h.example/v1/mcp/stream?k=1'}",
+		    "{'name':'x','kind':'remote','transport':'http',"
+		    "'url':'https://h.example/v1/mcp/stream?k=1','headers':{}}" },
+		{ "{'url': 'https://h.example/sse'}",
+		    "{'name':'x','kind':'remote','transport':'sse',"
+		    "'url':'https://h.example/sse','headers':{}}" },
+		{ "{'url': 'https://h.example'}",
+		    "{'name':'x','kind':'remote','transport':'sse',"
+		    "'url':'https://h.example','headers':{}}" },
+		/* Only the path counts, not the host or the query. */
+		{ "{'url': 'https://mcp.example/events?path=/mcp'}",
+		    "{'name':'x','kind':'remote','transport':'sse',"
+		    "'url':'https://mcp.example/events?path=/mcp',"
+		    "'headers':{}}" },
+		/* Windsurf's "serverUrl", and "endpoint". */
+		{ "{'serverUrl': 'https://h.example/mcp'}",
+		    "{'name':'x','kind':'remote','transport':'http',"
+		    "'url':'https://h.example/mcp','headers':{}}" },
+		{ "{'endpoint': 'http://127.0.0.1:8080/sse'}",
+		    "{'name':'x','kind':'remote','transport':'sse',"
+		    "'url':'http://127.0.0.1:8080/sse','headers':{}}" },
+		/* Fields of the other kind that say nothing are fine. */
+		{ "{'url': 'https://h.example/mcp', 'args': [], 'env': {}}",
+		    "{'name':'x','kind':'remote','transport':'http',"
+		    "'url':'https://h.example/mcp','headers':{}}" },
+		{ "{'command': 'srv', 'headers': {}}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['srv'],'env':{}}" },
+		/* Members import does not know are ignored. */
+		{ "{'command': 'srv', 'autoApprove': ['t'], 'timeout': 60}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['srv'],'env':{}}" },
+	};
+
+	CHECK_ENTRIES(cases);
+}
+
+static void
+test_explicit_transport(void)
+{
+	static const struct entry_case cases[] = {
+		{ "{'type': 'sse', 'url': 'https://h.example/mcp'}",
+		    "{'name':'x','kind':'remote','transport':'sse',"
+		    "'url':'https://h.example/mcp','headers':{}}" },
+		{ "{'transport': 'http', 'url': 'https://h.example/sse'}",
+		    "{'name':'x','kind':'remote','transport':'http',"
+		    "'url':'https://h.example/sse','headers':{}}" },
+		{ "{'type': 'streamable-http', 'url': 'https://h.example/'}",
+		    "{'name':'x','kind':'remote','transport':'http',"
+		    "'url':'https://h.example/','headers':{}}" },
+		{ "{'transport': 'streamableHttp', 'serverUrl': "
+		  "'https://h.example/x'}",
+		    "{'name':'x','kind':'remote','transport':'http',"
+		    "'url':'https://h.example/x','headers':{}}" },
+		{ "{'type': 'stdio', 'command': 'srv', 'args': ['a']}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['srv','a'],'env':{}}" },
+		/* The same value under two aliases is one value. */
+		{ "{'url': 'https://h.example/mcp', 'serverUrl': "
+		  "'https://h.example/mcp'}",
+		    "{'name':'x','kind':'remote','transport':'http',"
+		    "'url':'https://h.example/mcp','headers':{}}" },
+	};
+	static const struct reason_case refused[] = {
+		{ "{'type': 'ws', 'url': 'https://h.example/'}",
+		    "\"type\" is \"ws\", not one of stdio, http, "
+		    "streamable-http, streamableHttp, sse" },
+		{ "{'type': 'HTTP', 'url': 'https://h.example/'}",
+		    "\"type\" is \"HTTP\", not one of stdio, http, "
+		    "streamable-http, streamableHttp, sse" },
+		{ "{'type': 'http', 'transport': 'sse', 'url': "
+		  "'https://h.example/'}",
+		    "both \"type\" and \"transport\" are given" },
+		{ "{'type': 'stdio', 'url': 'https://h.example/mcp'}",
+		    "\"type\" is \"stdio\", but there is no \"command\"" },
+		{ "{'transport': 'http', 'command': 'srv'}",
+		    "\"transport\" is \"http\", but there is no \"url\", "
+		    "\"serverUrl\" or \"endpoint\"" },
+		{ "{'type': 'sse'}",
+		    "\"type\" is \"sse\", but there is no \"url\", "
+		    "\"serverUrl\" or \"endpoint\"" },
+		{ "{}",
+		    "there is no \"command\" and no \"url\", \"serverUrl\" or "
+		    "\"endpoint\"" },
+		{ "{'args': ['a'], 'env': {'A': 'b'}}",
+		    "there is no \"command\" and no \"url\", \"serverUrl\" or "
+		    "\"endpoint\"" },
+		{ "{'command': 'srv', 'url': 'https://h.example/mcp'}",
+		    "both \"command\" and \"url\" are given; an entry is one or "
+		    "the other" },
+		{ "{'type': 'stdio', 'command': 'srv', 'endpoint': "
+		  "'https://h.example/mcp'}",
+		    "both \"command\" and \"endpoint\" are given; an entry is "
+		    "one or the other" },
+		{ "{'url': 'https://a.example/', 'serverUrl': "
+		  "'https://b.example/'}",
+		    "both \"url\" and \"serverUrl\" are given" },
+		{ "{'command': 'srv', 'headers': {'A': 'b'}}",
+		    "\"headers\" is given, but the entry is a command" },
+		{ "{'url': 'https://h.example/mcp', 'args': ['a']}",
+		    "\"args\" is given, but the entry is a URL" },
+		{ "{'url': 'https://h.example/mcp', 'env': {'A': 'b'}}",
+		    "\"env\" is given, but the entry is a URL" },
+		{ "{'url': 'https://h.example/mcp', 'cwd': '/'}",
+		    "\"cwd\" is given, but the entry is a URL" },
+		{ "{'url': 'ws://h.example/mcp'}",
+		    "\"url\": URL scheme \"ws\" is not http or https" },
+		{ "{'serverUrl': 'localhost:3000/mcp'}",
+		    "\"serverUrl\": URL scheme \"localhost\" is not http or "
+		    "https" },
+		{ "{'url': ''}",
+		    "\"url\": URL has no scheme (it should start with "
+		    "https://)" },
+		{ "{'url': 'https://h.example/${input:tenant}/mcp'}",
+		    "\"url\": URL path contains \"{\", which must be "
+		    "percent-encoded" },
+	};
+
+	CHECK_ENTRIES(cases);
+	CHECK_REASONS(refused);
+}
+
+static void
+test_disabled(void)
+{
+	static const struct entry_case cases[] = {
+		{ "{'command': 'srv', 'disabled': false}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['srv'],'env':{}}" },
+		{ "{'command': 'srv', 'disabled': true}",
+		    "{'name':'x','kind':'skipped','reason':"
+		    "'disabled in the file'}" },
+		/* A disabled entry is not read further. */
+		{ "{'disabled': true, 'args': 42}",
+		    "{'name':'x','kind':'skipped','reason':"
+		    "'disabled in the file'}" },
+	};
+	static const struct reason_case refused[] = {
+		{ "{'command': 'srv', 'disabled': 'yes'}",
+		    "\"disabled\" is a string, not true or false" },
+		{ "{'command': 'srv', 'disabled': 1}",
+		    "\"disabled\" is a number, not true or false" },
+	};
+
+	CHECK_ENTRIES(cases);
+	CHECK_REASONS(refused);
+}
+
+static void
+test_wrong_types(void)
+{
+	static const struct reason_case refused[] = {
+		{ "'npx server'", "the entry is a string, not an object" },
+		{ "null", "the entry is null, not an object" },
+		{ "['npx']", "the entry is an array, not an object" },
+		{ "{'command': ['npx', '-y']}",
+		    "\"command\" is an array, not a string" },
+		{ "{'command': 7}", "\"command\" is a number, not a string" },
+		{ "{'command': ''}", "\"command\" is empty" },
+		{ "{'command': 'npx', 'args': '-y server'}",
+		    "\"args\" is a string, not an array of strings" },
+		{ "{'command': 'npx', 'args': {'a': 'b'}}",
+		    "\"args\" is an object, not an array of strings" },
+		{ "{'command': 'srv', 'args': ['--port', 8080]}",
+		    "\"args\"[1] is a number, not a string" },
+		{ "{'command': 'srv', 'args': [null]}",
+		    "\"args\"[0] is null, not a string" },
+		{ "{'command': 'srv', 'env': ['A=b']}",
+		    "\"env\" is an array, not an object of strings" },
+		{ "{'command': 'srv', 'env': {'TOKEN': 'hunter2', 'PORT': "
+		  "8080}}",
+		    "\"env\".\"PORT\" is a number, not a string" },
+		{ "{'command': 'srv', 'env': {'DEBUG': true}}",
+		    "\"env\".\"DEBUG\" is a boolean, not a string" },
+		{ "{'command': 'srv', 'env': {'A': null}}",
+		    "\"env\".\"A\" is null, not a string" },
+		{ "{'command': 'srv', 'env': {'': 'v'}}",
+		    "\"env\" has an empty name" },
+		{ "{'command': 'srv', 'env': {'A=B': 'v'}}",
+		    "\"env\" name \"A=B\" holds \"=\"" },
+		{ "{'command': 'srv', 'cwd': true}",
+		    "\"cwd\" is a boolean, not a string" },
+		{ "{'url': {'href': 'https://h.example/'}}",
+		    "\"url\" is an object, not a string" },
+		{ "{'serverUrl': 5}",
+		    "\"serverUrl\" is a number, not a string" },
+		{ "{'url': 'https://h.example/mcp', 'headers': 'A: b'}",
+		    "\"headers\" is a string, not an object of strings" },
+		{ "{'url': 'https://h.example/mcp', 'headers': {'X-N': 1}}",
+		    "\"headers\".\"X-N\" is a number, not a string" },
+		{ "{'type': 1, 'command': 'srv'}",
+		    "\"type\" is a number, not a string" },
+		{ "{'transport': null, 'command': 'srv'}",
+		    "\"transport\" is null, not a string" },
+	};
+
+	CHECK_REASONS(refused);
+}
+
+static void
+test_docker_run(void)
+{
+	static const struct entry_case cases[] = {
+		/* -e NAME takes the value from "env"; the rest of "env" goes. */
+		{ "{'command': 'docker', 'args': ['run', '-i', '--rm', '-e', "
+		  "'TOKEN', 'mcp/github'], 'env': {'DOCKER_HOST': "
+		  "'unix:///x.sock', 'TOKEN': 'hunter2'}}",
+		    "{'name':'x','kind':'container','transport':'stdio',"
+		    "'image':'mcp/github:latest','args':[],"
+		    "'env':{'TOKEN':'hunter2'},'volumes':[]}" },
+		/* Every spelling of -e; values leave the argv. */
+		{ "{'command': 'docker', 'args': ['run', '-e', 'A=1', "
+		  "'--env', 'B', '--env=C=3', '-eD=4', '-e=E', '-e', 'F=', "
+		  "'img'], 'env': {'B': '$(secret.B)', 'E': 'e'}}",
+		    "{'name':'x','kind':'container','transport':'stdio',"
+		    "'image':'img:latest','args':[],"
+		    "'env':{'A':'1','B':'$(secret.B)','C':'3','D':'4','E':'e',"
+		    "'F':''},'volumes':[]}" },
+		/* Flags absorbed; after the image everything is the server's. */
+		{ "{'command': 'docker', 'args': ['run', '-it', '-t', "
+		  "'--interactive', '--tty', '-ti', 'img:1.2', '--rm', '-e', "
+		  "'X=1', '--port', '3000']}",
+		    "{'name':'x','kind':'container','transport':'stdio',"
+		    "'image':'img:1.2','args':['--rm','-e','X=1','--port',"
+		    "'3000'],'env':{},'volumes':[]}" },
+		/* Volumes and the network pass through. */
+		{ "{'command': 'docker', 'args': ['run', '-i', '--rm', '-v', "
+		  "'/home/me/data:/data', '--volume', 'cache:/cache:ro', "
+		  "'--volume=/tmp:/tmp', '-v/a:/b', '--network', 'host', "
+		  "'mcp/filesystem', '/data']}",
+		    "{'name':'x','kind':'container','transport':'stdio',"
+		    "'image':'mcp/filesystem:latest','args':['/data'],'env':{},"
+		    "'volumes':['/home/me/data:/data','cache:/cache:ro',"
+		    "'/tmp:/tmp','/a:/b'],'network':'host'}" },
+		{ "{'command': 'docker', 'args': ['run', '--network=none', "
+		  "'img'], 'cwd': '/srv'}",
+		    "{'name':'x','kind':'container','transport':'stdio',"
+		    "'image':'img:latest','args':[],'env':{},'volumes':[],"
+		    "'network':'none','cwd':'/srv'}" },
+		/* A docker by path, and podman. */
+		{ "{'command': '/usr/local/bin/docker', 'args': ['run', "
+		  "'img']}",
+		    "{'name':'x','kind':'container','transport':'stdio',"
+		    "'image':'img:latest','args':[],'env':{},'volumes':[]}" },
+		{ "{'command': 'podman', 'args': ['run', '-i', 'img']}",
+		    "{'name':'x','kind':'container','transport':'stdio',"
+		    "'image':'img:latest','args':[],'env':{},'volumes':[]}" },
+		/* Other docker commands, and other programs, are processes. */
+		{ "{'command': 'docker', 'args': ['exec', '-i', 'c', 'srv']}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['docker','exec','-i','c','srv'],'env':{}}" },
+		{ "{'command': 'docker'}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['docker'],'env':{}}" },
+		{ "{'command': 'my-docker', 'args': ['run', 'img']}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['my-docker','run','img'],'env':{}}" },
+		{ "{'command': 'npx', 'args': ['run', 'img']}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['npx','run','img'],'env':{}}" },
+	};
+
+	CHECK_ENTRIES(cases);
+}
+
+/* A docker run entry with args (in ' form) and its image. */
+static void
+check_image(const char *image, const char *want)
+{
+	char *entry, *line;
+	struct entry_case c;
+
+	if (asprintf(&entry,
+		"{'command': 'docker', 'args': ['run', '-i', '%s']}",
+		image) < 0 ||
+	    asprintf(&line,
+		"{'name':'x','kind':'container','transport':'stdio',"
+		"'image':'%s','args':[],'env':{},'volumes':[]}",
+		want) < 0)
+		abort();
+	c.entry = entry;
+	c.want = line;
+	check_entries(&c, 1);
+	free(entry);
+	free(line);
+}
+
+static void
+test_docker_image_latest(void)
+{
+	check_image("img", "img:latest");
+	check_image("img:latest", "img:latest");
+	check_image("img:2", "img:2");
+	check_image("mcp/fetch", "mcp/fetch:latest");
+	check_image("ghcr.io/github/github-mcp-server",
+	    "ghcr.io/github/github-mcp-server:latest");
+	check_image("ghcr.io/github/github-mcp-server:v0.5.0",
+	    "ghcr.io/github/github-mcp-server:v0.5.0");
+	/* A registry port is not a tag. */
+	check_image("localhost:5000/img", "localhost:5000/img:latest");
+	check_image("localhost:5000/team/img",
+	    "localhost:5000/team/img:latest");
+	check_image("localhost:5000/img:v2", "localhost:5000/img:v2");
+	/* A digest names the image exactly. */
+	check_image(
+	    "img@sha256:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	    "img@sha256:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	check_image("localhost:5000/img:v2@sha256:abc",
+	    "localhost:5000/img:v2@sha256:abc");
+}
+
+static void
+test_docker_refusals(void)
+{
+	static const struct reason_case refused[] = {
+		{ "{'command': 'docker', 'args': ['run', '-i', '--privileged', "
+		  "'img']}",
+		    "docker run flag --privileged is not supported; supported: "
+		    "-i -t --rm -e/--env -v/--volume --network" },
+		{ "{'command': 'docker', 'args': ['run', '-p', '8080:80', "
+		  "'img']}",
+		    "docker run flag -p is not supported; supported: -i -t "
+		    "--rm -e/--env -v/--volume --network" },
+		{ "{'command': 'docker', 'args': ['run', '-d', 'img']}",
+		    "docker run flag -d is not supported; supported: -i -t "
+		    "--rm -e/--env -v/--volume --network" },
+		{ "{'command': 'docker', 'args': ['run', '-itd', 'img']}",
+		    "docker run flag -itd is not supported; supported: -i -t "
+		    "--rm -e/--env -v/--volume --network" },
+		{ "{'command': 'docker', 'args': ['run', '--env-file', "
+		  "'.env', 'img']}",
+		    "docker run flag --env-file is not supported; supported: "
+		    "-i -t --rm -e/--env -v/--volume --network" },
+		{ "{'command': 'docker', 'args': ['run', '--net', 'host', "
+		  "'img']}",
+		    "docker run flag --net is not supported; supported: -i -t "
+		    "--rm -e/--env -v/--volume --network" },
+		/* A refused flag's value is not repeated. */
+		{ "{'command': 'docker', 'args': ['run', "
+		  "'--label=token=hunter2', 'img']}",
+		    "docker run flag --label is not supported; supported: -i "
+		    "-t --rm -e/--env -v/--volume --network" },
+		{ "{'command': 'docker', 'args': ['run', '--rm=true', 'img']}",
+		    "docker run flag --rm takes no value" },
+		{ "{'command': 'docker', 'args': ['run', '-i', '-e']}",
+		    "docker run flag -e needs a value" },
+		{ "{'command': 'docker', 'args': ['run', '--network']}",
+		    "docker run flag --network needs a value" },
+		{ "{'command': 'docker', 'args': ['run', '--network', 'a', "
+		  "'--network=b', 'img']}",
+		    "docker run --network is given twice" },
+		{ "{'command': 'docker', 'args': ['run', '-e', 'TOKEN', "
+		  "'img'], 'env': {'OTHER': 'x'}}",
+		    "docker run -e TOKEN: \"env\" gives no value for TOKEN" },
+		{ "{'command': 'docker', 'args': ['run', '-e', 'TOKEN', "
+		  "'img']}",
+		    "docker run -e TOKEN: \"env\" gives no value for TOKEN" },
+		{ "{'command': 'docker', 'args': ['run', '-e', '=v', 'img']}",
+		    "docker run -e names no variable" },
+		{ "{'command': 'docker', 'args': ['run', '-i', '--rm']}",
+		    "docker run names no image" },
+		{ "{'command': 'docker', 'args': ['run']}",
+		    "docker run names no image" },
+		{ "{'command': 'docker', 'args': ['run', '-i', '']}",
+		    "docker run image is empty" },
+		{ "{'command': 'docker', 'args': ['run', 'img'], 'headers': "
+		  "{'A': 'b'}}",
+		    "\"headers\" is given, but the entry is a command" },
+	};
+
+	CHECK_REASONS(refused);
+}
+
+static void
+test_docker_no_values_leak(void)
+{
+	/* An entry refused after -e NAME=VALUE: the value is in no field. */
+	json_t *root = load("{'mcpServers': {'x': {'command': 'docker', "
+			    "'args': ['run', '-e', 'TOKEN=hunter2', '-e', "
+			    "'KEY', '--cap-add=ALL', 'img'], "
+			    "'env': {'KEY': 's3cr3t'}}}}");
+	json_t *entries = NULL;
+	char *cause = NULL, *dump;
+
+	TAP_REQUIRE(root != NULL, "test JSON");
+	TAP_CHECK_INT(import_parse(root, &entries, &cause), 0);
+	dump = json_dumps(entries, JSON_COMPACT);
+	TAP_CHECK(strstr(dump, "hunter2") == NULL &&
+		strstr(dump, "s3cr3t") == NULL,
+	    "a value leaked: %s", dump);
+	TAP_CHECK(strstr(dump, "--cap-add is not supported") != NULL,
+	    "refused for the flag: %s", dump);
+	free(dump);
+	json_decref(entries);
+	json_decref(root);
+}
+
+/* Checks that import_parse refuses a root (in ' form) with cause. */
+static void
+check_root(const char *text, const char *cause_want)
+{
+	json_t *root = text != NULL ? load(text) : NULL;
+	json_t *entries = (json_t *)&entries;
+	char *cause = NULL;
+
+	TAP_CHECK_INT(import_parse(root, &entries, &cause), -EINVAL);
+	TAP_CHECK_STR(cause, cause_want);
+	TAP_CHECK(entries == (json_t *)&entries, "ret_entries was written");
+	free(cause);
+	json_decref(root);
+}
+
+#define SHAPES                                                        \
+	"; expected {\"mcpServers\": ...} (Claude Desktop, Cursor), " \
+	"{\"servers\": ...} (VS Code .vscode/mcp.json) or {\"mcp\": " \
+	"{\"servers\": ...}} (VS Code settings.json)"
+
+static void
+test_unknown_roots(void)
+{
+	check_root("[]", "the file is not a JSON object" SHAPES);
+	check_root("'mcpServers'", "the file is not a JSON object" SHAPES);
+	check_root(NULL, "the file is not a JSON object" SHAPES);
+	check_root("{}", "the file has no MCP servers" SHAPES);
+	check_root("{'editor.fontSize': 14}",
+	    "the file has no MCP servers" SHAPES);
+	check_root("{'mcp': {'inputs': []}}",
+	    "the file has no MCP servers" SHAPES);
+	/* Zed keeps them elsewhere; not (yet) a shape. */
+	check_root("{'context_servers': {'x': {'command': 'srv'}}}",
+	    "the file has no MCP servers" SHAPES);
+	check_root("{'mcpServers': [{'command': 'srv'}]}",
+	    "\"mcpServers\" is an array, not an object of servers");
+	check_root("{'servers': null}",
+	    "\"servers\" is null, not an object of servers");
+	check_root("{'mcp': {'servers': 'x'}}",
+	    "\"mcp\".\"servers\" is a string, not an object of servers");
+}
+
+static const struct tap_test tests[] = {
+	{ "Claude Desktop's claude_desktop_config.json", test_claude_desktop },
+	{ "Cursor's mcp.json: commands, URLs, headers, cwd", test_cursor },
+	{ "VS Code's .vscode/mcp.json with inputs", test_vscode_mcp_json },
+	{ "VS Code's settings.json with mcp.servers", test_vscode_settings },
+	{ "file order; a bad entry spoils only itself",
+	    test_file_order_and_mixed },
+	{ "transport inference; URL aliases", test_inference },
+	{ "an explicit transport wins; conflicts and gaps are refused",
+	    test_explicit_transport },
+	{ "disabled entries are skipped", test_disabled },
+	{ "wrong field types name the field", test_wrong_types },
+	{ "docker run becomes a container", test_docker_run },
+	{ "docker run images get an explicit :latest",
+	    test_docker_image_latest },
+	{ "docker run refusals name the flag", test_docker_refusals },
+	{ "docker run values leak into no field", test_docker_no_values_leak },
+	{ "roots of no known shape are refused", test_unknown_roots },
+};
+
+int
+main(void)
+{
+	return tap_run(tests, TAP_COUNT(tests));
+}
