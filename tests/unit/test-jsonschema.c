@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: ISC */
+/* Unit tests of common/jsonschema.c: causes, and the official test suite. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "jsonschema.h"
+#include "tap.h"
+
+/* Where Debian's libtest-json-schema-acceptance-perl puts the suite. */
+#define SUITE_DEBIAN_DIR                                             \
+	"/usr/share/perl5/auto/share/dist/Test-JSON-Schema-Acceptance" \
+	"/tests/draft2020-12"
+
+/* A schema, an instance, and the result and cause expected. */
+struct own_case {
+	const char *schema;
+	const char *instance;
+	int ret;
+	const char *cause;
+};
+
+static const struct own_case own_cases[] = {
+	{ "{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":"
+	  "\"integer\"}}}",
+	    "{\"limit\":\"ten\"}", -EINVAL,
+	    "$.limit: expected integer, got string" },
+	{ "{\"required\":[\"name\"]}", "{}", -EINVAL,
+	    "$: missing required property \"name\"" },
+	{ "{\"type\":\"integer\"}", "1.0", 0, NULL },
+	{ "{\"type\":\"integer\"}", "1.5", -EINVAL,
+	    "$: expected integer, got number" },
+	{ "{\"type\":[\"string\",\"null\"]}", "true", -EINVAL,
+	    "$: expected string or null, got boolean" },
+	{ "{\"properties\":{\"a\":{\"items\":{\"type\":\"string\"}}}}",
+	    "{\"a\":[\"x\",3]}", -EINVAL, "$.a[1]: expected string, got integer" },
+	{ "{\"properties\":{\"odd key\":{\"const\":1}}}", "{\"odd key\":1.0}", 0,
+	    NULL },
+	{ "{\"properties\":{\"odd key\":{\"const\":1}}}", "{\"odd key\":2}",
+	    -EINVAL, "$[\"odd key\"]: expected 1" },
+	{ "{\"properties\":{\"a\":{}},\"additionalProperties\":false}",
+	    "{\"a\":1,\"b\\\"\":2}", -EINVAL,
+	    "$: unexpected property \"b\\\"\"" },
+	{ "{\"minLength\":2}", "\"\xc3\xa9\"", -EINVAL,
+	    "$: expected at least 2 characters, got 1" },
+	{ "{\"maxLength\":1}", "\"\xc3\xa9\"", 0, NULL },
+	{ "{\"maximum\":3}", "3.5", -EINVAL, "$: expected at most 3, got 3.5" },
+	{ "{\"exclusiveMinimum\":0}", "0", -EINVAL,
+	    "$: expected greater than 0, got 0" },
+	{ "{\"enum\":[\"a\",\"b\"]}", "\"c\"", -EINVAL,
+	    "$: expected one of [\"a\",\"b\"]" },
+	{ "{\"properties\":{\"x\":{\"anyOf\":[{\"type\":\"string\"},"
+	  "{\"type\":\"null\"}]}}}",
+	    "{\"x\":5}", -EINVAL,
+	    "$.x: matches no schema of anyOf (expected string, got integer; "
+	    "expected null, got integer)" },
+	{ "{\"oneOf\":[{\"type\":\"integer\"},{\"minimum\":0}]}", "1", -EINVAL,
+	    "$: matches more than one schema of oneOf ([0] and [1])" },
+	{ "{\"not\":{\"type\":\"null\"}}", "null", -EINVAL,
+	    "$: matches the schema in not" },
+	{ "{\"uniqueItems\":true}", "[1,2,1.0]", -EINVAL,
+	    "$: expected unique items, [0] and [2] are equal" },
+	{ "{\"propertyNames\":{\"pattern\":\"^[a-z]+$\"}}", "{\"Ab\":1}",
+	    -EINVAL, "$: property name \"Ab\" does not match propertyNames" },
+	{ "{\"pattern\":\"^\\\\d+$\"}", "\"12a\"", -EINVAL,
+	    "$: does not match the pattern \"^\\\\d+$\"" },
+	{ "{\"pattern\":\"\\\\w+@\\\\w+\\\\.(?:com|org)\"}",
+	    "\"mail x@y.org now\"", 0, NULL },
+	{ "{\"pattern\":\"^[\\\\w.-]+$\"}", "\"a-b.c_d\"", 0, NULL },
+	{ "{\"pattern\":\"^[^\\\\]\\\\-]$\"}", "\"]\"", -EINVAL,
+	    "$: does not match the pattern \"^[^\\\\]\\\\-]$\"" },
+	{ "{\"pattern\":\"(?=a)\"}", "\"a\"", -ENOTSUP,
+	    "$: pattern (?=a): lookaround is not supported" },
+	{ "{\"$defs\":{\"pos\":{\"minimum\":1}},\"items\":{\"$ref\":"
+	  "\"#/$defs/pos\"}}",
+	    "[1,0]", -EINVAL, "$[1]: expected at least 1, got 0" },
+	{ "{\"$ref\":\"https://example.com/s.json\"}", "1", -ENOTSUP,
+	    "$: remote $ref \"https://example.com/s.json\" is not supported "
+	    "(never fetched)" },
+	{ "{\"anyOf\":[true,{\"$ref\":\"https://example.com/s.json\"}]}", "1",
+	    0, NULL },
+	{ "{\"$ref\":\"#\"}", "1", -EINVAL,
+	    "$: invalid schema: more than 64 nested $refs (a $ref cycle?)" },
+	{ "{\"not\":{\"$ref\":\"#\"}}", "1", -EINVAL,
+	    "$: invalid schema: more than 64 nested $refs (a $ref cycle?)" },
+	{ "{\"$ref\":\"#/$defs/nope\"}", "1", -EINVAL,
+	    "$: invalid schema: $ref \"#/$defs/nope\" resolves to nothing" },
+	{ "{\"minLength\":\"3\"}", "\"x\"", -EINVAL,
+	    "$: invalid schema: minLength is not a non-negative integer" },
+	{ "{\"unevaluatedProperties\":false}", "{}", -ENOTSUP,
+	    "$: unevaluatedProperties is not supported" },
+	{ "{\"unevaluatedProperties\":false}", "[]", 0, NULL },
+	{ "{\"title\":\"t\",\"format\":\"email\",\"default\":1}", "\"x\"", 0,
+	    NULL },
+};
+
+static json_t *
+load(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, JSON_DECODE_ANY, &e);
+
+	if (j == NULL)
+		TAP_CHECK(false, "cannot parse %s: %s", text, e.text);
+	return j;
+}
+
+static void
+check_own_case(const struct own_case *c)
+{
+	static char untouched[] = "untouched";
+	json_t *schema = load(c->schema), *instance = load(c->instance);
+	char *cause = untouched;
+	int r;
+
+	if (schema == NULL || instance == NULL)
+		goto out;
+	r = jsonschema_validate(schema, instance, &cause);
+	TAP_CHECK(r == c->ret, "%s on %s: expected %d, got %d", c->schema,
+	    c->instance, c->ret, r);
+	if (c->cause == NULL)
+		TAP_CHECK(cause == untouched, "%s on %s: cause written: %s",
+		    c->schema, c->instance, cause);
+	else
+		TAP_CHECK_STR(cause, c->cause);
+	if (cause != untouched)
+		free(cause);
+	/* Without a cause wanted, the result is the same. */
+	TAP_CHECK_INT(jsonschema_validate(schema, instance, NULL), c->ret);
+out:
+	json_decref(schema);
+	json_decref(instance);
+}
+
+static void
+test_causes(void)
+{
+	for (size_t i = 0; i < TAP_COUNT(own_cases); i++)
+		check_own_case(&own_cases[i]);
+}
+
+/* A recursive schema and an instance nested far deeper than it may go. */
+static void
+test_deep_instance(void)
+{
+	json_t *schema = load("{\"items\":{\"$ref\":\"#\"}}");
+	json_t *instance = json_array(), *inner = instance;
+	char *cause = NULL;
+
+	for (int i = 0; i < 10000; i++) {
+		json_t *a = json_array();
+
+		json_array_append_new(inner, a);
+		inner = a;
+	}
+	TAP_CHECK_INT(jsonschema_validate(schema, instance, &cause), -EINVAL);
+	TAP_CHECK(cause != NULL && strstr(cause, "nested $refs") != NULL,
+	    "cause: %s", tap_str_show(cause));
+	free(cause);
+	json_decref(schema);
+	json_decref(instance);
+}
+
+/*
+ * The suite: every file is either run (SUITE_FILES, one TAP test each,
+ * passing only when all its cases do) or named in suite_not_run with the
+ * reason; a file in neither fails test_suite_complete.
+ */
+#define SUITE_FILES(X)                                    \
+	X(additionalProperties, "additionalProperties.json") \
+	X(allOf, "allOf.json")                               \
+	X(anchor, "anchor.json")                             \
+	X(anyOf, "anyOf.json")                               \
+	X(boolean_schema, "boolean_schema.json")             \
+	X(const, "const.json")                               \
+	X(contains, "contains.json")                         \
+	X(content, "content.json")                           \
+	X(default, "default.json")                           \
+	X(defs, "defs.json")                                 \
+	X(dependentRequired, "dependentRequired.json")       \
+	X(dependentSchemas, "dependentSchemas.json")         \
+	X(enum, "enum.json")                                 \
+	X(exclusiveMaximum, "exclusiveMaximum.json")         \
+	X(exclusiveMinimum, "exclusiveMinimum.json")         \
+	X(format, "format.json")                             \
+	X(id, "id.json")                                     \
+	X(if_then_else, "if-then-else.json")                 \
+	X(infinite_loop, "infinite-loop-detection.json")     \
+	X(items, "items.json")                               \
+	X(maxContains, "maxContains.json")                   \
+	X(maxItems, "maxItems.json")                         \
+	X(maxLength, "maxLength.json")                       \
+	X(maxProperties, "maxProperties.json")               \
+	X(maximum, "maximum.json")                           \
+	X(minContains, "minContains.json")                   \
+	X(minItems, "minItems.json")                         \
+	X(minLength, "minLength.json")                       \
+	X(minProperties, "minProperties.json")               \
+	X(minimum, "minimum.json")                           \
+	X(multipleOf, "multipleOf.json")                     \
+	X(not, "not.json")                                   \
+	X(oneOf, "oneOf.json")                               \
+	X(pattern, "pattern.json")                           \
+	X(patternProperties, "patternProperties.json")       \
+	X(prefixItems, "prefixItems.json")                   \
+	X(properties, "properties.json")                     \
+	X(propertyNames, "propertyNames.json")               \
+	X(ref, "ref.json")                                   \
+	X(required, "required.json")                         \
+	X(type, "type.json")                                 \
+	X(uniqueItems, "uniqueItems.json")                   \
+	X(unknownKeyword, "unknownKeyword.json")
+
+/* What is not run, and why. */
+static const struct {
+	const char *file;
+	const char *reason;
+} suite_not_run[] = {
+	{ "dynamicRef.json", "$dynamicRef is not supported (-ENOTSUP)" },
+	{ "refRemote.json", "remote $refs are never fetched (-ENOTSUP)" },
+	{ "unevaluatedItems.json",
+	    "unevaluatedItems is not supported (-ENOTSUP)" },
+	{ "unevaluatedProperties.json",
+	    "unevaluatedProperties is not supported (-ENOTSUP)" },
+	{ "vocabulary.json",
+	    "$vocabulary and custom metaschemas are not supported" },
+	{ "optional", "optional behaviour (bignum, format assertions, "
+		      "ECMA-262 regex details) that is not asked for" },
+};
+
+/* Cases of run files that cannot pass: skipped, or -ENOTSUP expected. */
+enum suite_expect {
+	SUITE_SKIP,
+	SUITE_ENOTSUP,
+};
+
+static const struct {
+	const char *file;
+	const char *group; /* a group's description */
+	const char *test;  /* a test's description; NULL: all of the group */
+	enum suite_expect expect;
+	const char *reason;
+} suite_case_skips[] = {
+	{ "defs.json", "validate definition against metaschema", NULL,
+	    SUITE_ENOTSUP, "the metaschema is a remote $ref" },
+	{ "ref.json", "remote ref, containing refs itself", NULL,
+	    SUITE_ENOTSUP, "the metaschema is a remote $ref" },
+	{ "ref.json", "URN base URI with f-component", NULL, SUITE_ENOTSUP,
+	    "the metaschema is a remote $ref" },
+	{ "ref.json", "ref creates new scope when adjacent to keywords", NULL,
+	    SUITE_ENOTSUP, "unevaluatedProperties is not supported" },
+	{ "anchor.json", "invalid anchors", NULL, SUITE_ENOTSUP,
+	    "the metaschema is a remote $ref" },
+	{ "id.json", "Invalid use of fragments in location-independent $id",
+	    NULL, SUITE_ENOTSUP, "the metaschema is a remote $ref" },
+	{ "id.json", "Valid use of empty fragments in location-independent $id",
+	    NULL, SUITE_ENOTSUP, "the metaschema is a remote $ref" },
+	{ "id.json", "Unnormalized $ids are allowed but discouraged", NULL,
+	    SUITE_ENOTSUP, "the metaschema is a remote $ref" },
+	{ "not.json", "collect annotations inside a 'not', even if collection "
+		      "is disabled",
+	    NULL, SUITE_ENOTSUP, "unevaluatedProperties is not supported" },
+};
+
+/* The suite's directory: $JSONSCHEMA_SUITE, or Debian's; NULL if absent. */
+static const char *
+suite_dir(void)
+{
+	const char *dir = getenv("JSONSCHEMA_SUITE");
+	struct stat st;
+
+	if (dir == NULL || *dir == '\0')
+		dir = SUITE_DEBIAN_DIR;
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return dir;
+	TAP_CHECK(false,
+	    "JSON-Schema-Test-Suite not found at %s: install the Debian "
+	    "package libtest-json-schema-acceptance-perl "
+	    "(scripts/install-deps does) or set JSONSCHEMA_SUITE to its "
+	    "tests/draft2020-12 directory",
+	    dir);
+	return NULL;
+}
+
+static int
+suite_case_skip(const char *file, const char *group, const char *test)
+{
+	for (size_t i = 0; i < TAP_COUNT(suite_case_skips); i++)
+		if (strcmp(suite_case_skips[i].file, file) == 0 &&
+		    strcmp(suite_case_skips[i].group, group) == 0 &&
+		    (suite_case_skips[i].test == NULL ||
+			strcmp(suite_case_skips[i].test, test) == 0))
+			return (int)i;
+	return -1;
+}
+
+/* Runs one case; true when it passed or went as the skip table says. */
+static bool
+suite_run_case(const char *file, const json_t *group, const json_t *test,
+    int *skipped, int *by_table)
+{
+	const char *gdesc = json_string_value(json_object_get(group, "description"));
+	const char *tdesc = json_string_value(json_object_get(test, "description"));
+	bool is_valid = json_is_true(json_object_get(test, "valid"));
+	int skip = suite_case_skip(file, gdesc, tdesc), r, want;
+	char *cause = NULL;
+	bool ok;
+
+	if (skip >= 0 && suite_case_skips[skip].expect == SUITE_SKIP) {
+		(*skipped)++;
+		return false;
+	}
+	want = skip >= 0 ? -ENOTSUP : is_valid ? 0 : -EINVAL;
+	r = jsonschema_validate(json_object_get(group, "schema"),
+	    json_object_get(test, "data"), &cause);
+	ok = r == want && (r == 0) == (cause == NULL);
+	TAP_CHECK(ok, "%s: %s: %s: expected %d, got %d (%s)", file, gdesc,
+	    tdesc, want, r, tap_str_show(cause));
+	free(cause);
+	*by_table += ok && skip >= 0;
+	return ok;
+}
+
+/* Runs every case of one file of the suite and says how many passed. */
+static void
+suite_run_file(const char *file)
+{
+	const char *dir = suite_dir();
+	char path[4096];
+	json_error_t e;
+	json_t *groups, *group, *test;
+	size_t i, j;
+	int passed = 0, total = 0, skipped = 0, by_table = 0;
+
+	if (dir == NULL)
+		return;
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	groups = json_load_file(path, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+	TAP_REQUIRE(json_is_array(groups), "%s: %s", path, e.text);
+	json_array_foreach (groups, i, group)
+		json_array_foreach (json_object_get(group, "tests"), j, test) {
+			total++;
+			passed += suite_run_case(file, group, test, &skipped,
+			    &by_table);
+		}
+	fprintf(tap_state()->diag_out, "# %s: %d/%d", file, passed, total);
+	if (by_table > 0)
+		fprintf(tap_state()->diag_out,
+		    " (%d of them -ENOTSUP, as the skip table expects)",
+		    by_table);
+	if (skipped > 0)
+		fprintf(tap_state()->diag_out, " (%d skipped)", skipped);
+	fputc('\n', tap_state()->diag_out);
+	TAP_CHECK(total > 0, "%s has no cases", file);
+	json_decref(groups);
+}
+
+#define SUITE_DEFINE(id, file)               \
+	static void test_suite_##id(void)    \
+	{                                    \
+		suite_run_file(file);        \
+	}
+SUITE_FILES(SUITE_DEFINE)
+
+#define SUITE_NAME(id, file) file,
+static const char *const suite_run[] = { SUITE_FILES(SUITE_NAME) };
+
+static bool
+suite_is_listed(const char *name)
+{
+	for (size_t i = 0; i < TAP_COUNT(suite_run); i++)
+		if (strcmp(suite_run[i], name) == 0)
+			return true;
+	for (size_t i = 0; i < TAP_COUNT(suite_not_run); i++)
+		if (strcmp(suite_not_run[i].file, name) == 0)
+			return true;
+	return false;
+}
+
+/* A file the suite gained is run or explained, never silently left out. */
+static void
+test_suite_complete(void)
+{
+	const char *dir = suite_dir();
+	struct dirent *d;
+	DIR *dp;
+
+	if (dir == NULL)
+		return;
+	TAP_REQUIRE((dp = opendir(dir)) != NULL, "opendir %s", dir);
+	while ((d = readdir(dp)) != NULL)
+		if (d->d_name[0] != '.')
+			TAP_CHECK(suite_is_listed(d->d_name),
+			    "%s/%s is neither run nor listed in suite_not_run",
+			    dir, d->d_name);
+	closedir(dp);
+	for (size_t i = 0; i < TAP_COUNT(suite_not_run); i++)
+		fprintf(tap_state()->diag_out, "# not run: %s: %s\n",
+		    suite_not_run[i].file, suite_not_run[i].reason);
+}
+
+#define SUITE_ENTRY(id, file) { "suite " file, test_suite_##id },
+
+static const struct tap_test tests[] = {
+	{ "causes and results of own cases", test_causes },
+	{ "a $ref cycle over a deep instance is an error", test_deep_instance },
+	{ "every file of the suite is run or listed", test_suite_complete },
+	SUITE_FILES(SUITE_ENTRY)
+};
+
+int
+main(void)
+{
+	return tap_run(tests, TAP_COUNT(tests));
+}
