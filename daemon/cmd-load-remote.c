@@ -15,6 +15,7 @@
 struct cmd_load_remote {
 	struct request *req;
 	struct server_spec spec;
+	json_t *params;
 	char *name;
 	int timeout;
 };
@@ -94,6 +95,7 @@ static void
 cmd_load_remote_free(struct cmd_load_remote *lr)
 {
 	spec_clear(&lr->spec);
+	json_decref(lr->params);
 	free(lr->name);
 	free(lr);
 }
@@ -112,8 +114,8 @@ cmd_load_remote_checked(void *arg, int err, const char *why,
 	else if (err != 0)
 		control_fail(lr->req, ERRORS_UNAVAILABLE, NULL, "%s", why);
 	else
-		cmd_load_start(lr->req, lr->name, SERVER_REMOTE, &lr->spec,
-		    lr->timeout);
+		cmd_load_start(lr->req, lr->params, lr->name, SERVER_REMOTE,
+		    &lr->spec, lr->timeout);
 	cmd_load_remote_free(lr);
 }
 
@@ -129,6 +131,7 @@ cmd_load_remote(struct request *req, json_t *params, int timeout)
 		fatal("calloc");
 	lr->req = req;
 	lr->timeout = timeout;
+	lr->params = json_deep_copy(params);
 	if (url_parse(cmd_string(params, "target"), &u, &cause) < 0) {
 		cmd_load_bad(req, "target", cause != NULL ? cause : "bad URL");
 		free(cause);

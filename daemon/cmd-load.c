@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "mcpd.h"
@@ -138,14 +139,38 @@ cmd_load_name(struct request *req, json_t *params,
 	return derived;
 }
 
+/*
+ * The row a persistent load saves: what restores it (the load's params,
+ * as given, so that variable references stay references) and what names it.
+ */
+static json_t *
+cmd_load_row(const char *id, const char *name, enum server_mode mode,
+    const json_t *params)
+{
+	json_t *copy = json_deep_copy(params);
+	char saved[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	json_object_del(copy, "persist");
+	json_object_del(copy, "timeout_ms");
+	json_object_set_new(copy, "name", json_string(name));
+	gmtime_r(&now, &tm);
+	strftime(saved, sizeof saved, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_pack("{s:s, s:s, s:s, s:o, s:s}", "id", id, "name", name,
+	    "mode", server_mode_name(mode), "params", copy, "saved", saved);
+}
+
 /* Same id: the same target again, answered by the running server. */
 void
-cmd_load_start(struct request *req, const char *name, enum server_mode mode,
-    struct server_spec *spec, int timeout)
+cmd_load_start(struct request *req, const json_t *params, const char *name,
+    enum server_mode mode, struct server_spec *spec, int timeout)
 {
 	const char *agent = control_agent(req);
 	char *id = spec_id(agent, mode, spec);
 	struct server *s = server_find(agent, id), *other;
+	bool is_saved = !json_is_false(json_object_get(params, "persist")) &&
+	    !control_is_internal(req);
 
 	if (s == NULL && (other = server_find(agent, name)) != NULL) {
 		control_fail(req, ERRORS_CONFLICT,
@@ -157,7 +182,8 @@ cmd_load_start(struct request *req, const char *name, enum server_mode mode,
 	    server_new(agent, name, mode, spec, &s, NULL) < 0) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");
 	} else
-		server_load(s, req, timeout);
+		server_load(s, req, timeout,
+		    is_saved ? cmd_load_row(id, name, mode, params) : NULL);
 	free(id);
 }
 
@@ -207,7 +233,8 @@ cmd_load_exec(struct request *req, json_t *params)
 	if (cmd_timeout(req, params, mcpd_opts.load_timeout_ms, &timeout) &&
 	    cmd_load_spec(req, params, &spec) &&
 	    (name = cmd_load_name(req, params, &spec)) != NULL)
-		cmd_load_start(req, name, SERVER_PROCESS, &spec, timeout);
+		cmd_load_start(req, params, name, SERVER_PROCESS, &spec,
+		    timeout);
 	free(name);
 	spec_clear(&spec);
 }

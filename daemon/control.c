@@ -26,6 +26,10 @@
 struct request {
 	struct client *client; /* NULL once the client has gone */
 	json_t *id;
+	/* A request mcpd makes of itself (restore): no client, a callback. */
+	control_internal_fn *internal;
+	void *internal_arg;
+	char *internal_agent;
 	TAILQ_ENTRY(request) entry;
 };
 TAILQ_HEAD(request_list, request);
@@ -175,7 +179,14 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 {
 	struct client *c = r->client;
 
-	if (c != NULL) {
+	if (r->internal != NULL) {
+		if (msg == NULL)
+			msg = json_pack("{s:o*}", "result",
+			    json_loadb(raw, len, 0, NULL));
+		r->internal(r->internal_arg, msg);
+		json_decref(msg);
+		free(r->internal_agent);
+	} else if (c != NULL) {
 		TAILQ_REMOVE(&c->requests, r, entry);
 		c->nrequests--;
 		if (msg != NULL)
@@ -195,7 +206,29 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 const char *
 control_agent(const struct request *r)
 {
+	if (r->internal != NULL)
+		return r->internal_agent;
 	return r->client != NULL ? r->client->agent : "default";
+}
+
+bool
+control_is_internal(const struct request *r)
+{
+	return r->internal != NULL;
+}
+
+void
+control_dispatch_internal(const char *agent, const char *method,
+    json_t *params, control_internal_fn *fn, void *arg)
+{
+	struct request *r = calloc(1, sizeof *r);
+
+	if (r == NULL || (r->internal_agent = strdup(agent)) == NULL)
+		fatal("out of memory");
+	r->id = json_integer(0);
+	r->internal = fn;
+	r->internal_arg = arg;
+	cmd_dispatch(r, method, params);
 }
 
 void
@@ -212,7 +245,7 @@ control_set_agent(struct request *r, const char *agent)
 bool
 control_is_live(const struct request *r)
 {
-	return r->client != NULL;
+	return r->client != NULL || r->internal != NULL;
 }
 
 void

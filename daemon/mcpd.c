@@ -26,6 +26,7 @@ struct mcpd_options mcpd_opts = {
 	.docker_timeout_ms = 30000,
 };
 struct event_base *mcpd_base;
+struct store *mcpd_store;
 uint64_t mcpd_started_ms;
 
 static bool mcpd_stopping;
@@ -246,6 +247,8 @@ mcpd_prepare_state(void)
 	}
 	if (identity_load(mcpd_opts.state_dir, &cause) < 0)
 		fatalx("identity: %s", cause != NULL ? cause : "failed");
+	if (store_open(mcpd_opts.state_dir, &mcpd_store) < 0)
+		fatalx("out of memory reading the enablement store");
 	if (http_tls_init(mcpd_opts.ca_file, &cause) < 0 ||
 	    netpolicy_init(mcpd_opts.dns_server, &cause) < 0)
 		fatalx("%s", cause != NULL ? cause : "remote endpoints");
@@ -298,6 +301,7 @@ main(int argc, char **argv)
 	docker_reap();
 	notify_ready();
 	notify_status("listening on %s", mcpd_opts.socket_path);
+	restore_start();
 	notify_watchdog_start();
 	event_base_dispatch(mcpd_base);
 	control_close();
@@ -307,6 +311,7 @@ main(int argc, char **argv)
 	sendq_close();
 	netpolicy_close();
 	http_tls_close();
+	store_free(mcpd_store);
 	log_info("stopped");
 	event_free(mcpd_sigterm);
 	event_free(mcpd_sigint);

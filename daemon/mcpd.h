@@ -49,6 +49,7 @@ struct mcpd_options {
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
+extern struct store *mcpd_store;
 extern uint64_t mcpd_started_ms;
 bool mcpd_is_stopping(void);
 /* Stops every server, answers req (may be NULL) and leaves the loop. */
@@ -63,6 +64,12 @@ size_t control_client_count(void);
 /* The agent the request's connection speaks for ("default" unless hello). */
 const char *control_agent(const struct request *);
 void control_set_agent(struct request *, const char *agent);
+/* The answer to an internal request: the whole message (borrowed). */
+typedef void control_internal_fn(void *arg, const json_t *msg);
+/* Runs a control method on behalf of agent, as mcpd itself (restore). */
+void control_dispatch_internal(const char *agent, const char *method,
+    json_t *params, control_internal_fn *fn, void *arg);
+bool control_is_internal(const struct request *);
 /* False once the client that asked has gone away. */
 bool control_is_live(const struct request *);
 /* Answers and frees the request; result is stolen. */
@@ -100,8 +107,8 @@ struct server *cmd_server(struct request *, const char *target);
 /* Reads an optional timeout_ms (1 ms to 24 h); false after failing req. */
 bool cmd_timeout(struct request *, json_t *params, int dflt, int *ret);
 /* cmd-load.c and cmd-load-remote.c */
-void cmd_load_start(struct request *, const char *name, enum server_mode,
-    struct server_spec *, int timeout);
+void cmd_load_start(struct request *, const json_t *params, const char *name,
+    enum server_mode, struct server_spec *, int timeout);
 void cmd_load_remote(struct request *, json_t *params, int timeout);
 /* Fails req with -32602 naming field; returns false. */
 bool cmd_load_bad(struct request *, const char *field, const char *why);
@@ -370,7 +377,9 @@ struct server *server_find(const char *agent, const char *target);
 int server_new(const char *agent, const char *name, enum server_mode,
     struct server_spec *spec, struct server **ret, char **cause);
 /* Gate jobs; each answers req when it ends. */
-void server_load(struct server *, struct request *, int timeout_ms);
+/* row (stolen, may be NULL): saved and read back before the start. */
+void server_load(struct server *, struct request *, int timeout_ms,
+    json_t *row);
 void server_reload(struct server *, struct request *, int timeout_ms);
 void server_unload(struct server *, struct request *);
 /* Stops every server; done() when none is left. */
@@ -495,6 +504,9 @@ char *identity_agent_did(const char *agent);
 /* A short stable id for (agent, mode, canonical target) (new string). */
 char *identity_connection_id(const char *agent, const char *mode,
     const char *target, size_t target_len);
+
+/* restore.c: saved servers loaded again at start. */
+void restore_start(void);
 
 /* notify.c: sd_notify, socket activation and the watchdog. */
 int notify_listen_fd(void);

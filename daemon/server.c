@@ -22,12 +22,14 @@ enum server_job_kind {
 	SERVER_JOB_RELOAD,
 	SERVER_JOB_RESTART,
 	SERVER_JOB_UNLOAD,
+	SERVER_JOB_SHUTDOWN, /* an unload that keeps the saved row */
 };
 
 struct server_job {
 	enum server_job_kind kind;
 	struct request *req; /* NULL for restarts and shutdown */
 	int timeout_ms;
+	json_t *row; /* a load: the row to save first, or NULL */
 	TAILQ_ENTRY(server_job) entry;
 };
 
@@ -52,7 +54,10 @@ struct server {
 	struct docker_container *container; /* a container server's record */
 	char *failed_why; /* a failed start, while its container goes */
 	bool is_unloading; /* unloaded; only its container is left */
+	bool is_persistent; /* its row is saved: it comes back at start */
+	bool needs_recheck; /* restored: the row is read again before ready */
 	bool was_live;	   /* the unload stopped a live session */
+	bool was_saved;	   /* ... and removed a saved row */
 	bool had_container; /* ... and removed a container */
 	unsigned restarts;
 	unsigned failures; /* failed restarts in a row */
@@ -75,6 +80,7 @@ static void server_healthy(evutil_socket_t, short, void *);
 static bool server_in_scope(const struct server *, const char *agent);
 static void server_job_kick(struct server *);
 static void server_container_gone(void *);
+static void server_start_failed(struct server *, const char *why);
 
 static const char *const server_state_names[] = {
 	[SERVER_STARTING] = "starting",
@@ -350,6 +356,7 @@ server_job_end(struct server *s)
 	struct server_job *job = TAILQ_FIRST(&s->jobs);
 
 	TAILQ_REMOVE(&s->jobs, job, entry);
+	json_decref(job->row);
 	free(job);
 	s->is_job_running = false;
 	server_job_kick(s);
@@ -373,6 +380,29 @@ server_promote(struct server *s)
 	notify_status("%zu of %zu servers ready", ready, total);
 }
 
+/* A restored server's row must still be saved before its tools are callable. */
+static bool
+server_recheck(struct server *s)
+{
+	char *cause = NULL, *why;
+	int r = store_recheck(mcpd_store, s->agent, s->id, &cause);
+
+	s->needs_recheck = false;
+	if (r == 1)
+		return true;
+	if (r == 0)
+		why = strdup("its saved row is gone (removed or changed since "
+			     "mcpd started); it is not restored");
+	else if (asprintf(&why, "the store cannot be read back: %s",
+		     cause != NULL ? cause : "unknown error") < 0)
+		why = NULL;
+	s->is_persistent = r < 0;
+	server_set_error(s, why != NULL ? why : "recheck failed");
+	free(why);
+	free(cause);
+	return false;
+}
+
 static void
 server_on_ready(void *arg, struct session *sess)
 {
@@ -381,6 +411,12 @@ server_on_ready(void *arg, struct session *sess)
 
 	if (sess != s->next || job == NULL)
 		return;
+	if (s->needs_recheck && !server_recheck(s)) {
+		session_free(s->next);
+		s->next = NULL;
+		server_start_failed(s, s->last_error);
+		return;
+	}
 	server_promote(s);
 	log_server(LOG_INFO, s->name,
 	    "connected: generation %" PRIu64 ", protocol %s, %zu tools",
@@ -421,11 +457,17 @@ server_start_failed_now(struct server *s, const char *why)
 		    why);
 	} else if (job->kind == SERVER_JOB_LOAD && s->generation == 0) {
 		/* A first load that failed leaves nothing behind... */
-		server_job_fail(s, job, "cannot load %s: %s", why);
-		/* ... but a container that would not go stays listed. */
-		s->is_removed = !has_container;
-		s->is_unloading = has_container;
-		if (has_container)
+		server_job_fail(s, job,
+		    s->is_persistent ?
+			"cannot load %s: %s; its row stays saved and mcpd "
+			"restores it at its next start (mcpctl reload to try "
+			"now, mcpctl unload to remove it)" :
+			"cannot load %s: %s",
+		    why);
+		/* ... but a saved row, or a container that would not go, stays listed. */
+		s->is_removed = !has_container && !s->is_persistent;
+		s->is_unloading = has_container && !s->is_persistent;
+		if (!s->is_removed)
 			server_set_state(s, SERVER_FAILED);
 	} else {
 		server_job_fail(s, job, "cannot start %s: %s", why);
@@ -642,7 +684,7 @@ server_unload_done(void *arg)
 		control_reply(job->req,
 		    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name",
 			s->name, "stopped_live", s->was_live, "removed_saved",
-			0, "container_removed", s->had_container));
+			s->was_saved, "container_removed", s->had_container));
 	job->req = NULL;
 	s->is_removed = true;
 	server_job_end(s);
@@ -666,7 +708,25 @@ server_unload_close(void *arg, int err, const char *why)
 static void
 server_job_unload(struct server *s, struct server_job *job)
 {
-	(void)job;
+	char *cause = NULL;
+
+	s->was_saved = false;
+	if (job->kind == SERVER_JOB_UNLOAD && s->is_persistent) {
+		/* The row goes first: a crash from here on does not restore it. */
+		if (store_remove(mcpd_store, s->agent, s->id, &s->was_saved,
+			&cause) < 0) {
+			control_fail(job->req, ERRORS_STORAGE,
+			    json_pack("{s:s}", "server", s->name),
+			    "cannot remove the saved row of %s: %s; nothing "
+			    "was changed",
+			    s->name, cause != NULL ? cause : "unknown error");
+			job->req = NULL;
+			free(cause);
+			server_job_end(s);
+			return;
+		}
+		s->is_persistent = false;
+	}
 	evtimer_del(s->restart_timer);
 	evtimer_del(s->healthy_timer);
 	server_set_state(s, SERVER_STOPPING);
@@ -692,6 +752,31 @@ server_container_gone(void *arg)
 	server_job_kick(s);
 }
 
+/* A load's row is saved (and read back) before anything starts. */
+static bool
+server_job_save(struct server *s, struct server_job *job)
+{
+	char *cause = NULL;
+
+	if (job->row == NULL)
+		return true;
+	if (store_put(mcpd_store, s->agent, job->row, &cause) == 0) {
+		s->is_persistent = true;
+		return true;
+	}
+	control_fail(job->req, ERRORS_STORAGE, json_pack("{s:s}", "server",
+	    s->name),
+	    "cannot save %s: %s; nothing was saved%s", s->name,
+	    cause != NULL ? cause : "unknown error",
+	    s->session != NULL ? ", and it keeps running unsaved" :
+				 " and nothing was started");
+	job->req = NULL;
+	free(cause);
+	if (s->session == NULL && s->generation == 0 && !s->is_persistent)
+		s->is_removed = true;
+	return false;
+}
+
 /* Runs the next job, or frees a removed server whose queue is empty. */
 static void
 server_job_kick(struct server *s)
@@ -705,6 +790,7 @@ server_job_kick(struct server *s)
 		if (job->req != NULL)
 			control_fail(job->req, ERRORS_NOT_FOUND, NULL,
 			    "server %s was unloaded meanwhile", s->name);
+		json_decref(job->row);
 		free(job);
 	}
 	if (s->is_removed) {
@@ -717,6 +803,10 @@ server_job_kick(struct server *s)
 	s->is_job_running = true;
 	switch (job->kind) {
 	case SERVER_JOB_LOAD:
+		if (!server_job_save(s, job)) {
+			server_job_end(s);
+			return;
+		}
 		if (session_is_ready(s->session)) {
 			control_reply(job->req, server_load_result(s));
 			server_job_end(s);
@@ -729,14 +819,15 @@ server_job_kick(struct server *s)
 		server_job_start(s, job);
 		break;
 	case SERVER_JOB_UNLOAD:
+	case SERVER_JOB_SHUTDOWN:
 		server_job_unload(s, job);
 		break;
 	}
 }
 
-static void
+static struct server_job *
 server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
-    int timeout_ms)
+    int timeout_ms, json_t *row)
 {
 	struct server_job *job = calloc(1, sizeof *job);
 
@@ -744,16 +835,26 @@ server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
 		fatal("calloc");
 	job->kind = kind;
 	job->req = req;
+	job->row = row;
 	job->timeout_ms = timeout_ms > 0 ? timeout_ms :
 					   mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
 	server_job_kick(s);
+	return job;
 }
 
 void
-server_load(struct server *s, struct request *req, int timeout_ms)
+server_load(struct server *s, struct request *req, int timeout_ms,
+    json_t *row)
 {
-	server_enqueue(s, SERVER_JOB_LOAD, req, timeout_ms);
+	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, req,
+	    timeout_ms, row);
+
+	if (job != NULL && control_is_internal(req)) {
+		/* A restore: saved already, read back before it serves. */
+		s->is_persistent = true;
+		s->needs_recheck = true;
+	}
 }
 
 void
@@ -762,13 +863,13 @@ server_reload(struct server *s, struct request *req, int timeout_ms)
 	s->failures = 0;
 	s->backoff_ms = 0;
 	server_set_error(s, NULL);
-	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms);
+	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms, NULL);
 }
 
 void
 server_unload(struct server *s, struct request *req)
 {
-	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0);
+	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0, NULL);
 }
 
 void
@@ -782,7 +883,7 @@ server_stop_all(void (*done)(void *), void *arg)
 		tmp = TAILQ_NEXT(s, entry);
 		evtimer_del(s->restart_timer);
 		/* Admitted jobs finish first: the gate keeps the order. */
-		server_enqueue(s, SERVER_JOB_UNLOAD, NULL, 0);
+		server_enqueue(s, SERVER_JOB_SHUTDOWN, NULL, 0, NULL);
 	}
 	server_check_all_stopped();
 }
@@ -827,7 +928,8 @@ server_load_result(const struct server *s)
 	    server_string_or_null(session_protocol_version(s->session)),
 	    "tools",
 	    (json_int_t)json_array_size(session_tools_peek(s->session)),
-	    "generation", (json_int_t)s->generation, "persistent", 0,
+	    "generation", (json_int_t)s->generation, "persistent",
+	    s->is_persistent,
 	    "server_info", info != NULL ? info : json_null());
 	if (s->container != NULL) {
 		json_object_set_new(r, "image", json_string(s->spec.image));
@@ -868,7 +970,8 @@ server_describe(const struct server *s)
 	    server_string_or_null(session_protocol_version(s->session)),
 	    "tools",
 	    (json_int_t)json_array_size(session_tools_peek(s->session)),
-	    "generation", (json_int_t)s->generation, "persistent", 0,
+	    "generation", (json_int_t)s->generation, "persistent",
+	    s->is_persistent,
 	    "restarts", (json_int_t)s->restarts, "last_error",
 	    server_string_or_null(s->last_error), "since", server_since(s),
 	    "pid", pid > 0 ? json_integer(pid) : json_null());
