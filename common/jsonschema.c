@@ -14,10 +14,11 @@
 #include "jsonschema.h"
 
 #define JSONSCHEMA_REF_DEPTH_MAX 64  /* $refs followed, one inside another */
-#define JSONSCHEMA_DEPTH_MAX	 512 /* schemas evaluated, one inside another */
+#define JSONSCHEMA_DEPTH_MAX	 512 /* schemas evaluated, one in another */
 #define JSONSCHEMA_DUMP_MAX	 72  /* bytes of a value quoted in a cause */
+#define JSONSCHEMA_WHOLE_MIN	 4503599627370496.0 /* 2^52: no fraction */
 /* A broken schema: no anyOf, oneOf, not or if may take it for a mismatch. */
-#define JSONSCHEMA_EBROKEN (-EPROTO)
+#define JSONSCHEMA_EBROKEN	 (-EPROTO)
 
 /* One step of the instance path, on the stack: a key or an index. */
 struct jsonschema_path {
@@ -36,12 +37,12 @@ struct jsonschema_target {
 /* A compiled pattern, kept for the rest of one validation. */
 struct jsonschema_regex {
 	struct jsonschema_regex *next;
-	const char *pattern; /* the schema's string: compared by address */
+	const char *pattern; /* the schema's string, compared by address */
 	regex_t re;
 };
 
 struct jsonschema_ctx {
-	char **cause; /* the one cause of the result; NULL: none wanted */
+	char **cause;  /* the one cause of the result; NULL: none wanted */
 	bool is_quiet; /* inside anyOf, oneOf, not, if, contains */
 	int depth, ref_depth;
 	struct jsonschema_target *targets;
@@ -54,33 +55,32 @@ struct jsonschema_at {
 	const json_t *schema;
 	const json_t *instance;
 	const struct jsonschema_path *path;
-	const char *base;
-};
-
-enum jsonschema_sub {
-	JSONSCHEMA_SUB_NONE,
-	JSONSCHEMA_SUB_ONE,
-	JSONSCHEMA_SUB_LIST,
-	JSONSCHEMA_SUB_MAP,
+	const char *base; /* the base URI of schema */
 };
 
 struct jsonschema_keyword {
 	const char *name;
 	int (*check)(struct jsonschema_ctx *, const struct jsonschema_keyword *,
 	    const struct jsonschema_at *, const json_t *);
-	enum jsonschema_sub sub; /* where its subschemas are, for $id */
-	int arg;		 /* +-1: maximum, at most; +-2: exclusive */
-	json_type type;		 /* what a min/max count measures */
+	int arg;	/* +-1: maximum, at most; +-2: exclusive */
+	json_type type; /* what a min/max count measures */
 };
 
 static int jsonschema_eval(struct jsonschema_ctx *, const json_t *,
     const json_t *, const struct jsonschema_path *, const char *);
+static int jsonschema_index(struct jsonschema_ctx *, const json_t *,
+    const char *, int);
 static int jsonschema_fail(struct jsonschema_ctx *,
     const struct jsonschema_path *, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 static int jsonschema_error(struct jsonschema_ctx *,
     const struct jsonschema_path *, int, const char *, ...)
     __attribute__((format(printf, 4, 5)));
+
+#define jsonschema_broken(ctx, path, ...) \
+	jsonschema_error((ctx), (path), JSONSCHEMA_EBROKEN, __VA_ARGS__)
+#define jsonschema_bad_value(ctx, at, kw, what) \
+	jsonschema_broken((ctx), (at)->path, "%s is not %s", (kw)->name, (what))
 
 /* jansson's iterators take a json_t *; nothing here changes a value. */
 static json_t *
@@ -89,22 +89,38 @@ jsonschema_mut(const json_t *json)
 	return (json_t *)(uintptr_t)json;
 }
 
-/* Writes s as a JSON string, with quotes and escapes. */
+/* Causes: "<path>: <what failed>", one per validation. */
+
 static void
-jsonschema_quote_write(FILE *f, const char *s, size_t n)
+jsonschema_quote_write(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
 		else
-			fputc(c, f);
+			fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/* s as a JSON string, in quotes; NULL when out of memory. */
+static char *
+jsonschema_quote(const char *s)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	jsonschema_quote_write(f, s);
+	if (fclose(f) == 0)
+		return buf;
+	free(buf);
+	return NULL;
 }
 
 static bool
@@ -117,6 +133,7 @@ jsonschema_is_identifier(const char *s)
 	return *s == '\0';
 }
 
+/* "$", "$.prop", "$.arr[3]", "$[\"odd key\"]". */
 static void
 jsonschema_path_write(FILE *f, const struct jsonschema_path *p)
 {
@@ -131,7 +148,7 @@ jsonschema_path_write(FILE *f, const struct jsonschema_path *p)
 		fprintf(f, ".%s", p->key);
 	else {
 		fputc('[', f);
-		jsonschema_quote_write(f, p->key, strlen(p->key));
+		jsonschema_quote_write(f, p->key);
 		fputc(']', f);
 	}
 }
@@ -163,8 +180,8 @@ jsonschema_vcause(struct jsonschema_ctx *ctx,
 
 /* A mismatch of the instance; quiet inside anyOf, oneOf, not and if. */
 static int
-jsonschema_fail(struct jsonschema_ctx *ctx,
-    const struct jsonschema_path *path, const char *fmt, ...)
+jsonschema_fail(struct jsonschema_ctx *ctx, const struct jsonschema_path *path,
+    const char *fmt, ...)
 {
 	va_list ap;
 	int r = 0;
@@ -179,8 +196,8 @@ jsonschema_fail(struct jsonschema_ctx *ctx,
 
 /* -ENOTSUP or a broken schema: always said, and never taken back. */
 static int
-jsonschema_error(struct jsonschema_ctx *ctx,
-    const struct jsonschema_path *path, int err, const char *fmt, ...)
+jsonschema_error(struct jsonschema_ctx *ctx, const struct jsonschema_path *path,
+    int err, const char *fmt, ...)
 {
 	va_list ap;
 	int r;
@@ -192,48 +209,30 @@ jsonschema_error(struct jsonschema_ctx *ctx,
 	return r < 0 ? r : err;
 }
 
-#define jsonschema_broken(ctx, path, ...) \
-	jsonschema_error((ctx), (path), JSONSCHEMA_EBROKEN, __VA_ARGS__)
-
-struct jsonschema_dump {
-	char buf[JSONSCHEMA_DUMP_MAX + 4];
-	size_t len;
-	bool is_full;
-};
-
-/* Collects at most JSONSCHEMA_DUMP_MAX bytes, then "...". */
-static int
-jsonschema_dump_add(const char *s, size_t n, void *data)
-{
-	struct jsonschema_dump *d = data;
-	size_t room = JSONSCHEMA_DUMP_MAX - d->len;
-
-	if (d->is_full)
-		return -1;
-	memcpy(d->buf + d->len, s, n < room ? n : room);
-	d->len += n < room ? n : room;
-	if (n <= room)
-		return 0;
-	strcpy(d->buf + d->len, "...");
-	d->len += 3;
-	d->is_full = true;
-	return -1;
-}
-
 /* A mismatch whose message shows a value, cut short: before, v, after. */
 static int
 jsonschema_fail_value(struct jsonschema_ctx *ctx,
     const struct jsonschema_path *path, const char *before, const json_t *v,
     const char *after)
 {
-	struct jsonschema_dump d = { .len = 0, .is_full = false };
+	char *dump;
+	size_t n;
+	int r;
 
 	if (ctx->is_quiet || ctx->cause == NULL)
 		return -EINVAL;
-	json_dump_callback(v, jsonschema_dump_add, &d,
+	dump = json_dumps(v,
 	    JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
-	d.buf[d.len] = '\0';
-	return jsonschema_fail(ctx, path, "%s%s%s", before, d.buf, after);
+	if (dump == NULL)
+		return -ENOMEM;
+	/* Cut between characters: a cause stays UTF-8. */
+	if ((n = strlen(dump)) > JSONSCHEMA_DUMP_MAX)
+		for (n = JSONSCHEMA_DUMP_MAX; (dump[n] & 0xc0) == 0x80; n--)
+			;
+	r = jsonschema_fail(ctx, path, "%s%.*s%s%s", before, (int)n, dump,
+	    dump[n] != '\0' ? "..." : "", after);
+	free(dump);
+	return r;
 }
 
 /* As jsonschema_fail_value for an object key. */
@@ -269,7 +268,8 @@ jsonschema_try(struct jsonschema_ctx *ctx, const json_t *schema,
 	return r;
 }
 
-/* Numbers by value: 1 equals 1.0, integers compare exactly. */
+/* Values: numbers by value (1 equals 1.0), deep equality, type names. */
+
 static int
 jsonschema_number_cmp(const json_t *a, const json_t *b)
 {
@@ -285,11 +285,19 @@ jsonschema_number_cmp(const json_t *a, const json_t *b)
 	return (x > y) - (x < y);
 }
 
+/* Whether x has no fraction, without libm (which mcpd does not link). */
+static bool
+jsonschema_is_whole(double x)
+{
+	return x >= JSONSCHEMA_WHOLE_MIN || x <= -JSONSCHEMA_WHOLE_MIN ||
+	    x == (double)(long long)x;
+}
+
 static bool
 jsonschema_is_integer(const json_t *v)
 {
 	return json_is_integer(v) ||
-	    (json_is_real(v) && json_real_value(v) == trunc(json_real_value(v)));
+	    (json_is_real(v) && jsonschema_is_whole(json_real_value(v)));
 }
 
 static bool
@@ -318,7 +326,7 @@ jsonschema_equal(const json_t *a, const json_t *b)
 	case JSON_OBJECT:
 		if (json_object_size(a) != json_object_size(b))
 			return false;
-		json_object_foreach (jsonschema_mut(a), key, v)
+		json_object_foreach(jsonschema_mut(a), key, v)
 			if (json_object_get(b, key) == NULL ||
 			    !jsonschema_equal(v, json_object_get(b, key)))
 				return false;
@@ -338,17 +346,17 @@ jsonschema_type_name(const json_t *v)
 	return names[json_typeof(v)];
 }
 
-static bool
-jsonschema_type_matches(const char *name, const json_t *v)
+static void
+jsonschema_number_format(const json_t *v, char *buf, size_t size)
 {
-	if (strcmp(name, "integer") == 0)
-		return jsonschema_is_integer(v);
-	if (strcmp(name, "number") == 0)
-		return json_is_number(v);
-	return strcmp(name, jsonschema_type_name(v)) == 0;
+	if (json_is_integer(v))
+		snprintf(buf, size, "%" JSON_INTEGER_FORMAT,
+		    json_integer_value(v));
+	else
+		snprintf(buf, size, "%.15g", json_number_value(v));
 }
 
-/* URIs (RFC 3986): a reference's parts, resolution, dot segments. */
+/* URI references (RFC 3986): parts, resolution, dot segments. */
 
 struct jsonschema_span {
 	const char *p; /* NULL: the part is absent */
@@ -388,11 +396,13 @@ jsonschema_uri_parse(const char *s, struct jsonschema_uri *u)
 		s++;
 		u->query = jsonschema_span(&s, "#");
 	}
-	if (*s == '#')
-		u->fragment = (struct jsonschema_span){ s + 1, (int)strlen(s + 1) };
+	if (*s == '#') {
+		s++;
+		u->fragment = jsonschema_span(&s, "");
+	}
 }
 
-/* RFC 3986 5.2.4 on a path of its own; the result is never longer. */
+/* RFC 3986 5.2.4, in place: the output is never longer than the input. */
 static void
 jsonschema_uri_remove_dots(char *in)
 {
@@ -401,10 +411,13 @@ jsonschema_uri_remove_dots(char *in)
 	while (*in != '\0') {
 		if (strncmp(in, "../", 3) == 0 || strncmp(in, "./", 2) == 0)
 			in += in[1] == '/' ? 2 : 3;
-		else if (strncmp(in, "/./", 3) == 0 || strcmp(in, "/.") == 0)
-			*(in += 1) = '/';
-		else if (strncmp(in, "/../", 4) == 0 || strcmp(in, "/..") == 0) {
-			*(in += 2) = '/';
+		else if (strncmp(in, "/./", 3) == 0 || strcmp(in, "/.") == 0) {
+			in += in[2] == '/' ? 2 : 1;
+			*in = '/';
+		} else if (strncmp(in, "/../", 4) == 0 ||
+		    strcmp(in, "/..") == 0) {
+			in += in[3] == '/' ? 3 : 2;
+			*in = '/';
 			while (out > start && *--out != '/')
 				;
 		} else if (strcmp(in, ".") == 0 || strcmp(in, "..") == 0)
@@ -417,11 +430,31 @@ jsonschema_uri_remove_dots(char *in)
 	*out = '\0';
 }
 
-/* ref resolved against base, fragment included; NULL when out of memory. */
+/* The path of ref resolved against base's (RFC 3986 5.2.2, 5.2.3). */
+static void
+jsonschema_uri_merge(FILE *f, const struct jsonschema_uri *b,
+    const struct jsonschema_uri *r)
+{
+	const char *slash = memrchr(b->path.p, '/', b->path.n);
+
+	if (r->path.n == 0)
+		fprintf(f, "%.*s", b->path.n, b->path.p);
+	else if (r->path.p[0] == '/')
+		;
+	else if (b->authority.p != NULL && b->path.n == 0)
+		fputc('/', f);
+	else if (slash != NULL)
+		fprintf(f, "%.*s", (int)(slash - b->path.p + 1), b->path.p);
+	fprintf(f, "%.*s", r->path.n, r->path.p);
+}
+
+/* ref resolved against base, always with a "#" and the fragment after it;
+ * NULL when out of memory. */
 static char *
 jsonschema_uri_resolve(const char *base, const char *ref)
 {
-	struct jsonschema_uri b, r, *auth = &r, *qry = &r;
+	struct jsonschema_uri b, r;
+	const struct jsonschema_uri *s = &r, *a = &r, *q = &r;
 	char *path = NULL, *out = NULL;
 	size_t len;
 	FILE *f;
@@ -430,40 +463,31 @@ jsonschema_uri_resolve(const char *base, const char *ref)
 	jsonschema_uri_parse(ref, &r);
 	if ((f = open_memstream(&path, &len)) == NULL)
 		return NULL;
-	if (r.scheme.p == NULL && r.authority.p == NULL) {
-		auth = &b;
-		if (r.path.n == 0 && r.query.p == NULL)
-			qry = &b;
-		if (r.path.n == 0)
-			fprintf(f, "%.*s", b.path.n, b.path.p);
-		else if (r.path.p[0] != '/') {
-			const char *slash = memrchr(b.path.p, '/', b.path.n);
-
-			if (b.authority.p != NULL && b.path.n == 0)
-				fputc('/', f);
-			else if (slash != NULL)
-				fprintf(f, "%.*s", (int)(slash - b.path.p + 1),
-				    b.path.p);
-		}
+	if (r.scheme.p == NULL) {
+		s = &b;
+		a = r.authority.p == NULL ? &b : &r;
+		q = a == &b && r.path.n == 0 && r.query.p == NULL ? &b : &r;
 	}
-	fprintf(f, "%.*s", r.path.n, r.path.p);
+	if (a == &b)
+		jsonschema_uri_merge(f, &b, &r);
+	else
+		fprintf(f, "%.*s", r.path.n, r.path.p);
 	if (fclose(f) != 0) {
 		free(path);
 		return NULL;
 	}
 	jsonschema_uri_remove_dots(path);
-	if (asprintf(&out, "%.*s%s%s%.*s%s%s%.*s#%.*s",
-		(r.scheme.p ? r : b).scheme.n, (r.scheme.p ? r : b).scheme.p,
-		(r.scheme.p ? r : b).scheme.p ? ":" : "",
-		auth->authority.p ? "//" : "", auth->authority.n,
-		auth->authority.p, path, qry->query.p ? "?" : "", qry->query.n,
-		qry->query.p, r.fragment.n, r.fragment.p) < 0)
+	if (asprintf(&out, "%.*s%s%s%.*s%s%s%.*s#%.*s", s->scheme.n,
+		s->scheme.p, s->scheme.p != NULL ? ":" : "",
+		a->authority.p != NULL ? "//" : "", a->authority.n,
+		a->authority.p, path, q->query.p != NULL ? "?" : "", q->query.n,
+		q->query.p, r.fragment.n, r.fragment.p) < 0)
 		out = NULL;
 	free(path);
 	return out;
 }
 
-/* The $id index: resources and anchors, found before validating. */
+/* Targets of $ref: the document's resources and anchors. */
 
 static int
 jsonschema_target_add(struct jsonschema_ctx *ctx, const json_t *schema,
@@ -488,6 +512,7 @@ jsonschema_target_add(struct jsonschema_ctx *ctx, const json_t *schema,
 	return 0;
 }
 
+/* The first target with these schema, uri and anchor (NULL: any). */
 static const struct jsonschema_target *
 jsonschema_target_find(const struct jsonschema_ctx *ctx, const json_t *schema,
     const char *uri, const char *anchor)
@@ -495,12 +520,11 @@ jsonschema_target_find(const struct jsonschema_ctx *ctx, const json_t *schema,
 	for (size_t i = 0; i < ctx->ntargets; i++) {
 		const struct jsonschema_target *t = &ctx->targets[i];
 
-		if ((schema != NULL && t->schema != schema) ||
-		    (uri != NULL && strcmp(t->uri, uri) != 0) ||
-		    (t->anchor == NULL) != (anchor == NULL) ||
-		    (anchor != NULL && strcmp(t->anchor, anchor) != 0))
-			continue;
-		return t;
+		if ((schema == NULL || t->schema == schema) &&
+		    (uri == NULL || strcmp(t->uri, uri) == 0) &&
+		    (t->anchor == NULL) == (anchor == NULL) &&
+		    (anchor == NULL || strcmp(t->anchor, anchor) == 0))
+			return t;
 	}
 	return NULL;
 }
@@ -518,7 +542,6 @@ jsonschema_base_of(const struct jsonschema_ctx *ctx, const json_t *schema,
 	return t != NULL ? t->uri : base;
 }
 
-/* Decodes %XX escapes in place. */
 static void
 jsonschema_percent_decode(char *s)
 {
@@ -536,70 +559,94 @@ jsonschema_percent_decode(char *s)
 	*out = '\0';
 }
 
+/* A JSON pointer token: "~1" is "/", "~0" is "~". */
+static void
+jsonschema_pointer_unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s != '\0'; s++)
+		if (s[0] == '~' && (s[1] == '0' || s[1] == '1'))
+			*out++ = *++s == '0' ? '~' : '/';
+		else
+			*out++ = *s;
+	*out = '\0';
+}
+
 /* Follows a JSON pointer from a resource; *base follows the $ids passed. */
 static const json_t *
 jsonschema_pointer(const struct jsonschema_ctx *ctx, const json_t *node,
     char *ptr, const char **base)
 {
-	for (char *seg = ptr + 1, *end; node != NULL; seg = end + 1) {
-		char *in = seg, *out = seg, *digits;
+	char *seg = ptr + 1, *end;
 
+	for (;;) {
 		if ((end = strchr(seg, '/')) != NULL)
 			*end = '\0';
-		for (; *in != '\0'; in++)
-			*out++ = in[0] == '~' && (in[1] == '0' || in[1] == '1') ?
-			    (++in)[0] == '0' ? '~' : '/' :
-			    in[0];
-		*out = '\0';
+		jsonschema_pointer_unescape(seg);
 		if (seg != ptr + 1)
 			*base = jsonschema_base_of(ctx, node, *base);
-		if (json_is_array(node) && seg[strspn(seg, "0123456789")] ==
-			'\0' && (seg[0] != '0' || seg[1] == '\0') && *seg)
-			node = json_array_get(node, strtoul(seg, &digits, 10));
+		if (json_is_array(node) && *seg != '\0' &&
+		    seg[strspn(seg, "0123456789")] == '\0' &&
+		    (seg[0] != '0' || seg[1] == '\0'))
+			node = json_array_get(node, strtoul(seg, NULL, 10));
 		else
 			node = json_object_get(node, seg);
-		if (end == NULL)
-			break;
+		if (node == NULL || end == NULL)
+			return node;
+		seg = end + 1;
 	}
-	return node;
 }
 
-/* The schema a $ref names and the base URI around it. */
+/* The schema a $ref names, and the base URI around it. */
 static int
 jsonschema_resolve(struct jsonschema_ctx *ctx, const struct jsonschema_at *at,
     const char *ref, const json_t **ret, const char **ret_base)
 {
-	const struct jsonschema_target *res;
+	const struct jsonschema_target *t;
 	char *uri = jsonschema_uri_resolve(at->base, ref), *frag;
+	char *quoted = jsonschema_quote(ref);
 	int r = 0;
 
-	if (uri == NULL)
+	if (uri == NULL || quoted == NULL) {
+		free(uri);
+		free(quoted);
 		return -ENOMEM;
-	frag = uri + strcspn(uri, "#");
-	if (*frag != '\0')
-		*frag++ = '\0';
+	}
+	frag = strchr(uri, '#');
+	*frag++ = '\0';
 	jsonschema_percent_decode(frag);
-	if ((res = jsonschema_target_find(ctx, NULL, uri, NULL)) == NULL)
+	*ret = NULL;
+	if ((t = jsonschema_target_find(ctx, NULL, uri, NULL)) == NULL)
 		r = jsonschema_error(ctx, at->path, -ENOTSUP,
-		    "remote $ref \"%s\" is not supported (never fetched)", ref);
+		    "remote $ref %s is not supported (never fetched)", quoted);
 	else if (*frag == '\0' || *frag == '/') {
-		*ret_base = res->uri;
-		*ret = *frag == '\0' ? res->schema :
-		    jsonschema_pointer(ctx, res->schema, frag, ret_base);
-	} else if ((res = jsonschema_target_find(ctx, NULL, uri, frag)) !=
-	    NULL) {
-		*ret = res->schema;
-		*ret_base = res->uri;
-	} else
-		*ret = NULL;
+		*ret_base = t->uri;
+		*ret = *frag == '\0' ?
+		    t->schema :
+		    jsonschema_pointer(ctx, t->schema, frag, ret_base);
+	} else if ((t = jsonschema_target_find(ctx, NULL, uri, frag)) != NULL) {
+		*ret = t->schema;
+		*ret_base = t->uri;
+	}
 	if (r == 0 && *ret == NULL)
 		r = jsonschema_broken(ctx, at->path,
-		    "$ref \"%s\" resolves to nothing", ref);
+		    "$ref %s resolves to nothing", quoted);
+	free(quoted);
 	free(uri);
 	return r;
 }
 
-/* Patterns: ECMA-262 syntax translated to POSIX extended expressions. */
+/*
+ * Patterns: ECMA-262 syntax translated to POSIX extended expressions that
+ * run on bytes (the C locale). What matches "any character but" matches a
+ * whole UTF-8 sequence, and a multi-byte character is a group, so that
+ * "^.{2}$" and "^\\u00e9+$" count characters, not bytes.
+ */
+#define JSONSCHEMA_UTF8_TAIL "\x80-\xbf"
+#define JSONSCHEMA_UTF8_REST "[" JSONSCHEMA_UTF8_TAIL "]*)"
+#define JSONSCHEMA_UTF8_DOT \
+	"([^\n\r" JSONSCHEMA_UTF8_TAIL "]" JSONSCHEMA_UTF8_REST
 
 /* Bracket-expression contents for the class escapes \d \w \s. */
 static const char *
@@ -616,7 +663,7 @@ jsonschema_regex_class(char c)
 	return NULL;
 }
 
-static int
+static long
 jsonschema_hex(const char *s, int n)
 {
 	char buf[5] = { 0 };
@@ -625,16 +672,16 @@ jsonschema_hex(const char *s, int n)
 		if (!isxdigit((unsigned char)s[i]))
 			return -1;
 	memcpy(buf, s, n);
-	return (int)strtol(buf, NULL, 16);
+	return strtol(buf, NULL, 16);
 }
 
-/* The code point of the character escape at s (after the backslash), or
- * -1; *len is how long it is. */
+/* The code point of the character escape after a backslash (\t, \cC, \x41,
+ * \u00e9, \. ...), or -1; *len is how long it is. */
 static long
 jsonschema_regex_char(const char *s, size_t *len)
 {
 	static const char controls[] = "t\tn\nr\rf\fv\v";
-	const char *c = s[0] != '\0' ? strchr(controls, s[0]) : NULL;
+	const char *c = *s != '\0' ? strchr(controls, *s) : NULL;
 	long cp, lo;
 
 	*len = 1;
@@ -655,27 +702,29 @@ jsonschema_regex_char(const char *s, size_t *len)
 	return cp;
 }
 
-/* Writes code point cp as itself: escaped when special, in UTF-8. */
+/* Writes code point cp to match itself: escaped when special, a group of
+ * its UTF-8 bytes when it has more than one. */
 static void
 jsonschema_regex_literal(FILE *f, long cp)
 {
-	if (cp < 0x80 && strchr(".[]()*+?{}|^$\\", (int)cp) != NULL)
-		fputc('\\', f);
-	if (cp < 0x80)
+	if (cp < 0x80) {
+		if (strchr(".[]()*+?{}|^$\\", (int)cp) != NULL)
+			fputc('\\', f);
 		fputc((int)cp, f);
-	else if (cp < 0x800)
-		fprintf(f, "%c%c", (int)(0xc0 | cp >> 6), (int)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x800)
+		fprintf(f, "(%c%c)", (int)(0xc0 | cp >> 6),
+		    (int)(0x80 | (cp & 0x3f)));
 	else if (cp < 0x10000)
-		fprintf(f, "%c%c%c", (int)(0xe0 | cp >> 12),
+		fprintf(f, "(%c%c%c)", (int)(0xe0 | cp >> 12),
 		    (int)(0x80 | (cp >> 6 & 0x3f)), (int)(0x80 | (cp & 0x3f)));
 	else
-		fprintf(f, "%c%c%c%c", (int)(0xf0 | cp >> 18),
+		fprintf(f, "(%c%c%c%c)", (int)(0xf0 | cp >> 18),
 		    (int)(0x80 | (cp >> 12 & 0x3f)),
 		    (int)(0x80 | (cp >> 6 & 0x3f)), (int)(0x80 | (cp & 0x3f)));
 }
 
-/* One member of a bracket expression: a code point, -2 for a class
- * written to f, -1 (and *what) for what POSIX brackets cannot hold. */
+/* One member of a bracket expression: its code point, -2 for a class
+ * written to f, or -1 (and *what) for what POSIX brackets cannot hold. */
 static long
 jsonschema_regex_member(const char **sp, FILE *f, const char **what)
 {
@@ -691,15 +740,34 @@ jsonschema_regex_member(const char **sp, FILE *f, const char **what)
 	if (*s == '\\')
 		cp = s[1] == 'b' ? '\b' : jsonschema_regex_char(s + 1, &len);
 	*sp += 1 + len;
-	if (cp < 0 || cp >= 0x80 || cp == 0 ||
-	    (cp == '[' && strchr(":.=", **sp) != NULL && **sp != '\0')) {
+	if (cp <= 0 || cp >= 0x80 ||
+	    (cp == '[' && **sp != '\0' && strchr(":.=", **sp) != NULL)) {
 		*what = "this in a bracket expression";
 		return -1;
 	}
 	return cp;
 }
 
-/* Translates "[...]" at *sp; "]" goes first, "-" last, "^" not first. */
+/* Writes a bracket expression: "]" first, "-" first or last, "^" not
+ * first; a negated one takes a whole UTF-8 sequence. */
+static void
+jsonschema_regex_bracket_write(FILE *out, bool is_negated, const char *body,
+    const bool has[128])
+{
+	bool is_dash_first = has['-'] && !has[']'];
+
+	if (!is_negated && !has[']'] && !has['-'] && *body == '\0') {
+		fputs("\\^", out); /* only "^" */
+		return;
+	}
+	fprintf(out, "%s[%s%s%s%s%s%s%s]%s", is_negated ? "(" : "",
+	    is_negated ? "^" : "", has[']'] ? "]" : "",
+	    is_dash_first ? "-" : "", is_negated ? JSONSCHEMA_UTF8_TAIL : "",
+	    body, has['^'] ? "^" : "", has['-'] && !is_dash_first ? "-" : "",
+	    is_negated ? JSONSCHEMA_UTF8_REST : "");
+}
+
+/* Translates the bracket expression at *sp. */
 static int
 jsonschema_regex_bracket(const char **sp, FILE *out, const char **what)
 {
@@ -707,40 +775,38 @@ jsonschema_regex_bracket(const char **sp, FILE *out, const char **what)
 	bool is_negated = *s == '^', has[128] = { false };
 	char *body = NULL;
 	size_t len;
-	long cp, hi;
+	long cp = 0, hi;
 	FILE *f;
 
 	s += is_negated;
-	if (*s == ']' || (f = open_memstream(&body, &len)) == NULL) {
-		*what = "an empty class";
-		return *s == ']' ? -ENOTSUP : -ENOMEM;
-	}
-	while (*s != ']' && *s != '\0') {
-		if ((cp = jsonschema_regex_member(&s, f, what)) == -1)
-			break;
-		if (cp >= 0 && s[0] == '-' && s[1] != ']' && s[1] != '\0') {
+	*what = *s == ']' ? "an empty class" : "a bracket expression";
+	if (*s == ']')
+		return -ENOTSUP;
+	if ((f = open_memstream(&body, &len)) == NULL)
+		return -ENOMEM;
+	while (*s != ']' && *s != '\0' && cp != -1) {
+		if ((cp = jsonschema_regex_member(&s, f, what)) < 0)
+			continue;
+		if (s[0] == '-' && s[1] != ']' && s[1] != '\0') {
 			s++;
 			if ((hi = jsonschema_regex_member(&s, f, what)) < cp)
-				break;
-			fprintf(f, "%c-%c", (int)cp, (int)hi);
-		} else if (cp >= 0 && strchr("]-^", (int)cp) != NULL)
+				cp = -1;
+			else
+				fprintf(f, "%c-%c", (int)cp, (int)hi);
+		} else if (strchr("]-^", (int)cp) != NULL)
 			has[cp] = true;
-		else if (cp >= 0)
+		else
 			fputc((int)cp, f);
 	}
-	fclose(f);
-	if (*s != ']') {
+	if (fclose(f) != 0) {
 		free(body);
-		*what = *what != NULL ? *what : "a bracket expression";
+		return -ENOMEM;
+	}
+	if (*s != ']' || cp == -1) {
+		free(body);
 		return -ENOTSUP;
 	}
-	if (!is_negated && !has[']'] && *body == '\0' && has['^'] && !has['-'])
-		fputs("\\^", out);
-	else
-		fprintf(out, "[%s%s%s%s%s%s]", is_negated ? "^" : "",
-		    has[']'] ? "]" : "", has['-'] && *body == '\0' ? "-" : "",
-		    body, has['^'] ? "^" : "",
-		    has['-'] && *body != '\0' ? "-" : "");
+	jsonschema_regex_bracket_write(out, is_negated, body, has);
 	free(body);
 	*sp = s + 1;
 	return 0;
@@ -750,31 +816,48 @@ jsonschema_regex_bracket(const char **sp, FILE *out, const char **what)
 static int
 jsonschema_regex_escape(const char **sp, FILE *out, const char **what)
 {
-	const char *s = *sp, *cls = jsonschema_regex_class(tolower(s[1]));
-	size_t len;
+	const char *s = *sp;
+	const char *cls = jsonschema_regex_class(tolower((unsigned char)s[1]));
+	size_t len = 1;
 	long cp;
 
-	*sp += 2;
-	if (cls != NULL && s[1] != '\0')
-		fprintf(out, "[%s%s]", isupper(s[1]) ? "^" : "", cls);
+	if (cls != NULL && islower((unsigned char)s[1]))
+		fprintf(out, "[%s]", cls);
+	else if (cls != NULL)
+		fprintf(out,
+		    "([^%s" JSONSCHEMA_UTF8_TAIL "]" JSONSCHEMA_UTF8_REST, cls);
 	else if (s[1] == 'b' || s[1] == 'B')
 		fprintf(out, "\\%c", s[1]); /* a GNU extension */
-	else if ((cp = jsonschema_regex_char(s + 1, &len)) > 0) {
+	else if ((cp = jsonschema_regex_char(s + 1, &len)) > 0)
 		jsonschema_regex_literal(out, cp);
-		*sp = s + 1 + len;
-	} else {
-		*what = isdigit(s[1]) ? "a backreference" : "this escape";
+	else {
+		*what = s[1] >= '1' && s[1] <= '9' ? "a backreference" :
+						     "this escape";
 		return -ENOTSUP;
 	}
+	*sp = s + 1 + len;
 	return 0;
+}
+
+/* The length of a {n}, {n,} or {n,m} quantifier at s, or 0. */
+static size_t
+jsonschema_regex_braces(const char *s)
+{
+	size_t n = strspn(s + 1, "0123456789");
+
+	if (n == 0)
+		return 0;
+	if (s[1 + n] == ',')
+		n += 1 + strspn(s + 2 + n, "0123456789");
+	return s[1 + n] == '}' ? n + 2 : 0;
 }
 
 /* Translates an ECMA-262 pattern; -ENOTSUP with *what naming a feature. */
 static int
 jsonschema_regex_translate(const char *s, FILE *out, const char **what)
 {
-	int r = 0;
 	size_t n;
+	int r = 0;
 
 	while (*s != '\0' && r == 0) {
 		if (*s == '\\')
@@ -782,20 +865,26 @@ jsonschema_regex_translate(const char *s, FILE *out, const char **what)
 		else if (*s == '[')
 			r = jsonschema_regex_bracket(&s, out, what);
 		else if (strncmp(s, "(?:", 3) == 0 ||
-		    (strncmp(s, "(?<", 3) == 0 && isalpha(s[3]))) {
-			fputc('(', out);
+		    (strncmp(s, "(?<", 3) == 0 &&
+			isalpha((unsigned char)s[3]))) {
+			fputc('(', out); /* a group without a name */
 			s = s[2] == ':' ? s + 3 : strchrnul(s, '>') + 1;
 		} else if (strncmp(s, "(?", 2) == 0) {
 			*what = "lookaround";
 			r = -ENOTSUP;
-		} else if (*s == '{' &&
-		    (n = strspn(s + 1, "0123456789")) > 0 &&
-		    (n += strspn(s + 1 + n, ",")) > 0 &&
-		    (n += strspn(s + 1 + n, "0123456789")) > 0 && s[1 + n] == '}') {
-			fprintf(out, "%.*s", (int)n + 2, s);
-			s += n + 2 + (s[n + 2] == '?');
-		} else if (*s == '{' || *s == '}') {
+		} else if ((n = jsonschema_regex_braces(s)) > 0) {
+			fprintf(out, "%.*s", (int)n, s);
+			s += n + (s[n] == '?'); /* lazy matches the same */
+		} else if (*s == '{' || *s == '}')
 			fprintf(out, "\\%c", *s++);
+		else if (*s == '.') {
+			fputs(JSONSCHEMA_UTF8_DOT, out);
+			s++;
+		} else if ((unsigned char)*s >= 0xc0) {
+			n = 2 + ((unsigned char)*s >= 0xe0) +
+			    ((unsigned char)*s >= 0xf0);
+			fprintf(out, "(%.*s)", (int)n, s);
+			s += n;
 		} else {
 			fputc(*s, out);
 			s += 1 + (strchr("*+?", *s) != NULL && s[1] == '?');
@@ -804,42 +893,54 @@ jsonschema_regex_translate(const char *s, FILE *out, const char **what)
 	return r;
 }
 
-/* Searches s for pattern: 1 found, 0 not, or -ENOTSUP, -ENOMEM. */
+/* Compiles pattern, -ENOTSUP with a cause when it cannot be done. */
+static int
+jsonschema_regex_compile(struct jsonschema_ctx *ctx,
+    const struct jsonschema_path *path, const char *pattern, regex_t *re)
+{
+	const char *what = "regcomp refuses it";
+	char *posix = NULL, *quoted;
+	size_t len;
+	FILE *f;
+	int r;
+
+	if ((f = open_memstream(&posix, &len)) == NULL)
+		return -ENOMEM;
+	r = jsonschema_regex_translate(pattern, f, &what);
+	if (fclose(f) != 0)
+		r = -ENOMEM;
+	else if (r == 0 && regcomp(re, posix, REG_EXTENDED | REG_NOSUB) != 0)
+		r = -ENOTSUP;
+	free(posix);
+	if (r != -ENOTSUP)
+		return r;
+	if ((quoted = jsonschema_quote(pattern)) == NULL)
+		return -ENOMEM;
+	r = jsonschema_error(ctx, path, r, "pattern %s is not supported: %s",
+	    quoted, what);
+	free(quoted);
+	return r;
+}
+
+/* Searches n bytes of s for pattern: 1 found, 0 not, or an error. */
 static int
 jsonschema_regex_search(struct jsonschema_ctx *ctx,
     const struct jsonschema_path *path, const char *pattern, const char *s,
     size_t n)
 {
-	struct jsonschema_regex *re;
+	struct jsonschema_regex *re = ctx->regexes;
 	regmatch_t m = { .rm_so = 0, .rm_eo = (regoff_t)n };
-	const char *what = NULL;
-	char *posix = NULL;
-	size_t len;
-	FILE *f;
 	int r;
 
-	for (re = ctx->regexes; re != NULL && re->pattern != pattern;
-	     re = re->next)
-		;
+	while (re != NULL && re->pattern != pattern)
+		re = re->next;
 	if (re == NULL) {
-		if ((re = calloc(1, sizeof *re)) == NULL ||
-		    (f = open_memstream(&posix, &len)) == NULL) {
-			free(re);
+		if ((re = calloc(1, sizeof *re)) == NULL)
 			return -ENOMEM;
-		}
-		r = jsonschema_regex_translate(pattern, f, &what);
-		if (fclose(f) == 0 && r == 0 &&
-		    regcomp(&re->re, posix, REG_EXTENDED | REG_NOSUB) != 0) {
-			what = "what POSIX regcomp refuses";
-			r = -ENOTSUP;
-		}
-		free(posix);
-		if (r < 0) {
+		if ((r = jsonschema_regex_compile(ctx, path, pattern,
+			 &re->re)) < 0) {
 			free(re);
-			return r == -ENOMEM ? r :
-					      jsonschema_error(ctx, path, r,
-						  "pattern %s: %s is not supported",
-						  pattern, what);
+			return r;
 		}
 		re->pattern = pattern;
 		re->next = ctx->regexes;
@@ -848,49 +949,76 @@ jsonschema_regex_search(struct jsonschema_ctx *ctx,
 	return regexec(&re->re, s, 1, &m, REG_STARTEND) == 0;
 }
 
-/* The keywords. Each ignores an instance of a type it does not apply to. */
+/*
+ * The keywords: check(ctx, its entry, where, its value). Each ignores an
+ * instance of a type it does not apply to.
+ */
 
-#define JSONSCHEMA_CHECK(name)                                                \
-	static int name(struct jsonschema_ctx *ctx,                           \
-	    const struct jsonschema_keyword *kw, const struct jsonschema_at *at, \
-	    const json_t *v)
-
-#define jsonschema_invalid_value(ctx, at, kw, what) \
-	jsonschema_broken((ctx), (at)->path, "%s is not %s", (kw)->name, (what))
-
-JSONSCHEMA_CHECK(jsonschema_check_type)
+/* Whether v is of the type name says; false for a name of no type. */
+static bool
+jsonschema_type_is(const char *name, const json_t *v)
 {
-	bool is_list = json_is_array(v);
-	size_t n = is_list ? json_array_size(v) : 1;
+	if (strcmp(name, "integer") == 0)
+		return jsonschema_is_integer(v);
+	if (strcmp(name, "number") == 0)
+		return json_is_number(v);
+	return strcmp(name, jsonschema_type_name(v)) == 0;
+}
+
+/* Whether name is one of the seven type names. */
+static bool
+jsonschema_is_type_name(const char *name)
+{
+	static const char *const names[] = { "null", "boolean", "object",
+		"array", "number", "string", "integer" };
+
+	for (size_t i = 0; name != NULL && i < 7; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static int
+jsonschema_type(struct jsonschema_ctx *ctx, const struct jsonschema_keyword *kw,
+    const struct jsonschema_at *at, const json_t *v)
+{
+	size_t n = json_is_array(v) ? json_array_size(v) : 1;
 	char expected[128] = "";
 	const json_t *t;
+	const char *name;
 
 	for (size_t i = 0; i < n; i++) {
-		t = is_list ? json_array_get(v, i) : v;
-		if (!json_is_string(t) || strlen(json_string_value(t)) > 16)
-			return jsonschema_invalid_value(ctx, at, kw,
+		t = json_is_array(v) ? json_array_get(v, i) : v;
+		name = json_string_value(t);
+		if (!jsonschema_is_type_name(name))
+			return jsonschema_bad_value(ctx, at, kw,
 			    "a type name or a list of them");
-		if (jsonschema_type_matches(json_string_value(t), at->instance))
+		if (jsonschema_type_is(name, at->instance))
 			return 0;
 		snprintf(expected + strlen(expected),
 		    sizeof expected - strlen(expected), "%s%s",
-		    i > 0 ? " or " : "", json_string_value(t));
+		    i > 0 ? " or " : "", name);
 	}
 	return jsonschema_fail(ctx, at->path, "expected %s, got %s", expected,
 	    jsonschema_type_name(at->instance));
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_enum)
+static int
+jsonschema_enum(struct jsonschema_ctx *ctx, const struct jsonschema_keyword *kw,
+    const struct jsonschema_at *at, const json_t *v)
 {
 	if (!json_is_array(v))
-		return jsonschema_invalid_value(ctx, at, kw, "an array");
+		return jsonschema_bad_value(ctx, at, kw, "an array");
 	for (size_t i = 0; i < json_array_size(v); i++)
 		if (jsonschema_equal(json_array_get(v, i), at->instance))
 			return 0;
 	return jsonschema_fail_value(ctx, at->path, "expected one of ", v, "");
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_const)
+static int
+jsonschema_const(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	(void)kw;
 	if (jsonschema_equal(v, at->instance))
@@ -898,30 +1026,23 @@ JSONSCHEMA_CHECK(jsonschema_check_const)
 	return jsonschema_fail_value(ctx, at->path, "expected ", v, "");
 }
 
-static void
-jsonschema_number_format(const json_t *v, char *buf, size_t size)
-{
-	if (json_is_integer(v))
-		snprintf(buf, size, "%" JSON_INTEGER_FORMAT,
-		    json_integer_value(v));
-	else
-		snprintf(buf, size, "%.15g", json_number_value(v));
-}
-
-JSONSCHEMA_CHECK(jsonschema_check_bound)
+/* maximum, exclusiveMaximum, minimum, exclusiveMinimum. */
+static int
+jsonschema_bound(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	static const char *const words[] = { "greater than", "at least", "",
 		"at most", "less than" };
-	bool is_exclusive = abs(kw->arg) == 2;
 	char limit[32], got[32];
 	int c;
 
 	if (!json_is_number(v))
-		return jsonschema_invalid_value(ctx, at, kw, "a number");
+		return jsonschema_bad_value(ctx, at, kw, "a number");
 	if (!json_is_number(at->instance))
 		return 0;
 	c = jsonschema_number_cmp(at->instance, v) * (kw->arg > 0 ? 1 : -1);
-	if (c < 0 || (c == 0 && !is_exclusive))
+	if (c < 0 || (c == 0 && abs(kw->arg) == 1))
 		return 0;
 	jsonschema_number_format(v, limit, sizeof limit);
 	jsonschema_number_format(at->instance, got, sizeof got);
@@ -929,29 +1050,41 @@ JSONSCHEMA_CHECK(jsonschema_check_bound)
 	    words[kw->arg + 2], limit, got);
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_multiple)
+/* Near enough: 0.0075 / 0.0001 is not quite 75 in binary. */
+static bool
+jsonschema_is_multiple(double x, double of)
+{
+	double q = x / of, a = q < 0 ? -q : q, d;
+
+	/* 1e308 / 0.5 overflows; a whole x is still a multiple of 1/n. */
+	if (!isfinite(q))
+		return jsonschema_is_whole(x) && jsonschema_is_whole(1 / of);
+	if (a >= JSONSCHEMA_WHOLE_MIN)
+		return true;
+	d = q - (double)(long long)(q + (q < 0 ? -0.5 : 0.5));
+	return (d < 0 ? -d : d) <= 1e-9 * (a > 1 ? a : 1);
+}
+
+static int
+jsonschema_multiple_of(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	char limit[32], got[32];
-	double q;
 
 	if (!json_is_number(v) || json_number_value(v) <= 0)
-		return jsonschema_invalid_value(ctx, at, kw,
-		    "a number greater than 0");
+		return jsonschema_bad_value(ctx, at, kw, "a positive number");
 	if (!json_is_number(at->instance))
 		return 0;
-	if (json_is_integer(v) && json_is_integer(at->instance)) {
-		if (json_integer_value(at->instance) % json_integer_value(v) ==
-		    0)
-			return 0;
-	} else {
-		q = json_number_value(at->instance) / json_number_value(v);
-		if (isfinite(q) && fabs(q - round(q)) <= 1e-9 * fmax(1, fabs(q)))
-			return 0;
-	}
+	if (json_is_integer(v) && json_is_integer(at->instance) ?
+		json_integer_value(at->instance) % json_integer_value(v) == 0 :
+		jsonschema_is_multiple(json_number_value(at->instance),
+		    json_number_value(v)))
+		return 0;
 	jsonschema_number_format(v, limit, sizeof limit);
 	jsonschema_number_format(at->instance, got, sizeof got);
-	return jsonschema_fail(ctx, at->path, "expected a multiple of %s, got %s",
-	    limit, got);
+	return jsonschema_fail(ctx, at->path,
+	    "expected a multiple of %s, got %s", limit, got);
 }
 
 /* Code points of a UTF-8 string (which jansson has checked). */
@@ -966,54 +1099,88 @@ jsonschema_utf8_length(const json_t *s)
 	return n;
 }
 
-/* minLength, maxLength, minItems, maxItems, minProperties, maxProperties. */
-JSONSCHEMA_CHECK(jsonschema_check_count)
+/* Checks that a keyword's value is a count: 0, 1, 2 ... (2.0 is 2). */
+static int
+jsonschema_get_count(struct jsonschema_ctx *ctx, const struct jsonschema_at *at,
+    const char *name, const json_t *v, double *ret)
 {
-	static const char *const units[][2] = { [JSON_OBJECT] = { "property",
-							"properties" },
-		[JSON_ARRAY] = { "item", "items" },
-		[JSON_STRING] = { "character", "characters" } };
-	size_t limit, n;
-
-	if (!jsonschema_is_integer(v) || json_number_value(v) < 0)
-		return jsonschema_invalid_value(ctx, at, kw,
-		    "a non-negative integer");
-	if (json_typeof(at->instance) != kw->type)
+	*ret = json_number_value(v);
+	if (jsonschema_is_integer(v) && *ret >= 0)
 		return 0;
-	limit = json_number_value(v) > (double)SIZE_MAX ?
-	    SIZE_MAX :
-	    (size_t)json_number_value(v);
-	n = json_is_string(at->instance) ? jsonschema_utf8_length(at->instance) :
-	    json_is_array(at->instance)	 ? json_array_size(at->instance) :
-					   json_object_size(at->instance);
-	if (kw->arg > 0 ? n <= limit : n >= limit)
-		return 0;
-	return jsonschema_fail(ctx, at->path, "expected at %s %zu %s, got %zu",
-	    kw->arg > 0 ? "most" : "least", limit, units[kw->type][limit != 1],
-	    n);
+	return jsonschema_broken(ctx, at->path,
+	    "%s is not a non-negative integer", name);
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_pattern)
+/* minLength, maxLength, minItems, maxItems, minProperties, maxProperties. */
+static int
+jsonschema_count(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
+{
+	static const char *const units[][2] = {
+		[JSON_OBJECT] = { "property", "properties" },
+		[JSON_ARRAY] = { "item", "items" },
+		[JSON_STRING] = { "character", "characters" },
+	};
+	const json_t *inst = at->instance;
+	double limit, n;
+	int r;
+
+	if ((r = jsonschema_get_count(ctx, at, kw->name, v, &limit)) < 0 ||
+	    json_typeof(inst) != kw->type)
+		return r;
+	n = json_is_string(inst) ? jsonschema_utf8_length(inst) :
+	    json_is_array(inst)	 ? json_array_size(inst) :
+				   json_object_size(inst);
+	if (kw->arg > 0 ? n <= limit : n >= limit)
+		return 0;
+	return jsonschema_fail(ctx, at->path,
+	    "expected at %s %.0f %s, got %.0f", kw->arg > 0 ? "most" : "least",
+	    limit, units[kw->type][limit != 1], n);
+}
+
+static int
+jsonschema_pattern(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	int r;
 
 	if (!json_is_string(v))
-		return jsonschema_invalid_value(ctx, at, kw, "a string");
+		return jsonschema_bad_value(ctx, at, kw, "a string");
 	if (!json_is_string(at->instance))
 		return 0;
 	r = jsonschema_regex_search(ctx, at->path, json_string_value(v),
 	    json_string_value(at->instance), json_string_length(at->instance));
 	if (r != 0)
 		return r > 0 ? 0 : r;
-	return jsonschema_fail_value(ctx, at->path, "does not match the pattern ",
-	    v, "");
+	return jsonschema_fail_value(ctx, at->path,
+	    "does not match the pattern ", v, "");
 }
 
-/* Evaluates schema on items [from, to) of the array instance. */
 static int
-jsonschema_check_each_item(struct jsonschema_ctx *ctx,
-    const struct jsonschema_at *at, const json_t *schema, size_t from,
-    size_t to)
+jsonschema_unique_items(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
+{
+	size_t n = json_array_size(at->instance);
+
+	if (!json_is_boolean(v))
+		return jsonschema_bad_value(ctx, at, kw, "a boolean");
+	for (size_t i = 0; json_is_true(v) && i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (jsonschema_equal(json_array_get(at->instance, i),
+				json_array_get(at->instance, j)))
+				return jsonschema_fail(ctx, at->path,
+				    "expected unique items, [%zu] and [%zu] are equal",
+				    i, j);
+	return 0;
+}
+
+/* Evaluates a schema, or a list's i-th, on items [from, to). */
+static int
+jsonschema_each_item(struct jsonschema_ctx *ctx, const struct jsonschema_at *at,
+    const json_t *schema, size_t from, size_t to)
 {
 	int r = 0;
 
@@ -1027,22 +1194,25 @@ jsonschema_check_each_item(struct jsonschema_ctx *ctx,
 	return r;
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_prefix_items)
+static int
+jsonschema_prefix_items(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	size_t n = json_array_size(at->instance);
 
 	if (!json_is_array(v))
-		return jsonschema_invalid_value(ctx, at, kw, "an array");
-	if (json_array_size(v) < n)
-		n = json_array_size(v);
-	return json_is_array(at->instance) ?
-	    jsonschema_check_each_item(ctx, at, v, 0, n) :
-	    0;
+		return jsonschema_bad_value(ctx, at, kw, "an array");
+	return jsonschema_each_item(ctx, at, v, 0,
+	    n < json_array_size(v) ? n : json_array_size(v));
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_items)
+static int
+jsonschema_items(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
-	size_t from = json_array_size(json_object_get(at->schema, "prefixItems"));
+	const json_t *prefix = json_object_get(at->schema, "prefixItems");
 
 	(void)kw;
 	if (!json_is_array(at->instance))
@@ -1050,35 +1220,30 @@ JSONSCHEMA_CHECK(jsonschema_check_items)
 	if (json_is_array(v))
 		return jsonschema_error(ctx, at->path, -ENOTSUP,
 		    "items as an array (before 2020-12) is not supported");
-	return jsonschema_check_each_item(ctx, at, v, from,
+	return jsonschema_each_item(ctx, at, v, json_array_size(prefix),
 	    json_array_size(at->instance));
 }
 
-/* The count of a keyword of the schema: def when absent. */
+/* contains, with minContains (default 1) and maxContains. */
 static int
-jsonschema_get_count(struct jsonschema_ctx *ctx,
-    const struct jsonschema_at *at, const char *name, double def, double *ret)
+jsonschema_contains(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
-	const json_t *v = json_object_get(at->schema, name);
-
-	*ret = v != NULL ? json_number_value(v) : def;
-	if (v == NULL || (jsonschema_is_integer(v) && *ret >= 0))
-		return 0;
-	return jsonschema_broken(ctx, at->path,
-	    "%s is not a non-negative integer", name);
-}
-
-JSONSCHEMA_CHECK(jsonschema_check_contains)
-{
-	double min, max, n = 0;
+	const json_t *lo = json_object_get(at->schema, "minContains");
+	const json_t *hi = json_object_get(at->schema, "maxContains");
+	double min = 1, max = INFINITY, n = 0;
 	int r;
 
 	(void)kw;
 	if (!json_is_array(at->instance))
 		return 0;
-	if ((r = jsonschema_get_count(ctx, at, "minContains", 1, &min)) < 0 ||
-	    (r = jsonschema_get_count(ctx, at, "maxContains", INFINITY,
-		 &max)) < 0)
+	if ((lo != NULL &&
+		(r = jsonschema_get_count(ctx, at, "minContains", lo, &min)) <
+		    0) ||
+	    (hi != NULL &&
+		(r = jsonschema_get_count(ctx, at, "maxContains", hi, &max)) <
+		    0))
 		return r;
 	for (size_t i = 0; i < json_array_size(at->instance); i++) {
 		struct jsonschema_path p = { at->path, NULL, i };
@@ -1089,47 +1254,27 @@ JSONSCHEMA_CHECK(jsonschema_check_contains)
 			return r;
 		n += r == 0;
 	}
-	if (n < min || n > max)
-		return jsonschema_fail(ctx, at->path,
-		    "expected at %s %.0f items matching contains, got %.0f",
-		    n < min ? "least" : "most", n < min ? min : max, n);
-	return 0;
-}
-
-JSONSCHEMA_CHECK(jsonschema_check_unique)
-{
-	size_t n = json_array_size(at->instance);
-
-	if (!json_is_boolean(v))
-		return jsonschema_invalid_value(ctx, at, kw, "a boolean");
-	if (json_is_false(v) || !json_is_array(at->instance))
+	if (n >= min && n <= max)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			if (jsonschema_equal(json_array_get(at->instance, i),
-				json_array_get(at->instance, j)))
-				return jsonschema_fail(ctx, at->path,
-				    "expected unique items, [%zu] and [%zu] are equal",
-				    i, j);
-	return 0;
+	return jsonschema_fail(ctx, at->path,
+	    "expected at %s %.0f items matching contains, got %.0f",
+	    n < min ? "least" : "most", n < min ? min : max, n);
 }
 
-/* Checks that names is an array of strings; the message names the keyword. */
+/* Checks that names is an array of strings. */
 static int
-jsonschema_check_names_list(struct jsonschema_ctx *ctx,
-    const struct jsonschema_at *at, const char *keyword, const json_t *names)
+jsonschema_names(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *names)
 {
 	bool is_ok = json_is_array(names);
 
 	for (size_t i = 0; is_ok && i < json_array_size(names); i++)
 		is_ok = json_is_string(json_array_get(names, i));
-	if (is_ok)
-		return 0;
-	return jsonschema_broken(ctx, at->path, "%s is not a list of names",
-	    keyword);
+	return is_ok ? 0 : jsonschema_bad_value(ctx, at, kw, "a list of names");
 }
 
-/* The first name of the list that the instance object lacks, or NULL. */
+/* The first of names that the instance object lacks, or NULL. */
 static const json_t *
 jsonschema_missing(const json_t *instance, const json_t *names)
 {
@@ -1140,82 +1285,87 @@ jsonschema_missing(const json_t *instance, const json_t *names)
 	return NULL;
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_required)
+static int
+jsonschema_required(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	const json_t *name;
 	int r;
 
-	if ((r = jsonschema_check_names_list(ctx, at, kw->name, v)) < 0)
-		return r;
-	if (!json_is_object(at->instance) ||
+	if ((r = jsonschema_names(ctx, kw, at, v)) < 0 ||
+	    !json_is_object(at->instance) ||
 	    (name = jsonschema_missing(at->instance, v)) == NULL)
-		return 0;
-	return jsonschema_fail_value(ctx, at->path, "missing required property ",
-	    name, "");
+		return r;
+	return jsonschema_fail_value(ctx, at->path,
+	    "missing required property ", name, "");
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_dependent_required)
+static int
+jsonschema_dependent_required(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	const json_t *names, *name;
 	const char *key;
 	int r;
 
 	if (!json_is_object(v))
-		return jsonschema_invalid_value(ctx, at, kw, "an object");
-	json_object_foreach (jsonschema_mut(v), key, names) {
-		if ((r = jsonschema_check_names_list(ctx, at, kw->name, names)) <
-		    0)
+		return jsonschema_bad_value(ctx, at, kw, "an object");
+	json_object_foreach(jsonschema_mut(v), key, names) {
+		if ((r = jsonschema_names(ctx, kw, at, names)) < 0)
 			return r;
-		if (!json_is_object(at->instance) ||
-		    json_object_get(at->instance, key) == NULL ||
-		    (name = jsonschema_missing(at->instance, names)) == NULL)
-			continue;
-		return jsonschema_fail_value(ctx, at->path,
-		    "missing property ", name, " (dependentRequired)");
+		if (json_object_get(at->instance, key) != NULL &&
+		    (name = jsonschema_missing(at->instance, names)) != NULL)
+			return jsonschema_fail_value(ctx, at->path,
+			    "missing property ", name, " (dependentRequired)");
 	}
 	return 0;
 }
 
-/* Evaluates v on the instance's property key, when there is one. */
+/* Evaluates schema on the instance's property key, when there is one. */
 static int
 jsonschema_eval_property(struct jsonschema_ctx *ctx,
-    const struct jsonschema_at *at, const char *key, const json_t *v)
+    const struct jsonschema_at *at, const char *key, const json_t *schema)
 {
 	struct jsonschema_path p = { at->path, key, 0 };
 	const json_t *value = json_object_get(at->instance, key);
 
-	return value != NULL ? jsonschema_eval(ctx, v, value, &p, at->base) : 0;
+	if (value == NULL)
+		return 0;
+	return jsonschema_eval(ctx, schema, value, &p, at->base);
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_properties)
+static int
+jsonschema_properties(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	const char *key;
 	const json_t *sub;
 	int r;
 
 	if (!json_is_object(v))
-		return jsonschema_invalid_value(ctx, at, kw, "an object");
-	if (!json_is_object(at->instance))
-		return 0;
-	json_object_foreach (jsonschema_mut(v), key, sub)
+		return jsonschema_bad_value(ctx, at, kw, "an object");
+	json_object_foreach(jsonschema_mut(v), key, sub)
 		if ((r = jsonschema_eval_property(ctx, at, key, sub)) != 0)
 			return r;
 	return 0;
 }
 
-
-JSONSCHEMA_CHECK(jsonschema_check_pattern_properties)
+static int
+jsonschema_pattern_properties(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	const char *key, *pattern;
 	const json_t *value, *sub;
 	int r;
 
 	if (!json_is_object(v))
-		return jsonschema_invalid_value(ctx, at, kw, "an object");
-	if (!json_is_object(at->instance))
-		return 0;
-	json_object_foreach (jsonschema_mut(at->instance), key, value)
-		json_object_foreach (jsonschema_mut(v), pattern, sub) {
+		return jsonschema_bad_value(ctx, at, kw, "an object");
+	json_object_foreach(jsonschema_mut(at->instance), key, value)
+		json_object_foreach(jsonschema_mut(v), pattern, sub) {
 			r = jsonschema_regex_search(ctx, at->path, pattern, key,
 			    strlen(key));
 			if (r > 0)
@@ -1226,7 +1376,7 @@ JSONSCHEMA_CHECK(jsonschema_check_pattern_properties)
 	return 0;
 }
 
-/* Whether key is in properties or matches a patternProperties pattern. */
+/* 1 when key is in properties or matches a patternProperties pattern. */
 static int
 jsonschema_is_evaluated(struct jsonschema_ctx *ctx,
     const struct jsonschema_at *at, const char *key)
@@ -1241,28 +1391,28 @@ jsonschema_is_evaluated(struct jsonschema_ctx *ctx,
 		return 1;
 	if (!json_is_object(patterns))
 		return 0;
-	json_object_foreach (jsonschema_mut(patterns), pattern, sub)
+	json_object_foreach(jsonschema_mut(patterns), pattern, sub)
 		if ((r = jsonschema_regex_search(ctx, at->path, pattern, key,
 			 strlen(key))) != 0)
 			break;
 	return r;
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_additional)
+static int
+jsonschema_additional_properties(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	const char *key;
 	const json_t *value;
 	int r;
 
 	(void)kw;
-	if (!json_is_object(at->instance))
-		return 0;
-	json_object_foreach (jsonschema_mut(at->instance), key, value) {
-		if ((r = jsonschema_is_evaluated(ctx, at, key)) != 0) {
-			if (r < 0)
-				return r;
+	json_object_foreach(jsonschema_mut(at->instance), key, value) {
+		if ((r = jsonschema_is_evaluated(ctx, at, key)) < 0)
+			return r;
+		if (r > 0)
 			continue;
-		}
 		if (json_is_false(v))
 			return jsonschema_fail_key(ctx, at->path,
 			    "unexpected property ", key, "");
@@ -1272,7 +1422,10 @@ JSONSCHEMA_CHECK(jsonschema_check_additional)
 	return 0;
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_property_names)
+static int
+jsonschema_property_names(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	const char *key;
 	const json_t *value;
@@ -1280,33 +1433,33 @@ JSONSCHEMA_CHECK(jsonschema_check_property_names)
 	int r;
 
 	(void)kw;
-	if (!json_is_object(at->instance))
-		return 0;
-	json_object_foreach (jsonschema_mut(at->instance), key, value) {
+	json_object_foreach(jsonschema_mut(at->instance), key, value) {
 		if ((name = json_string(key)) == NULL)
 			return -ENOMEM;
 		r = jsonschema_try(ctx, v, name, at->path, at->base);
 		json_decref(name);
 		if (r == -EINVAL)
 			return jsonschema_fail_key(ctx, at->path,
-			    "property name ", key, " does not match propertyNames");
+			    "property name ", key,
+			    " does not match propertyNames");
 		if (r != 0)
 			return r;
 	}
 	return 0;
 }
 
-JSONSCHEMA_CHECK(jsonschema_check_dependent_schemas)
+static int
+jsonschema_dependent_schemas(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	const char *key;
 	const json_t *sub;
 	int r;
 
 	if (!json_is_object(v))
-		return jsonschema_invalid_value(ctx, at, kw, "an object");
-	if (!json_is_object(at->instance))
-		return 0;
-	json_object_foreach (jsonschema_mut(v), key, sub)
+		return jsonschema_bad_value(ctx, at, kw, "an object");
+	json_object_foreach(jsonschema_mut(v), key, sub)
 		if (json_object_get(at->instance, key) != NULL &&
 		    (r = jsonschema_eval(ctx, sub, at->instance, at->path,
 			 at->base)) != 0)
@@ -1314,156 +1467,16 @@ JSONSCHEMA_CHECK(jsonschema_check_dependent_schemas)
 	return 0;
 }
 
-/* Checks that v is a non-empty array of schemas, for allOf, anyOf, oneOf. */
 static int
-jsonschema_check_list(struct jsonschema_ctx *ctx,
-    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
-    const json_t *v)
+jsonschema_ref(struct jsonschema_ctx *ctx, const struct jsonschema_keyword *kw,
+    const struct jsonschema_at *at, const json_t *v)
 {
-	if (json_is_array(v) && json_array_size(v) > 0)
-		return 0;
-	return jsonschema_invalid_value(ctx, at, kw, "a non-empty array");
-}
-
-JSONSCHEMA_CHECK(jsonschema_check_all_of)
-{
-	int r = jsonschema_check_list(ctx, kw, at, v);
-
-	for (size_t i = 0; i < json_array_size(v) && r == 0; i++)
-		r = jsonschema_eval(ctx, json_array_get(v, i), at->instance,
-		    at->path, at->base);
-	return r;
-}
-
-/* "$.x: " for the current place: what causes inside it start with. */
-static char *
-jsonschema_path_prefix(const struct jsonschema_path *path)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (f == NULL)
-		return NULL;
-	jsonschema_path_write(f, path);
-	fputs(": ", f);
-	if (fclose(f) == 0)
-		return buf;
-	free(buf);
-	return NULL;
-}
-
-/* No branch matched: the cause says why each did not, in brackets. */
-static int
-jsonschema_fail_branches(struct jsonschema_ctx *ctx,
-    const struct jsonschema_at *at, const json_t *list, const char *what)
-{
-	char **cause = ctx->cause, *buf = NULL, *why, *prefix;
-	size_t len, plen;
-	FILE *f;
-	int r;
-
-	if (ctx->is_quiet || cause == NULL)
-		return -EINVAL;
-	if ((prefix = jsonschema_path_prefix(at->path)) == NULL ||
-	    (f = open_memstream(&buf, &len)) == NULL) {
-		free(prefix);
-		return -ENOMEM;
-	}
-	plen = strlen(prefix);
-	for (size_t i = 0; i < json_array_size(list); i++) {
-		why = NULL;
-		ctx->cause = &why;
-		jsonschema_eval(ctx, json_array_get(list, i), at->instance,
-		    at->path, at->base);
-		ctx->cause = cause;
-		fprintf(f, "%s%s", i > 0 ? "; " : "",
-		    why == NULL			      ? "?" :
-			strncmp(why, prefix, plen) == 0 ? why + plen :
-							  why);
-		free(why);
-	}
-	free(prefix);
-	if (fclose(f) != 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r = jsonschema_fail(ctx, at->path, "%s (%s)", what, buf);
-	free(buf);
-	return r;
-}
-
-JSONSCHEMA_CHECK(jsonschema_check_any_of)
-{
-	int r = jsonschema_check_list(ctx, kw, at, v);
-
-	for (size_t i = 0; i < json_array_size(v) && r == 0; i++) {
-		r = jsonschema_try(ctx, json_array_get(v, i), at->instance,
-		    at->path, at->base);
-		if (r == 0)
-			return 0;
-		r = r == -EINVAL ? 0 : r;
-	}
-	return r < 0 ? r :
-		       jsonschema_fail_branches(ctx, at, v,
-			   "matches no schema of anyOf");
-}
-
-JSONSCHEMA_CHECK(jsonschema_check_one_of)
-{
-	int r = jsonschema_check_list(ctx, kw, at, v);
-	size_t first = SIZE_MAX;
-
-	for (size_t i = 0; i < json_array_size(v) && r == 0; i++) {
-		r = jsonschema_try(ctx, json_array_get(v, i), at->instance,
-		    at->path, at->base);
-		if (r == 0 && first != SIZE_MAX)
-			return jsonschema_fail(ctx, at->path,
-			    "matches more than one schema of oneOf ([%zu] and [%zu])",
-			    first, i);
-		if (r == 0)
-			first = i;
-		r = r == -EINVAL ? 0 : r;
-	}
-	if (r < 0 || first != SIZE_MAX)
-		return r;
-	return jsonschema_fail_branches(ctx, at, v,
-	    "matches no schema of oneOf");
-}
-
-JSONSCHEMA_CHECK(jsonschema_check_not)
-{
-	int r = jsonschema_try(ctx, v, at->instance, at->path, at->base);
-
-	(void)kw;
-	if (r == 0)
-		return jsonschema_fail(ctx, at->path,
-		    "matches the schema in not");
-	return r == -EINVAL ? 0 : r;
-}
-
-JSONSCHEMA_CHECK(jsonschema_check_if)
-{
-	int r = jsonschema_try(ctx, v, at->instance, at->path, at->base);
-	const json_t *branch;
-
-	(void)kw;
-	if (r != 0 && r != -EINVAL)
-		return r;
-	branch = json_object_get(at->schema, r == 0 ? "then" : "else");
-	if (branch == NULL)
-		return 0;
-	return jsonschema_eval(ctx, branch, at->instance, at->path, at->base);
-}
-
-JSONSCHEMA_CHECK(jsonschema_check_ref)
-{
-	const json_t *target = NULL;
+	const json_t *target;
 	const char *base = NULL;
 	int r;
 
 	if (!json_is_string(v))
-		return jsonschema_invalid_value(ctx, at, kw, "a string");
+		return jsonschema_bad_value(ctx, at, kw, "a string");
 	if ((r = jsonschema_resolve(ctx, at, json_string_value(v), &target,
 		 &base)) < 0)
 		return r;
@@ -1478,63 +1491,225 @@ JSONSCHEMA_CHECK(jsonschema_check_ref)
 }
 
 /* $dynamicRef; unevaluated* unless true, on the instance type they see. */
-JSONSCHEMA_CHECK(jsonschema_check_unsupported)
+static int
+jsonschema_unsupported(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
 {
 	if (kw->arg != 0 &&
 	    (json_is_true(v) || json_typeof(at->instance) != kw->type))
 		return 0;
-	return jsonschema_error(ctx, at->path, -ENOTSUP,
-	    "%s is not supported", kw->name);
+	return jsonschema_error(ctx, at->path, -ENOTSUP, "%s is not supported",
+	    kw->name);
 }
 
-/*
- * In the order they are checked; the first failure is the cause. The
- * keywords without a check are read by another (then, else, $defs) or
- * only hold subschemas for the $id index.
- */
+static int
+jsonschema_all_of(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
+{
+	int r = 0;
+
+	if (json_array_size(v) == 0)
+		return jsonschema_bad_value(ctx, at, kw, "a non-empty array");
+	for (size_t i = 0; i < json_array_size(v) && r == 0; i++)
+		r = jsonschema_eval(ctx, json_array_get(v, i), at->instance,
+		    at->path, at->base);
+	return r;
+}
+
+/* No branch matched: the cause says why each did not, in brackets. */
+static int
+jsonschema_fail_branches(struct jsonschema_ctx *ctx,
+    const struct jsonschema_at *at, const json_t *list, const char *what)
+{
+	char **cause = ctx->cause, *buf = NULL, *here = NULL, *why;
+	size_t len, n;
+	FILE *f;
+	int r;
+
+	if (ctx->is_quiet || cause == NULL)
+		return -EINVAL;
+	/* Each branch again, with a cause of its own. */
+	ctx->cause = &here;
+	jsonschema_fail(ctx, at->path, "%s", "");
+	if (here == NULL || (f = open_memstream(&buf, &len)) == NULL) {
+		ctx->cause = cause;
+		free(here);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		why = NULL;
+		ctx->cause = &why;
+		jsonschema_eval(ctx, json_array_get(list, i), at->instance,
+		    at->path, at->base);
+		n = why != NULL && strncmp(why, here, strlen(here)) == 0 ?
+		    strlen(here) :
+		    0;
+		fprintf(f, "%s%s", i > 0 ? "; " : "", why ? why + n : "?");
+		free(why);
+	}
+	ctx->cause = cause;
+	free(here);
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	r = jsonschema_fail(ctx, at->path, "%s (%s)", what, buf);
+	free(buf);
+	return r;
+}
+
+static int
+jsonschema_any_of(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
+{
+	int r = -EINVAL;
+
+	if (json_array_size(v) == 0)
+		return jsonschema_bad_value(ctx, at, kw, "a non-empty array");
+	for (size_t i = 0; i < json_array_size(v) && r == -EINVAL; i++)
+		r = jsonschema_try(ctx, json_array_get(v, i), at->instance,
+		    at->path, at->base);
+	if (r != -EINVAL)
+		return r;
+	return jsonschema_fail_branches(ctx, at, v,
+	    "matches no schema of anyOf");
+}
+
+static int
+jsonschema_one_of(struct jsonschema_ctx *ctx,
+    const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
+    const json_t *v)
+{
+	size_t first = SIZE_MAX;
+	int r;
+
+	if (json_array_size(v) == 0)
+		return jsonschema_bad_value(ctx, at, kw, "a non-empty array");
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		r = jsonschema_try(ctx, json_array_get(v, i), at->instance,
+		    at->path, at->base);
+		if (r != 0 && r != -EINVAL)
+			return r;
+		if (r == 0 && first != SIZE_MAX)
+			return jsonschema_fail(ctx, at->path,
+			    "matches more than one schema of oneOf ([%zu] and [%zu])",
+			    first, i);
+		if (r == 0)
+			first = i;
+	}
+	if (first != SIZE_MAX)
+		return 0;
+	return jsonschema_fail_branches(ctx, at, v,
+	    "matches no schema of oneOf");
+}
+
+static int
+jsonschema_not(struct jsonschema_ctx *ctx, const struct jsonschema_keyword *kw,
+    const struct jsonschema_at *at, const json_t *v)
+{
+	int r = jsonschema_try(ctx, v, at->instance, at->path, at->base);
+
+	(void)kw;
+	if (r == 0)
+		return jsonschema_fail(ctx, at->path,
+		    "matches the schema in not");
+	return r == -EINVAL ? 0 : r;
+}
+
+/* if, then, else. */
+static int
+jsonschema_if(struct jsonschema_ctx *ctx, const struct jsonschema_keyword *kw,
+    const struct jsonschema_at *at, const json_t *v)
+{
+	const json_t *then = json_object_get(at->schema, "then");
+	const json_t *otherwise = json_object_get(at->schema, "else");
+	int r;
+
+	(void)kw;
+	if (then == NULL && otherwise == NULL)
+		return 0;
+	r = jsonschema_try(ctx, v, at->instance, at->path, at->base);
+	if (r != 0 && r != -EINVAL)
+		return r;
+	if ((r == 0 ? then : otherwise) == NULL)
+		return 0;
+	return jsonschema_eval(ctx, r == 0 ? then : otherwise, at->instance,
+	    at->path, at->base);
+}
+
+/* In the order they are checked: the first failure is the cause. */
 static const struct jsonschema_keyword jsonschema_keywords[] = {
-	{ "type", jsonschema_check_type, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "enum", jsonschema_check_enum, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "const", jsonschema_check_const, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "multipleOf", jsonschema_check_multiple, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "maximum", jsonschema_check_bound, JSONSCHEMA_SUB_NONE, 1, JSON_NULL },
-	{ "exclusiveMaximum", jsonschema_check_bound, JSONSCHEMA_SUB_NONE, 2, JSON_NULL },
-	{ "minimum", jsonschema_check_bound, JSONSCHEMA_SUB_NONE, -1, JSON_NULL },
-	{ "exclusiveMinimum", jsonschema_check_bound, JSONSCHEMA_SUB_NONE, -2, JSON_NULL },
-	{ "maxLength", jsonschema_check_count, JSONSCHEMA_SUB_NONE, 1, JSON_STRING },
-	{ "minLength", jsonschema_check_count, JSONSCHEMA_SUB_NONE, -1, JSON_STRING },
-	{ "pattern", jsonschema_check_pattern, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "maxItems", jsonschema_check_count, JSONSCHEMA_SUB_NONE, 1, JSON_ARRAY },
-	{ "minItems", jsonschema_check_count, JSONSCHEMA_SUB_NONE, -1, JSON_ARRAY },
-	{ "uniqueItems", jsonschema_check_unique, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "prefixItems", jsonschema_check_prefix_items, JSONSCHEMA_SUB_LIST, 0, JSON_NULL },
-	{ "items", jsonschema_check_items, JSONSCHEMA_SUB_ONE, 0, JSON_NULL },
-	{ "contains", jsonschema_check_contains, JSONSCHEMA_SUB_ONE, 0, JSON_NULL },
-	{ "required", jsonschema_check_required, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "maxProperties", jsonschema_check_count, JSONSCHEMA_SUB_NONE, 1, JSON_OBJECT },
-	{ "minProperties", jsonschema_check_count, JSONSCHEMA_SUB_NONE, -1, JSON_OBJECT },
-	{ "dependentRequired", jsonschema_check_dependent_required, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "properties", jsonschema_check_properties, JSONSCHEMA_SUB_MAP, 0, JSON_NULL },
-	{ "patternProperties", jsonschema_check_pattern_properties, JSONSCHEMA_SUB_MAP, 0, JSON_NULL },
-	{ "additionalProperties", jsonschema_check_additional, JSONSCHEMA_SUB_ONE, 0, JSON_NULL },
-	{ "propertyNames", jsonschema_check_property_names, JSONSCHEMA_SUB_ONE, 0, JSON_NULL },
-	{ "dependentSchemas", jsonschema_check_dependent_schemas, JSONSCHEMA_SUB_MAP, 0, JSON_NULL },
-	{ "$ref", jsonschema_check_ref, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "$dynamicRef", jsonschema_check_unsupported, JSONSCHEMA_SUB_NONE, 0, JSON_NULL },
-	{ "allOf", jsonschema_check_all_of, JSONSCHEMA_SUB_LIST, 0, JSON_NULL },
-	{ "anyOf", jsonschema_check_any_of, JSONSCHEMA_SUB_LIST, 0, JSON_NULL },
-	{ "oneOf", jsonschema_check_one_of, JSONSCHEMA_SUB_LIST, 0, JSON_NULL },
-	{ "not", jsonschema_check_not, JSONSCHEMA_SUB_ONE, 0, JSON_NULL },
-	{ "if", jsonschema_check_if, JSONSCHEMA_SUB_ONE, 0, JSON_NULL },
-	{ "then", NULL, JSONSCHEMA_SUB_ONE, 0, JSON_NULL },
-	{ "else", NULL, JSONSCHEMA_SUB_ONE, 0, JSON_NULL },
-	{ "unevaluatedItems", jsonschema_check_unsupported, JSONSCHEMA_SUB_ONE, 1, JSON_ARRAY },
-	{ "unevaluatedProperties", jsonschema_check_unsupported, JSONSCHEMA_SUB_ONE, 1, JSON_OBJECT },
-	{ "$defs", NULL, JSONSCHEMA_SUB_MAP, 0, JSON_NULL },
+	{ "type", jsonschema_type, 0, JSON_NULL },
+	{ "enum", jsonschema_enum, 0, JSON_NULL },
+	{ "const", jsonschema_const, 0, JSON_NULL },
+	{ "multipleOf", jsonschema_multiple_of, 0, JSON_NULL },
+	{ "maximum", jsonschema_bound, 1, JSON_NULL },
+	{ "exclusiveMaximum", jsonschema_bound, 2, JSON_NULL },
+	{ "minimum", jsonschema_bound, -1, JSON_NULL },
+	{ "exclusiveMinimum", jsonschema_bound, -2, JSON_NULL },
+	{ "maxLength", jsonschema_count, 1, JSON_STRING },
+	{ "minLength", jsonschema_count, -1, JSON_STRING },
+	{ "pattern", jsonschema_pattern, 0, JSON_NULL },
+	{ "maxItems", jsonschema_count, 1, JSON_ARRAY },
+	{ "minItems", jsonschema_count, -1, JSON_ARRAY },
+	{ "uniqueItems", jsonschema_unique_items, 0, JSON_NULL },
+	{ "prefixItems", jsonschema_prefix_items, 0, JSON_NULL },
+	{ "items", jsonschema_items, 0, JSON_NULL },
+	{ "contains", jsonschema_contains, 0, JSON_NULL },
+	{ "required", jsonschema_required, 0, JSON_NULL },
+	{ "maxProperties", jsonschema_count, 1, JSON_OBJECT },
+	{ "minProperties", jsonschema_count, -1, JSON_OBJECT },
+	{ "dependentRequired", jsonschema_dependent_required, 0, JSON_NULL },
+	{ "properties", jsonschema_properties, 0, JSON_NULL },
+	{ "patternProperties", jsonschema_pattern_properties, 0, JSON_NULL },
+	{ "additionalProperties", jsonschema_additional_properties, 0,
+	    JSON_NULL },
+	{ "propertyNames", jsonschema_property_names, 0, JSON_NULL },
+	{ "dependentSchemas", jsonschema_dependent_schemas, 0, JSON_NULL },
+	{ "$ref", jsonschema_ref, 0, JSON_NULL },
+	{ "$dynamicRef", jsonschema_unsupported, 0, JSON_NULL },
+	{ "allOf", jsonschema_all_of, 0, JSON_NULL },
+	{ "anyOf", jsonschema_any_of, 0, JSON_NULL },
+	{ "oneOf", jsonschema_one_of, 0, JSON_NULL },
+	{ "not", jsonschema_not, 0, JSON_NULL },
+	{ "if", jsonschema_if, 0, JSON_NULL },
+	{ "unevaluatedItems", jsonschema_unsupported, 1, JSON_ARRAY },
+	{ "unevaluatedProperties", jsonschema_unsupported, 1, JSON_OBJECT },
 };
 
-#define JSONSCHEMA_NKEYWORDS \
-	(sizeof jsonschema_keywords / sizeof jsonschema_keywords[0])
+/* Where subschemas are, for the $id and $anchor index. */
+static const struct {
+	const char *name;
+	enum {
+		JSONSCHEMA_ONE,
+		JSONSCHEMA_LIST,
+		JSONSCHEMA_MAP
+	} holds;
+} jsonschema_subschemas[] = {
+	{ "$defs", JSONSCHEMA_MAP },
+	{ "prefixItems", JSONSCHEMA_LIST },
+	{ "items", JSONSCHEMA_ONE },
+	{ "contains", JSONSCHEMA_ONE },
+	{ "properties", JSONSCHEMA_MAP },
+	{ "patternProperties", JSONSCHEMA_MAP },
+	{ "additionalProperties", JSONSCHEMA_ONE },
+	{ "propertyNames", JSONSCHEMA_ONE },
+	{ "dependentSchemas", JSONSCHEMA_MAP },
+	{ "allOf", JSONSCHEMA_LIST },
+	{ "anyOf", JSONSCHEMA_LIST },
+	{ "oneOf", JSONSCHEMA_LIST },
+	{ "not", JSONSCHEMA_ONE },
+	{ "if", JSONSCHEMA_ONE },
+	{ "then", JSONSCHEMA_ONE },
+	{ "else", JSONSCHEMA_ONE },
+	{ "unevaluatedItems", JSONSCHEMA_ONE },
+	{ "unevaluatedProperties", JSONSCHEMA_ONE },
+};
+
+#define JSONSCHEMA_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Evaluates schema on instance at path; base is the base URI around it. */
 static int
@@ -1559,14 +1734,37 @@ jsonschema_eval(struct jsonschema_ctx *ctx, const json_t *schema,
 		    JSONSCHEMA_DEPTH_MAX);
 	ctx->depth++;
 	at.base = jsonschema_base_of(ctx, schema, base);
-	for (size_t i = 0; i < JSONSCHEMA_NKEYWORDS && r == 0; i++) {
+	for (size_t i = 0; i < JSONSCHEMA_COUNT(jsonschema_keywords); i++) {
 		const struct jsonschema_keyword *kw = &jsonschema_keywords[i];
 
-		if (kw->check != NULL &&
-		    (v = json_object_get(schema, kw->name)) != NULL)
-			r = kw->check(ctx, kw, &at, v);
+		if ((v = json_object_get(schema, kw->name)) != NULL &&
+		    (r = kw->check(ctx, kw, &at, v)) != 0)
+			break;
 	}
 	ctx->depth--;
+	return r;
+}
+
+/* Indexes the subschemas a keyword's value v holds. */
+static int
+jsonschema_index_sub(struct jsonschema_ctx *ctx, int holds, const json_t *v,
+    const char *base, int depth)
+{
+	const char *key;
+	const json_t *sub;
+	size_t i;
+	int r = 0;
+
+	if (holds == JSONSCHEMA_ONE)
+		return jsonschema_index(ctx, v, base, depth);
+	if (holds == JSONSCHEMA_LIST)
+		json_array_foreach(jsonschema_mut(v), i, sub)
+			if ((r = jsonschema_index(ctx, sub, base, depth)) < 0)
+				break;
+	if (holds == JSONSCHEMA_MAP)
+		json_object_foreach(jsonschema_mut(v), key, sub)
+			if ((r = jsonschema_index(ctx, sub, base, depth)) < 0)
+				break;
 	return r;
 }
 
@@ -1575,48 +1773,32 @@ static int
 jsonschema_index(struct jsonschema_ctx *ctx, const json_t *schema,
     const char *base, int depth)
 {
-	const json_t *id = json_object_get(schema, "$id"), *sub, *v;
+	const json_t *id = json_object_get(schema, "$id"), *v;
 	const json_t *anchor = json_object_get(schema, "$anchor");
-	const char *key;
 	char *uri;
 	int r = 0;
 
-	if (!json_is_object(schema))
-		return 0;
 	if (depth > JSONSCHEMA_DEPTH_MAX)
-		return jsonschema_broken(ctx, NULL, "nested too deep");
+		return jsonschema_broken(ctx, NULL,
+		    "schemas nested deeper than %d levels",
+		    JSONSCHEMA_DEPTH_MAX);
 	if (json_is_string(id)) {
-		if ((uri = jsonschema_uri_resolve(base, json_string_value(id))) ==
-		    NULL)
+		uri = jsonschema_uri_resolve(base, json_string_value(id));
+		if (uri == NULL)
 			return -ENOMEM;
 		r = jsonschema_target_add(ctx, schema, uri, NULL);
 		free(uri);
-		if (r < 0)
-			return r;
 		base = ctx->targets[ctx->ntargets - 1].uri;
 	}
-	if (json_is_string(anchor) &&
-	    (r = jsonschema_target_add(ctx, schema, base,
-		 json_string_value(anchor))) < 0)
-		return r;
-	for (size_t i = 0; i < JSONSCHEMA_NKEYWORDS && r == 0; i++) {
-		const struct jsonschema_keyword *kw = &jsonschema_keywords[i];
-
-		if ((sub = json_object_get(schema, kw->name)) == NULL)
-			continue;
-		if (kw->sub == JSONSCHEMA_SUB_ONE)
-			r = jsonschema_index(ctx, sub, base, depth + 1);
-		else if (kw->sub == JSONSCHEMA_SUB_LIST && json_is_array(sub))
-			for (size_t j = 0; j < json_array_size(sub) && r == 0;
-			     j++)
-				r = jsonschema_index(ctx, json_array_get(sub, j),
-				    base, depth + 1);
-		else if (kw->sub == JSONSCHEMA_SUB_MAP && json_is_object(sub))
-			json_object_foreach (jsonschema_mut(sub), key, v)
-				if ((r = jsonschema_index(ctx, v, base,
-					 depth + 1)) < 0)
-					break;
-	}
+	if (r == 0 && json_is_string(anchor))
+		r = jsonschema_target_add(ctx, schema, base,
+		    json_string_value(anchor));
+	for (size_t i = 0; i < JSONSCHEMA_COUNT(jsonschema_subschemas); i++)
+		if (r == 0 &&
+		    (v = json_object_get(schema,
+			 jsonschema_subschemas[i].name)) != NULL)
+			r = jsonschema_index_sub(ctx,
+			    jsonschema_subschemas[i].holds, v, base, depth + 1);
 	return r;
 }
 
@@ -1638,14 +1820,13 @@ jsonschema_ctx_free(struct jsonschema_ctx *ctx)
 }
 
 int
-jsonschema_validate(const json_t *schema, const json_t *instance,
-    char **cause)
+jsonschema_validate(const json_t *schema, const json_t *instance, char **cause)
 {
 	char *why = NULL;
 	struct jsonschema_ctx ctx = { .cause = cause != NULL ? &why : NULL };
 	int r = 0;
 
-	/* The document's root is a resource, with its $id or without. */
+	/* The document is a resource, with an $id or without. */
 	if (!json_is_string(json_object_get(schema, "$id")))
 		r = jsonschema_target_add(&ctx, schema, "", NULL);
 	if (r == 0)

@@ -12,7 +12,7 @@
 #include "tap.h"
 
 /* Where Debian's libtest-json-schema-acceptance-perl puts the suite. */
-#define SUITE_DEBIAN_DIR                                             \
+#define SUITE_DEBIAN_DIR                                               \
 	"/usr/share/perl5/auto/share/dist/Test-JSON-Schema-Acceptance" \
 	"/tests/draft2020-12"
 
@@ -37,9 +37,10 @@ static const struct own_case own_cases[] = {
 	{ "{\"type\":[\"string\",\"null\"]}", "true", -EINVAL,
 	    "$: expected string or null, got boolean" },
 	{ "{\"properties\":{\"a\":{\"items\":{\"type\":\"string\"}}}}",
-	    "{\"a\":[\"x\",3]}", -EINVAL, "$.a[1]: expected string, got integer" },
-	{ "{\"properties\":{\"odd key\":{\"const\":1}}}", "{\"odd key\":1.0}", 0,
-	    NULL },
+	    "{\"a\":[\"x\",3]}", -EINVAL,
+	    "$.a[1]: expected string, got integer" },
+	{ "{\"properties\":{\"odd key\":{\"const\":1}}}", "{\"odd key\":1.0}",
+	    0, NULL },
 	{ "{\"properties\":{\"odd key\":{\"const\":1}}}", "{\"odd key\":2}",
 	    -EINVAL, "$[\"odd key\"]: expected 1" },
 	{ "{\"properties\":{\"a\":{}},\"additionalProperties\":false}",
@@ -74,10 +75,53 @@ static const struct own_case own_cases[] = {
 	{ "{\"pattern\":\"^[^\\\\]\\\\-]$\"}", "\"]\"", -EINVAL,
 	    "$: does not match the pattern \"^[^\\\\]\\\\-]$\"" },
 	{ "{\"pattern\":\"(?=a)\"}", "\"a\"", -ENOTSUP,
-	    "$: pattern (?=a): lookaround is not supported" },
+	    "$: pattern \"(?=a)\" is not supported: lookaround" },
+	{ "{\"pattern\":\"(a)\\\\1\"}", "\"aa\"", -ENOTSUP,
+	    "$: pattern \"(a)\\\\1\" is not supported: a backreference" },
+	{ "{\"pattern\":\"^a{2,3}?b(?<x>c)\\\\u00e9$\"}", "\"aabc\xc3\xa9\"", 0,
+	    NULL },
+	{ "{\"pattern\":\"^a{2,3}?b(?<x>c)\\\\u00e9$\"}", "\"abc\xc3\xa9\"",
+	    -EINVAL,
+	    "$: does not match the pattern \"^a{2,3}?b(?<x>c)\\\\u00e9$\"" },
+	{ "{\"pattern\":\"a{,2}\"}", "\"a{,2}\"", 0, NULL },
+	/* Patterns count characters, not bytes: "\xc3\xa9" is one. */
+	{ "{\"pattern\":\"^.{1,3}$\"}", "\"\xc3\xa9t\xc3\xa9\"", 0, NULL },
+	{ "{\"pattern\":\"^..$\"}", "\"\xc3\xa9\"", -EINVAL,
+	    "$: does not match the pattern \"^..$\"" },
+	{ "{\"pattern\":\"^[^a]\\\\W\\\\D$\"}", "\"\xc3\xa9-\xc3\xa9\"", 0,
+	    NULL },
+	{ "{\"pattern\":\"^\xc3\xa9+$\"}", "\"\xc3\xa9\xc3\xa9\"", 0, NULL },
+	{ "{\"pattern\":\"^[\xc3\xa9]$\"}", "\"\xc3\xa9\"", -ENOTSUP,
+	    "$: pattern \"^[\xc3\xa9]$\" is not supported: this in a bracket "
+	    "expression" },
+	{ "{\"items\":[{\"type\":\"string\"}]}", "[1]", -ENOTSUP,
+	    "$: items as an array (before 2020-12) is not supported" },
+	{ "{\"items\":[{\"type\":\"string\"}]}", "{}", 0, NULL },
+	{ "{\"$dynamicRef\":\"#meta\"}", "1", -ENOTSUP,
+	    "$: $dynamicRef is not supported" },
+	{ "{\"contains\":{\"type\":\"string\"},\"minContains\":2}", "[\"a\",1]",
+	    -EINVAL, "$: expected at least 2 items matching contains, got 1" },
+	{ "{\"dependentRequired\":{\"a\":[\"b\"]}}", "{\"a\":1}", -EINVAL,
+	    "$: missing property \"b\" (dependentRequired)" },
+	{ "{\"properties\":{\"l\":{\"maxItems\":1}}}", "{\"l\":[1,2]}", -EINVAL,
+	    "$.l: expected at most 1 item, got 2" },
+	{ "{\"if\":{\"required\":[\"a\"]},\"then\":{\"required\":[\"b\"]}}",
+	    "{\"a\":1}", -EINVAL, "$: missing required property \"b\"" },
 	{ "{\"$defs\":{\"pos\":{\"minimum\":1}},\"items\":{\"$ref\":"
 	  "\"#/$defs/pos\"}}",
 	    "[1,0]", -EINVAL, "$[1]: expected at least 1, got 0" },
+	/* $id and $anchor: RFC 3986 resolution, dot segments. */
+	{ "{\"$id\":\"http://x/a/b/c.json\",\"$defs\":{\"d\":{\"$id\":"
+	  "\"../d.json\",\"type\":\"string\"}},\"$ref\":\"http://x/a/d.json\"}",
+	    "1", -EINVAL, "$: expected string, got integer" },
+	{ "{\"$id\":\"http://x/a/b/\",\"$defs\":{\"d\":{\"$id\":"
+	  "\"./e/../d.json\",\"type\":\"string\"}},\"$ref\":\"d.json\"}",
+	    "1", -EINVAL, "$: expected string, got integer" },
+	{ "{\"$defs\":{\"n\":{\"$anchor\":\"name\",\"type\":\"string\"}},"
+	  "\"properties\":{\"x\":{\"$ref\":\"#name\"}}}",
+	    "{\"x\":1}", -EINVAL, "$.x: expected string, got integer" },
+	{ "{\"$ref\":\"other.json\"}", "1", -ENOTSUP,
+	    "$: remote $ref \"other.json\" is not supported (never fetched)" },
 	{ "{\"$ref\":\"https://example.com/s.json\"}", "1", -ENOTSUP,
 	    "$: remote $ref \"https://example.com/s.json\" is not supported "
 	    "(never fetched)" },
@@ -89,6 +133,10 @@ static const struct own_case own_cases[] = {
 	    "$: invalid schema: more than 64 nested $refs (a $ref cycle?)" },
 	{ "{\"$ref\":\"#/$defs/nope\"}", "1", -EINVAL,
 	    "$: invalid schema: $ref \"#/$defs/nope\" resolves to nothing" },
+	{ "1", "1", -EINVAL,
+	    "$: invalid schema: a schema is not an object or a boolean" },
+	{ "{\"type\":\"int\"}", "1", -EINVAL,
+	    "$: invalid schema: type is not a type name or a list of them" },
 	{ "{\"minLength\":\"3\"}", "\"x\"", -EINVAL,
 	    "$: invalid schema: minLength is not a non-negative integer" },
 	{ "{\"unevaluatedProperties\":false}", "{}", -ENOTSUP,
@@ -143,6 +191,32 @@ test_causes(void)
 		check_own_case(&own_cases[i]);
 }
 
+/* A long value in a cause is cut between characters, not inside one. */
+static void
+test_cause_cut_utf8(void)
+{
+	json_t *schema = json_pack("{s:s}", "const",
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+	json_t *instance = json_string("x"), *as_json;
+	char *cause = NULL;
+
+	TAP_CHECK_INT(jsonschema_validate(schema, instance, &cause), -EINVAL);
+	TAP_REQUIRE(cause != NULL, "no cause");
+	TAP_CHECK(strncmp(cause, "$: expected \"\xc3\xa9", 15) == 0 &&
+		strcmp(cause + strlen(cause) - 3, "...") == 0,
+	    "cause: %s", cause);
+	/* jansson refuses a string that is not UTF-8. */
+	as_json = json_string(cause);
+	TAP_CHECK(as_json != NULL, "cause is not UTF-8: %s", cause);
+	json_decref(as_json);
+	free(cause);
+	json_decref(schema);
+	json_decref(instance);
+}
+
 /* A recursive schema and an instance nested far deeper than it may go. */
 static void
 test_deep_instance(void)
@@ -170,7 +244,7 @@ test_deep_instance(void)
  * passing only when all its cases do) or named in suite_not_run with the
  * reason; a file in neither fails test_suite_complete.
  */
-#define SUITE_FILES(X)                                    \
+#define SUITE_FILES(X)                                       \
 	X(additionalProperties, "additionalProperties.json") \
 	X(allOf, "allOf.json")                               \
 	X(anchor, "anchor.json")                             \
@@ -213,7 +287,11 @@ test_deep_instance(void)
 	X(required, "required.json")                         \
 	X(type, "type.json")                                 \
 	X(uniqueItems, "uniqueItems.json")                   \
-	X(unknownKeyword, "unknownKeyword.json")
+	X(unknownKeyword, "unknownKeyword.json")             \
+	X(float_overflow, "optional/float-overflow.json")    \
+	X(no_schema, "optional/no-schema.json")              \
+	X(non_bmp_regex, "optional/non-bmp-regex.json")      \
+	X(ref_of_unknown, "optional/refOfUnknownKeyword.json")
 
 /* What is not run, and why. */
 static const struct {
@@ -228,8 +306,18 @@ static const struct {
 	    "unevaluatedProperties is not supported (-ENOTSUP)" },
 	{ "vocabulary.json",
 	    "$vocabulary and custom metaschemas are not supported" },
-	{ "optional", "optional behaviour (bignum, format assertions, "
-		      "ECMA-262 regex details) that is not asked for" },
+	{ "optional/bignum.json",
+	    "jansson refuses integers that do not fit in 64 bits" },
+	{ "optional/cross-draft.json",
+	    "a $ref to the 2019-09 metaschema is remote (-ENOTSUP)" },
+	{ "optional/dependencies-compatibility.json",
+	    "dependencies (draft 7) is not a 2020-12 keyword" },
+	{ "optional/ecmascript-regex.json",
+	    "\\p{...} and Unicode \\s are beyond POSIX regex (-ENOTSUP)" },
+	{ "optional/format-assertion.json",
+	    "format is an annotation; no format-assertion vocabulary" },
+	{ "optional/format", "format is an annotation, never asserted" },
+	{ "optional/unicode.json", "has no cases" },
 };
 
 /* Cases of run files that cannot pass: skipped, or -ENOTSUP expected. */
@@ -247,8 +335,8 @@ static const struct {
 } suite_case_skips[] = {
 	{ "defs.json", "validate definition against metaschema", NULL,
 	    SUITE_ENOTSUP, "the metaschema is a remote $ref" },
-	{ "ref.json", "remote ref, containing refs itself", NULL,
-	    SUITE_ENOTSUP, "the metaschema is a remote $ref" },
+	{ "ref.json", "remote ref, containing refs itself", NULL, SUITE_ENOTSUP,
+	    "the metaschema is a remote $ref" },
 	{ "ref.json", "URN base URI with f-component", NULL, SUITE_ENOTSUP,
 	    "the metaschema is a remote $ref" },
 	{ "ref.json", "ref creates new scope when adjacent to keywords", NULL,
@@ -261,8 +349,9 @@ static const struct {
 	    NULL, SUITE_ENOTSUP, "the metaschema is a remote $ref" },
 	{ "id.json", "Unnormalized $ids are allowed but discouraged", NULL,
 	    SUITE_ENOTSUP, "the metaschema is a remote $ref" },
-	{ "not.json", "collect annotations inside a 'not', even if collection "
-		      "is disabled",
+	{ "not.json",
+	    "collect annotations inside a 'not', even if collection "
+	    "is disabled",
 	    NULL, SUITE_ENOTSUP, "unevaluatedProperties is not supported" },
 };
 
@@ -303,8 +392,10 @@ static bool
 suite_run_case(const char *file, const json_t *group, const json_t *test,
     int *skipped, int *by_table)
 {
-	const char *gdesc = json_string_value(json_object_get(group, "description"));
-	const char *tdesc = json_string_value(json_object_get(test, "description"));
+	const char *gdesc = json_string_value(json_object_get(group,
+	    "description"));
+	const char *tdesc = json_string_value(json_object_get(test,
+	    "description"));
 	bool is_valid = json_is_true(json_object_get(test, "valid"));
 	int skip = suite_case_skip(file, gdesc, tdesc), r, want;
 	char *cause = NULL;
@@ -341,8 +432,8 @@ suite_run_file(const char *file)
 	snprintf(path, sizeof path, "%s/%s", dir, file);
 	groups = json_load_file(path, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
 	TAP_REQUIRE(json_is_array(groups), "%s: %s", path, e.text);
-	json_array_foreach (groups, i, group)
-		json_array_foreach (json_object_get(group, "tests"), j, test) {
+	json_array_foreach(groups, i, group)
+		json_array_foreach(json_object_get(group, "tests"), j, test) {
 			total++;
 			passed += suite_run_case(file, group, test, &skipped,
 			    &by_table);
@@ -359,10 +450,10 @@ suite_run_file(const char *file)
 	json_decref(groups);
 }
 
-#define SUITE_DEFINE(id, file)               \
-	static void test_suite_##id(void)    \
-	{                                    \
-		suite_run_file(file);        \
+#define SUITE_DEFINE(id, file)            \
+	static void test_suite_##id(void) \
+	{                                 \
+		suite_run_file(file);     \
 	}
 SUITE_FILES(SUITE_DEFINE)
 
@@ -381,23 +472,40 @@ suite_is_listed(const char *name)
 	return false;
 }
 
-/* A file the suite gained is run or explained, never silently left out. */
+/* Checks that each file of dir/sub is listed; descends into optional/. */
+static void
+suite_check_dir(const char *dir, const char *sub)
+{
+	char path[4096], name[512];
+	struct dirent *d;
+	DIR *dp;
+
+	snprintf(path, sizeof path, "%s%s%s", dir, *sub ? "/" : "", sub);
+	TAP_REQUIRE((dp = opendir(path)) != NULL, "opendir %s", path);
+	while ((d = readdir(dp)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(name, sizeof name, "%s%s%s", sub, *sub ? "/" : "",
+		    d->d_name);
+		if (strcmp(name, "optional") == 0)
+			suite_check_dir(dir, name);
+		else
+			TAP_CHECK(suite_is_listed(name),
+			    "%s/%s is neither run nor listed in suite_not_run",
+			    dir, name);
+	}
+	closedir(dp);
+}
+
+/* A file the suite gains is run or explained, never silently left out. */
 static void
 test_suite_complete(void)
 {
 	const char *dir = suite_dir();
-	struct dirent *d;
-	DIR *dp;
 
 	if (dir == NULL)
 		return;
-	TAP_REQUIRE((dp = opendir(dir)) != NULL, "opendir %s", dir);
-	while ((d = readdir(dp)) != NULL)
-		if (d->d_name[0] != '.')
-			TAP_CHECK(suite_is_listed(d->d_name),
-			    "%s/%s is neither run nor listed in suite_not_run",
-			    dir, d->d_name);
-	closedir(dp);
+	suite_check_dir(dir, "");
 	for (size_t i = 0; i < TAP_COUNT(suite_not_run); i++)
 		fprintf(tap_state()->diag_out, "# not run: %s: %s\n",
 		    suite_not_run[i].file, suite_not_run[i].reason);
@@ -405,12 +513,13 @@ test_suite_complete(void)
 
 #define SUITE_ENTRY(id, file) { "suite " file, test_suite_##id },
 
-static const struct tap_test tests[] = {
-	{ "causes and results of own cases", test_causes },
+static const struct tap_test tests[] = { { "causes and results of own cases",
+					     test_causes },
+	{ "a long value in a cause is cut between characters",
+	    test_cause_cut_utf8 },
 	{ "a $ref cycle over a deep instance is an error", test_deep_instance },
 	{ "every file of the suite is run or listed", test_suite_complete },
-	SUITE_FILES(SUITE_ENTRY)
-};
+	SUITE_FILES(SUITE_ENTRY) };
 
 int
 main(void)
