@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -519,14 +520,18 @@ docker_container_unwait(struct docker_container *ct, void *arg)
 
 /* ---- reaping containers of earlier runs ---- */
 
+static void docker_reap_finished(void);
+
 static void
 docker_reaped(void *arg, int status, const char *out, const char *err)
 {
 	char *why;
 
 	(void)arg, (void)out;
-	if (status == 0)
+	if (status == 0) {
+		docker_reap_finished();
 		return;
+	}
 	why = docker_describe_failure(status, err);
 	log_warnx("cannot remove containers of an earlier mcpd: %s", why);
 	free(why);
@@ -574,7 +579,9 @@ docker_listed(void *arg, int status, const char *out, const char *err)
 	args[1] = "rm";
 	args[2] = "-f";
 	n = docker_stale_names(copy, (char **)(uintptr_t)(args + 3), max - 3);
-	if (n > 0) {
+	if (n == 0)
+		docker_reap_finished();
+	else {
 		log_info("removing %zu container(s) of an earlier mcpd", n);
 		if (docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
 			NULL, docker_reaped, NULL, &cause) == NULL) {
@@ -586,12 +593,65 @@ docker_listed(void *arg, int status, const char *out, const char *err)
 	free(copy);
 }
 
+/*
+ * The marker file says that a daemon of this state dir started containers:
+ * only then is there anything to reap, and docker is touched at start only
+ * by those who use it.
+ */
+static bool docker_is_noted;
+
+static char *
+docker_marker_path(void)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/containers.pid", mcpd_opts.state_dir) < 0)
+		fatal("asprintf");
+	return path;
+}
+
+void
+docker_note_use(void)
+{
+	char *path, pid[24];
+	int fd, len;
+
+	if (docker_is_noted)
+		return;
+	docker_is_noted = true;
+	path = docker_marker_path();
+	len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, pid, len) != len)
+		log_warn("cannot write %s (containers of this run may not be "
+			 "reaped after a crash)",
+		    path);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+}
+
+/* Nothing of an earlier run is left: the marker can go, unless in use. */
+static void
+docker_reap_finished(void)
+{
+	char *path;
+
+	if (docker_is_noted)
+		return;
+	path = docker_marker_path();
+	unlink(path);
+	free(path);
+}
+
 void
 docker_reap(void)
 {
-	char *filter, *cause = NULL;
+	char *filter, *cause = NULL, *marker = docker_marker_path();
+	bool has_marker = access(marker, F_OK) == 0;
 
-	if (docker_available(NULL) < 0)
+	free(marker);
+	if (!has_marker || docker_available(NULL) < 0)
 		return;
 	if (asprintf(&filter, "label=io.mcpd.owner=%s", identity_did()) < 0)
 		fatal("asprintf");

@@ -455,6 +455,8 @@ void docker_container_remove(struct docker_container *, docker_removed_fn *,
     void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
+/* Marks the state dir: this daemon starts containers (reap them later). */
+void docker_note_use(void);
 /* Removes containers of this owner left by an earlier mcpd (async). */
 void docker_reap(void);
 

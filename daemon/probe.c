@@ -466,6 +466,7 @@ probe_open(struct transport *t, char **cause)
 	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_PROBE);
 	int r;
 
+	docker_note_use();
 	/* The record first: a failed start leaves something to remove. */
 	docker_container_set(p->ct, name, DOCKER_PHASE_PROBE);
 	p->run_argv = probe_run_argv(p, name, DOCKER_PHASE_PROBE);

@@ -645,7 +645,10 @@ class Daemon:
         return run_ctl(self.sock, *args, **kwargs)
 
     def load(self, command, name=None, timeout=60.0, **params):
+        """mcpd/load of a command; not saved unless the test passes
+        persist=True (the persistence tests do)."""
         params = dict(params, command=[str(a) for a in command])
+        params.setdefault("persist", False)
         if name is not None:
             params["name"] = name
         result = self.rpc.result("mcpd/load", params, timeout=timeout)
@@ -662,6 +665,7 @@ class Daemon:
         """mcpd/load of a remote endpoint (params: allow_local, headers,
         transport, timeout_ms)."""
         params = dict(params, target=str(url))
+        params.setdefault("persist", False)
         if name is not None:
             params["name"] = name
         return self.rpc.result("mcpd/load", params, timeout=timeout)

@@ -68,10 +68,12 @@ def test_load_list_tools_human(mcpd):
     r = mcpd.ctl("list", is_json=False)
     assert r.rc == 0, r
     lines = r.out.splitlines()
-    assert lines[0].split()[:3] == ["NAME", "STATE", "TOOLS"], r.out
+    assert lines[0].split()[:4] == ["NAME", "STATE", "TRANSPORT", "TOOLS"], \
+        r.out
     assert_aligned([l for l in lines if not l.startswith("  ")])
     row = lines[1].split()
-    assert row[:3] == ["ts", "ready", str(len(TESTSERVER_TOOLS))], r.out
+    assert row[:4] == ["ts", "ready", "stdio", str(len(TESTSERVER_TOOLS))], \
+        r.out
     assert str(TESTSERVER) in lines[1]
 
     r = mcpd.ctl("tools", "ts", is_json=False)
@@ -177,10 +179,19 @@ def test_daemon_error_exit_1(mcpd):
     assert rc == 1
     assert out["code"] == NOT_FOUND or out.get("error", {}).get(
         "code") == NOT_FOUND, out
+    r = mcpd.ctl("load", "--no-persist", "--name", "x", "--",
+                 "/nonexistent/mcp-x", is_json=False)
+    assert r.rc == 1, r
+    assert "/nonexistent/mcp-x" in r.err
+    assert mcpd.list() == []
+    # Saved (the default), a failed load stays listed and says how to go.
     r = mcpd.ctl("load", "--name", "x", "--", "/nonexistent/mcp-x",
                  is_json=False)
     assert r.rc == 1, r
-    assert "/nonexistent/mcp-x" in r.err
+    assert "stays saved" in r.err and "mcpctl unload" in r.err, r.err
+    (row,) = mcpd.list()
+    assert row["state"] == "failed" and row["persistent"] is True
+    assert mcpd.ctl("unload", "x", is_json=False).rc == 0
     assert mcpd.list() == []
 
 

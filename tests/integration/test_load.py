@@ -233,12 +233,14 @@ def test_load_of_missing_command_fails_clearly(mcpd):
     assert_nothing_running(mcpd)
 
 
-def test_load_image_target_is_not_supported_yet(mcpd):
-    # Containers come with their own issue; until then an image is refused.
-    e = rpc_error_of(mcpd.rpc.result, "mcpd/load",
-                     {"target": "alpine:3.20"})
-    assert e.code == UNAVAILABLE and e.data["kind"] == "unavailable"
-    assert "alpine:3.20" in e.message
+def test_load_target_shapes_are_checked(mcpd):
+    # A target that is no URL is an image reference, checked like Docker
+    # does before anything starts (tests/integration/test_docker.py runs
+    # real ones).
+    for bad in ["Alpine:3.20", "alpine: 3.20", " alpine", "alpine:"]:
+        e = rpc_error_of(mcpd.rpc.result, "mcpd/load", {"target": bad})
+        assert e.code == INVALID_PARAMS, bad
+        assert e.data["field"] == "target", bad
     e = rpc_error_of(mcpd.rpc.result, "mcpd/load",
                      {"target": "https://127.0.0.1/mcp",
                       "command": [str(TESTSERVER)]})

@@ -465,7 +465,7 @@ def test_tls_refusals(mcpd_factory, peers, everything, pki, case, reason):
     d = (mcpd_factory() if case == "unknown-ca" else
          mcpd_factory("--ca-file", pki.ca))
     before = len(everything.sessions())
-    r = d.ctl("load", "--allow-local", "--timeout", "10000",
+    r = d.ctl("load", "--no-persist", "--allow-local", "--timeout", "10000",
               f"https://localhost:{port}/mcp")
     assert r.rc != 0, r
     e = rpc_error_of(d.load_url, f"https://localhost:{port}/mcp",
