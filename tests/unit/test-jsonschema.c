@@ -239,6 +239,28 @@ test_deep_instance(void)
 	json_decref(instance);
 }
 
+/* A schema nested deeper than evaluation may go, without any $ref. */
+static void
+test_deep_schema(void)
+{
+	json_t *schema = json_object(), *inner = schema,
+	       *instance = json_null();
+	char *cause = NULL;
+
+	for (int i = 0; i < 1000; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(inner, "not", o);
+		inner = o;
+	}
+	TAP_CHECK_INT(jsonschema_validate(schema, instance, &cause), -EINVAL);
+	TAP_CHECK_STR(cause,
+	    "$: invalid schema: schemas nested deeper than 512 levels");
+	free(cause);
+	json_decref(schema);
+	json_decref(instance);
+}
+
 /*
  * The suite: every file is either run (SUITE_FILES, one TAP test each,
  * passing only when all its cases do) or named in suite_not_run with the
@@ -515,6 +537,7 @@ static const struct tap_test tests[] = { { "causes and results of own cases",
 	{ "a long value in a cause is cut between characters",
 	    test_cause_cut_utf8 },
 	{ "a $ref cycle over a deep instance is an error", test_deep_instance },
+	{ "a schema nested too deep is an error", test_deep_schema },
 	{ "every file of the suite is run or listed", test_suite_complete },
 	SUITE_FILES(SUITE_ENTRY) };
 
