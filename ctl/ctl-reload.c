@@ -43,9 +43,14 @@ ctl_reload_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_reload_cmd = {
 	.name = "reload",
 	.synopsis = "TARGET [--timeout MS]",
-	.summary =
-	    "restart a server; the old one serves until the new is ready",
+	.summary = "restart a server (a process or remote one serves until "
+		   "the new one is ready)",
 	.help = "  --timeout MS       deadline of the restart and handshake\n"
-		"  -h, --help         this text\n",
+		"  -h, --help         this text\n"
+		"\n"
+		"A process or remote server keeps serving calls on its old\n"
+		"generation until the new one is ready. A container server is\n"
+		"removed first (its container name is fixed), so its calls fail\n"
+		"until the new container is ready.\n",
 	.exec = ctl_reload_exec,
 };

@@ -58,12 +58,14 @@ cmd_load_remote_spec(struct request *req, json_t *params, const struct url *u,
 	json_t *headers = json_object_get(params, "headers"), *v;
 	const char *k;
 
-	if (json_object_get(params, "command") != NULL ||
-	    json_object_get(params, "env") != NULL ||
-	    json_object_get(params, "cwd") != NULL)
-		return cmd_load_bad(req, "target",
-		    "a URL takes no command, "
-		    "env or cwd");
+	static const char *const local_only[] = { "command", "env", "cwd",
+		"args", "volumes", "network", NULL };
+
+	for (size_t i = 0; local_only[i] != NULL; i++)
+		if (json_object_get(params, local_only[i]) != NULL)
+			return cmd_load_bad(req, local_only[i],
+			    "a URL takes no command, env, cwd, args, volumes "
+			    "or network");
 	if (transport != NULL && strcmp(transport, "streamable-http") != 0 &&
 	    strcmp(transport, "sse") != 0)
 		return cmd_load_bad(req, "transport",

@@ -24,12 +24,15 @@ struct mcpd_options mcpd_opts = {
 	.max_clients = 256,
 	.max_client_queue = 4096,
 	.docker_timeout_ms = 30000,
+	.stop_grace_ms = 15000,
+	.stop_force_ms = 15000,
 };
 struct event_base *mcpd_base;
 struct store *mcpd_store;
 uint64_t mcpd_started_ms;
 
-static bool mcpd_stopping;
+static bool mcpd_stopping, mcpd_forcing;
+static struct event *mcpd_stop_timer;
 static struct request *mcpd_shutdown_req;
 static struct event *mcpd_sigterm, *mcpd_sigint, *mcpd_sighup;
 
@@ -61,7 +64,20 @@ mcpd_all_stopped(void *arg)
 				   json_object());
 	json_decref(left);
 	mcpd_shutdown_req = NULL;
+	event_free(mcpd_stop_timer);
+	mcpd_stop_timer = NULL;
+	notify_stopping();
 	event_base_loopexit(mcpd_base, NULL);
+}
+
+static void mcpd_stop_overdue(evutil_socket_t, short, void *);
+
+static void
+mcpd_timer_add(struct event *ev, int ms)
+{
+	struct timeval tv = { ms / 1000, ms % 1000 * 1000 };
+
+	evtimer_add(ev, &tv);
 }
 
 void
@@ -80,9 +96,75 @@ mcpd_shutdown(struct request *req)
 	mcpd_stopping = true;
 	mcpd_shutdown_req = req;
 	log_info("shutting down: stopping %zu servers", server_count(NULL));
-	notify_stopping();
 	notify_status("stopping %zu servers", server_count(NULL));
+	mcpd_stop_timer = evtimer_new(mcpd_base, mcpd_stop_overdue, NULL);
+	mcpd_timer_add(mcpd_stop_timer, mcpd_opts.stop_grace_ms);
 	server_stop_all(mcpd_all_stopped, NULL);
+}
+
+static void __attribute__((noreturn)) mcpd_exit_forced(void)
+{
+	log_warnx("forced exit: processes of servers get SIGKILL");
+	notify_stopping();
+	_exit(1);
+}
+
+static void
+mcpd_forced_removed(void *arg, int status, const char *out, const char *err)
+{
+	char *why;
+
+	(void)arg, (void)out;
+	if (status != 0) {
+		why = docker_describe_failure(status, err);
+		log_warnx("forced stop: containers not removed: %s", why);
+		free(why);
+	}
+	mcpd_exit_forced();
+}
+
+static void
+mcpd_force_overdue(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd, (void)events, (void)arg;
+	log_warnx("forced stop: docker rm -f did not end in %d ms",
+	    mcpd_opts.stop_force_ms);
+	mcpd_exit_forced();
+}
+
+/*
+ * Stops now, within the forced budget: every container goes in one
+ * docker rm -f; processes die with mcpd (their shims kill their groups).
+ */
+static void
+mcpd_force(void)
+{
+	const char **args = server_container_names(docker_program());
+	char *cause = NULL;
+
+	if (mcpd_forcing)
+		return;
+	mcpd_forcing = true;
+	if (args[3] == NULL)
+		mcpd_exit_forced();
+	log_warnx("forced stop: removing every container");
+	event_free(mcpd_stop_timer);
+	mcpd_stop_timer = evtimer_new(mcpd_base, mcpd_force_overdue, NULL);
+	mcpd_timer_add(mcpd_stop_timer, mcpd_opts.stop_force_ms);
+	if (docker_cmd_start(args, NULL, mcpd_opts.stop_force_ms, NULL,
+		mcpd_forced_removed, NULL, &cause) == NULL) {
+		log_warnx("forced stop: %s", cause);
+		mcpd_exit_forced();
+	}
+	free(args);
+}
+
+static void
+mcpd_stop_overdue(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd, (void)events, (void)arg;
+	log_warnx("shutdown did not end within %d ms", mcpd_opts.stop_grace_ms);
+	mcpd_force();
 }
 
 static void
@@ -92,9 +174,9 @@ mcpd_signal(evutil_socket_t sig, short events, void *arg)
 	if (sig == SIGHUP)
 		return;
 	if (mcpd_stopping) {
-		log_warnx("second signal: exiting now; children get SIGKILL");
-		control_close();
-		exit(1);
+		log_warnx("second signal: forcing the stop");
+		mcpd_force();
+		return;
 	}
 	log_info("got signal %d", (int)sig);
 	mcpd_shutdown(NULL);
@@ -107,6 +189,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--call-timeout MS] [--load-timeout MS] [--log-lines N]\n"
 	    "            [--max-clients N] [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS]\n"
+	    "            [--stop-grace MS] [--stop-force MS]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -140,6 +223,8 @@ enum {
 	MCPD_OPT_DNS_SERVER,
 	MCPD_OPT_DOCKER,
 	MCPD_OPT_DOCKER_TIMEOUT,
+	MCPD_OPT_STOP_GRACE,
+	MCPD_OPT_STOP_FORCE,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -156,6 +241,8 @@ static const struct option mcpd_long_options[] = {
 	{ "dns-server", required_argument, NULL, MCPD_OPT_DNS_SERVER },
 	{ "docker", required_argument, NULL, MCPD_OPT_DOCKER },
 	{ "docker-timeout", required_argument, NULL, MCPD_OPT_DOCKER_TIMEOUT },
+	{ "stop-grace", required_argument, NULL, MCPD_OPT_STOP_GRACE },
+	{ "stop-force", required_argument, NULL, MCPD_OPT_STOP_FORCE },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -213,6 +300,14 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		case MCPD_OPT_DOCKER:
 			free(mcpd_opts.docker);
 			mcpd_opts.docker = strdup(optarg);
+			break;
+		case MCPD_OPT_STOP_GRACE:
+			mcpd_opts.stop_grace_ms = mcpd_number("--stop-grace",
+			    optarg, 1, 3600000);
+			break;
+		case MCPD_OPT_STOP_FORCE:
+			mcpd_opts.stop_force_ms = mcpd_number("--stop-force",
+			    optarg, 1, 3600000);
 			break;
 		case MCPD_OPT_DOCKER_TIMEOUT:
 			mcpd_opts.docker_timeout_ms = mcpd_number(

@@ -46,6 +46,8 @@ struct mcpd_options {
 	char *dns_server;	 /* resolver instead of resolv.conf's */
 	char *docker;		 /* the docker CLI (MCPD_DOCKER, --docker) */
 	int docker_timeout_ms;	 /* deadline of one docker rm/port/ps */
+	int stop_grace_ms;	 /* shutdown: admitted jobs end, then force */
+	int stop_force_ms;	 /* forced: docker rm -f of all, then exit */
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
@@ -399,6 +401,8 @@ void server_call(struct server *, uint64_t generation, const char *tool,
 json_t *server_logs(const struct server *, size_t lines);
 const char *server_name(const struct server *);
 const char *server_agent(const struct server *);
+/* argv "<docker> rm -f <every container that may exist>" (free it). */
+const char **server_container_names(const char *docker);
 /* Containers shutdown could not remove: [{container, error}] or NULL. */
 json_t *server_not_removed_take(void);
 /* How many servers there are, and (ret_ready) how many are ready. */

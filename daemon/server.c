@@ -531,11 +531,14 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 	/* The serving connection died: its calls already failed. */
 	session_free(s->session);
 	s->session = NULL;
+	evtimer_del(s->healthy_timer);
+	if (s->is_job_running && s->container != NULL)
+		return; /* the job removed its container on purpose */
 	server_set_error(s, why);
 	log_server(LOG_WARNING, s->name, "connection lost: %s", why);
-	evtimer_del(s->healthy_timer);
-	if (s->is_job_running && s->next != NULL)
-		return; /* a reload is under way and will take over */
+	/* A running job (a reload, an unload removing its container) takes over. */
+	if (s->is_job_running)
+		return;
 	server_schedule_restart(s);
 }
 
@@ -622,6 +625,25 @@ server_job_start(struct server *s, struct server_job *job)
 
 /* Containers that shutdown could not remove, for its answer. */
 static json_t *server_not_removed;
+
+const char **
+server_container_names(const char *docker)
+{
+	struct server *s;
+	size_t n = 3;
+	const char **args = calloc(server_count(NULL) + 4, sizeof *args);
+
+	if (args == NULL)
+		fatal("calloc");
+	args[0] = docker;
+	args[1] = "rm";
+	args[2] = "-f";
+	TAILQ_FOREACH(s, &servers, entry)
+		if (s->container != NULL &&
+		    docker_container_name(s->container) != NULL)
+			args[n++] = docker_container_name(s->container);
+	return args;
+}
 
 json_t *
 server_not_removed_take(void)
