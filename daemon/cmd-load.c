@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpd/load: checks a target, then starts it through its server's gate. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -8,6 +9,7 @@
 #include "log.h"
 #include "mcpd.h"
 #include "names.h"
+#include "vars.h"
 
 bool
 cmd_load_bad(struct request *req, const char *field, const char *why)
@@ -143,9 +145,38 @@ cmd_load_name(struct request *req, json_t *params,
  * The row a persistent load saves: what restores it (the load's params,
  * as given, so that variable references stay references) and what names it.
  */
+/*
+ * Literal values of env and headers move to the secret store: the row
+ * keeps $(secret.mcpd.<id>.<kind>.<key>) and *secrets gets name -> value.
+ */
+static void
+cmd_load_row_hide(json_t *obj, const char *id, const char *kind,
+    json_t *secrets)
+{
+	const char *k;
+	json_t *v;
+	char *name, *ref;
+
+	json_object_foreach(obj, k, v) {
+		if (!json_is_string(v) || vars_has_refs(json_string_value(v)))
+			continue;
+		if (asprintf(&name, "mcpd.%s.%s.%s", id, kind, k) < 0)
+			fatal("asprintf");
+		for (char *c = name; *c != '\0'; c++)
+			if (!isalnum((unsigned char)*c) && *c != '.')
+				*c = '_';
+		if (asprintf(&ref, "$(secret.%s)", name) < 0)
+			fatal("asprintf");
+		json_object_set(secrets, name, v);
+		json_object_set_new(obj, k, json_string(ref));
+		free(name);
+		free(ref);
+	}
+}
+
 static json_t *
 cmd_load_row(const char *id, const char *name, enum server_mode mode,
-    const json_t *params)
+    const json_t *params, json_t *secrets)
 {
 	json_t *copy = json_deep_copy(params);
 	char saved[32];
@@ -154,11 +185,41 @@ cmd_load_row(const char *id, const char *name, enum server_mode mode,
 
 	json_object_del(copy, "persist");
 	json_object_del(copy, "timeout_ms");
+	json_object_del(copy, "progress");
+	cmd_load_row_hide(json_object_get(copy, "env"), id, "env", secrets);
+	cmd_load_row_hide(json_object_get(copy, "headers"), id, "header",
+	    secrets);
 	json_object_set_new(copy, "name", json_string(name));
 	gmtime_r(&now, &tm);
 	strftime(saved, sizeof saved, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return json_pack("{s:s, s:s, s:s, s:o, s:s}", "id", id, "name", name,
 	    "mode", server_mode_name(mode), "params", copy, "saved", saved);
+}
+
+/* Every $(...) resolves now: nothing is saved or started that cannot. */
+static bool
+cmd_load_vars_ok(struct request *req, const struct server_spec *spec)
+{
+	struct server_spec resolved;
+	char *cause = NULL;
+	int r = spec_resolve(spec, &resolved, &cause);
+
+	if (r == -EINVAL)
+		control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL, "%s",
+		    cause);
+	else if (r == -ENOENT)
+		control_fail(req, ERRORS_NOT_FOUND,
+		    json_pack("{s:s}", "what", "variable"),
+		    "%s; nothing was saved or started (a secret is set with: "
+		    "mcpctl secret set NAME)",
+		    cause);
+	else if (r < 0)
+		control_fail(req, ERRORS_STORAGE, NULL, "%s",
+		    cause != NULL ? cause : "cannot resolve variables");
+	else
+		spec_clear(&resolved);
+	free(cause);
+	return r == 0;
 }
 
 /* Same id: the same target again, answered by the running server. */
@@ -172,7 +233,10 @@ cmd_load_start(struct request *req, const json_t *params, const char *name,
 	bool is_saved = !json_is_false(json_object_get(params, "persist")) &&
 	    !control_is_internal(req);
 
-	if (s == NULL && (other = server_find(agent, name)) != NULL) {
+	if (s == NULL && !control_is_internal(req) &&
+	    !cmd_load_vars_ok(req, spec)) {
+		/* Failed: a variable has no value now. */
+	} else if (s == NULL && (other = server_find(agent, name)) != NULL) {
 		control_fail(req, ERRORS_CONFLICT,
 		    json_pack("{s:s}", "name", name),
 		    "the name %s is taken by another server; choose "
@@ -181,9 +245,14 @@ cmd_load_start(struct request *req, const json_t *params, const char *name,
 	} else if (s == NULL &&
 	    server_new(agent, name, mode, spec, &s, NULL) < 0) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");
-	} else
+	} else if (!is_saved)
+		server_load(s, req, timeout, NULL, NULL);
+	else {
+		json_t *secrets = json_object();
+
 		server_load(s, req, timeout,
-		    is_saved ? cmd_load_row(id, name, mode, params) : NULL);
+		    cmd_load_row(id, name, mode, params, secrets), secrets);
+	}
 	free(id);
 }
 

@@ -45,6 +45,46 @@ mcpd_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The key lives outside the state dir: $XDG_CONFIG_HOME/mcpd/secrets.key. */
+static char *
+mcpd_secrets_key_path(void)
+{
+	const char *config = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *path = NULL;
+
+	if (mcpd_opts.secrets_key != NULL)
+		return strdup(mcpd_opts.secrets_key);
+	if (config != NULL && config[0] == '/')
+		(void)!asprintf(&path, "%s/mcpd/secrets.key", config);
+	else if (home != NULL && home[0] == '/')
+		(void)!asprintf(&path, "%s/.config/mcpd/secrets.key", home);
+	return path;
+}
+
+static struct secrets *vault;
+
+struct secrets *
+mcpd_secrets(char **cause)
+{
+	char *store = NULL, *key;
+
+	if (vault != NULL)
+		return vault;
+	if ((key = mcpd_secrets_key_path()) == NULL) {
+		if (cause != NULL)
+			*cause = strdup("no place for the secret key: set HOME "
+					"or XDG_CONFIG_HOME, or pass --secrets-key");
+		return NULL;
+	}
+	if (asprintf(&store, "%s/secrets.enc", mcpd_opts.state_dir) < 0)
+		fatal("asprintf");
+	if (secrets_open(store, key, &vault, cause) < 0)
+		vault = NULL;
+	free(store);
+	free(key);
+	return vault;
+}
+
 bool
 mcpd_is_stopping(void)
 {
@@ -189,7 +229,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--call-timeout MS] [--load-timeout MS] [--log-lines N]\n"
 	    "            [--max-clients N] [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS]\n"
-	    "            [--stop-grace MS] [--stop-force MS]\n"
+	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -225,6 +265,7 @@ enum {
 	MCPD_OPT_DOCKER_TIMEOUT,
 	MCPD_OPT_STOP_GRACE,
 	MCPD_OPT_STOP_FORCE,
+	MCPD_OPT_SECRETS_KEY,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -243,6 +284,7 @@ static const struct option mcpd_long_options[] = {
 	{ "docker-timeout", required_argument, NULL, MCPD_OPT_DOCKER_TIMEOUT },
 	{ "stop-grace", required_argument, NULL, MCPD_OPT_STOP_GRACE },
 	{ "stop-force", required_argument, NULL, MCPD_OPT_STOP_FORCE },
+	{ "secrets-key", required_argument, NULL, MCPD_OPT_SECRETS_KEY },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -304,6 +346,10 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		case MCPD_OPT_STOP_GRACE:
 			mcpd_opts.stop_grace_ms = mcpd_number("--stop-grace",
 			    optarg, 1, 3600000);
+			break;
+		case MCPD_OPT_SECRETS_KEY:
+			free(mcpd_opts.secrets_key);
+			mcpd_opts.secrets_key = strdup(optarg);
 			break;
 		case MCPD_OPT_STOP_FORCE:
 			mcpd_opts.stop_force_ms = mcpd_number("--stop-force",
@@ -407,6 +453,7 @@ main(int argc, char **argv)
 	netpolicy_close();
 	http_tls_close();
 	store_free(mcpd_store);
+	secrets_free(vault);
 	log_info("stopped");
 	event_free(mcpd_sigterm);
 	event_free(mcpd_sigint);

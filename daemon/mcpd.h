@@ -48,12 +48,16 @@ struct mcpd_options {
 	int docker_timeout_ms;	 /* deadline of one docker rm/port/ps */
 	int stop_grace_ms;	 /* shutdown: admitted jobs end, then force */
 	int stop_force_ms;	 /* forced: docker rm -f of all, then exit */
+	char *secrets_key;	 /* the secret store's key file, or NULL */
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
 extern struct store *mcpd_store;
 extern uint64_t mcpd_started_ms;
 bool mcpd_is_stopping(void);
+struct secrets;
+/* The secret store, opened at first use; NULL with *cause when it cannot be. */
+struct secrets *mcpd_secrets(char **cause);
 /* Stops every server, answers req (may be NULL) and leaves the loop. */
 void mcpd_shutdown(struct request *req);
 /* Milliseconds on the monotonic clock. */
@@ -133,6 +137,9 @@ extern const struct cmd_entry cmd_call_entry;
 extern const struct cmd_entry cmd_logs_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_shutdown_entry;
+extern const struct cmd_entry cmd_secret_set_entry;
+extern const struct cmd_entry cmd_secret_list_entry;
+extern const struct cmd_entry cmd_secret_rm_entry;
 
 /* child.c: child processes, their pipes and their exits. */
 struct child_spec {
@@ -379,9 +386,12 @@ struct server *server_find(const char *agent, const char *target);
 int server_new(const char *agent, const char *name, enum server_mode,
     struct server_spec *spec, struct server **ret, char **cause);
 /* Gate jobs; each answers req when it ends. */
-/* row (stolen, may be NULL): saved and read back before the start. */
+/*
+ * row (stolen, may be NULL): saved and read back before the start, after
+ * secrets (stolen: name -> value) went to the secret store.
+ */
 void server_load(struct server *, struct request *, int timeout_ms,
-    json_t *row);
+    json_t *row, json_t *secrets);
 void server_reload(struct server *, struct request *, int timeout_ms);
 void server_unload(struct server *, struct request *);
 /* Stops every server; done() when none is left. */
@@ -496,6 +506,15 @@ bool era_tool_headers_valid(const json_t *tool, char **why);
 
 /* spec.c: what a server runs or reaches. */
 void spec_clear(struct server_spec *);
+/*
+ * out = in with $(env.NAME) (mcpd's environment) and $(secret.NAME) (the
+ * secret store) resolved in argv, env values, args, volumes, the URL and
+ * header values; -EINVAL with *cause naming the variable, never a value.
+ */
+int spec_resolve(const struct server_spec *in, struct server_spec *out,
+    char **cause);
+/* A deep copy (of a resolved spec: nothing is left to resolve). */
+void spec_copy(struct server_spec *dst, const struct server_spec *src);
 /* The id a target gets for this agent (new string). */
 char *spec_id(const char *agent, enum server_mode, const struct server_spec *);
 /* The canonical URL, or the command line (new string). */

@@ -22,7 +22,9 @@ enum probe_phase {
 
 struct probe {
 	struct transport t; /* what the session holds */
-	struct probe_target target;
+	struct probe_target target; /* points into spec, agent, server */
+	struct server_spec spec;    /* a copy: values may be resolved secrets */
+	char *agent, *server;
 	struct docker_container *ct; /* the server's record, borrowed */
 	enum probe_phase phase;
 	struct transport *inner;
@@ -523,7 +525,12 @@ probe_free(struct transport *t)
 		p->inner->ops->free(p->inner);
 	event_free(p->resend);
 	child_strv_free(p->run_argv);
+	for (size_t i = 0; p->run_env != NULL && p->run_env[i] != NULL; i++)
+		explicit_bzero(p->run_env[i], strlen(p->run_env[i]));
 	child_strv_free(p->run_env);
+	spec_clear(&p->spec);
+	free(p->agent);
+	free(p->server);
 	free(p->remote.url);
 	free(p->path);
 	json_decref(p->held);
@@ -578,12 +585,18 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	p->t.cbs = cbs;
 	p->t.cb_arg = arg;
 	p->t.priv = p;
-	p->target = *target;
+	spec_copy(&p->spec, target->spec);
+	p->agent = strdup(target->agent);
+	p->server = strdup(target->server);
+	p->target.spec = &p->spec;
+	p->target.agent = p->agent;
+	p->target.server = p->server;
 	p->ct = ct;
 	p->held = json_array();
 	p->resend = evtimer_new(mcpd_base, probe_resend_due, p);
-	p->run_env = docker_env(target->spec->env);
-	if (p->held == NULL || p->resend == NULL || p->run_env == NULL)
+	p->run_env = docker_env(p->spec.env);
+	if (p->held == NULL || p->resend == NULL || p->run_env == NULL ||
+	    p->agent == NULL || p->server == NULL)
 		fatal("out of memory");
 	return &p->t;
 }

@@ -2,6 +2,7 @@
 /* Configured connections: state machine, per-server gate, restart policy. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct server_job {
 	struct request *req; /* NULL for restarts and shutdown */
 	int timeout_ms;
 	json_t *row; /* a load: the row to save first, or NULL */
+	json_t *secrets; /* ... and the values it refers to: name -> value */
 	TAILQ_ENTRY(server_job) entry;
 };
 
@@ -40,8 +42,6 @@ struct server {
 	char *endpoint;
 	enum server_mode mode;
 	struct server_spec spec;
-	struct child_spec child;
-	char **child_env;
 	enum server_state state;
 	uint64_t generation;
 	struct session *session; /* serves calls */
@@ -81,6 +81,7 @@ static bool server_in_scope(const struct server *, const char *agent);
 static void server_job_kick(struct server *);
 static void server_container_gone(void *);
 static void server_start_failed(struct server *, const char *why);
+static void server_forget_secrets(const struct server *);
 
 static const char *const server_state_names[] = {
 	[SERVER_STARTING] = "starting",
@@ -186,20 +187,16 @@ server_new(const char *agent, const char *name, enum server_mode mode,
 	memset(spec, 0, sizeof *spec);
 	s->id = spec_id(agent, mode, &s->spec);
 	s->endpoint = spec_endpoint(&s->spec);
-	s->child_env = child_env_build(s->spec.env);
 	s->logs = logring_new(mcpd_opts.log_lines);
 	s->restart_timer = evtimer_new(mcpd_base, server_restart_due, s);
 	s->healthy_timer = evtimer_new(mcpd_base, server_healthy, s);
 	if (s->agent == NULL || s->name == NULL || s->id == NULL ||
-	    s->endpoint == NULL || s->child_env == NULL || s->logs == NULL ||
+	    s->endpoint == NULL || s->logs == NULL ||
 	    s->restart_timer == NULL || s->healthy_timer == NULL)
 		fatalx("out of memory making server %s", name);
 	if (mode == SERVER_CONTAINER)
 		s->container = docker_container_new(agent, name,
 		    server_container_gone, s);
-	s->child.argv = s->spec.argv;
-	s->child.env = s->child_env;
-	s->child.cwd = s->spec.cwd;
 	s->state = SERVER_STARTING;
 	s->since = time(NULL);
 	TAILQ_INIT(&s->jobs);
@@ -218,7 +215,6 @@ server_free(struct server *s)
 	logring_free(s->logs);
 	docker_container_free(s->container);
 	free(s->failed_why);
-	child_strv_free(s->child_env);
 	spec_clear(&s->spec);
 	free(s->id);
 	free(s->name);
@@ -269,6 +265,15 @@ server_error_data(const struct server *s)
 	return data;
 }
 
+/* An environment that may hold resolved secrets: wiped, then freed. */
+static void
+server_env_free(char **env)
+{
+	for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+		explicit_bzero(env[i], strlen(env[i]));
+	child_strv_free(env);
+}
+
 /* Starts a connection in s->next; the callbacks say how it went. */
 static int
 server_connect(struct server *s, int timeout_ms, char **cause)
@@ -276,21 +281,33 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	struct transport *t;
 	int r;
 
-	struct probe_target target = { &s->spec, s->agent, s->name };
+	struct server_spec run;
+	struct probe_target target = { &run, s->agent, s->name };
+	struct child_spec child = { 0 };
 
+	/* Variables are resolved at each start; the values live only now. */
+	if ((r = spec_resolve(&s->spec, &run, cause)) < 0)
+		return r;
+	child.argv = run.argv;
+	child.cwd = run.cwd;
 	if (s->mode == SERVER_CONTAINER)
 		t = probe_new(&target, s->container, NULL, NULL);
 	else if (s->mode == SERVER_REMOTE)
-		t = transport_http_new(&s->spec.remote, NULL, NULL);
+		t = transport_http_new(&run.remote, NULL, NULL);
+	else if ((child.env = child_env_build(run.env)) != NULL)
+		t = transport_stdio_new(&child, NULL, NULL);
 	else
-		t = transport_stdio_new(&s->child, NULL, NULL);
+		t = NULL;
 	if (t == NULL ||
 	    (s->next = session_new(t, &server_session_cbs, s, timeout_ms)) ==
 		NULL)
 		fatalx("out of memory connecting %s", s->name);
 	if (s->session == NULL)
 		server_set_state(s, SERVER_STARTING);
-	if ((r = session_start(s->next, cause)) < 0) {
+	r = session_start(s->next, cause);
+	server_env_free((char **)(uintptr_t)child.env);
+	spec_clear(&run);
+	if (r < 0) {
 		session_free(s->next);
 		s->next = NULL;
 		return r;
@@ -351,13 +368,20 @@ server_schedule_restart(struct server *s)
 }
 
 static void
+server_job_free(struct server_job *job)
+{
+	json_decref(job->row);
+	json_decref(job->secrets);
+	free(job);
+}
+
+static void
 server_job_end(struct server *s)
 {
 	struct server_job *job = TAILQ_FIRST(&s->jobs);
 
 	TAILQ_REMOVE(&s->jobs, job, entry);
-	json_decref(job->row);
-	free(job);
+	server_job_free(job);
 	s->is_job_running = false;
 	server_job_kick(s);
 }
@@ -748,6 +772,7 @@ server_job_unload(struct server *s, struct server_job *job)
 			return;
 		}
 		s->is_persistent = false;
+		server_forget_secrets(s);
 	}
 	evtimer_del(s->restart_timer);
 	evtimer_del(s->healthy_timer);
@@ -774,6 +799,74 @@ server_container_gone(void *arg)
 	server_job_kick(s);
 }
 
+/* True when the saved row and its secrets are already what job would save. */
+static bool
+server_job_is_saved(const struct server *s, const struct server_job *job)
+{
+	const json_t *row = store_row_peek(mcpd_store, s->agent, s->id), *v;
+	struct secrets *vault;
+	const char *k, *have;
+
+	if (row == NULL || !json_equal(json_object_get(row, "params"),
+			       json_object_get(job->row, "params")))
+		return false;
+	if (json_object_size(job->secrets) == 0)
+		return true;
+	if ((vault = mcpd_secrets(NULL)) == NULL)
+		return false;
+	json_object_foreach(job->secrets, k, v)
+		if ((have = secrets_get(vault, k)) == NULL ||
+		    strcmp(have, json_string_value(v)) != 0)
+			return false;
+	return true;
+}
+
+/* The values a row refers to go to the secret store first. */
+static int
+server_job_save_secrets(const struct server_job *job, char **cause)
+{
+	struct secrets *vault;
+	const char *k;
+	json_t *v;
+	int r;
+
+	if (json_object_size(job->secrets) == 0)
+		return 0;
+	if ((vault = mcpd_secrets(cause)) == NULL)
+		return -EIO;
+	json_object_foreach(job->secrets, k, v)
+		if ((r = secrets_set(vault, k, json_string_value(v),
+			 json_string_length(v), cause)) < 0)
+			return r;
+	return 0;
+}
+
+static json_t *
+server_result_was_loaded(json_t *result)
+{
+	json_object_set_new(result, "was_loaded", json_true());
+	return result;
+}
+
+/* The secrets a saved row of s made for its literal values go with it. */
+static void
+server_forget_secrets(const struct server *s)
+{
+	struct secrets *vault = mcpd_secrets(NULL);
+	json_t *names, *v;
+	char *prefix;
+	size_t i;
+
+	if (vault == NULL || asprintf(&prefix, "mcpd.%s.", s->id) < 0)
+		return;
+	names = secrets_names(vault);
+	json_array_foreach(names, i, v)
+		if (strncmp(json_string_value(v), prefix, strlen(prefix)) == 0)
+			secrets_remove(vault, json_string_value(v), NULL, NULL);
+	json_decref(names);
+	free(prefix);
+}
+
 /* A load's row is saved (and read back) before anything starts. */
 static bool
 server_job_save(struct server *s, struct server_job *job)
@@ -782,7 +875,9 @@ server_job_save(struct server *s, struct server_job *job)
 
 	if (job->row == NULL)
 		return true;
-	if (store_put(mcpd_store, s->agent, job->row, &cause) == 0) {
+	if (server_job_is_saved(s, job) ||
+	    (server_job_save_secrets(job, &cause) == 0 &&
+		store_put(mcpd_store, s->agent, job->row, &cause) == 0)) {
 		s->is_persistent = true;
 		return true;
 	}
@@ -812,8 +907,7 @@ server_job_kick(struct server *s)
 		if (job->req != NULL)
 			control_fail(job->req, ERRORS_NOT_FOUND, NULL,
 			    "server %s was unloaded meanwhile", s->name);
-		json_decref(job->row);
-		free(job);
+		server_job_free(job);
 	}
 	if (s->is_removed) {
 		server_free(s);
@@ -830,7 +924,9 @@ server_job_kick(struct server *s)
 			return;
 		}
 		if (session_is_ready(s->session)) {
-			control_reply(job->req, server_load_result(s));
+			/* The same target again: it is already running. */
+			control_reply(job->req,
+			    server_result_was_loaded(server_load_result(s)));
 			server_job_end(s);
 			return;
 		}
@@ -849,7 +945,7 @@ server_job_kick(struct server *s)
 
 static struct server_job *
 server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
-    int timeout_ms, json_t *row)
+    int timeout_ms, json_t *row, json_t *secrets)
 {
 	struct server_job *job = calloc(1, sizeof *job);
 
@@ -858,6 +954,7 @@ server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
 	job->kind = kind;
 	job->req = req;
 	job->row = row;
+	job->secrets = secrets;
 	job->timeout_ms = timeout_ms > 0 ? timeout_ms :
 					   mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
@@ -867,10 +964,10 @@ server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
 
 void
 server_load(struct server *s, struct request *req, int timeout_ms,
-    json_t *row)
+    json_t *row, json_t *secrets)
 {
 	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, req,
-	    timeout_ms, row);
+	    timeout_ms, row, secrets);
 
 	if (job != NULL && control_is_internal(req)) {
 		/* A restore: saved already, read back before it serves. */
@@ -885,13 +982,13 @@ server_reload(struct server *s, struct request *req, int timeout_ms)
 	s->failures = 0;
 	s->backoff_ms = 0;
 	server_set_error(s, NULL);
-	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms, NULL);
+	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms, NULL, NULL);
 }
 
 void
 server_unload(struct server *s, struct request *req)
 {
-	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0, NULL);
+	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0, NULL, NULL);
 }
 
 void
@@ -905,7 +1002,7 @@ server_stop_all(void (*done)(void *), void *arg)
 		tmp = TAILQ_NEXT(s, entry);
 		evtimer_del(s->restart_timer);
 		/* Admitted jobs finish first: the gate keeps the order. */
-		server_enqueue(s, SERVER_JOB_SHUTDOWN, NULL, 0, NULL);
+		server_enqueue(s, SERVER_JOB_SHUTDOWN, NULL, 0, NULL, NULL);
 	}
 	server_check_all_stopped();
 }

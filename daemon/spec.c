@@ -1,25 +1,185 @@
 /* SPDX-License-Identifier: ISC */
 /* What a server runs or reaches: its id, endpoint and transport. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "mcpd.h"
+#include "vars.h"
+
+/* Strings of a spec may hold resolved secrets: they are wiped, then freed. */
+static void
+spec_str_free(char *str)
+{
+	if (str == NULL)
+		return;
+	explicit_bzero(str, strlen(str));
+	free(str);
+}
+
+static void
+spec_strv_free(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		explicit_bzero(v[i], strlen(v[i]));
+	child_strv_free(v);
+}
 
 void
 spec_clear(struct server_spec *spec)
 {
-	child_strv_free(spec->argv);
-	child_strv_free(spec->env);
+	const char *k;
+	json_t *v;
+
+	spec_strv_free(spec->argv);
+	spec_strv_free(spec->env);
 	free(spec->cwd);
-	free(spec->remote.url);
+	spec_str_free(spec->remote.url);
+	json_object_foreach(spec->remote.headers, k, v)
+		if (json_is_string(v) && v->refcount == 1)
+			explicit_bzero((char *)(uintptr_t)json_string_value(v),
+			    json_string_length(v));
 	json_decref(spec->remote.headers);
 	free(spec->transport);
 	free(spec->image);
-	child_strv_free(spec->args);
-	child_strv_free(spec->volumes);
+	spec_strv_free(spec->args);
+	spec_strv_free(spec->volumes);
 	free(spec->network);
 	memset(spec, 0, sizeof *spec);
+}
+
+/* ---- variables: $(env.NAME) and $(secret.NAME), resolved at each start ---- */
+
+static const char *
+spec_lookup(void *ctx, const char *ns, const char *name, bool *ret_unknown)
+{
+	char **cause = ctx;
+	struct secrets *vault;
+
+	if (strcmp(ns, "env") == 0)
+		return getenv(name);
+	if (strcmp(ns, "secret") == 0) {
+		if ((vault = mcpd_secrets(cause)) == NULL)
+			return NULL;
+		return secrets_get(vault, name);
+	}
+	*ret_unknown = true;
+	return NULL;
+}
+
+/*
+ * One string with its references resolved into *ret (new); -EINVAL for an
+ * unknown namespace, -ENOENT for a missing value, with *cause.
+ */
+static int
+spec_resolve_str(const char *in, char **ret, char **cause)
+{
+	char *vault_cause = NULL, *out = NULL;
+	ssize_t len;
+
+	if (!vars_has_refs(in))
+		return (*ret = strdup(in)) != NULL ? 0 : -ENOMEM;
+	len = vars_expand(in, spec_lookup, &vault_cause, NULL, 0, cause);
+	if (len >= 0 && (out = malloc(len + 1)) == NULL)
+		len = -ENOMEM;
+	if (len >= 0)
+		len = vars_expand(in, spec_lookup, &vault_cause, out, len + 1,
+		    cause);
+	if (len >= 0) {
+		free(vault_cause);
+		*ret = out;
+		return 0;
+	}
+	free(out);
+	if (vault_cause != NULL) {
+		free(*cause);
+		*cause = vault_cause;
+		len = -EIO;
+	}
+	return (int)len;
+}
+
+static int
+spec_resolve_strv(char *const *in, char ***ret, char **cause)
+{
+	size_t n = 0;
+	int r;
+
+	while (in != NULL && in[n] != NULL)
+		n++;
+	if (in == NULL)
+		return 0;
+	if ((*ret = calloc(n + 1, sizeof **ret)) == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if ((r = spec_resolve_str(in[i], &(*ret)[i], cause)) < 0)
+			return r;
+	return 0;
+}
+
+static int
+spec_resolve_headers(const json_t *in, json_t **ret, char **cause)
+{
+	const char *k;
+	json_t *v;
+	char *value;
+	int r;
+
+	if (in == NULL)
+		return 0;
+	*ret = json_object();
+	json_object_foreach((json_t *)(uintptr_t)in, k, v) {
+		if ((r = spec_resolve_str(json_string_value(v), &value,
+			 cause)) < 0)
+			return r;
+		json_object_set_new(*ret, k, json_string(value));
+		spec_str_free(value);
+	}
+	return 0;
+}
+
+int
+spec_resolve(const struct server_spec *in, struct server_spec *out,
+    char **cause)
+{
+	int r;
+
+	memset(out, 0, sizeof *out);
+	out->remote = in->remote;
+	out->remote.url = NULL;
+	out->remote.headers = NULL;
+	if ((r = spec_resolve_strv(in->argv, &out->argv, cause)) < 0 ||
+	    (r = spec_resolve_strv(in->env, &out->env, cause)) < 0 ||
+	    (r = spec_resolve_strv(in->args, &out->args, cause)) < 0 ||
+	    (r = spec_resolve_strv(in->volumes, &out->volumes, cause)) < 0 ||
+	    (r = spec_resolve_headers(in->remote.headers, &out->remote.headers,
+		 cause)) < 0 ||
+	    (in->remote.url != NULL &&
+		(r = spec_resolve_str(in->remote.url, &out->remote.url,
+		     cause)) < 0)) {
+		spec_clear(out);
+		return r;
+	}
+	if ((in->cwd != NULL && (out->cwd = strdup(in->cwd)) == NULL) ||
+	    (in->transport != NULL &&
+		(out->transport = strdup(in->transport)) == NULL) ||
+	    (in->image != NULL && (out->image = strdup(in->image)) == NULL) ||
+	    (in->network != NULL && (out->network = strdup(in->network)) == NULL))
+		fatal("out of memory");
+	return 0;
+}
+
+void
+spec_copy(struct server_spec *dst, const struct server_spec *src)
+{
+	char *cause = NULL;
+
+	/* Resolving a resolved spec copies it: no references are left. */
+	if (spec_resolve(src, dst, &cause) < 0)
+		fatalx("cannot copy a server spec: %s", cause);
 }
 
 /* True when an argument needs quotes to read back as one word. */

@@ -20,7 +20,8 @@ struct shttp_post;
 
 struct shttp_transport {
 	struct transport t;
-	const struct remote_spec *spec;
+	const struct remote_spec *spec; /* &own */
+	struct remote_spec own;
 	char *path; /* path and query of the endpoint */
 	struct netpolicy_query *policy;
 	struct http_client *client;
@@ -674,6 +675,10 @@ shttp_release(evutil_socket_t fd, short events, void *arg)
 	free(ht->post_path);
 	free(ht->session_id);
 	free(ht->version);
+	if (ht->own.url != NULL)
+		explicit_bzero(ht->own.url, strlen(ht->own.url));
+	free(ht->own.url);
+	json_decref(ht->own.headers);
 	free(ht);
 }
 
@@ -746,7 +751,13 @@ transport_http_new(const struct remote_spec *spec,
 	ht->t.cbs = cbs;
 	ht->t.cb_arg = arg;
 	ht->t.priv = ht;
-	ht->spec = spec;
+	/* Its own copy: the URL and headers may hold resolved secrets. */
+	ht->own.url = strdup(spec->url);
+	ht->own.headers = json_deep_copy(spec->headers);
+	ht->own.allow_local = spec->allow_local;
+	ht->own.is_sse = spec->is_sse;
+	ht->own.may_fall_back = spec->may_fall_back;
+	ht->spec = &ht->own;
 	ht->is_legacy_sse = spec->is_sse;
 	ht->may_fall_back = spec->may_fall_back;
 	ht->t.name = spec->is_sse ? "sse" : "streamable-http";

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpd/secret-set, -list, -rm: the secret store behind $(secret.NAME). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "mcpd.h"
+
+/* The store, or NULL after failing req with storage. */
+static struct secrets *
+cmd_secret_store(struct request *req)
+{
+	char *cause = NULL;
+	struct secrets *vault = mcpd_secrets(&cause);
+
+	if (vault == NULL)
+		control_fail(req, ERRORS_STORAGE, NULL,
+		    "the secret store cannot be opened: %s",
+		    cause != NULL ? cause : "unknown error");
+	free(cause);
+	return vault;
+}
+
+/* A client fault (-EINVAL) or a storage failure, named for the client. */
+static void
+cmd_secret_fail(struct request *req, int r, const char *cause)
+{
+	if (r == -EINVAL)
+		control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL, "%s",
+		    cause != NULL ? cause : "invalid name or value");
+	else
+		control_fail(req, ERRORS_STORAGE, NULL, "%s",
+		    cause != NULL ? cause : "the secret store failed");
+}
+
+static bool
+cmd_secret_name_ok(struct request *req, const char *name)
+{
+	if (secrets_name_valid(name))
+		return true;
+	control_fail_code(req, JSONRPC_INVALID_PARAMS,
+	    json_pack("{s:s}", "field", "name"),
+	    "a secret name is [a-zA-Z0-9_.]{1,128}");
+	return false;
+}
+
+static void
+cmd_secret_set_exec(struct request *req, json_t *params)
+{
+	json_t *value = json_object_get(params, "value");
+	const char *name = cmd_string(params, "name");
+	struct secrets *vault;
+	char *cause = NULL;
+	bool was_there;
+	int r;
+
+	if (!cmd_secret_name_ok(req, name) ||
+	    (vault = cmd_secret_store(req)) == NULL)
+		return;
+	was_there = secrets_get(vault, name) != NULL;
+	r = secrets_set(vault, name, json_string_value(value),
+	    json_string_length(value), &cause);
+	if (r < 0)
+		cmd_secret_fail(req, r, cause);
+	else
+		control_reply(req, json_pack("{s:s, s:b}", "name", name,
+				       "replaced", was_there));
+	free(cause);
+}
+
+static void
+cmd_secret_list_exec(struct request *req, json_t *params)
+{
+	struct secrets *vault = cmd_secret_store(req);
+
+	(void)params;
+	if (vault != NULL)
+		control_reply(req, json_pack("{s:o, s:s}", "names",
+				       secrets_names(vault), "key_source",
+				       secrets_key_source(vault)));
+}
+
+static void
+cmd_secret_rm_exec(struct request *req, json_t *params)
+{
+	const char *name = cmd_string(params, "name");
+	struct secrets *vault;
+	char *cause = NULL;
+	bool removed = false;
+	int r;
+
+	if (!cmd_secret_name_ok(req, name) ||
+	    (vault = cmd_secret_store(req)) == NULL)
+		return;
+	if ((r = secrets_remove(vault, name, &removed, &cause)) < 0)
+		cmd_secret_fail(req, r, cause);
+	else
+		control_reply(req, json_pack("{s:s, s:b}", "name", name,
+				       "removed", removed));
+	free(cause);
+}
+
+static const struct cmd_param cmd_secret_set_params[] = {
+	{ "name", JSON_STRING, true },
+	{ "value", JSON_STRING, true },
+	{ NULL, 0, false },
+};
+
+static const struct cmd_param cmd_secret_name_params[] = {
+	{ "name", JSON_STRING, true },
+	{ NULL, 0, false },
+};
+
+static const struct cmd_param cmd_secret_list_params[] = {
+	{ NULL, 0, false },
+};
+
+const struct cmd_entry cmd_secret_set_entry = {
+	"mcpd/secret-set",
+	cmd_secret_set_exec,
+	cmd_secret_set_params,
+	0,
+};
+
+const struct cmd_entry cmd_secret_list_entry = {
+	"mcpd/secret-list",
+	cmd_secret_list_exec,
+	cmd_secret_list_params,
+	CMD_STOPPING,
+};
+
+const struct cmd_entry cmd_secret_rm_entry = {
+	"mcpd/secret-rm",
+	cmd_secret_rm_exec,
+	cmd_secret_name_params,
+	0,
+};
