@@ -264,6 +264,8 @@ cmd_load_exec(struct request *req, json_t *params)
 	char *name = NULL;
 	int timeout;
 
+	if (json_is_true(json_object_get(params, "progress")))
+		control_want_progress(req);
 	if (target != NULL && json_object_get(params, "command") != NULL) {
 		cmd_load_bad(req, "target", "give command or target, not both");
 		return;
@@ -322,6 +324,7 @@ static const struct cmd_param cmd_load_params[] = {
 	{ "args", JSON_ARRAY, false },
 	{ "volumes", JSON_ARRAY, false },
 	{ "network", JSON_STRING, false },
+	{ "progress", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 

@@ -10,6 +10,8 @@ cmd_reload_exec(struct request *req, json_t *params)
 
 	if (!cmd_timeout(req, params, mcpd_opts.load_timeout_ms, &timeout))
 		return;
+	if (json_is_true(json_object_get(params, "progress")))
+		control_want_progress(req);
 	if ((s = cmd_server(req, cmd_string(params, "target"))) != NULL)
 		server_reload(s, req, timeout);
 }
@@ -17,6 +19,7 @@ cmd_reload_exec(struct request *req, json_t *params)
 static const struct cmd_param cmd_reload_params[] = {
 	{ "target", JSON_STRING, true },
 	{ "timeout_ms", JSON_INTEGER, false },
+	{ "progress", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 

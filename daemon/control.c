@@ -30,6 +30,7 @@ struct request {
 	control_internal_fn *internal;
 	void *internal_arg;
 	char *internal_agent;
+	bool wants_progress; /* mcpd/progress notifications until the answer */
 	TAILQ_ENTRY(request) entry;
 };
 TAILQ_HEAD(request_list, request);
@@ -240,6 +241,26 @@ control_set_agent(struct request *r, const char *agent)
 		return;
 	free(r->client->agent);
 	r->client->agent = copy;
+}
+
+void
+control_want_progress(struct request *r)
+{
+	r->wants_progress = true;
+}
+
+void
+control_progress(const struct request *r, const char *server,
+    const char *stage, const char *message)
+{
+	json_t *params;
+
+	if (r == NULL || !r->wants_progress || r->client == NULL ||
+	    r->client->is_closing)
+		return;
+	params = json_pack("{s:O, s:s, s:s, s:s}", "request", r->id, "server",
+	    server, "stage", stage, "message", message);
+	control_send(r->client, jsonrpc_notification("mcpd/progress", params));
 }
 
 bool

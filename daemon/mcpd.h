@@ -88,6 +88,11 @@ void control_fail(struct request *, enum errors_kind, json_t *data,
 /* Fails the request with a JSON-RPC standard code; data is stolen. */
 void control_fail_code(struct request *, int code, json_t *data,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The request asked for mcpd/progress notifications. */
+void control_want_progress(struct request *);
+/* One mcpd/progress notification, if the request (may be NULL) wants them. */
+void control_progress(const struct request *, const char *server,
+    const char *stage, const char *message);
 /* Answers with an error object kept verbatim (data.kind already set). */
 void control_fail_error(struct request *, json_t *error);
 
@@ -284,6 +289,8 @@ struct transport_cbs {
 	    const char *why);
 	void (*stderr_line)(void *arg, const char *line, size_t len);
 	void (*closed)(void *arg, const char *why); /* it died or ended */
+	/* A stage of a start ("probing", "http-detected"...); may be NULL. */
+	void (*progress)(void *arg, const char *stage, const char *message);
 };
 struct transport_ops {
 	const char *name; /* "stdio", ... */
@@ -327,6 +334,7 @@ struct session_cbs {
 	void (*failed)(void *arg, struct session *, const char *why);
 	void (*tools_changed)(void *arg, struct session *);
 	void (*stderr_line)(void *arg, const char *line, size_t len);
+	void (*progress)(void *arg, const char *stage, const char *message);
 };
 struct session *session_new(struct transport *, const struct session_cbs *,
     void *arg, int timeout_ms);

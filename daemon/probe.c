@@ -44,6 +44,8 @@ struct probe {
 };
 
 static const struct transport_cbs probe_inner_cbs;
+static void probe_progress(struct probe *, const char *stage,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static struct probe *
 probe_of(struct transport *t)
@@ -278,6 +280,7 @@ probe_connect(struct probe *p, int host_port)
 	p->phase = PROBE_HTTP;
 	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
 	    p->remote.url);
+	probe_progress(p, "connecting", "connecting to %s", p->remote.url);
 	if (p->logs == NULL || p->inner->ops->open(p->inner, &cause) < 0) {
 		probe_fail(p, "cannot follow container %s: %s",
 		    cause != NULL ? cause : "docker logs failed");
@@ -361,9 +364,32 @@ probe_removed(void *arg, int err, const char *why)
 	}
 }
 
+
+/* Tells the session (and a client following the load) how far it got. */
+static void
+probe_progress(struct probe *p, const char *stage, const char *fmt, ...)
+{
+	va_list ap;
+	char text[512];
+
+	if (p->t.cbs == NULL || p->t.cbs->progress == NULL || p->is_closing)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	p->t.cbs->progress(p->t.cb_arg, stage, text);
+}
+
 static void
 probe_switch(struct probe *p, int port, char *path)
 {
+	char *managed = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
+
+	probe_progress(p, "http-detected",
+	    "HTTP on port %d (path %s): removing the probe, starting %s with "
+	    "the port on 127.0.0.1",
+	    port, path, managed);
+	free(managed);
 	log_server(LOG_INFO, p->target.server,
 	    "container %s serves HTTP on port %d (path %s): restarting it as "
 	    "a managed container",
@@ -434,6 +460,10 @@ probe_on_stderr(void *arg, const char *line, size_t len)
 		return;
 	p->t.cbs->stderr_line(p->t.cb_arg, line, len);
 	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
+	    (strstr(line, "Unable to find image") != NULL ||
+		strstr(line, "Pulling from") != NULL))
+		probe_progress(p, "pulling", "%.*s", (int)len, line);
+	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
 	    probe_detect_http(line, len, &port, &path) > 0)
 		probe_switch(p, port, path);
 }
@@ -478,6 +508,9 @@ probe_open(struct transport *t, char **cause)
 	p->inner = transport_stdio_new(&p->run, &probe_inner_cbs, p);
 	if (p->inner == NULL)
 		fatal("out of memory");
+	probe_progress(p, "probing",
+	    "running %s: stdio handshake, stderr watched for HTTP",
+	    docker_container_name(p->ct));
 	r = p->inner->ops->open(p->inner, cause);
 	return r;
 }

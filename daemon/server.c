@@ -82,6 +82,7 @@ static void server_job_kick(struct server *);
 static void server_container_gone(void *);
 static void server_start_failed(struct server *, const char *why);
 static void server_forget_secrets(const struct server *);
+static void server_progress(void *, const char *stage, const char *message);
 
 static const char *const server_state_names[] = {
 	[SERVER_STARTING] = "starting",
@@ -314,7 +315,30 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	}
 	if (s->session == NULL)
 		server_set_state(s, SERVER_CONNECTING);
+	server_progress(s, "connecting", "handshake started");
 	return 0;
+}
+
+/* A stage of the running job, for a client that asked to follow it. */
+static void
+server_progress(void *arg, const char *stage, const char *message)
+{
+	struct server *s = arg;
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+
+	if (job != NULL && s->is_job_running)
+		control_progress(job->req, s->name, stage, message);
+}
+
+static void
+server_progress_connected(struct server *s, struct session *sess)
+{
+	char text[256];
+
+	snprintf(text, sizeof text, "connected: protocol %s, %zu tools",
+	    session_protocol_version(sess),
+	    json_array_size(session_tools_peek(sess)));
+	server_progress(s, "connected", text);
 }
 
 static void
@@ -435,6 +459,7 @@ server_on_ready(void *arg, struct session *sess)
 
 	if (sess != s->next || job == NULL)
 		return;
+	server_progress_connected(s, sess);
 	if (s->needs_recheck && !server_recheck(s)) {
 		session_free(s->next);
 		s->next = NULL;
@@ -472,6 +497,7 @@ server_start_failed_now(struct server *s, const char *why)
 	bool has_container = s->container != NULL &&
 	    docker_container_name(s->container) != NULL;
 
+	server_progress(s, "failed", why);
 	server_set_error(s, why);
 	log_server(LOG_WARNING, s->name, "start failed: %s", why);
 	if (s->session != NULL) {
@@ -589,6 +615,7 @@ static const struct session_cbs server_session_cbs = {
 	.failed = server_on_failed,
 	.tools_changed = server_on_tools_changed,
 	.stderr_line = server_on_stderr,
+	.progress = server_progress,
 };
 
 static void
@@ -635,6 +662,7 @@ server_job_start(struct server *s, struct server_job *job)
 	if (job->kind == SERVER_JOB_RESTART)
 		s->restarts++;
 	s->is_unloading = false;
+	server_progress(s, "starting", s->endpoint);
 	if (s->mode != SERVER_CONTAINER) {
 		server_job_connect(s, job);
 		return;

@@ -411,6 +411,15 @@ session_on_stderr(void *arg, const char *line, size_t len)
 }
 
 static void
+session_on_progress(void *arg, const char *stage, const char *message)
+{
+	struct session *s = arg;
+
+	if (s->cbs != NULL && s->cbs->progress != NULL)
+		s->cbs->progress(s->arg, stage, message);
+}
+
+static void
 session_on_closed(void *arg, const char *why)
 {
 	session_fail(arg, "%s", why);
@@ -422,6 +431,7 @@ static const struct transport_cbs session_transport_cbs = {
 	.failed = session_on_request_failed,
 	.stderr_line = session_on_stderr,
 	.closed = session_on_closed,
+	.progress = session_on_progress,
 };
 
 /* Marks the session dead, fails what waits, and tells the owner once. */
