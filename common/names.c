@@ -223,9 +223,10 @@ names_image_component_ok(const char *p, size_t len)
 	size_t i = 0, run;
 
 	while (i < len) {
-		for (run = 0; i < len && (islower((unsigned char)p[i]) ||
-					     isdigit((unsigned char)p[i]));
-		    i++)
+		for (run = 0; i < len &&
+		     (islower((unsigned char)p[i]) ||
+			 isdigit((unsigned char)p[i]));
+		     i++)
 			run++;
 		if (run == 0 || !isascii((unsigned char)p[i - 1]))
 			return false;
@@ -294,9 +295,10 @@ names_image_path_ok(const char *p, size_t len)
 	const char *slash = memchr(p, '/', len), *c = p;
 	size_t n;
 
-	if (slash != NULL && (memchr(p, '.', slash - p) != NULL ||
-				 memchr(p, ':', slash - p) != NULL ||
-				 (slash - p == 9 && !memcmp(p, "localhost", 9)))) {
+	if (slash != NULL &&
+	    (memchr(p, '.', slash - p) != NULL ||
+		memchr(p, ':', slash - p) != NULL ||
+		(slash - p == 9 && !memcmp(p, "localhost", 9)))) {
 		if (!names_image_registry_ok(p, slash - p))
 			return false;
 		c = slash + 1;
@@ -326,17 +328,19 @@ names_image_normalize(const char *ref, char **ret, char **cause)
 		why = "it is empty or longer than 255 characters";
 	else if (strpbrk(ref, " \t\r\n\v\f") != NULL)
 		why = "it contains white space";
-	else if (colon != NULL && (colon[1] == '\0' || colon + 1 == at ||
-				      (at == NULL && !names_image_tag_ok(colon + 1))))
+	else if (colon != NULL &&
+	    (colon[1] == '\0' || colon + 1 == at ||
+		(at == NULL && !names_image_tag_ok(colon + 1))))
 		why = "its tag is not [A-Za-z0-9_][A-Za-z0-9_.-]{0,127}";
 	else if (at != NULL && !names_image_digest_ok(at + 1))
 		why = "its digest is not ALGORITHM:HEX";
-	else if (!names_image_path_ok(ref, colon != NULL ? (size_t)(colon - ref) :
-							 path_len))
+	else if (!names_image_path_ok(ref,
+		     colon != NULL ? (size_t)(colon - ref) : path_len))
 		why = "its repository is not lower-case [a-z0-9] words "
 		      "joined by '/', '.', '_' or '-'";
 	if (why != NULL) {
-		if (cause != NULL && asprintf(cause,
+		if (cause != NULL &&
+		    asprintf(cause,
 			"'%s' is not an image reference Docker accepts: %s",
 			ref, why) < 0)
 			*cause = NULL;

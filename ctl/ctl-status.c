@@ -70,7 +70,8 @@ ctl_status_print(const json_t *result)
 	if (json_is_object(docker))
 		printf("docker: %s (%s)%s%s\n", ctl_status_docker(docker),
 		    json_string_value(json_object_get(docker, "program")),
-		    json_is_string(json_object_get(docker, "error")) ? ": " : "",
+		    json_is_string(json_object_get(docker, "error")) ? ": " :
+								       "",
 		    json_is_string(json_object_get(docker, "error")) ?
 			json_string_value(json_object_get(docker, "error")) :
 			"");

@@ -26,8 +26,8 @@ cmd_load_image_docker_args(struct request *req, json_t *params,
 			    "and not an option");
 	if (network != NULL &&
 	    (network[0] == '\0' || network[0] == '-' ||
-		strlen(network) != json_string_length(json_object_get(params,
-		    "network"))))
+		strlen(network) !=
+		    json_string_length(json_object_get(params, "network"))))
 		return cmd_load_bad(req, "network",
 		    "network must name a docker network");
 	if (network != NULL && (spec->network = strdup(network)) == NULL)
@@ -51,7 +51,8 @@ cmd_load_image_spec(struct request *req, json_t *params, const char *target,
 		    "a container's transport is detected: stdio first, "
 		    "streamable HTTP once it says it listens");
 	if (names_image_normalize(target, &spec->image, &cause) < 0) {
-		cmd_load_bad(req, "target", cause != NULL ? cause : "bad image");
+		cmd_load_bad(req, "target",
+		    cause != NULL ? cause : "bad image");
 		free(cause);
 		return false;
 	}

@@ -62,8 +62,9 @@ cmd_secret_set_exec(struct request *req, json_t *params)
 	if (r < 0)
 		cmd_secret_fail(req, r, cause);
 	else
-		control_reply(req, json_pack("{s:s, s:b}", "name", name,
-				       "replaced", was_there));
+		control_reply(req,
+		    json_pack("{s:s, s:b}", "name", name, "replaced",
+			was_there));
 	free(cause);
 }
 
@@ -74,9 +75,9 @@ cmd_secret_list_exec(struct request *req, json_t *params)
 
 	(void)params;
 	if (vault != NULL)
-		control_reply(req, json_pack("{s:o, s:s}", "names",
-				       secrets_names(vault), "key_source",
-				       secrets_key_source(vault)));
+		control_reply(req,
+		    json_pack("{s:o, s:s}", "names", secrets_names(vault),
+			"key_source", secrets_key_source(vault)));
 }
 
 static void
@@ -94,8 +95,8 @@ cmd_secret_rm_exec(struct request *req, json_t *params)
 	if ((r = secrets_remove(vault, name, &removed, &cause)) < 0)
 		cmd_secret_fail(req, r, cause);
 	else
-		control_reply(req, json_pack("{s:s, s:b}", "name", name,
-				       "removed", removed));
+		control_reply(req,
+		    json_pack("{s:s, s:b}", "name", name, "removed", removed));
 	free(cause);
 }
 

@@ -219,8 +219,8 @@ control_is_internal(const struct request *r)
 }
 
 void
-control_dispatch_internal(const char *agent, const char *method,
-    json_t *params, control_internal_fn *fn, void *arg)
+control_dispatch_internal(const char *agent, const char *method, json_t *params,
+    control_internal_fn *fn, void *arg)
 {
 	struct request *r = calloc(1, sizeof *r);
 
@@ -250,8 +250,8 @@ control_want_progress(struct request *r)
 }
 
 void
-control_progress(const struct request *r, const char *server,
-    const char *stage, const char *message)
+control_progress(const struct request *r, const char *server, const char *stage,
+    const char *message)
 {
 	json_t *params;
 

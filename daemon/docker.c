@@ -41,8 +41,8 @@ struct docker_waiter {
 };
 
 struct docker_container {
-	char *base;  /* <name> or <agent>.<name> */
-	char *name;  /* the container that may exist now, or NULL */
+	char *base; /* <name> or <agent>.<name> */
+	char *name; /* the container that may exist now, or NULL */
 	enum docker_phase phase;
 	void (*removed)(void *); /* a retried removal succeeded */
 	void *removed_arg;
@@ -93,7 +93,7 @@ docker_available(char **cause)
 		found = docker_is_executable(prog);
 	else if ((dirs = strdup(path != NULL ? path : "/usr/bin:/bin"))) {
 		for (dir = strtok_r(dirs, ":", &save); dir && !found;
-		    dir = strtok_r(NULL, ":", &save)) {
+		     dir = strtok_r(NULL, ":", &save)) {
 			if (asprintf(&full, "%s/%s", dir, prog) < 0)
 				break;
 			found = docker_is_executable(full);
@@ -169,8 +169,8 @@ docker_cmd_cancel(struct docker_cmd *c)
 
 /* Hands complete lines to the line callback (line mode). */
 static void
-docker_cmd_lines(struct docker_cmd *c, struct evbuffer *buf,
-    struct linebuf *lb, bool is_stderr)
+docker_cmd_lines(struct docker_cmd *c, struct evbuffer *buf, struct linebuf *lb,
+    bool is_stderr)
 {
 	char *line;
 	size_t len;
@@ -546,7 +546,7 @@ docker_stale_names(char *out, char **args, size_t max)
 
 	snprintf(self, sizeof self, "%ld", (long)getpid());
 	for (line = strtok_r(out, "\n", &save); line != NULL && n < max;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		if ((pid = strchr(line, ' ')) == NULL)
 			continue;
 		*pid++ = '\0';

@@ -72,8 +72,9 @@ mcpd_secrets(char **cause)
 		return vault;
 	if ((key = mcpd_secrets_key_path()) == NULL) {
 		if (cause != NULL)
-			*cause = strdup("no place for the secret key: set HOME "
-					"or XDG_CONFIG_HOME, or pass --secrets-key");
+			*cause =
+			    strdup("no place for the secret key: set HOME "
+				   "or XDG_CONFIG_HOME, or pass --secrets-key");
 		return NULL;
 	}
 	if (asprintf(&store, "%s/secrets.enc", mcpd_opts.state_dir) < 0)
@@ -356,8 +357,9 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			    optarg, 1, 3600000);
 			break;
 		case MCPD_OPT_DOCKER_TIMEOUT:
-			mcpd_opts.docker_timeout_ms = mcpd_number(
-			    "--docker-timeout", optarg, 100, 3600000);
+			mcpd_opts.docker_timeout_ms =
+			    mcpd_number("--docker-timeout", optarg, 100,
+				3600000);
 			break;
 		case 'V':
 			printf("mcpd %s\n", MCPD_VERSION);

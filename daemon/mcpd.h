@@ -398,8 +398,8 @@ int server_new(const char *agent, const char *name, enum server_mode,
  * row (stolen, may be NULL): saved and read back before the start, after
  * secrets (stolen: name -> value) went to the secret store.
  */
-void server_load(struct server *, struct request *, int timeout_ms,
-    json_t *row, json_t *secrets);
+void server_load(struct server *, struct request *, int timeout_ms, json_t *row,
+    json_t *secrets);
 void server_reload(struct server *, struct request *, int timeout_ms);
 void server_unload(struct server *, struct request *);
 /* Stops every server; done() when none is left. */

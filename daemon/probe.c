@@ -21,7 +21,7 @@ enum probe_phase {
 };
 
 struct probe {
-	struct transport t; /* what the session holds */
+	struct transport t;	    /* what the session holds */
 	struct probe_target target; /* points into spec, agent, server */
 	struct server_spec spec;    /* a copy: values may be resolved secrets */
 	char *agent, *server;
@@ -33,7 +33,7 @@ struct probe {
 	struct remote_spec remote;
 	int port; /* inside the container */
 	char *path;
-	json_t *held; /* [msg, tool] pairs not yet answered by anyone */
+	json_t *held;	   /* [msg, tool] pairs not yet answered by anyone */
 	bool is_confirmed; /* the server answered: the transport is known */
 	struct docker_cmd *cmd;	 /* docker run -d or docker port */
 	struct docker_cmd *logs; /* docker logs -f of the managed one */
@@ -44,8 +44,8 @@ struct probe {
 };
 
 static const struct transport_cbs probe_inner_cbs;
-static void probe_progress(struct probe *, const char *stage,
-    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void probe_progress(struct probe *, const char *stage, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
 
 static struct probe *
 probe_of(struct transport *t)
@@ -54,8 +54,7 @@ probe_of(struct transport *t)
 }
 
 /* Appends a copy of s to the NULL-terminated vector *v of length *n. */
-static void
-probe_push(char ***v, size_t *n, const char *fmt, ...)
+static void probe_push(char ***v, size_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void
@@ -180,8 +179,7 @@ probe_detect_listening(const char *line, const char *end, int *ret_port)
 }
 
 int
-probe_detect_http(const char *line, size_t len, int *ret_port,
-    char **ret_path)
+probe_detect_http(const char *line, size_t len, int *ret_port, char **ret_path)
 {
 	char *copy = strndup(line, len);
 	int r;
@@ -329,8 +327,8 @@ probe_managed_started(void *arg, int status, const char *out, const char *err)
 		return;
 	}
 	snprintf(port, sizeof port, "%d/tcp", p->port);
-	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
-	    NULL, probe_port_read, p, &cause);
+	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
+	    probe_port_read, p, &cause);
 	if (p->cmd == NULL) {
 		probe_fail(p, "cannot run docker port for %s: %s", cause);
 		free(cause);
@@ -354,8 +352,7 @@ probe_removed(void *arg, int err, const char *why)
 	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
 	argv = probe_run_argv(p, name, DOCKER_PHASE_MANAGED);
 	p->cmd = docker_cmd_start((const char *const *)argv,
-	    p->target.spec->env, 0, NULL,
-	    probe_managed_started, p, &cause);
+	    p->target.spec->env, 0, NULL, probe_managed_started, p, &cause);
 	child_strv_free(argv);
 	free(name);
 	if (p->cmd == NULL) {
@@ -363,7 +360,6 @@ probe_removed(void *arg, int err, const char *why)
 		free(cause);
 	}
 }
-
 
 /* Tells the session (and a client following the load) how far it got. */
 static void

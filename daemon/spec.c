@@ -167,7 +167,8 @@ spec_resolve(const struct server_spec *in, struct server_spec *out,
 	    (in->transport != NULL &&
 		(out->transport = strdup(in->transport)) == NULL) ||
 	    (in->image != NULL && (out->image = strdup(in->image)) == NULL) ||
-	    (in->network != NULL && (out->network = strdup(in->network)) == NULL))
+	    (in->network != NULL &&
+		(out->network = strdup(in->network)) == NULL))
 		fatal("out of memory");
 	return 0;
 }
@@ -262,8 +263,8 @@ spec_target_add(FILE *f, char *const *v, bool is_names)
 static char *
 spec_local_target(const struct server_spec *spec, size_t *ret_len)
 {
-	char *target = NULL, *const image[] = { spec->image, spec->network,
-		NULL };
+	char *target = NULL,
+	     *const image[] = { spec->image, spec->network, NULL };
 	FILE *f = open_memstream(&target, ret_len);
 
 	if (f == NULL)

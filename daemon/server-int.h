@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: ISC */
+/* What server.c, server-start.c and server-job.c share: servers and jobs. */
+#ifndef MCPD_SERVER_INT_H
+#define MCPD_SERVER_INT_H
+
+#include "mcpd.h"
+
+#define SERVER_BACKOFF_FIRST_MS 500
+#define SERVER_BACKOFF_MAX_MS	30000
+#define SERVER_HEALTHY_MS	60000 /* ready this long resets the backoff */
+#define SERVER_MAX_FAILURES	8     /* failed restarts in a row: failed */
+#define SERVER_STDERR_IN_ERROR	20    /* stderr lines in a load error */
+
+enum server_job_kind {
+	SERVER_JOB_LOAD,
+	SERVER_JOB_RELOAD,
+	SERVER_JOB_RESTART,
+	SERVER_JOB_UNLOAD,
+	SERVER_JOB_SHUTDOWN, /* an unload that keeps the saved row */
+};
+
+struct server_job {
+	enum server_job_kind kind;
+	struct request *req; /* NULL for restarts and shutdown */
+	int timeout_ms;
+	json_t *row;	 /* a load: the row to save first, or NULL */
+	json_t *secrets; /* ... and the values it refers to: name -> value */
+	TAILQ_ENTRY(server_job) entry;
+};
+
+struct server {
+	char *id;
+	char *name;
+	char *agent;
+	char *endpoint;
+	enum server_mode mode;
+	struct server_spec spec;
+	enum server_state state;
+	uint64_t generation;
+	struct session *session; /* serves calls */
+	struct session *next;	 /* being started by the running job */
+	TAILQ_HEAD(, server_job) jobs;
+	bool is_job_running;
+	bool is_removed;
+	bool is_denied; /* the failing start was refused by policy */
+	struct logring *logs;
+	struct docker_container *container; /* a container server's record */
+	char *failed_why;   /* a failed start, while its container goes */
+	bool is_unloading;  /* unloaded; only its container is left */
+	bool is_persistent; /* its row is saved: it comes back at start */
+	bool needs_recheck; /* restored: the row is read again before ready */
+	bool was_live;	    /* the unload stopped a live session */
+	bool was_saved;	    /* ... and removed a saved row */
+	bool had_container; /* ... and removed a container */
+	unsigned restarts;
+	unsigned failures; /* failed restarts in a row */
+	int backoff_ms;
+	struct event *restart_timer;
+	struct event *healthy_timer;
+	char *last_error;
+	time_t since;
+	TAILQ_ENTRY(server) entry;
+};
+
+TAILQ_HEAD(server_head, server);
+extern struct server_head server_list;
+extern size_t server_closing; /* sessions still stopping in background */
+extern void (*server_all_stopped)(void *);
+extern void *server_all_stopped_arg;
+
+/* server.c: the list of servers, what they show, calls */
+void server_set_state(struct server *s, enum server_state state);
+void server_set_error(struct server *s, const char *why);
+void server_free(struct server *s);
+void server_check_all_stopped(void);
+void server_retire_session(struct session *sess);
+json_t *server_error_data(const struct server *s);
+json_t *server_result_was_loaded(json_t *result);
+
+/* server-start.c: connections, their outcome, restarts */
+void server_healthy(evutil_socket_t fd, short events, void *arg);
+void server_restart_due(evutil_socket_t fd, short events, void *arg);
+void server_job_start(struct server *s, struct server_job *job);
+
+/* server-job.c: the gate */
+void server_job_end(struct server *s);
+void server_container_gone(void *arg);
+void server_job_kick(struct server *s);
+
+#endif

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: ISC */
+/* Connections of a server: start, handshake outcome, restart policy. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "log.h"
+#include "names.h"
+#include "server-int.h"
+
+static const struct session_cbs server_session_cbs;
+static void server_progress(void *arg, const char *stage, const char *message);
+static void server_start_failed(struct server *s, const char *why);
+
+/* An environment that may hold resolved secrets: wiped, then freed. */
+static void
+server_env_free(char **env)
+{
+	for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+		explicit_bzero(env[i], strlen(env[i]));
+	child_strv_free(env);
+}
+
+/* Starts a connection in s->next; the callbacks say how it went. */
+static int
+server_connect(struct server *s, int timeout_ms, char **cause)
+{
+	struct transport *t;
+	int r;
+
+	struct server_spec run;
+	struct probe_target target = { &run, s->agent, s->name };
+	struct child_spec child = { 0 };
+
+	/* Variables are resolved at each start; the values live only now. */
+	if ((r = spec_resolve(&s->spec, &run, cause)) < 0)
+		return r;
+	child.argv = run.argv;
+	child.cwd = run.cwd;
+	if (s->mode == SERVER_CONTAINER)
+		t = probe_new(&target, s->container, NULL, NULL);
+	else if (s->mode == SERVER_REMOTE)
+		t = transport_http_new(&run.remote, NULL, NULL);
+	else if ((child.env = child_env_build(run.env)) != NULL)
+		t = transport_stdio_new(&child, NULL, NULL);
+	else
+		t = NULL;
+	if (t == NULL ||
+	    (s->next = session_new(t, &server_session_cbs, s, timeout_ms)) ==
+		NULL)
+		fatalx("out of memory connecting %s", s->name);
+	if (s->session == NULL)
+		server_set_state(s, SERVER_STARTING);
+	r = session_start(s->next, cause);
+	server_env_free((char **)(uintptr_t)child.env);
+	spec_clear(&run);
+	if (r < 0) {
+		session_free(s->next);
+		s->next = NULL;
+		return r;
+	}
+	if (s->session == NULL)
+		server_set_state(s, SERVER_CONNECTING);
+	server_progress(s, "connecting", "handshake started");
+	return 0;
+}
+
+/* A stage of the running job, for a client that asked to follow it. */
+static void
+server_progress(void *arg, const char *stage, const char *message)
+{
+	struct server *s = arg;
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+
+	if (job != NULL && s->is_job_running)
+		control_progress(job->req, s->name, stage, message);
+}
+
+static void
+server_progress_connected(struct server *s, struct session *sess)
+{
+	char text[256];
+
+	snprintf(text, sizeof text, "connected: protocol %s, %zu tools",
+	    session_protocol_version(sess),
+	    json_array_size(session_tools_peek(sess)));
+	server_progress(s, "connected", text);
+}
+
+void
+server_healthy(evutil_socket_t fd, short events, void *arg)
+{
+	struct server *s = arg;
+
+	(void)fd, (void)events;
+	s->backoff_ms = 0;
+	s->failures = 0;
+}
+
+void
+server_restart_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct server *s = arg;
+	struct server_job *job;
+
+	(void)fd, (void)events;
+	if (mcpd_is_stopping() || (job = calloc(1, sizeof *job)) == NULL)
+		return;
+	job->kind = SERVER_JOB_RESTART;
+	job->timeout_ms = mcpd_opts.load_timeout_ms;
+	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
+	server_job_kick(s);
+}
+
+static void
+server_schedule_restart(struct server *s)
+{
+	struct timeval tv;
+
+	if (mcpd_is_stopping())
+		return;
+	if (s->failures >= SERVER_MAX_FAILURES) {
+		server_set_state(s, SERVER_FAILED);
+		log_server(LOG_WARNING, s->name,
+		    "gave up after %u failed "
+		    "restarts; reload it to try again",
+		    s->failures);
+		return;
+	}
+	s->backoff_ms = s->backoff_ms == 0 ? SERVER_BACKOFF_FIRST_MS :
+					     s->backoff_ms * 2;
+	if (s->backoff_ms > SERVER_BACKOFF_MAX_MS)
+		s->backoff_ms = SERVER_BACKOFF_MAX_MS;
+	server_set_state(s, SERVER_RESTARTING);
+	tv.tv_sec = s->backoff_ms / 1000;
+	tv.tv_usec = (s->backoff_ms % 1000) * 1000;
+	evtimer_add(s->restart_timer, &tv);
+}
+
+/* The new connection is ready: it replaces the old one. */
+static void
+server_promote(struct server *s)
+{
+	size_t total, ready;
+	struct timeval healthy = { SERVER_HEALTHY_MS / 1000, 0 };
+	struct session *old = s->session;
+
+	s->session = s->next;
+	s->next = NULL;
+	s->generation++;
+	server_set_state(s, SERVER_READY);
+	evtimer_add(s->healthy_timer, &healthy);
+	server_retire_session(old);
+	total = server_count(&ready);
+	notify_status("%zu of %zu server_list ready", ready, total);
+}
+
+/* A restored server's row must still be saved before its tools are callable. */
+static bool
+server_recheck(struct server *s)
+{
+	char *cause = NULL, *why;
+	int r = store_recheck(mcpd_store, s->agent, s->id, &cause);
+
+	s->needs_recheck = false;
+	if (r == 1)
+		return true;
+	if (r == 0)
+		why = strdup("its saved row is gone (removed or changed since "
+			     "mcpd started); it is not restored");
+	else if (asprintf(&why, "the store cannot be read back: %s",
+		     cause != NULL ? cause : "unknown error") < 0)
+		why = NULL;
+	s->is_persistent = r < 0;
+	server_set_error(s, why != NULL ? why : "recheck failed");
+	free(why);
+	free(cause);
+	return false;
+}
+
+static void
+server_on_ready(void *arg, struct session *sess)
+{
+	struct server *s = arg;
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+
+	if (sess != s->next || job == NULL)
+		return;
+	server_progress_connected(s, sess);
+	if (s->needs_recheck && !server_recheck(s)) {
+		session_free(s->next);
+		s->next = NULL;
+		server_start_failed(s, s->last_error);
+		return;
+	}
+	server_promote(s);
+	log_server(LOG_INFO, s->name,
+	    "connected: generation %" PRIu64 ", protocol %s, %zu tools",
+	    s->generation, session_protocol_version(sess),
+	    json_array_size(session_tools_peek(sess)));
+	if (job->req != NULL)
+		control_reply(job->req, server_load_result(s));
+	server_job_end(s);
+}
+
+/* Fails the running job's request with why and the stderr tail. */
+static void
+server_job_fail(struct server *s, struct server_job *job, const char *fmt,
+    const char *why)
+{
+	if (job->req == NULL)
+		return;
+	control_fail(job->req,
+	    s->is_denied ? ERRORS_DENIED : ERRORS_UNAVAILABLE,
+	    server_error_data(s), fmt, s->name, why);
+	job->req = NULL;
+}
+
+/* Starting a connection failed (its container is gone or kept). */
+static void
+server_start_failed_now(struct server *s, const char *why)
+{
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+	bool has_container = s->container != NULL &&
+	    docker_container_name(s->container) != NULL;
+
+	server_progress(s, "failed", why);
+	server_set_error(s, why);
+	log_server(LOG_WARNING, s->name, "start failed: %s", why);
+	if (s->session != NULL) {
+		server_job_fail(s, job,
+		    "reload of %s failed: %s; the previous "
+		    "connection keeps serving",
+		    why);
+	} else if (job->kind == SERVER_JOB_LOAD && s->generation == 0) {
+		/* A first load that failed leaves nothing behind... */
+		server_job_fail(s, job,
+		    s->is_persistent ?
+			"cannot load %s: %s; its row stays saved and mcpd "
+			"restores it at its next start (mcpctl reload to try "
+			"now, mcpctl unload to remove it)" :
+			"cannot load %s: %s",
+		    why);
+		/* ... but a saved row, or a container that would not go, stays listed. */
+		s->is_removed = !has_container && !s->is_persistent;
+		s->is_unloading = has_container && !s->is_persistent;
+		if (!s->is_removed)
+			server_set_state(s, SERVER_FAILED);
+	} else {
+		server_job_fail(s, job, "cannot start %s: %s", why);
+		if (job->kind == SERVER_JOB_RESTART) {
+			s->failures++;
+			server_schedule_restart(s);
+		} else
+			server_set_state(s, SERVER_FAILED);
+	}
+	s->is_denied = false;
+	server_job_end(s);
+}
+
+static void
+server_failed_cleared(void *arg, int err, const char *why)
+{
+	struct server *s = arg;
+	char *text = s->failed_why, *both = NULL;
+
+	s->failed_why = NULL;
+	if (err < 0 &&
+	    asprintf(&both,
+		"%s; its container %s could not be removed (%s): mcpd "
+		"retries every 10 s, and unload tries again at once",
+		text, docker_container_name(s->container), why) < 0)
+		both = NULL;
+	server_start_failed_now(s, both != NULL ? both : text);
+	free(both);
+	free(text);
+}
+
+/* The running job failed: a container is removed before anyone hears. */
+static void
+server_start_failed(struct server *s, const char *why)
+{
+	if (s->container == NULL ||
+	    docker_container_name(s->container) == NULL) {
+		server_start_failed_now(s, why);
+		return;
+	}
+	if ((s->failed_why = strdup(why)) == NULL)
+		fatal("strdup");
+	docker_container_remove(s->container, server_failed_cleared, s);
+}
+
+static void
+server_on_failed(void *arg, struct session *sess, const char *why)
+{
+	struct server *s = arg;
+
+	if (sess == s->next) {
+		/* A policy refusal (a redirect, say) stays a refusal. */
+		s->is_denied = session_is_denied(sess);
+		session_free(s->next);
+		s->next = NULL;
+		server_start_failed(s, why); /* may free s */
+		return;
+	}
+	if (sess != s->session)
+		return;
+	/* The serving connection died: its calls already failed. */
+	session_free(s->session);
+	s->session = NULL;
+	evtimer_del(s->healthy_timer);
+	if (s->is_job_running && s->container != NULL)
+		return; /* the job removed its container on purpose */
+	server_set_error(s, why);
+	log_server(LOG_WARNING, s->name, "connection lost: %s", why);
+	/* A running job (a reload, an unload removing its container) takes over. */
+	if (s->is_job_running)
+		return;
+	server_schedule_restart(s);
+}
+
+static void
+server_on_tools_changed(void *arg, struct session *sess)
+{
+	struct server *s = arg;
+
+	log_server(LOG_INFO, s->name, "tools changed: %zu tools",
+	    json_array_size(session_tools_peek(sess)));
+}
+
+static void
+server_on_stderr(void *arg, const char *line, size_t len)
+{
+	struct server *s = arg;
+
+	logring_push(s->logs, line, len);
+	log_server(LOG_DEBUG, s->name, "stderr: %.*s", (int)len, line);
+}
+
+static const struct session_cbs server_session_cbs = {
+	.ready = server_on_ready,
+	.failed = server_on_failed,
+	.tools_changed = server_on_tools_changed,
+	.stderr_line = server_on_stderr,
+	.progress = server_progress,
+};
+
+static void
+server_job_connect(struct server *s, struct server_job *job)
+{
+	char *cause = NULL;
+
+	if (server_connect(s, job->timeout_ms, &cause) < 0) {
+		server_start_failed(s, cause != NULL ? cause : "cannot start");
+		free(cause);
+	}
+}
+
+/* The container of before is gone: its session goes, the new one starts. */
+static void
+server_container_cleared(void *arg, int err, const char *why)
+{
+	struct server *s = arg;
+	char *text;
+
+	if (err < 0) {
+		if (asprintf(&text,
+			"the previous container %s could not be removed: %s",
+			docker_container_name(s->container), why) < 0)
+			fatal("asprintf");
+		server_start_failed_now(s, text);
+		free(text);
+		return;
+	}
+	server_retire_session(s->session);
+	s->session = NULL;
+	server_job_connect(s, TAILQ_FIRST(&s->jobs));
+}
+
+/*
+ * One container per server (its name is fixed): a reload or restart
+ * removes the old container before the new one starts.
+ */
+void
+server_job_start(struct server *s, struct server_job *job)
+{
+	char *cause = NULL;
+
+	if (job->kind == SERVER_JOB_RESTART)
+		s->restarts++;
+	s->is_unloading = false;
+	server_progress(s, "starting", s->endpoint);
+	if (s->mode != SERVER_CONTAINER) {
+		server_job_connect(s, job);
+		return;
+	}
+	if (docker_available(&cause) < 0) {
+		server_start_failed_now(s, cause);
+		free(cause);
+		return;
+	}
+	docker_container_remove(s->container, server_container_cleared, s);
+}
