@@ -245,10 +245,20 @@ names_image_component_ok(const char *p, size_t len)
 	return false;
 }
 
-/* A registry host, with an optional port: letters, digits, '.', '-', ':'. */
+/* A registry host (letters, digits, '.', '-', [v6]), then an optional :port. */
 static bool
 names_image_registry_ok(const char *p, size_t len)
 {
+	const char *colon = memrchr(p, ':', len), *end = p + len;
+
+	if (colon != NULL && memchr(colon, ']', end - colon) == NULL) {
+		if (colon + 1 == end)
+			return false;
+		for (const char *d = colon + 1; d < end; d++)
+			if (!isdigit((unsigned char)*d))
+				return false;
+		len = colon - p;
+	}
 	for (size_t i = 0; i < len; i++)
 		if (!isascii((unsigned char)p[i]) ||
 		    !(isalnum((unsigned char)p[i]) ||

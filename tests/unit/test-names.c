@@ -222,7 +222,95 @@ test_handle_parse_failures(void)
 	TAP_CHECK_INT(names_handle_parse(NULL, NULL, NULL, NULL), -EINVAL);
 }
 
+struct image_case {
+	const char *in;
+	const char *out; /* NULL: refused */
+};
+
+static const struct image_case image_cases[] = {
+	{ "alpine", "alpine:latest" },
+	{ "alpine:3.20", "alpine:3.20" },
+	{ "mcpd-test/http", "mcpd-test/http:latest" },
+	{ "ghcr.io/github/github-mcp-server",
+	    "ghcr.io/github/github-mcp-server:latest" },
+	{ "localhost:5000/img", "localhost:5000/img:latest" },
+	{ "localhost:5000/img:1", "localhost:5000/img:1" },
+	{ "registry.example.com:443/a/b_c__d-e.f:v1.2-rc_3",
+	    "registry.example.com:443/a/b_c__d-e.f:v1.2-rc_3" },
+	{ "img@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	    "img@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" },
+	{ "img:1@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	    "img:1@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" },
+	{ "", NULL },
+	{ " alpine", NULL },
+	{ "alpine ", NULL },
+	{ "alp ine", NULL },
+	{ "Alpine", NULL },
+	{ "alpine:", NULL },
+	{ "alpine: 3", NULL },
+	{ "alpine:-x", NULL },
+	{ "alpine:a/b", NULL },
+	{ "a//b", NULL },
+	{ "/a", NULL },
+	{ "a/", NULL },
+	{ "a..b", NULL },
+	{ "a-", NULL },
+	{ "img@sha256:xyz", NULL },
+	{ "img@", NULL },
+	{ "-rm", NULL },
+	{ "--privileged", NULL },
+};
+
+static void
+test_image_normalize(void)
+{
+	for (size_t i = 0; i < TAP_COUNT(image_cases); i++) {
+		const struct image_case *c = &image_cases[i];
+		char *out = (char *)"untouched", *cause = NULL;
+		int r = names_image_normalize(c->in, &out, &cause);
+
+		if (c->out == NULL) {
+			TAP_CHECK(r == -EINVAL && cause != NULL &&
+				strstr(cause, "not an image reference") != NULL,
+			    "\"%s\": expected a refusal, got %d (%s)", c->in, r,
+			    cause != NULL ? cause : "no cause");
+			TAP_CHECK(strcmp(out, "untouched") == 0,
+			    "\"%s\": output written on failure", c->in);
+		} else {
+			TAP_CHECK(r == 0 && strcmp(out, c->out) == 0,
+			    "\"%s\": expected \"%s\", got %d \"%s\"", c->in,
+			    c->out, r, r == 0 ? out : "");
+			if (r == 0)
+				free(out);
+		}
+		free(cause);
+	}
+}
+
+static void
+test_from_image(void)
+{
+	const char *cases[][2] = {
+		{ "mcpd-test/http:latest", "http" },
+		{ "ghcr.io/github/github-mcp-server:1", "github-mcp-server" },
+		{ "localhost:5000/x/server-foo@sha256:00", "server-foo" },
+		{ "alpine:latest", "alpine" },
+	};
+
+	for (size_t i = 0; i < TAP_COUNT(cases); i++) {
+		char *name = names_from_image(cases[i][0]);
+
+		TAP_CHECK(name != NULL && strcmp(name, cases[i][1]) == 0,
+		    "\"%s\": expected \"%s\", got \"%s\"", cases[i][0],
+		    cases[i][1], name != NULL ? name : "(null)");
+		free(name);
+	}
+}
+
 static const struct tap_test tests[] = {
+	{ "image references: checked, :latest made explicit",
+	    test_image_normalize },
+	{ "names_from_image", test_from_image },
 	{ "names_valid accepts and refuses", test_valid },
 	{ "names_from_argv finds the package or program", test_from_argv },
 	{ "names_from_argv gives NULL when nothing is usable",

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: ISC */
+/* Tests of probe.c's HTTP detection in a container's log lines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcpd.h"
+#include "tap.h"
+
+/* What mcpd.c defines; the detection needs none of it. */
+struct mcpd_options mcpd_opts;
+struct event_base *mcpd_base;
+struct store *mcpd_store;
+uint64_t mcpd_started_ms;
+
+bool
+mcpd_is_stopping(void)
+{
+	return false;
+}
+
+void
+mcpd_shutdown(struct request *req)
+{
+	(void)req;
+}
+
+uint64_t
+mcpd_now_ms(void)
+{
+	return 0;
+}
+
+struct secrets *
+mcpd_secrets(char **cause)
+{
+	(void)cause;
+	return NULL;
+}
+
+struct detect_case {
+	const char *line;
+	int port; /* 0: nothing detected */
+	const char *path;
+};
+
+static const struct detect_case detect_cases[] = {
+	/* The test images and server-everything, as they print. */
+	{ "listening on http://127.0.0.1:8080/mcp", 8080, "/mcp" },
+	{ "listening on port 8080", 8080, "/mcp" },
+	{ "MCP Streamable HTTP Server listening on port 3001", 3001, "/mcp" },
+	/* Other shapes real servers print. */
+	{ "Server running at http://0.0.0.0:9000/api/mcp?x=1 now", 9000,
+	    "/api/mcp?x=1" },
+	{ "Listening on http://[::]:7000", 7000, "/mcp" },
+	{ "Uvicorn running on http://0.0.0.0:8000/ (Press CTRL+C)", 8000,
+	    "/mcp" },
+	{ "INFO listening on 0.0.0.0:4321", 4321, "/mcp" },
+	{ "Listening on :5555", 5555, "/mcp" },
+	{ "listening at port=6000", 6000, "/mcp" },
+	{ "url: \"http://localhost:3000/sse\"", 3000, "/sse" },
+	/* Not an endpoint. */
+	{ "Starting default (STDIO) server...", 0, NULL },
+	{ "Server is running on port 3001", 0, NULL },
+	{ "see http://example.com/docs", 0, NULL },
+	{ "listening on port 70000", 0, NULL },
+	{ "listening on port 0", 0, NULL },
+	{ "listening soon", 0, NULL },
+	{ "http://host:12ab/x", 0, NULL },
+	{ "", 0, NULL },
+};
+
+static void
+test_detect(void)
+{
+	for (size_t i = 0; i < TAP_COUNT(detect_cases); i++) {
+		const struct detect_case *c = &detect_cases[i];
+		char *path = NULL;
+		int port = -1;
+		int r = probe_detect_http(c->line, strlen(c->line), &port,
+		    &path);
+
+		if (c->port == 0) {
+			TAP_CHECK(r == 0, "\"%s\": detected port %d", c->line,
+			    port);
+			continue;
+		}
+		TAP_CHECK(r == 1 && port == c->port && path != NULL &&
+			strcmp(path, c->path) == 0,
+		    "\"%s\": expected %d %s, got %d %d %s", c->line, c->port,
+		    c->path, r, port, path != NULL ? path : "(null)");
+		free(path);
+	}
+}
+
+/* A line is not NUL-terminated where the transport hands it over. */
+static void
+test_detect_bounded(void)
+{
+	const char buf[] = "listening on port 8080123";
+	char *path = NULL;
+	int port = 0;
+
+	TAP_CHECK_INT(probe_detect_http(buf, strlen("listening on port 8080"),
+			  &port, &path),
+	    1);
+	TAP_CHECK_INT(port, 8080);
+	free(path);
+}
+
+static const struct tap_test tests[] = {
+	{ "HTTP endpoints found in log lines, and not found", test_detect },
+	{ "only len bytes of a line are read", test_detect_bounded },
+};
+
+int
+main(void)
+{
+	return tap_run(tests, TAP_COUNT(tests));
+}
