@@ -6,7 +6,7 @@
 #include <jansson.h>
 
 /*
- * What jsonschema_validate understands: boolean schemas and the keywords
+ * What jsonschema_check understands: boolean schemas and the keywords
  * type, enum, const, multipleOf, maximum, exclusiveMaximum, minimum,
  * exclusiveMinimum, maxLength, minLength, pattern, prefixItems, items,
  * contains, minContains, maxContains, maxItems, minItems, uniqueItems,
@@ -23,15 +23,9 @@
  *   %XX), an $anchor or an embedded $id of the same document. Nothing is
  *   ever fetched.
  * - pattern and patternProperties search anywhere in the string, as in
- *   ECMA-262, with POSIX extended expressions after a translation of
- *   \d \w \s \D \W \S (ASCII classes, as ECMA-262 has for \d and \w),
- *   \t \n \r \f \v \cX \xHH \uHHHH, (?:...), (?<name>...), and lazy
- *   quantifiers (which match the same strings as greedy ones). "." and
- *   negated classes match one whole UTF-8 character; "." matches neither
- *   "\n" nor "\r" (but does match U+2028 and U+2029); \s is ASCII white
- *   space only; \b and \B are glibc's. Refused with -ENOTSUP: lookaround,
- *   backreferences, \p{...}, non-ASCII characters inside brackets, and
- *   \D \W \S inside brackets.
+ *   ECMA-262, translated to POSIX extended expressions as ecmaregex.h says
+ *   (ASCII \d \w \s, "." and negated classes over whole UTF-8 characters;
+ *   lookaround, backreferences and \p{...} refused with -ENOTSUP).
  *
  * Refused with -ENOTSUP, when reached for the instance (a remote $ref in
  * an anyOf branch after one that matched is never looked at): a $ref that
@@ -45,14 +39,37 @@
  * cycle makes) is -EINVAL, with a cause that says "invalid schema".
  */
 
+struct jsonschema;
+
 /*
- * Validates instance against a 2020-12 schema; 0 when valid, -EINVAL when
+ * Compiles a 2020-12 schema for jsonschema_check: indexes its $id and
+ * $anchor and compiles its patterns, keeping a reference to schema, which
+ * must not change while it is held. NULL on failure, with errno EINVAL (a
+ * schema nested too deep; *cause, if cause != NULL, is malloc'd and says
+ * so) or ENOMEM. Everything else a schema can get wrong (a keyword value
+ * of the wrong type, a pattern the translation refuses, a remote $ref) is
+ * found by jsonschema_check when the instance reaches it.
+ */
+struct jsonschema *jsonschema_new(const json_t *schema, char **cause);
+
+/*
+ * Validates instance against a compiled schema; 0 when valid, -EINVAL when
  * not (then *cause, if cause != NULL, is malloc'd: "<json path>: <what
  * failed>", e.g. "$.limit: expected integer, got string" or "$: missing
  * required property \"name\""), -ENOTSUP when the schema uses something
  * unsupported that matters (a remote $ref: never fetched; *cause names
  * it), -ENOMEM. JSON paths are "$", "$.prop", "$.arr[3]" and
- * "$[\"odd key\"]". *cause is written on failure only.
+ * "$[\"odd key\"]". *cause is written on failure only. js is not changed.
+ */
+int jsonschema_check(const struct jsonschema *js, const json_t *instance,
+    char **cause);
+
+/* Frees a compiled schema and drops its reference; NULL is a no-op. */
+void jsonschema_free(struct jsonschema *js);
+
+/*
+ * Validates instance against a 2020-12 schema compiled for this call only,
+ * with the results and causes of jsonschema_new and jsonschema_check.
  */
 int jsonschema_validate(const json_t *schema, const json_t *instance,
     char **cause);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of common/jsonschema.c: causes, and the official test suite. */
+/* Unit tests of common/jsonschema.c: causes, compiled schemas, and the
+ * official test suite. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -146,6 +149,26 @@ static const struct own_case own_cases[] = {
 	    NULL },
 };
 
+/* regcomp calls so far, to see which patterns are compiled when. */
+static int regcomp_calls;
+
+/* Counts, then calls the C library's regcomp. */
+int
+regcomp(regex_t *restrict re, const char *restrict pattern, int flags)
+{
+	static int (*real)(regex_t *, const char *, int);
+
+	if (real == NULL)
+		real = (int (*)(regex_t *, const char *, int))dlsym(RTLD_NEXT,
+		    "regcomp");
+	if (real == NULL) {
+		fprintf(stderr, "dlsym regcomp: %s\n", dlerror());
+		abort();
+	}
+	regcomp_calls++;
+	return real(re, pattern, flags);
+}
+
 static json_t *
 load(const char *text)
 {
@@ -157,28 +180,55 @@ load(const char *text)
 	return j;
 }
 
+/* Checks one result and cause of c: those of c, cause left untouched
+ * when c has none. */
+static void
+check_own_result(const struct own_case *c, const char *how, int r, char *cause,
+    const char *untouched)
+{
+	TAP_CHECK(r == c->ret, "%s on %s (%s): expected %d, got %d", c->schema,
+	    c->instance, how, c->ret, r);
+	if (c->cause == NULL)
+		TAP_CHECK(cause == untouched,
+		    "%s on %s (%s): cause written: %s", c->schema, c->instance,
+		    how, cause);
+	else
+		TAP_CHECK(tap_str_eq(cause, c->cause),
+		    "%s on %s (%s): expected \"%s\", got \"%s\"", c->schema,
+		    c->instance, how, c->cause, tap_str_show(cause));
+}
+
 static void
 check_own_case(const struct own_case *c)
 {
 	static char untouched[] = "untouched";
 	json_t *schema = load(c->schema), *instance = load(c->instance);
+	struct jsonschema *js;
 	char *cause = untouched;
 	int r;
 
 	if (schema == NULL || instance == NULL)
 		goto out;
 	r = jsonschema_validate(schema, instance, &cause);
-	TAP_CHECK(r == c->ret, "%s on %s: expected %d, got %d", c->schema,
-	    c->instance, c->ret, r);
-	if (c->cause == NULL)
-		TAP_CHECK(cause == untouched, "%s on %s: cause written: %s",
-		    c->schema, c->instance, cause);
-	else
-		TAP_CHECK_STR(cause, c->cause);
+	check_own_result(c, "validate", r, cause, untouched);
 	if (cause != untouched)
 		free(cause);
 	/* Without a cause wanted, the result is the same. */
 	TAP_CHECK_INT(jsonschema_validate(schema, instance, NULL), c->ret);
+	/* Compiled once and checked twice: the same results and causes. */
+	cause = NULL;
+	js = jsonschema_new(schema, &cause);
+	TAP_CHECK(js != NULL, "%s: jsonschema_new: %s", c->schema,
+	    tap_str_show(cause));
+	for (int i = 0; js != NULL && i < 2; i++) {
+		cause = untouched;
+		r = jsonschema_check(js, instance, &cause);
+		check_own_result(c, "check", r, cause, untouched);
+		if (cause != untouched)
+			free(cause);
+		TAP_CHECK_INT(jsonschema_check(js, instance, NULL), c->ret);
+	}
+	jsonschema_free(js);
 out:
 	json_decref(schema);
 	json_decref(instance);
@@ -258,6 +308,146 @@ test_deep_schema(void)
 	    "$: invalid schema: schemas nested deeper than 512 levels");
 	free(cause);
 	json_decref(schema);
+	json_decref(instance);
+}
+
+/* As test_deep_schema, found by jsonschema_new: NULL, EINVAL, a cause. */
+static void
+test_new_deep_schema(void)
+{
+	json_t *schema = json_object(), *inner = schema;
+	struct jsonschema *js;
+	char *cause = NULL;
+
+	for (int i = 0; i < 1000; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(inner, "not", o);
+		inner = o;
+	}
+	errno = 0;
+	js = jsonschema_new(schema, &cause);
+	TAP_CHECK(js == NULL, "compiled a schema nested 1000 deep");
+	TAP_CHECK_INT(errno, EINVAL);
+	TAP_CHECK_STR(cause,
+	    "$: invalid schema: schemas nested deeper than 512 levels");
+	free(cause);
+	jsonschema_free(js);
+	errno = 0;
+	TAP_CHECK(jsonschema_new(schema, NULL) == NULL && errno == EINVAL,
+	    "without a cause: errno %d", errno);
+	jsonschema_free(NULL);
+	json_decref(schema);
+}
+
+/* The patterns jsonschema_new finds are compiled there, once; the checks
+ * that follow compile none. */
+static void
+test_patterns_compiled_once(void)
+{
+	json_t *schema = load("{\"properties\":{\"a\":{\"pattern\":\"^x\"}},"
+			      "\"patternProperties\":{\"^b\":{\"pattern\":"
+			      "\"y$\"},\"^c\":false},"
+			      "\"items\":{\"pattern\":\"^x\"}}");
+	json_t *good = load("{\"a\":\"xa\",\"b1\":\"zy\"}");
+	json_t *bad = load("{\"a\":\"xa\",\"b1\":\"yz\"}");
+	struct jsonschema *js;
+	char *cause = NULL;
+	int before = regcomp_calls;
+
+	TAP_REQUIRE(schema != NULL && good != NULL && bad != NULL, "load");
+	js = jsonschema_new(schema, NULL);
+	TAP_REQUIRE(js != NULL, "jsonschema_new: errno %d", errno);
+	/* "^x" twice (two strings of the schema), "y$", "^b" and "^c". */
+	TAP_CHECK_INT(regcomp_calls - before, 5);
+	before = regcomp_calls;
+	for (int i = 0; i < 100; i++) {
+		TAP_CHECK_INT(jsonschema_check(js, good, NULL), 0);
+		TAP_CHECK_INT(jsonschema_check(js, bad, NULL), -EINVAL);
+	}
+	TAP_CHECK_INT(jsonschema_check(js, bad, &cause), -EINVAL);
+	TAP_CHECK_STR(cause, "$.b1: does not match the pattern \"y$\"");
+	free(cause);
+	cause = NULL;
+	TAP_CHECK_INT(jsonschema_check(js, good, &cause), 0);
+	TAP_CHECK(cause == NULL, "cause written: %s", cause);
+	TAP_CHECK_INT(regcomp_calls - before, 0);
+	jsonschema_free(js);
+	json_decref(schema);
+	json_decref(good);
+	json_decref(bad);
+}
+
+/* A pattern only a $ref into an unknown keyword reaches is compiled when
+ * a check reaches it, and works the same on every check. */
+static void
+test_pattern_behind_ref(void)
+{
+	json_t *schema = load("{\"$ref\":\"#/x/y\",\"x\":{\"y\":{\"pattern\":"
+			      "\"^a\"}}}");
+	json_t *yes = json_string("abc"), *no = json_string("b");
+	struct jsonschema *js = jsonschema_new(schema, NULL);
+	char *cause;
+
+	TAP_REQUIRE(js != NULL, "jsonschema_new: errno %d", errno);
+	for (int i = 0; i < 3; i++) {
+		cause = NULL;
+		TAP_CHECK_INT(jsonschema_check(js, yes, NULL), 0);
+		TAP_CHECK_INT(jsonschema_check(js, no, &cause), -EINVAL);
+		TAP_CHECK_STR(cause, "$: does not match the pattern \"^a\"");
+		free(cause);
+	}
+	jsonschema_free(js);
+	json_decref(schema);
+	json_decref(yes);
+	json_decref(no);
+}
+
+/* A pattern the translation refuses does not stop jsonschema_new; each
+ * check that reaches it says so, one that does not is unaffected. */
+static void
+test_refused_pattern_compiled(void)
+{
+	json_t *schema = load("{\"properties\":{\"p\":{\"pattern\":"
+			      "\"(?=a)\"}}}");
+	json_t *without = load("{}"), *with = load("{\"p\":\"a\"}");
+	struct jsonschema *js;
+	char *cause = NULL;
+
+	TAP_REQUIRE(schema != NULL && without != NULL && with != NULL, "load");
+	js = jsonschema_new(schema, &cause);
+	TAP_REQUIRE(js != NULL, "jsonschema_new: %s", tap_str_show(cause));
+	for (int i = 0; i < 2; i++) {
+		TAP_CHECK_INT(jsonschema_check(js, without, NULL), 0);
+		cause = NULL;
+		TAP_CHECK_INT(jsonschema_check(js, with, &cause), -ENOTSUP);
+		TAP_CHECK_STR(cause,
+		    "$.p: pattern \"(?=a)\" is not supported: lookaround");
+		free(cause);
+	}
+	jsonschema_free(js);
+	json_decref(schema);
+	json_decref(without);
+	json_decref(with);
+}
+
+/* A compiled schema holds a reference: the caller may drop its own. */
+static void
+test_new_keeps_reference(void)
+{
+	json_t *schema = load("{\"$defs\":{\"s\":{\"$anchor\":\"s\","
+			      "\"type\":\"string\"}},\"items\":{\"$ref\":"
+			      "\"#s\"}}");
+	json_t *instance = load("[\"a\",1]");
+	struct jsonschema *js = jsonschema_new(schema, NULL);
+	char *cause = NULL;
+
+	json_decref(schema);
+	TAP_REQUIRE(js != NULL, "jsonschema_new: errno %d", errno);
+	TAP_CHECK_INT(jsonschema_check(js, instance, &cause), -EINVAL);
+	TAP_CHECK_STR(cause, "$[1]: expected string, got integer");
+	free(cause);
+	jsonschema_free(js);
 	json_decref(instance);
 }
 
@@ -406,10 +596,38 @@ suite_case_skip(const char *file, const char *group, const char *test)
 	return -1;
 }
 
+/* A group's schema compiled once for all its cases, or why it was not. */
+struct suite_group {
+	struct jsonschema *js;
+	int err;
+	char *cause;
+};
+
+/* Checks that jsonschema_check on the compiled schema says what
+ * jsonschema_validate said: r and cause. */
+static bool
+suite_check_compiled(const struct suite_group *g, const json_t *data, int r,
+    const char *cause)
+{
+	char *got = NULL;
+	int rc = g->err;
+	bool is_same;
+
+	if (g->js != NULL)
+		rc = jsonschema_check(g->js, data, &got);
+	else if (g->cause != NULL && (got = strdup(g->cause)) == NULL)
+		rc = -ENOMEM;
+	is_same = rc == r && tap_str_eq(got, cause);
+	TAP_CHECK(is_same, "compiled: expected %d (%s), got %d (%s)", r,
+	    tap_str_show(cause), rc, tap_str_show(got));
+	free(got);
+	return is_same;
+}
+
 /* Runs one case; true when it passed or went as the skip table says. */
 static bool
-suite_run_case(const char *file, const json_t *group, const json_t *test,
-    int *by_table)
+suite_run_case(const char *file, const json_t *group,
+    const struct suite_group *g, const json_t *test, int *by_table)
 {
 	const char *gdesc = json_string_value(json_object_get(group,
 	    "description"));
@@ -428,12 +646,17 @@ suite_run_case(const char *file, const json_t *group, const json_t *test,
 	    gdesc, tdesc, want, r, tap_str_show(cause),
 	    skip >= 0 ? "; skip table: " : "",
 	    skip >= 0 ? suite_case_skips[skip].reason : "");
+	is_ok = suite_check_compiled(g, json_object_get(test, "data"), r,
+		    cause) &&
+	    is_ok;
 	free(cause);
 	*by_table += is_ok && skip >= 0;
 	return is_ok;
 }
 
-/* Runs every case of one file of the suite and says how many passed. */
+/* Runs every case of one file of the suite and says how many passed;
+ * each group's schema is also compiled once, and checked against all its
+ * cases with the same results as jsonschema_validate. */
 static void
 suite_run_file(const char *file)
 {
@@ -454,11 +677,20 @@ suite_run_file(const char *file)
 		json_decref(groups);
 		return;
 	}
-	json_array_foreach(groups, i, group)
+	json_array_foreach(groups, i, group) {
+		struct suite_group g = { NULL, 0, NULL };
+
+		g.js = jsonschema_new(json_object_get(group, "schema"),
+		    &g.cause);
+		g.err = g.js == NULL ? -errno : 0;
 		json_array_foreach(json_object_get(group, "tests"), j, test) {
 			total++;
-			passed += suite_run_case(file, group, test, &by_table);
+			passed += suite_run_case(file, group, &g, test,
+			    &by_table);
 		}
+		jsonschema_free(g.js);
+		free(g.cause);
+	}
 	fprintf(tap_state()->diag_out, "# %s: %d/%d", file, passed, total);
 	if (by_table > 0)
 		fprintf(tap_state()->diag_out,
@@ -538,6 +770,16 @@ static const struct tap_test tests[] = { { "causes and results of own cases",
 	    test_cause_cut_utf8 },
 	{ "a $ref cycle over a deep instance is an error", test_deep_instance },
 	{ "a schema nested too deep is an error", test_deep_schema },
+	{ "jsonschema_new refuses a schema nested too deep",
+	    test_new_deep_schema },
+	{ "jsonschema_new compiles patterns once for all checks",
+	    test_patterns_compiled_once },
+	{ "a pattern behind a $ref is compiled when reached",
+	    test_pattern_behind_ref },
+	{ "a refused pattern fails the checks that reach it",
+	    test_refused_pattern_compiled },
+	{ "a compiled schema keeps its own reference",
+	    test_new_keeps_reference },
 	{ "every file of the suite is run or listed", test_suite_complete },
 	SUITE_FILES(SUITE_ENTRY) };
 
