@@ -2,6 +2,9 @@
 /* The table of application error kinds: code and name of each. */
 #include <string.h>
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "errors.h"
 
 static const struct {
@@ -51,4 +54,18 @@ errors_kind_from_code(int code)
 		if (errors_table[i].code == code)
 			return i;
 	return -1;
+}
+
+int
+errors_cause(char **cause, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cause == NULL)
+		return err;
+	va_start(ap, fmt);
+	if (vasprintf(cause, fmt, ap) < 0)
+		*cause = NULL;
+	va_end(ap);
+	return err;
 }

@@ -24,6 +24,13 @@ enum errors_kind {
 	ERRORS_KIND_COUNT
 };
 
+/*
+ * Sets *cause (when cause is not NULL) to a new message, NULL if even that
+ * cannot be allocated, and returns err: `return errors_cause(cause,
+ * -EINVAL, "bad %s", what);`.
+ */
+int errors_cause(char **cause, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* The JSON-RPC error code of a kind (-32001 ...). */
 int errors_kind_code(enum errors_kind);
 /* The data.kind string of a kind ("not-found", ...). */

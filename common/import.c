@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errors.h"
 #include "import.h"
+#include "names.h"
 #include "url.h"
 
 /* Where a client keeps its servers: a path of keys from the root. */
@@ -123,26 +125,6 @@ struct import_container {
 	size_t image; /* the image's index in the entry's args */
 };
 
-static int import_fail(char **cause, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Sets *cause to the message; returns -EINVAL, or -ENOMEM without one. */
-static int
-import_fail(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(cause, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		*cause = NULL;
-		return -ENOMEM;
-	}
-	return -EINVAL;
-}
-
 static void import_append(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -208,10 +190,11 @@ import_fail_missing(const struct import_found *f, enum import_field_id id,
 
 	import_field_keys(id, keys, sizeof keys);
 	if (t->value == NULL)
-		return import_fail(reason, "there is no \"command\" and no %s",
-		    keys);
-	return import_fail(reason, "\"%s\" is \"%s\", but there is no %s",
-	    t->key, json_string_value(t->value), keys);
+		return errors_cause(reason, -EINVAL,
+		    "there is no \"command\" and no %s", keys);
+	return errors_cause(reason, -EINVAL,
+	    "\"%s\" is \"%s\", but there is no %s", t->key,
+	    json_string_value(t->value), keys);
 }
 
 /* Checks that v is an array of strings. */
@@ -222,12 +205,12 @@ import_check_strings(const json_t *v, const char *key, char **reason)
 	json_t *item;
 
 	if (!json_is_array(v))
-		return import_fail(reason,
+		return errors_cause(reason, -EINVAL,
 		    "\"%s\" is %s, not an array of strings", key,
 		    import_type_name(v));
 	json_array_foreach(v, i, item)
 		if (!json_is_string(item))
-			return import_fail(reason,
+			return errors_cause(reason, -EINVAL,
 			    "\"%s\"[%zu] is %s, not a string", key, i,
 			    import_type_name(item));
 	return 0;
@@ -241,19 +224,19 @@ import_check_map(json_t *v, const char *key, char **reason)
 	json_t *item;
 
 	if (!json_is_object(v))
-		return import_fail(reason,
+		return errors_cause(reason, -EINVAL,
 		    "\"%s\" is %s, not an object of strings", key,
 		    import_type_name(v));
 	json_object_foreach(v, name, item) {
 		if (!json_is_string(item))
-			return import_fail(reason,
+			return errors_cause(reason, -EINVAL,
 			    "\"%s\".\"%s\" is %s, not a string", key, name,
 			    import_type_name(item));
 		if (name[0] == '\0')
-			return import_fail(reason, "\"%s\" has an empty name",
-			    key);
+			return errors_cause(reason, -EINVAL,
+			    "\"%s\" has an empty name", key);
 		if (strchr(name, '=') != NULL)
-			return import_fail(reason,
+			return errors_cause(reason, -EINVAL,
 			    "\"%s\" name \"%s\" holds \"=\"", key, name);
 	}
 	return 0;
@@ -267,8 +250,8 @@ import_check_type(json_t *v, const char *key, enum import_type type,
 	case IMPORT_STRING:
 		if (json_is_string(v))
 			return 0;
-		return import_fail(reason, "\"%s\" is %s, not a string", key,
-		    import_type_name(v));
+		return errors_cause(reason, -EINVAL,
+		    "\"%s\" is %s, not a string", key, import_type_name(v));
 	case IMPORT_STRINGS:
 		return import_check_strings(v, key, reason);
 	case IMPORT_STRING_MAP:
@@ -276,8 +259,9 @@ import_check_type(json_t *v, const char *key, enum import_type type,
 	default:
 		if (json_is_boolean(v))
 			return 0;
-		return import_fail(reason, "\"%s\" is %s, not true or false",
-		    key, import_type_name(v));
+		return errors_cause(reason, -EINVAL,
+		    "\"%s\" is %s, not true or false", key,
+		    import_type_name(v));
 	}
 }
 
@@ -301,7 +285,7 @@ import_read(const json_t *entry, struct import_found *found, char **reason)
 			    json_equal(found[i].value, v))
 				continue;
 			if (found[i].value != NULL)
-				return import_fail(reason,
+				return errors_cause(reason, -EINVAL,
 				    "both \"%s\" and \"%s\" are given",
 				    found[i].key, key);
 			if ((r = import_check_type(v, key, field->type,
@@ -334,8 +318,8 @@ import_check_unused(const struct import_found *found,
 {
 	for (size_t i = 0; i < n; i++)
 		if (import_is_set(&found[ids[i]]))
-			return import_fail(reason, "\"%s\" is given, but %s",
-			    found[ids[i]].key, why);
+			return errors_cause(reason, -EINVAL,
+			    "\"%s\" is given, but %s", found[ids[i]].key, why);
 	return 0;
 }
 
@@ -359,8 +343,8 @@ import_transport_named(const struct import_found *t, const char **ret,
 		import_append(known, sizeof known, "%s%s", i > 0 ? ", " : "",
 		    import_transports[i].spelling);
 	}
-	return import_fail(reason, "\"%s\" is \"%s\", not one of %s", t->key, s,
-	    known);
+	return errors_cause(reason, -EINVAL, "\"%s\" is \"%s\", not one of %s",
+	    t->key, s, known);
 }
 
 /* A new array of copies of the strings of array from index from on. */
@@ -402,8 +386,8 @@ import_remote(const char *name, const struct import_found *f,
 		return import_fail_missing(f, IMPORT_URL, reason);
 	if ((r = url_parse(url, &u, &cause)) < 0) {
 		if (r == -EINVAL)
-			r = import_fail(reason, "\"%s\": %s", f[IMPORT_URL].key,
-			    cause);
+			r = errors_cause(reason, -EINVAL, "\"%s\": %s",
+			    f[IMPORT_URL].key, cause);
 		free(cause);
 		return r;
 	}
@@ -471,7 +455,8 @@ import_docker_env(struct import_container *c, const char *spec,
 	int r;
 
 	if (n == 0)
-		return import_fail(reason, "docker run -e names no variable");
+		return errors_cause(reason, -EINVAL,
+		    "docker run -e names no variable");
 	if ((name = strndup(spec, n)) == NULL)
 		return -ENOMEM;
 	if (spec[n] == '=')
@@ -479,7 +464,7 @@ import_docker_env(struct import_container *c, const char *spec,
 	else if ((value = json_object_get(env, name)) != NULL)
 		value = json_string(json_string_value(value));
 	else {
-		r = import_fail(reason,
+		r = errors_cause(reason, -EINVAL,
 		    "docker run -e %s: \"env\" gives no value for %s", name,
 		    name);
 		free(name);
@@ -505,7 +490,7 @@ import_docker_apply(struct import_container *c,
 		return 0;
 	case IMPORT_DOCKER_NETWORK:
 		if (c->network != NULL)
-			return import_fail(reason,
+			return errors_cause(reason, -EINVAL,
 			    "docker run --network is given twice");
 		c->network = value;
 		return 0;
@@ -523,17 +508,18 @@ import_docker_flag(struct import_container *c, const json_t *args, size_t *i,
 	int k = import_docker_flag_find(a, &value);
 
 	if (k < 0)
-		return import_fail(reason,
+		return errors_cause(reason, -EINVAL,
 		    "docker run flag %.*s is not supported; supported: %s",
 		    (int)strcspn(a, "="), a, IMPORT_DOCKER_SUPPORTED);
 	if (!import_docker_flags[k].has_value && value != NULL)
-		return import_fail(reason, "docker run flag %s takes no value",
+		return errors_cause(reason, -EINVAL,
+		    "docker run flag %s takes no value",
 		    import_docker_flags[k].name);
 	if (!import_docker_flags[k].has_value)
 		return 0;
 	if (value == NULL) {
 		if (++*i == json_array_size(args))
-			return import_fail(reason,
+			return errors_cause(reason, -EINVAL,
 			    "docker run flag %s needs a value",
 			    import_docker_flags[k].name);
 		value = json_string_value(json_array_get(args, *i));
@@ -559,40 +545,34 @@ import_docker_parse(struct import_container *c, const json_t *args,
 			return r;
 	}
 	if (i == json_array_size(args))
-		return import_fail(reason, "docker run names no image");
+		return errors_cause(reason, -EINVAL,
+		    "docker run names no image");
 	if (json_string_value(json_array_get(args, i))[0] == '\0')
-		return import_fail(reason, "docker run image is empty");
+		return errors_cause(reason, -EINVAL,
+		    "docker run image is empty");
 	c->image = i;
 	return 0;
-}
-
-/* The image with ":latest" when it has no tag and no digest. */
-static json_t *
-import_image(const char *image)
-{
-	const char *last = strrchr(image, '/');
-
-	/* In "localhost:5000/img" the colon is the registry's port. */
-	last = last != NULL ? last + 1 : image;
-	if (strchr(image, '@') != NULL || strchr(last, ':') != NULL)
-		return json_string(image);
-	return json_sprintf("%s:latest", image);
 }
 
 /* The container entry of a parsed docker run. */
 static int
 import_container_pack(const char *name, const struct import_found *f,
-    const struct import_container *c, json_t **ret)
+    const struct import_container *c, json_t **ret, char **reason)
 {
 	const json_t *args = f[IMPORT_ARGS].value;
-	const char *image = json_string_value(json_array_get(args, c->image));
+	const char *given = json_string_value(json_array_get(args, c->image));
+	char *image;
+	int r;
 
-	*ret = json_pack("{s:s, s:s, s:s, s:o, s:o, s:O, s:O, s:s*, s:s*}",
+	/* Checked as mcpd will check it; an implicit :latest made explicit. */
+	if ((r = names_image_normalize(given, &image, reason)) < 0)
+		return r;
+	*ret = json_pack("{s:s, s:s, s:s, s:s, s:o, s:O, s:O, s:s*, s:s*}",
 	    "name", name, "kind", "container", "transport", "stdio", "image",
-	    import_image(image), "args",
-	    import_strings_from(args, c->image + 1), "env", c->env, "volumes",
-	    c->volumes, "network", c->network, "cwd",
+	    image, "args", import_strings_from(args, c->image + 1), "env",
+	    c->env, "volumes", c->volumes, "network", c->network, "cwd",
 	    json_string_value(f[IMPORT_CWD].value));
+	free(image);
 	return *ret != NULL ? 0 : -ENOMEM;
 }
 
@@ -608,7 +588,7 @@ import_container(const char *name, const struct import_found *f, json_t **ret,
 		r = -ENOMEM;
 	else if ((r = import_docker_parse(&c, f[IMPORT_ARGS].value,
 		      f[IMPORT_ENV].value, reason)) == 0)
-		r = import_container_pack(name, f, &c, ret);
+		r = import_container_pack(name, f, &c, ret, reason);
 	json_decref(c.env);
 	json_decref(c.volumes);
 	return r;
@@ -627,7 +607,7 @@ import_command(const char *name, const struct import_found *f, json_t **ret,
 	if (cmd == NULL)
 		return import_fail_missing(f, IMPORT_COMMAND, reason);
 	if (cmd[0] == '\0')
-		return import_fail(reason, "\"command\" is empty");
+		return errors_cause(reason, -EINVAL, "\"command\" is empty");
 	if ((r = import_check_unused(f, unused, 1, "the entry is a command",
 		 reason)) < 0)
 		return r;
@@ -657,8 +637,8 @@ import_entry_build(const char *name, const json_t *v, json_t **ret,
 
 	memset(f, 0, sizeof f);
 	if (!json_is_object(v))
-		return import_fail(reason, "the entry is %s, not an object",
-		    import_type_name(v));
+		return errors_cause(reason, -EINVAL,
+		    "the entry is %s, not an object", import_type_name(v));
 	if (json_is_true(json_object_get(v, "disabled"))) {
 		*ret = json_pack("{s:s, s:s, s:s}", "name", name, "kind",
 		    "skipped", "reason", "disabled in the file");
@@ -669,7 +649,7 @@ import_entry_build(const char *name, const json_t *v, json_t **ret,
 		 reason)) < 0)
 		return r;
 	if (f[IMPORT_COMMAND].value != NULL && f[IMPORT_URL].value != NULL)
-		return import_fail(reason,
+		return errors_cause(reason, -EINVAL,
 		    "both \"command\" and \"%s\" are given; an entry is one "
 		    "or the other",
 		    f[IMPORT_URL].key);
@@ -744,8 +724,8 @@ import_fail_path(const struct import_shape *s, const json_t *v, char **cause)
 	for (size_t k = 0; k < 3 && s->path[k] != NULL; k++)
 		import_append(path, sizeof path, "%s\"%s\"", k > 0 ? "." : "",
 		    s->path[k]);
-	return import_fail(cause, "%s is %s, not an object of servers", path,
-	    import_type_name(v));
+	return errors_cause(cause, -EINVAL,
+	    "%s is %s, not an object of servers", path, import_type_name(v));
 }
 
 /* The servers object of the first shape root has. */

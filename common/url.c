@@ -8,32 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errors.h"
 #include "url.h"
 
 #define URL_HOST_MAX  253 /* bytes of a host name, without a trailing dot */
 #define URL_LABEL_MAX 63
-
-static int url_fail(char **cause, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Sets *cause to the message; returns -EINVAL, or -ENOMEM without one. */
-static int
-url_fail(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (cause == NULL)
-		return -EINVAL;
-	va_start(ap, fmt);
-	r = vasprintf(cause, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		*cause = NULL;
-		return -ENOMEM;
-	}
-	return -EINVAL;
-}
 
 static uint16_t
 url_default_port(const char *scheme)
@@ -59,12 +38,13 @@ url_check_bytes(const char *text, char **cause)
 	for (const unsigned char *s = (const unsigned char *)text; *s != '\0';
 	     s++) {
 		if (*s == ' ')
-			return url_fail(cause, "URL contains a space");
+			return errors_cause(cause, -EINVAL,
+			    "URL contains a space");
 		if (*s < 0x20 || *s == 0x7f)
-			return url_fail(cause,
+			return errors_cause(cause, -EINVAL,
 			    "URL contains a control character");
 		if (*s >= 0x80)
-			return url_fail(cause,
+			return errors_cause(cause, -EINVAL,
 			    "URL contains a non-ASCII byte (percent-encode it)");
 	}
 	return 0;
@@ -87,16 +67,16 @@ url_parse_scheme(const char *text, struct url *u, const char **rest,
 		n = strspn(text,
 		    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.");
 	if (n == 0 || text[n] != ':')
-		return url_fail(cause,
+		return errors_cause(cause, -EINVAL,
 		    "URL has no scheme (it should start with https://)");
 	if (!url_span_is(text, n, "http") && !url_span_is(text, n, "https"))
-		return url_fail(cause,
+		return errors_cause(cause, -EINVAL,
 		    "URL scheme \"%.*s\" is not http or https", (int)n, text);
 	if ((u->scheme = url_strndup_lower(text, n)) == NULL)
 		return -ENOMEM;
 	u->port = url_default_port(u->scheme);
 	if (strncmp(text + n + 1, "//", 2) != 0)
-		return url_fail(cause,
+		return errors_cause(cause, -EINVAL,
 		    "URL has no host (\"//\" must follow \"%s:\")", u->scheme);
 	*rest = text + n + 3;
 	return 0;
@@ -122,12 +102,12 @@ url_check_component(const char *s, size_t n, const char *extra,
 		if (s[i] == '%') {
 			if (n - i < 3 || !isxdigit((unsigned char)s[i + 1]) ||
 			    !isxdigit((unsigned char)s[i + 2]))
-				return url_fail(cause,
+				return errors_cause(cause, -EINVAL,
 				    "URL %s has a malformed percent-escape",
 				    what);
 			i += 2;
 		} else if (!url_is_plain(s[i]) && strchr(extra, s[i]) == NULL)
-			return url_fail(cause,
+			return errors_cause(cause, -EINVAL,
 			    "URL %s contains \"%c\", which must be percent-encoded",
 			    what, s[i]);
 	}
@@ -144,13 +124,13 @@ url_parse_port(const char *s, size_t n, struct url *u, char **cause)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!isdigit((unsigned char)s[i]))
-			return url_fail(cause,
+			return errors_cause(cause, -EINVAL,
 			    "URL port \"%.*s\" is not a number", (int)n, s);
 		if (port <= UINT16_MAX)
 			port = port * 10 + (s[i] - '0');
 	}
 	if (port < 1 || port > UINT16_MAX)
-		return url_fail(cause,
+		return errors_cause(cause, -EINVAL,
 		    "URL port \"%.*s\" is out of range (1 to 65535)", (int)n,
 		    s);
 	u->port = port;
@@ -165,17 +145,18 @@ url_check_labels(const char *s, size_t n, char **cause)
 	size_t label = 0;
 
 	if (n > URL_HOST_MAX)
-		return url_fail(cause, "URL host is longer than %d bytes",
-		    URL_HOST_MAX);
+		return errors_cause(cause, -EINVAL,
+		    "URL host is longer than %d bytes", URL_HOST_MAX);
 	for (size_t i = 0; i <= n; i++) {
 		if (i < n && s[i] != '.') {
 			label++;
 			continue;
 		}
 		if (label == 0)
-			return url_fail(cause, "URL host has an empty label");
+			return errors_cause(cause, -EINVAL,
+			    "URL host has an empty label");
 		if (label > URL_LABEL_MAX)
-			return url_fail(cause,
+			return errors_cause(cause, -EINVAL,
 			    "URL host has a label longer than %d bytes",
 			    URL_LABEL_MAX);
 		label = 0;
@@ -190,15 +171,16 @@ url_parse_name(const char *s, size_t n, struct url *u, char **cause)
 	int r;
 
 	if (memchr(s, '%', n) != NULL)
-		return url_fail(cause, "URL host must not be percent-encoded");
+		return errors_cause(cause, -EINVAL,
+		    "URL host must not be percent-encoded");
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && s[i] != '.' && s[i] != '-')
-			return url_fail(cause,
+			return errors_cause(cause, -EINVAL,
 			    "URL host must not contain \"%c\"", s[i]);
 	if (n > 0 && s[n - 1] == '.')
 		n--;
 	if (n == 0)
-		return url_fail(cause, "URL has an empty host");
+		return errors_cause(cause, -EINVAL, "URL has an empty host");
 	if ((r = url_check_labels(s, n, cause)) < 0)
 		return r;
 	if ((u->host = url_strndup_lower(s, n)) == NULL)
@@ -216,10 +198,11 @@ url_parse_ipv6(const char *s, size_t n, struct url *u, char **cause)
 	size_t len;
 
 	if (close == NULL)
-		return url_fail(cause, "URL IPv6 literal has no closing \"]\"");
+		return errors_cause(cause, -EINVAL,
+		    "URL IPv6 literal has no closing \"]\"");
 	len = close - (s + 1);
 	if (memchr(s + 1, '%', len) != NULL)
-		return url_fail(cause,
+		return errors_cause(cause, -EINVAL,
 		    "URL IPv6 literal has a zone identifier, which is not allowed");
 	if (len < sizeof text) {
 		memcpy(text, s + 1, len);
@@ -228,7 +211,8 @@ url_parse_ipv6(const char *s, size_t n, struct url *u, char **cause)
 	/* inet_pton takes hex digits, ":" and a dotted IPv4 tail only. */
 	if (len >= sizeof text || inet_pton(AF_INET6, text, &addr) != 1 ||
 	    inet_ntop(AF_INET6, &addr, canon, sizeof canon) == NULL)
-		return url_fail(cause, "URL IPv6 literal \"%.*s\" is not valid",
+		return errors_cause(cause, -EINVAL,
+		    "URL IPv6 literal \"%.*s\" is not valid",
 		    (int)(close - s + 1), s);
 	if ((u->host = strdup(canon)) == NULL)
 		return -ENOMEM;
@@ -236,7 +220,7 @@ url_parse_ipv6(const char *s, size_t n, struct url *u, char **cause)
 	if (close + 1 == s + n)
 		return 0;
 	if (close[1] != ':')
-		return url_fail(cause,
+		return errors_cause(cause, -EINVAL,
 		    "URL has characters after the IPv6 literal");
 	return url_parse_port(close + 2, s + n - (close + 2), u, cause);
 }
@@ -276,7 +260,8 @@ url_parse_authority(const char *s, struct url *u, const char **rest,
 		return url_parse_name(host, host_len, u, cause);
 	port_len = host + host_len - (colon + 1);
 	if (url_is_bare_ipv6(host, host_len))
-		return url_fail(cause, "URL IPv6 literal must be in brackets");
+		return errors_cause(cause, -EINVAL,
+		    "URL IPv6 literal must be in brackets");
 	if ((r = url_parse_name(host, colon - host, u, cause)) < 0)
 		return r;
 	return url_parse_port(colon + 1, port_len, u, cause);

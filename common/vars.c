@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errors.h"
 #include "vars.h"
 
 /* One reference in a string: "$(" ns "." name ")". */
@@ -25,28 +26,6 @@ struct vars_out {
 	size_t size; /* of buf, the NUL included */
 	size_t len;  /* of the full expansion so far */
 };
-
-static int vars_fail(char **cause, int err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Sets *cause to the message; returns err, or -ENOMEM without one. */
-static int
-vars_fail(char **cause, int err, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (cause == NULL)
-		return err;
-	va_start(ap, fmt);
-	r = vasprintf(cause, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		*cause = NULL;
-		return -ENOMEM;
-	}
-	return err;
-}
 
 static bool
 vars_is_ns_char(char c)
@@ -161,11 +140,11 @@ vars_resolve(const struct vars_ref *ref, vars_lookup_fn fn, void *ctx,
 	value = fn(ctx, buf, buf + ref->ns_len + 1, &is_unknown_ns);
 	free(buf);
 	if (is_unknown_ns)
-		return vars_fail(cause, -EINVAL,
+		return errors_cause(cause, -EINVAL,
 		    "unknown variable namespace \"%.*s\" in %.*s",
 		    (int)ref->ns_len, ref->ns, (int)ref->len, ref->start);
 	if (value == NULL)
-		return vars_fail(cause, -ENOENT, "no value for %.*s",
+		return errors_cause(cause, -ENOENT, "no value for %.*s",
 		    (int)ref->len, ref->start);
 	return vars_put(o, value, strlen(value));
 }
@@ -184,7 +163,7 @@ vars_expand(const char *s, vars_lookup_fn fn, void *ctx, char *out,
 	if (r == 0)
 		r = vars_put(&o, s, strlen(s));
 	if (r == -EOVERFLOW)
-		r = vars_fail(cause, r, "the expansion is too long");
+		r = errors_cause(cause, r, "the expansion is too long");
 	if (r == -ENOMEM && cause != NULL)
 		*cause = NULL;
 	if (r < 0) {

@@ -53,22 +53,6 @@ struct secrets {
 	size_t n, size;
 };
 
-static int secrets_fail(char **, int, const char *, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Sets *cause (a new string) and returns r, a negative errno. */
-static int
-secrets_fail(char **cause, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-	return r;
-}
-
 static ssize_t
 secrets_read_all(int fd, unsigned char *buf, size_t size)
 {
@@ -230,13 +214,13 @@ secrets_key_read(struct secrets *s, int fd, const char *path, char **cause)
 	int r = 0;
 
 	if (buf == NULL)
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	n = secrets_read_all(fd, buf, SECRETS_KEY_TEXT + 1);
 	if (n < 0)
-		r = secrets_fail(cause, (int)n, "cannot read %s: %s", path,
+		r = errors_cause(cause, (int)n, "cannot read %s: %s", path,
 		    strerror((int)-n));
 	else if (secrets_key_parse(buf, (size_t)n, s->key) < 0)
-		r = secrets_fail(cause, -EINVAL,
+		r = errors_cause(cause, -EINVAL,
 		    "%s is not a secrets key: it must hold %d random bytes or "
 		    "%d hex digits",
 		    path, SECRETS_KEY_LEN, 2 * SECRETS_KEY_LEN);
@@ -255,11 +239,11 @@ secrets_key_credential(struct secrets *s, char **cause)
 	if (dir == NULL || dir[0] == '\0')
 		return 0;
 	if (asprintf(&path, "%s/%s", dir, SECRETS_CREDENTIAL) < 0)
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		r = 0;
 		if (errno != ENOENT)
-			r = secrets_fail(cause, -errno, "cannot open %s: %s",
+			r = errors_cause(cause, -errno, "cannot open %s: %s",
 			    path, strerror(errno));
 		free(path);
 		return r;
@@ -278,11 +262,11 @@ secrets_key_create(struct secrets *s, const char *path, char **cause)
 	int fd, r;
 
 	if ((dir = strdup(path)) == NULL)
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
 		*slash = '\0';
 		if ((r = paths_mkdir_p(dir, 0700)) < 0) {
-			r = secrets_fail(cause, r, "cannot create %s: %s", dir,
+			r = errors_cause(cause, r, "cannot create %s: %s", dir,
 			    strerror(-r));
 			free(dir);
 			return r;
@@ -293,7 +277,7 @@ secrets_key_create(struct secrets *s, const char *path, char **cause)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 	    0600);
 	if (fd < 0)
-		return secrets_fail(cause, -errno, "cannot create %s: %s", path,
+		return errors_cause(cause, -errno, "cannot create %s: %s", path,
 		    strerror(errno));
 	r = secrets_write_all(fd, s->key, SECRETS_KEY_LEN);
 	if (r == 0 && fsync(fd) < 0)
@@ -304,7 +288,7 @@ secrets_key_create(struct secrets *s, const char *path, char **cause)
 		r = secrets_sync_dir(path);
 	if (r < 0) {
 		unlink(path);
-		return secrets_fail(cause, r, "cannot write %s: %s", path,
+		return errors_cause(cause, r, "cannot write %s: %s", path,
 		    strerror(-r));
 	}
 	return 0;
@@ -318,31 +302,31 @@ secrets_key_file(struct secrets *s, const char *path, bool has_store,
 	int fd, r;
 
 	if (path == NULL)
-		return secrets_fail(cause, -ENOENT,
+		return errors_cause(cause, -ENOENT,
 		    "no secrets key: no credential %s and no key file",
 		    SECRETS_CREDENTIAL);
 	if ((s->key_path = strdup(path)) == NULL)
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
 		if (errno != ENOENT)
-			return secrets_fail(cause, -errno, "cannot open %s: %s",
+			return errors_cause(cause, -errno, "cannot open %s: %s",
 			    path, strerror(errno));
 		/* A new key could never open the store that exists. */
 		if (has_store)
-			return secrets_fail(cause, -ENOENT,
+			return errors_cause(cause, -ENOENT,
 			    "the key file %s is missing but %s exists; restore "
 			    "the key file, or remove %s to start an empty store",
 			    path, s->store_path, s->store_path);
 		return secrets_key_create(s, path, cause);
 	}
 	if (fstat(fd, &st) < 0)
-		r = secrets_fail(cause, -errno, "cannot stat %s: %s", path,
+		r = errors_cause(cause, -errno, "cannot stat %s: %s", path,
 		    strerror(errno));
 	else if (!S_ISREG(st.st_mode))
-		r = secrets_fail(cause, -EINVAL, "%s is not a regular file",
+		r = errors_cause(cause, -EINVAL, "%s is not a regular file",
 		    path);
 	else if ((st.st_mode & 077) != 0 || st.st_uid != geteuid())
-		r = secrets_fail(cause, -EPERM,
+		r = errors_cause(cause, -EPERM,
 		    "%s must be owned by uid %u with mode 0600 (it is %04o); "
 		    "fix it with: chmod 600 %s",
 		    path, (unsigned)geteuid(), (unsigned)(st.st_mode & 07777),
@@ -365,7 +349,7 @@ secrets_store_read(const char *path, unsigned char **ret, size_t *ret_len,
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
 		if (errno != ENOENT)
-			return secrets_fail(cause, -errno, "cannot open %s: %s",
+			return errors_cause(cause, -errno, "cannot open %s: %s",
 			    path, strerror(errno));
 		*ret = NULL;
 		*ret_len = 0;
@@ -375,26 +359,26 @@ secrets_store_read(const char *path, unsigned char **ret, size_t *ret_len,
 		int r = -errno;
 
 		close(fd);
-		return secrets_fail(cause, r, "cannot stat %s: %s", path,
+		return errors_cause(cause, r, "cannot stat %s: %s", path,
 		    strerror(-r));
 	}
 	if (!S_ISREG(st.st_mode) ||
 	    st.st_size > SECRETS_HEADER_LEN + crypto_secretbox_MACBYTES +
 		    SECRETS_STORE_MAX) {
 		close(fd);
-		return secrets_fail(cause, -EINVAL,
+		return errors_cause(cause, -EINVAL,
 		    "%s is not a secret store (not a regular file, or too big)",
 		    path);
 	}
 	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
 		close(fd);
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	}
 	n = secrets_read_all(fd, buf, (size_t)st.st_size + 1);
 	close(fd);
 	if (n < 0) {
 		free(buf);
-		return secrets_fail(cause, (int)n, "cannot read %s: %s", path,
+		return errors_cause(cause, (int)n, "cannot read %s: %s", path,
 		    strerror((int)-n));
 	}
 	*ret = buf;
@@ -458,25 +442,25 @@ secrets_store_decrypt(struct secrets *s, const unsigned char *buf, size_t len,
 
 	if (len < SECRETS_MAGIC_LEN ||
 	    memcmp(buf, SECRETS_MAGIC, SECRETS_MAGIC_LEN) != 0)
-		return secrets_fail(cause, -EBADMSG,
+		return errors_cause(cause, -EBADMSG,
 		    "%s is not a secret store (no %s header)", s->store_path,
 		    SECRETS_MAGIC);
 	if (len < SECRETS_HEADER_LEN + crypto_secretbox_MACBYTES)
-		return secrets_fail(cause, -EBADMSG,
+		return errors_cause(cause, -EBADMSG,
 		    "%s is truncated (%zu bytes)", s->store_path, len);
 	plen = len - SECRETS_HEADER_LEN - crypto_secretbox_MACBYTES;
 	if ((plain = sodium_malloc(plen + 1)) == NULL)
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	if (crypto_secretbox_open_easy(plain, buf + SECRETS_HEADER_LEN,
 		len - SECRETS_HEADER_LEN, buf + SECRETS_MAGIC_LEN, s->key) != 0)
-		r = secrets_fail(cause, -EBADMSG,
+		r = errors_cause(cause, -EBADMSG,
 		    "cannot decrypt %s with the key from %s: the key is wrong, "
 		    "or the file is damaged or truncated",
 		    s->store_path, secrets_key_source(s));
 	else if ((r = secrets_decode(s, plain, plen, &bad)) == -ENOMEM)
-		r = secrets_fail(cause, r, "out of memory");
+		r = errors_cause(cause, r, "out of memory");
 	else if (r < 0)
-		r = secrets_fail(cause, r,
+		r = errors_cause(cause, r,
 		    "%s is damaged: bad record at byte %zu of its plaintext",
 		    s->store_path, bad);
 	sodium_free(plain);
@@ -493,13 +477,13 @@ secrets_open(const char *store_path, const char *key_path, struct secrets **ret,
 	int r;
 
 	if (sodium_init() < 0)
-		return secrets_fail(cause, -EIO,
+		return errors_cause(cause, -EIO,
 		    "libsodium failed to initialise");
 	if ((s = calloc(1, sizeof *s)) == NULL ||
 	    (s->store_path = strdup(store_path)) == NULL ||
 	    (s->key = sodium_malloc(SECRETS_KEY_LEN)) == NULL) {
 		secrets_free(s);
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	}
 	r = secrets_store_read(store_path, &file, &file_len, cause);
 	if (r == 0)
@@ -587,9 +571,9 @@ secrets_write_atomic(const char *path, const unsigned char *buf, size_t len,
 	int fd, r;
 
 	if (asprintf(&tmp, "%s.tmp", path) < 0)
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	if (unlink(tmp) < 0 && errno != ENOENT) {
-		r = secrets_fail(cause, -errno, "cannot write %s: %s", tmp,
+		r = errors_cause(cause, -errno, "cannot write %s: %s", tmp,
 		    strerror(errno));
 		free(tmp);
 		return r;
@@ -597,7 +581,7 @@ secrets_write_atomic(const char *path, const unsigned char *buf, size_t len,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 	    0600);
 	if (fd < 0) {
-		r = secrets_fail(cause, -errno, "cannot create %s: %s", tmp,
+		r = errors_cause(cause, -errno, "cannot create %s: %s", tmp,
 		    strerror(errno));
 		free(tmp);
 		return r;
@@ -609,14 +593,14 @@ secrets_write_atomic(const char *path, const unsigned char *buf, size_t len,
 		r = -errno;
 	if (r < 0) {
 		unlink(tmp);
-		r = secrets_fail(cause, r, "cannot write %s: %s", tmp,
+		r = errors_cause(cause, r, "cannot write %s: %s", tmp,
 		    strerror(-r));
 	} else if (rename(tmp, path) < 0) {
-		r = secrets_fail(cause, -errno, "cannot rename %s to %s: %s",
+		r = errors_cause(cause, -errno, "cannot rename %s to %s: %s",
 		    tmp, path, strerror(errno));
 		unlink(tmp);
 	} else if ((r = secrets_sync_dir(path)) < 0)
-		r = secrets_fail(cause, r,
+		r = errors_cause(cause, r,
 		    "cannot sync the directory of %s: %s", path, strerror(-r));
 	free(tmp);
 	return r;
@@ -632,15 +616,15 @@ secrets_store_write(const struct secrets *s, size_t at, bool is_insert,
 	int r;
 
 	if (plen > SECRETS_STORE_MAX)
-		return secrets_fail(cause, -EFBIG,
+		return errors_cause(cause, -EFBIG,
 		    "the secret store would grow past %d bytes",
 		    SECRETS_STORE_MAX);
 	len = SECRETS_HEADER_LEN + crypto_secretbox_MACBYTES + plen;
 	if ((plain = sodium_malloc(plen + 1)) == NULL)
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	if ((buf = malloc(len)) == NULL) {
 		sodium_free(plain);
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	}
 	secrets_encode(s, at, is_insert, put, plain);
 	memcpy(buf, SECRETS_MAGIC, SECRETS_MAGIC_LEN);
@@ -663,26 +647,26 @@ secrets_set(struct secrets *s, const char *name, const char *value, size_t len,
 	int r;
 
 	if (!secrets_name_valid(name))
-		return secrets_fail(cause, -EINVAL,
+		return errors_cause(cause, -EINVAL,
 		    "a secret name is 1 to %d letters, digits, '_' or '.'",
 		    SECRETS_NAME_MAX);
 	if (len > SECRETS_VALUE_MAX)
-		return secrets_fail(cause, -EINVAL,
+		return errors_cause(cause, -EINVAL,
 		    "a secret value is at most %d bytes", SECRETS_VALUE_MAX);
 	if (len > 0 && memchr(value, '\0', len) != NULL)
-		return secrets_fail(cause, -EINVAL,
+		return errors_cause(cause, -EINVAL,
 		    "a secret value may not contain NUL bytes");
 	at = secrets_find(s, name, &found);
 	/* Everything the change needs is allocated before the file changes. */
 	if (!found &&
 	    (secrets_grow(s) < 0 || (put.name = strdup(name)) == NULL))
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	if (found)
 		put.name = s->entries[at].name;
 	if ((put.value = secrets_value_new(value, len)) == NULL) {
 		if (!found)
 			free(put.name);
-		return secrets_fail(cause, -ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	}
 	if ((r = secrets_store_write(s, at, !found, &put, cause)) < 0) {
 		if (!found)
@@ -710,7 +694,7 @@ secrets_remove(struct secrets *s, const char *name, bool *ret_removed,
 	int r;
 
 	if (!secrets_name_valid(name))
-		return secrets_fail(cause, -EINVAL,
+		return errors_cause(cause, -EINVAL,
 		    "a secret name is 1 to %d letters, digits, '_' or '.'",
 		    SECRETS_NAME_MAX);
 	at = secrets_find(s, name, &found);

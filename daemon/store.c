@@ -29,22 +29,6 @@ struct store {
 	int error_code; /* the negative errno that goes with error */
 };
 
-static int store_fail(char **, int, const char *, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Sets *cause (NULL if even that fails) and returns -err. */
-static int
-store_fail(char **cause, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-	return -err;
-}
-
 /* Reads path whole into a new buffer: -ENOENT if missing, -EFBIG past cap. */
 static int
 store_read(const char *path, char **ret, size_t *ret_len)
@@ -177,7 +161,7 @@ store_check(const char *path, const json_t *doc, char **cause)
 	else if (!json_is_integer(version) || json_integer_value(version) < 1)
 		r = store_what(&what, "no valid \"version\" (an integer)");
 	else if (json_integer_value(version) > STORE_VERSION)
-		return store_fail(cause, ENOTSUP,
+		return errors_cause(cause, -ENOTSUP,
 		    "%s was written by a newer mcpd (version %lld); "
 		    "this mcpd reads version %d: upgrade mcpd or move the "
 		    "file aside",
@@ -188,11 +172,11 @@ store_check(const char *path, const json_t *doc, char **cause)
 	else
 		r = store_check_rows(agents, &what);
 	if (r < 0)
-		return store_fail(cause, ENOMEM, "out of memory checking %s",
+		return errors_cause(cause, -ENOMEM, "out of memory checking %s",
 		    path);
 	if (what == NULL)
 		return 0;
-	r = store_fail(cause, EBADMSG, "%s is corrupt: %s; %s", path, what,
+	r = errors_cause(cause, -EBADMSG, "%s is corrupt: %s; %s", path, what,
 	    STORE_HANDS_OFF);
 	free(what);
 	return r;
@@ -211,25 +195,26 @@ store_load(const char *path, json_t **ret, char **cause)
 	r = store_read(path, &buf, &len);
 	if (r == -ENOENT) {
 		if ((*ret = store_doc_empty()) == NULL)
-			return store_fail(cause, ENOMEM, "out of memory");
+			return errors_cause(cause, -ENOMEM, "out of memory");
 		return 0;
 	}
 	if (r == -ENOMEM)
-		return store_fail(cause, ENOMEM, "out of memory reading %s",
+		return errors_cause(cause, -ENOMEM, "out of memory reading %s",
 		    path);
 	if (r == -EFBIG)
-		return store_fail(cause, EFBIG, "%s is larger than %d MiB; %s",
-		    path, STORE_MAX_MIB, STORE_HANDS_OFF);
+		return errors_cause(cause, -EFBIG,
+		    "%s is larger than %d MiB; %s", path, STORE_MAX_MIB,
+		    STORE_HANDS_OFF);
 	if (r < 0)
-		return store_fail(cause, -r, "cannot read %s: %s", path,
+		return errors_cause(cause, r, "cannot read %s: %s", path,
 		    strerror(-r));
 	doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(buf);
 	if (doc == NULL && json_error_code(&jerr) == json_error_out_of_memory)
-		return store_fail(cause, ENOMEM, "out of memory reading %s",
+		return errors_cause(cause, -ENOMEM, "out of memory reading %s",
 		    path);
 	if (doc == NULL)
-		return store_fail(cause, EBADMSG,
+		return errors_cause(cause, -EBADMSG,
 		    "%s is corrupt: %s at line %d, column %d; %s", path,
 		    jerr.text, jerr.line, jerr.column, STORE_HANDS_OFF);
 	if ((r = store_check(path, doc, cause)) < 0) {
@@ -341,7 +326,7 @@ store_replace(const struct store *s, const char *buf, size_t len, char **cause)
 	    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) { /* not ours (a directory in the way, say): left alone */
 		err = errno;
-		return store_fail(cause, err, "cannot create %s: %s",
+		return errors_cause(cause, -err, "cannot create %s: %s",
 		    s->tmp_path, strerror(err));
 	}
 	/* O_TRUNC keeps the mode of a file left by a crash. */
@@ -373,7 +358,7 @@ store_replace(const struct store *s, const char *buf, size_t len, char **cause)
 	if (rename(s->tmp_path, s->path) < 0) {
 		err = errno;
 		unlink(s->tmp_path);
-		return store_fail(cause, err, "cannot rename %s to %s: %s",
+		return errors_cause(cause, -err, "cannot rename %s to %s: %s",
 		    s->tmp_path, s->path, strerror(err));
 	}
 	/* Without this the rename itself may not survive a crash. */
@@ -382,7 +367,7 @@ store_replace(const struct store *s, const char *buf, size_t len, char **cause)
 		err = errno;
 		if (fd >= 0)
 			close(fd);
-		return store_fail(cause, err, "cannot sync directory %s: %s",
+		return errors_cause(cause, -err, "cannot sync directory %s: %s",
 		    s->dir, strerror(err));
 	}
 	close(fd);
@@ -390,7 +375,7 @@ store_replace(const struct store *s, const char *buf, size_t len, char **cause)
 
 fail:
 	unlink(s->tmp_path);
-	return store_fail(cause, err, "cannot write %s: %s", s->tmp_path,
+	return errors_cause(cause, -err, "cannot write %s: %s", s->tmp_path,
 	    strerror(err));
 }
 
@@ -403,12 +388,12 @@ store_readback(const struct store *s, const char *buf, size_t len, char **cause)
 	int r;
 
 	if ((r = store_read(s->path, &got, &got_len)) < 0)
-		return store_fail(cause, -r, "cannot read back %s: %s", s->path,
-		    strerror(-r));
+		return errors_cause(cause, r, "cannot read back %s: %s",
+		    s->path, strerror(-r));
 	r = got_len == len && memcmp(got, buf, len) == 0 ? 0 : -EIO;
 	free(got);
 	if (r < 0)
-		return store_fail(cause, EIO,
+		return errors_cause(cause, -EIO,
 		    "read back of %s differs from what was written", s->path);
 	return 0;
 }
@@ -422,16 +407,19 @@ store_commit(struct store *s, json_t *doc, char **cause)
 	int r;
 
 	if ((len = json_dumpb(doc, NULL, 0, STORE_DUMP_FLAGS)) == 0)
-		return store_fail(cause, ENOMEM, "cannot encode %s", s->path);
+		return errors_cause(cause, -ENOMEM, "cannot encode %s",
+		    s->path);
 	if (len + 1 > STORE_MAX_BYTES)
-		return store_fail(cause, EFBIG,
+		return errors_cause(cause, -EFBIG,
 		    "%s would grow past %d MiB: remove rows first", s->path,
 		    STORE_MAX_MIB);
 	if ((buf = malloc(len + 1)) == NULL)
-		return store_fail(cause, ENOMEM, "cannot encode %s", s->path);
+		return errors_cause(cause, -ENOMEM, "cannot encode %s",
+		    s->path);
 	if (json_dumpb(doc, buf, len, STORE_DUMP_FLAGS) != len) {
 		free(buf);
-		return store_fail(cause, ENOMEM, "cannot encode %s", s->path);
+		return errors_cause(cause, -ENOMEM, "cannot encode %s",
+		    s->path);
 	}
 	buf[len++] = '\n';
 	r = store_replace(s, buf, len, cause);
@@ -488,7 +476,7 @@ store_check_agent(const char *agent, char **cause)
 	json_t *key;
 
 	if (agent == NULL || (key = json_string(agent)) == NULL)
-		return store_fail(cause, EINVAL,
+		return errors_cause(cause, -EINVAL,
 		    "an agent name must be a UTF-8 string");
 	json_decref(key);
 	return 0;
@@ -508,17 +496,17 @@ store_put(struct store *s, const char *agent, const json_t *row, char **cause)
 		return r;
 	id = json_string_value(json_object_get(row, "id"));
 	if (id == NULL || *id == '\0')
-		return store_fail(cause, EINVAL,
+		return errors_cause(cause, -EINVAL,
 		    "a row must be an object with a string \"id\"");
 	if ((doc = store_doc_edit(s, agent, &rows)) == NULL)
-		return store_fail(cause, ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	/* Copied so that the caller's later changes cannot reach the cache. */
 	if ((copy = json_deep_copy(row)) == NULL ||
 	    ((i = store_row_index(rows, id)) >= 0 ?
 		    json_array_set_new(rows, (size_t)i, copy) :
 		    json_array_append_new(rows, copy)) < 0) {
 		json_decref(doc);
-		return store_fail(cause, ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	}
 	r = store_commit(s, doc, cause);
 	json_decref(doc);
@@ -546,7 +534,7 @@ store_remove(struct store *s, const char *agent, const char *id,
 	    (json_array_size(rows) == 0 &&
 		json_object_del(json_object_get(doc, "agents"), agent) < 0)) {
 		json_decref(doc);
-		return store_fail(cause, ENOMEM, "out of memory");
+		return errors_cause(cause, -ENOMEM, "out of memory");
 	}
 	r = store_commit(s, doc, cause);
 	json_decref(doc);

@@ -658,8 +658,34 @@ test_docker_image_latest(void)
 	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 	    "img@sha256:"
 	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
-	check_image("localhost:5000/img:v2@sha256:abc",
-	    "localhost:5000/img:v2@sha256:abc");
+	check_image(
+	    "localhost:5000/img:v2@sha256:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	    "localhost:5000/img:v2@sha256:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+}
+
+/* An image Docker would refuse makes the entry invalid, saying why. */
+static void
+test_docker_image_refused(void)
+{
+	json_t *root = json_loads("{\"mcpServers\": {\"x\": {\"command\": "
+				  "\"docker\", \"args\": [\"run\", \"-i\", "
+				  "\"Bad/Upper\"]}}}",
+		   0, NULL),
+	       *entries = NULL, *e;
+	char *cause = NULL;
+
+	TAP_CHECK_INT(import_parse(root, &entries, &cause), 0);
+	e = json_array_get(entries, 0);
+	TAP_CHECK(tap_str_eq(json_string_value(json_object_get(e, "kind")),
+		      "invalid"),
+	    "kind is invalid");
+	TAP_CHECK(strstr(json_string_value(json_object_get(e, "reason")),
+		      "not an image reference") != NULL,
+	    "reason: %s", json_string_value(json_object_get(e, "reason")));
+	json_decref(entries);
+	json_decref(root);
 }
 
 static void
@@ -803,6 +829,8 @@ static const struct tap_test tests[] = {
 	{ "disabled entries are skipped", test_disabled },
 	{ "wrong field types name the field", test_wrong_types },
 	{ "docker run becomes a container", test_docker_run },
+	{ "docker run images Docker refuses are invalid entries",
+	    test_docker_image_refused },
 	{ "docker run images get an explicit :latest",
 	    test_docker_image_latest },
 	{ "docker run refusals name the flag", test_docker_refusals },
