@@ -217,9 +217,11 @@ ecmaregex_escape(const char **sp, FILE *out, const char **what)
 static size_t
 ecmaregex_braces(const char *s)
 {
-	size_t n = strspn(s + 1, "0123456789");
+	size_t n;
 
-	if (n == 0)
+	if (s[0] != '{')
+		return 0;
+	if ((n = strspn(s + 1, "0123456789")) == 0)
 		return 0;
 	if (s[1 + n] == ',')
 		n += 1 + strspn(s + 2 + n, "0123456789");

@@ -36,6 +36,8 @@ static const struct {
 	{ "a+?b*?c??d{2,3}?", "a+b*c?d{2,3}" },
 	{ "a{,2", "a\\{,2" },
 	{ "}{", "\\}\\{" },
+	/* A quantifier starts with "{": "1}" is two literals. */
+	{ "^a1}?$", "^a1\\}?$" },
 	{ "\\bx\\B", "\\bx\\B" },
 };
 
