@@ -128,7 +128,8 @@ docker_env(char *const *extra)
 		if ((v = getenv(docker_env_pass[i])) != NULL &&
 		    asprintf(&all[npass], "%s=%s", docker_env_pass[i], v) >= 0)
 			npass++;
-	memcpy(all + npass, extra, m * sizeof *all);
+	if (m > 0)
+		memcpy(all + npass, extra, m * sizeof *all);
 	env = child_env_build(all);
 	for (size_t i = 0; i < npass; i++)
 		free(all[i]);

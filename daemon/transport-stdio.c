@@ -88,7 +88,7 @@ stdio_drain_stdout(struct stdio_transport *st)
 	struct evbuffer *in = bufferevent_get_input(st->out);
 	char *line, why[128];
 	size_t len;
-	int r;
+	int r = 0;
 
 	while (!st->is_closing &&
 	    (r = linebuf_peek(&st->out_lines, in, &line, &len)) > 0) {
