@@ -1,128 +1,378 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpctl call: call one tool with arguments and print what it returned. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonschema.h"
 #include "mcpctl.h"
 #include "names.h"
 
-static const struct option ctl_call_options[] = {
-	{ "args-json", required_argument, NULL, 'j' },
-	{ "timeout", required_argument, NULL, 't' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* What the command line says, before the tool's schema is known. */
+struct ctl_call {
+	json_t *params;	 /* of mcpd/call: server and tool or handle, timeout */
+	json_t *args;	 /* --args-json, then the words */
+	char *target[2]; /* SERVER TOOL, or HANDLE (borrowed from argv) */
+	int ntarget;
+	char *server; /* the server and tool the target names */
+	char *tool;
+	char *see;    /* the target again, for "see mcpctl call ... --help" */
+	char **words; /* after the target: flags, values, KEY=VALUE */
+	int nwords;
+	int pairs_from; /* words from here on came after "--" */
+	bool is_help;
+	bool has_flags;	    /* a word like --name among words */
+	bool has_args_json; /* --args-json was given */
 };
 
-/* A value that parses as JSON is that JSON; anything else is a string. */
-static json_t *
-ctl_call_value(const char *s)
-{
-	json_t *v = json_loads(s, JSON_DECODE_ANY, NULL);
+/* Global options of mcpctl, refused after the command name. */
+static const char *const ctl_call_globals[] = { "--json", "--socket", "--agent",
+	"--version", NULL };
 
-	return v != NULL ? v : json_string(s);
+/* Whether the first len bytes of w are the option name. */
+static bool
+ctl_call_is_named(const char *w, size_t len, const char *name)
+{
+	return strlen(name) == len && strncmp(w, name, len) == 0;
 }
 
-/* Merges KEY=VALUE words into args; 0 or 2. */
-static int
-ctl_call_pairs(json_t *args, char **words, int nwords)
+static bool
+ctl_call_is_global(const char *w, size_t len)
 {
-	const char *eq;
-	char *key;
+	if (w[1] != '-')
+		return strcmp(w, "-s") == 0 || strcmp(w, "-V") == 0;
+	for (size_t i = 0; ctl_call_globals[i] != NULL; i++)
+		if (ctl_call_is_named(w, len, ctl_call_globals[i]))
+			return true;
+	return false;
+}
 
-	for (int i = 0; i < nwords; i++) {
-		if ((eq = strchr(words[i], '=')) == NULL || eq == words[i])
-			return mcpctl_usage(&ctl_call_cmd,
-			    "expected KEY=VALUE, not '%s'", words[i]);
-		key = strndup(words[i], eq - words[i]);
-		json_object_set_new(args, key, ctl_call_value(eq + 1));
-		free(key);
+/* The value of --args-json, an object that replaces c->args; 0 or 2. */
+static int
+ctl_call_args_json(struct ctl_call *c, const char *value)
+{
+	json_error_t err;
+	json_t *args;
+
+	if ((args = json_loads(value, JSON_DECODE_ANY, &err)) == NULL)
+		return mcpctl_usage(&ctl_call_cmd, "--args-json: %s", err.text);
+	if (!json_is_object(args)) {
+		json_decref(args);
+		return mcpctl_usage(&ctl_call_cmd,
+		    "--args-json must be a JSON object: '{\"key\": 1}'");
 	}
+	json_decref(c->args);
+	c->args = args;
+	c->has_args_json = true;
 	return 0;
+}
+
+/* Takes argv[*at] if it is an option of call: 0 or 2, or -1 if it is not. */
+static int
+ctl_call_option(struct ctl_call *c, int argc, char **argv, int *at)
+{
+	const char *w = argv[*at], *value;
+	size_t len = strcspn(w, "=");
+	json_int_t ms;
+	int r;
+
+	if (strcmp(w, "-h") == 0 || strcmp(w, "--help") == 0) {
+		c->is_help = true;
+		return 0;
+	}
+	if (ctl_call_is_global(w, len))
+		return mcpctl_usage(&ctl_call_cmd,
+		    "global option '%.*s' goes before call", (int)len, w);
+	if (!ctl_call_is_named(w, len, "--timeout") &&
+	    !ctl_call_is_named(w, len, "--args-json"))
+		return -1;
+	if (w[len] == '=')
+		value = w + len + 1;
+	else if (*at + 1 < argc)
+		value = argv[++*at];
+	else
+		return mcpctl_usage(&ctl_call_cmd, "option '%s' needs a value",
+		    w);
+	if (w[2] == 'a')
+		return ctl_call_args_json(c, value);
+	r = mcpctl_parse_positive(&ctl_call_cmd, "--timeout", value,
+	    "milliseconds", &ms);
+	if (r == 0)
+		json_object_set_new(c->params, "timeout_ms", json_integer(ms));
+	return r;
+}
+
+/* Whether the words so far name the tool: HANDLE, or SERVER TOOL. */
+static bool
+ctl_call_is_targeted(const struct ctl_call *c)
+{
+	return c->ntarget == 2 ||
+	    (c->ntarget == 1 && strchr(c->target[0], '/') != NULL);
+}
+
+/*
+ * Sorts argv into options of call, the target and the words after it,
+ * which only the tool's schema can tell apart. 0, 2, or -1 for help.
+ */
+static int
+ctl_call_scan(struct ctl_call *c, int argc, char **argv)
+{
+	bool is_end = false, is_dash;
+	char *w;
+	int r;
+
+	for (int i = 1; i < argc; i++) {
+		w = argv[i];
+		is_dash = !is_end && w[0] == '-' && w[1] != '\0';
+		if (!is_end && strcmp(w, "--") == 0) {
+			is_end = true;
+			c->pairs_from = c->nwords;
+			continue;
+		}
+		if (is_dash && (r = ctl_call_option(c, argc, argv, &i)) >= 0) {
+			if (r != 0)
+				return r;
+			continue;
+		}
+		if (ctl_call_is_targeted(c)) {
+			c->has_flags |= is_dash && w[1] == '-';
+			c->words[c->nwords++] = w;
+		} else if (is_dash) {
+			return mcpctl_usage(&ctl_call_cmd,
+			    "unknown option '%s' (a tool's flags go after "
+			    "SERVER TOOL)",
+			    w);
+		} else {
+			c->target[c->ntarget++] = w;
+		}
+	}
+	if (!is_end)
+		c->pairs_from = c->nwords;
+	return c->is_help && !ctl_call_is_targeted(c) ? -1 : 0;
 }
 
 /* Fills params with the handle, or server and tool; 0 or 2. */
 static int
-ctl_call_target(json_t *params, char **words, int nwords, int *ret_used)
+ctl_call_target(struct ctl_call *c)
 {
-	char *server, *tool;
+	char **words = c->target;
 	uint64_t gen;
 
-	if (nwords < 1)
+	if (c->ntarget < 1)
 		return mcpctl_usage(&ctl_call_cmd,
 		    "missing SERVER TOOL or HANDLE (see 'mcpctl tools')");
 	if (strchr(words[0], '/') != NULL) {
-		if (names_handle_parse(words[0], &server, &gen, &tool) < 0)
+		if (names_handle_parse(words[0], &c->server, &gen, &c->tool) <
+		    0)
 			return mcpctl_usage(&ctl_call_cmd,
 			    "'%s' is not a handle like SERVER.GEN/TOOL",
 			    words[0]);
-		free(server);
-		free(tool);
-		json_object_set_new(params, "handle", json_string(words[0]));
-		*ret_used = 1;
+		json_object_set_new(c->params, "handle", json_string(words[0]));
+		c->see = strdup(words[0]);
 		return 0;
 	}
-	if (nwords < 2 || strchr(words[1], '=') != NULL)
+	if (c->ntarget < 2 || strchr(words[1], '=') != NULL)
 		return mcpctl_usage(&ctl_call_cmd,
 		    "missing TOOL after '%s' (see 'mcpctl tools %s')", words[0],
 		    words[0]);
-	json_object_set_new(params, "server", json_string(words[0]));
-	json_object_set_new(params, "tool", json_string(words[1]));
-	*ret_used = 2;
+	json_object_set_new(c->params, "server", json_string(words[0]));
+	json_object_set_new(c->params, "tool", json_string(words[1]));
+	c->server = strdup(words[0]);
+	c->tool = strdup(words[1]);
+	if (asprintf(&c->see, "%s %s", words[0], words[1]) < 0)
+		c->see = NULL;
 	return 0;
 }
 
+/* Without flags, the words are KEY=VALUE pairs, checked before connecting. */
 static int
-ctl_call_option(json_t *params, int c, char **argv)
+ctl_call_pairs(struct ctl_call *c)
 {
-	json_error_t err;
-	json_int_t ms;
-	json_t *args;
-	int r;
+	int r = 0;
 
-	switch (c) {
-	case 'j':
-		if ((args = json_loads(optarg, JSON_DECODE_ANY, &err)) == NULL)
-			return mcpctl_usage(&ctl_call_cmd, "--args-json: %s",
-			    err.text);
-		if (!json_is_object(args)) {
-			json_decref(args);
-			return mcpctl_usage(&ctl_call_cmd,
-			    "--args-json must be a JSON object: '{\"key\": 1}'");
-		}
-		json_object_set_new(params, "arguments", args);
-		return 0;
-	case 't':
-		r = mcpctl_parse_positive(&ctl_call_cmd, "--timeout", optarg,
-		    "milliseconds", &ms);
-		if (r != 0)
-			return r;
-		json_object_set_new(params, "timeout_ms", json_integer(ms));
-		return 0;
-	case 'h':
-		return -1;
-	default:
-		return mcpctl_bad_option(&ctl_call_cmd, c, argv);
+	for (int i = 0; r == 0 && i < c->nwords; i++) {
+		if (i < c->pairs_from && c->words[i][0] == '-' &&
+		    c->words[i][1] != '\0')
+			r = mcpctl_usage(&ctl_call_cmd, "unknown option '%s'",
+			    c->words[i]);
+		else
+			r = callflags_pair(c->args, c->words[i]);
 	}
+	return r;
 }
 
-/* Builds the params of mcpd/call from the command line; 0, 2, or -1 (help). */
+/* The command line, up to what needs the schema; 0, 2, or -1 for help. */
 static int
-ctl_call_params(json_t *params, int argc, char **argv)
+ctl_call_parse(struct ctl_call *c, int argc, char **argv)
 {
-	int c, r = 0, used = 0;
+	int r;
 
-	json_object_set_new(params, "arguments", json_object());
-	while (r == 0 &&
-	    (c = mcpctl_getopt(argc, argv, ":h", ctl_call_options)) != -1)
-		r = ctl_call_option(params, c, argv);
+	c->params = json_object();
+	c->args = json_object();
+	c->words = calloc(argc + 1, sizeof *c->words);
+	if (c->params == NULL || c->args == NULL || c->words == NULL)
+		return MCPCTL_EXIT_ERROR;
+	if ((r = ctl_call_scan(c, argc, argv)) != 0 ||
+	    (r = ctl_call_target(c)) != 0)
+		return r;
+	if (c->server == NULL || c->tool == NULL || c->see == NULL)
+		return MCPCTL_EXIT_ERROR;
+	return c->has_flags || c->is_help ? 0 : ctl_call_pairs(c);
+}
+
+static void
+ctl_call_clear(struct ctl_call *c)
+{
+	json_decref(c->params);
+	json_decref(c->args);
+	free(c->server);
+	free(c->tool);
+	free(c->see);
+	free(c->words);
+}
+
+/* The server's tools, from mcpd/tools; 0 or the exit status. */
+static int
+ctl_call_fetch(struct mcpctl *m, const struct ctl_call *c, json_t **ret)
+{
+	json_t *result;
+	int r;
+
+	r = mcpctl_request(m, "mcpd/tools",
+	    json_pack("{s:s}", "server", c->server), &result);
 	if (r != 0)
 		return r;
-	argc -= optind;
-	argv += optind;
-	if ((r = ctl_call_target(params, argv, argc, &used)) != 0)
+	*ret = json_incref(json_object_get(result, "tools"));
+	json_decref(result);
+	return 0;
+}
+
+/*
+ * The tool the target names: by its handle, else by its name (a handle of
+ * an older generation still shows the flags; mcpd refuses the call).
+ */
+static const json_t *
+ctl_call_find(const struct ctl_call *c, const json_t *tools)
+{
+	const json_t *handle = json_object_get(c->params, "handle"), *tool;
+	const char *name;
+	size_t i;
+
+	json_array_foreach(tools, i, tool) {
+		if (handle != NULL &&
+		    json_equal(json_object_get(tool, "handle"), handle))
+			return tool;
+	}
+	json_array_foreach(tools, i, tool) {
+		name = json_string_value(json_object_get(tool, "name"));
+		if (name != NULL && strcmp(name, c->tool) == 0)
+			return tool;
+	}
+	return NULL;
+}
+
+/* The flags or the help need the tool: say it is not there, and what is. */
+static int
+ctl_call_no_tool(const struct ctl_call *c, const json_t *tools)
+{
+	const char **names = calloc(json_array_size(tools) + 1, sizeof *names);
+	const json_t *tool;
+	char *near = NULL;
+	size_t i;
+
+	json_array_foreach(tools, i, tool) {
+		if (names != NULL)
+			names[i] = json_string_value(json_object_get(tool,
+			    "name"));
+	}
+	if (names != NULL)
+		near = callflags_nearest(c->tool, names, json_array_size(tools),
+		    "");
+	print_err("server '%s' has no tool '%s'%s%s%s", c->server, c->tool,
+	    near != NULL ? "; did you mean " : "", near != NULL ? near : "",
+	    near != NULL ? "?" : "");
+	fprintf(stderr, "see mcpctl tools %s\n", c->server);
+	free(near);
+	free(names);
+	return MCPCTL_EXIT_ERROR;
+}
+
+/* What the validator said, when it is about the schema, not the value. */
+static bool
+ctl_call_is_unchecked(int r, const char *cause)
+{
+	return r != -EINVAL ||
+	    (cause != NULL && strstr(cause, "invalid schema") != NULL);
+}
+
+/*
+ * Checks the arguments against the inputSchema: 0, or 2 after saying why.
+ * Arguments given only as JSON (--args-json, KEY=VALUE) are the way to
+ * send what the schema does not allow: those are sent, with a warning.
+ */
+static int
+ctl_call_check_input(const struct ctl_call *c, const struct callflags *cf)
+{
+	const json_t *schema = json_object_get(cf->tool, "inputSchema");
+	bool is_raw = !c->has_flags && (c->has_args_json || c->nwords > 0);
+	char *cause = NULL;
+	int r;
+
+	if (schema == NULL)
+		return 0;
+	if (!is_raw && (r = callflags_check_required(cf, c->args)) != 0)
 		return r;
-	return ctl_call_pairs(json_object_get(params, "arguments"), argv + used,
-	    argc - used);
+	if ((r = jsonschema_validate(schema, c->args, &cause)) == 0)
+		return 0;
+	if (ctl_call_is_unchecked(r, cause))
+		print_err("warning: the arguments were not checked against "
+			  "the inputSchema: %s",
+		    cause != NULL ? cause : strerror(-r));
+	else if (is_raw)
+		print_err("warning: the arguments do not match the "
+			  "inputSchema, sent as given: %s",
+		    cause);
+	else
+		r = callflags_usage(cf,
+		    "the arguments do not match the inputSchema: %s", cause);
+	free(cause);
+	return r == MCPCTL_EXIT_USAGE ? r : 0;
+}
+
+/*
+ * After the result was printed: 0, or 1 after a warning when its
+ * structuredContent does not match the tool's outputSchema.
+ */
+static int
+ctl_call_check_output(const json_t *tool, const json_t *result)
+{
+	const json_t *schema = json_object_get(tool, "outputSchema");
+	const json_t *sc = json_object_get(result, "structuredContent");
+	char *cause = NULL;
+	int r;
+
+	if (schema == NULL)
+		return MCPCTL_EXIT_OK;
+	if (sc == NULL) {
+		print_err("warning: the tool has an outputSchema but sent no "
+			  "structuredContent");
+		return MCPCTL_EXIT_ERROR;
+	}
+	if ((r = jsonschema_validate(schema, sc, &cause)) == 0)
+		return MCPCTL_EXIT_OK;
+	if (ctl_call_is_unchecked(r, cause)) {
+		print_err("warning: structuredContent was not checked against "
+			  "the outputSchema: %s",
+		    cause != NULL ? cause : strerror(-r));
+		r = MCPCTL_EXIT_OK;
+	} else {
+		print_err("warning: structuredContent does not match the "
+			  "outputSchema: %s",
+		    cause);
+		r = MCPCTL_EXIT_ERROR;
+	}
+	free(cause);
+	return r;
 }
 
 /* Decoded size of base64 text. */
@@ -203,17 +453,15 @@ ctl_call_print(FILE *f, const json_t *result)
 	print_pretty(f, structured);
 }
 
+/* Sends the call, prints the result, checks it; the exit status. */
 static int
-ctl_call_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
-    char **argv)
+ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool)
 {
-	json_t *params = json_object(), *result;
+	json_t *params = c->params, *result;
 	int r;
 
-	if ((r = ctl_call_params(params, argc, argv)) != 0) {
-		json_decref(params);
-		return r < 0 ? mcpctl_help(cmd) : r;
-	}
+	c->params = NULL;
+	json_object_set(params, "arguments", c->args);
 	if ((r = mcpctl_request(m, "mcpd/call", params, &result)) != 0)
 		return r;
 	r = MCPCTL_EXIT_OK;
@@ -223,21 +471,73 @@ ctl_call_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		print_json(result);
 	else
 		ctl_call_print(r == MCPCTL_EXIT_OK ? stdout : stderr, result);
+	if (r == MCPCTL_EXIT_OK && tool != NULL)
+		r = ctl_call_check_output(tool, result);
 	json_decref(result);
 	return r;
 }
 
+/* With the tool's schema: help, or flags and checks, then the call. */
+static int
+ctl_call_run(struct mcpctl *m, struct ctl_call *c, const json_t *tools)
+{
+	const json_t *tool = ctl_call_find(c, tools);
+	struct callflags *cf = NULL;
+	int r;
+
+	if (tool == NULL && (c->has_flags || c->is_help))
+		return ctl_call_no_tool(c, tools);
+	if (tool != NULL && callflags_new(tool, c->see, &cf) < 0) {
+		print_err("%s", strerror(ENOMEM));
+		return MCPCTL_EXIT_ERROR;
+	}
+	if (c->is_help) {
+		callhelp_print(cf);
+		r = MCPCTL_EXIT_OK;
+	} else if (c->has_flags &&
+	    (r = callflags_parse(cf, c->words, c->nwords, c->pairs_from,
+		 c->args)) != 0) {
+		/* said */
+	} else if (cf != NULL && (r = ctl_call_check_input(c, cf)) != 0) {
+		/* said */
+	} else {
+		r = ctl_call_send(m, c, tool);
+	}
+	callflags_free(cf);
+	return r;
+}
+
+static int
+ctl_call_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	struct ctl_call c = { 0 };
+	json_t *tools = NULL;
+	int r;
+
+	if ((r = ctl_call_parse(&c, argc, argv)) == 0 &&
+	    (r = ctl_call_fetch(m, &c, &tools)) == 0)
+		r = ctl_call_run(m, &c, tools);
+	ctl_call_clear(&c);
+	json_decref(tools);
+	return r < 0 ? mcpctl_help(cmd) : r;
+}
+
 const struct mcpctl_cmd ctl_call_cmd = {
 	.name = "call",
-	.synopsis = "SERVER TOOL | HANDLE [KEY=VALUE ...] [--args-json JSON] "
-		    "[--timeout MS]",
+	.synopsis = "SERVER TOOL | HANDLE [--FLAG VALUE ...] [KEY=VALUE ...] "
+		    "[--args-json JSON] [--timeout MS]",
 	.summary = "call a tool and print its result",
 	.help =
+	    "  --FLAG VALUE       one argument, a property of the tool's "
+	    "inputSchema;\n"
+	    "                     'mcpctl call SERVER TOOL --help' lists them\n"
 	    "  KEY=VALUE          one argument: VALUE as JSON if it parses, "
 	    "else a string\n"
-	    "  --args-json JSON   the whole arguments object; KEY=VALUE pairs "
-	    "go on top\n"
+	    "  --args-json JSON   the whole arguments object; flags and "
+	    "KEY=VALUE go on top\n"
 	    "  --timeout MS       deadline of the call (default 60000)\n"
-	    "  -h, --help         this text\n",
+	    "  -h, --help         this text; after SERVER TOOL, the tool's "
+	    "flags\n",
 	.exec = ctl_call_exec,
 };

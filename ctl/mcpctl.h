@@ -118,6 +118,57 @@ void print_error(const json_t *error, bool is_json);
 /* A JSON value as text: strings bare, null as "-", others compact. */
 char *print_value(const json_t *);
 
+/* callflags.c: a tool's inputSchema as the flags of call. */
+enum callflags_type {
+	CALLFLAGS_ANY, /* JSON when it parses, else a string */
+	CALLFLAGS_STRING,
+	CALLFLAGS_INTEGER,
+	CALLFLAGS_NUMBER,
+	CALLFLAGS_BOOLEAN,
+	CALLFLAGS_ARRAY,
+	CALLFLAGS_OBJECT,
+};
+struct callflags_flag {
+	const char *prop;     /* the property, borrowed from the schema */
+	char *kebab;	      /* maxResults, max_results: "max-results" */
+	char *name;	      /* the flag --help shows, or NULL when none */
+	const json_t *schema; /* the property's schema (one anyOf branch) */
+	enum callflags_type type;
+	enum callflags_type item; /* of an array's items */
+	bool is_required;
+};
+struct callflags {
+	const json_t *tool; /* an mcpd/tools entry, borrowed */
+	char *see;	    /* "SERVER TOOL" or the handle, for the hints */
+	struct callflags_flag *flags;
+	size_t nflags;
+};
+/* The flags of tool, an mcpd/tools entry; see names it in hints. */
+int callflags_new(const json_t *tool, const char *see, struct callflags **ret);
+void callflags_free(struct callflags *);
+/* Whether "--name" belongs to call or mcpctl, never to a tool. */
+bool callflags_is_reserved(const char *name);
+/* Sets one KEY=VALUE word in args (JSON if it parses, else a string); 0/2. */
+int callflags_pair(json_t *args, const char *word);
+/*
+ * Sets in args what words say: flags, their values and KEY=VALUE pairs,
+ * only pairs from index pairs_from on. 0, or 2 after saying why.
+ */
+int callflags_parse(const struct callflags *, char **words, int nwords,
+    int pairs_from, json_t *args);
+/* 0 when args has every required property, else 2 naming their flags. */
+int callflags_check_required(const struct callflags *, const json_t *args);
+/* Says "mcpctl: call: reason" and points at the tool's --help; returns 2. */
+int callflags_usage(const struct callflags *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* ", " joined prefix+name of the (up to 3) names nearest given, or NULL. */
+char *callflags_nearest(const char *given, const char *const *names, size_t n,
+    const char *prefix);
+
+/* callhelp.c: the usage of one tool, generated from its schemas. */
+/* Prints on stdout the tool's description, flags and outputSchema. */
+void callhelp_print(const struct callflags *);
+
 /* ctl-load.c, ctl-reload.c: the load result, shared with reload. */
 void ctl_load_print_result(const char *verb, const json_t *result);
 
