@@ -5,6 +5,7 @@ PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
 UNITDIR	?= $(PREFIX)/share/systemd/user
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 BUILD	?= build
 CC	?= cc
 PKG_CONFIG ?= pkg-config
@@ -123,8 +124,10 @@ lint:
 install: $(MCPD) $(MCPCTL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
-	    $(DESTDIR)$(UNITDIR)
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(MCPD) $(MCPCTL) $(DESTDIR)$(BINDIR)
+	install -m 0644 ctl/mcpctl.bash-completion \
+	    $(DESTDIR)$(BASHCOMPDIR)/mcpctl
 	install -m 0644 man/mcpctl.1 $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 man/mcpd-protocol.7 $(DESTDIR)$(MANDIR)/man7
 	install -m 0644 man/mcpd.8 $(DESTDIR)$(MANDIR)/man8
