@@ -27,6 +27,17 @@ struct conn {
 	json_int_t next_id;
 };
 
+/* What conn_set_notify installed: one client, one handler. */
+static conn_notify_fn conn_notify;
+static void *conn_notify_arg;
+
+void
+conn_set_notify(conn_notify_fn fn, void *arg)
+{
+	conn_notify = fn;
+	conn_notify_arg = arg;
+}
+
 static int
 conn_connect(const char *path)
 {
@@ -96,25 +107,39 @@ conn_fail(char **cause, int error, const char *fmt, ...)
 	return error;
 }
 
+/*
+ * Writes msg as one line from a flat buffer that is wiped afterwards: a
+ * request may carry a secret's value (mcpd/secret-set).
+ */
 static int
 conn_send(struct conn *c, json_t *msg, char **cause)
 {
-	struct evbuffer *out = evbuffer_new();
+	size_t len = json_dumpb(msg, NULL, 0, JSON_COMPACT), off = 0;
+	ssize_t n;
+	char *buf;
 	int r = 0;
 
-	if (out == NULL || jsonrpc_write(out, msg) < 0) {
-		evbuffer_free(out);
+	if (len == 0 || (buf = malloc(len + 1)) == NULL)
+		return conn_fail(cause, -ENOMEM, "out of memory");
+	if (json_dumpb(msg, buf, len, JSON_COMPACT) != len) {
+		free(buf);
 		return conn_fail(cause, -ENOMEM, "out of memory");
 	}
-	while (evbuffer_get_length(out) > 0) {
-		if (evbuffer_write(out, c->fd) >= 0 || errno == EINTR)
+	buf[len++] = '\n';
+	while (off < len) {
+		if ((n = write(c->fd, buf + off, len - off)) >= 0) {
+			off += n;
+			continue;
+		}
+		if (errno == EINTR)
 			continue;
 		r = -errno;
 		conn_fail(cause, r, "cannot send the request: %s",
 		    strerror(-r));
 		break;
 	}
-	evbuffer_free(out);
+	explicit_bzero(buf, len);
+	free(buf);
 	return r;
 }
 
@@ -178,9 +203,9 @@ conn_receive(struct conn *c, json_t **ret_msg, char **cause)
 
 /*
  * 1 when msg answers request id, 0 for a message to skip (a notification,
- * another id), -EBADMSG when it is no JSON-RPC message at all. An error with
- * a null id answers too: we have one request outstanding, and framing errors
- * and refusals carry null.
+ * after the handler of conn_set_notify saw it; another id), -EBADMSG when it
+ * is no JSON-RPC message at all. An error with a null id answers too: we
+ * have one request outstanding, and framing errors and refusals carry null.
  */
 static int
 conn_match(json_t *msg, json_int_t id, char **cause)
@@ -198,6 +223,8 @@ conn_match(json_t *msg, json_int_t id, char **cause)
 	}
 	if (m.type == JSONRPC_ERROR && json_is_null(m.id))
 		return 1;
+	if (m.type == JSONRPC_NOTIFICATION && conn_notify != NULL)
+		conn_notify(conn_notify_arg, id, m.method, m.params);
 	if (m.type != JSONRPC_RESULT && m.type != JSONRPC_ERROR)
 		return 0;
 	return json_is_integer(m.id) && json_integer_value(m.id) == id;

@@ -206,6 +206,45 @@ ctl_load_print_result(const char *verb, const json_t *result)
 		       "restart\n");
 }
 
+/*
+ * An mcpd/progress of request id as one line on stderr, "  STAGE: MESSAGE",
+ * or the message alone when it starts with the stage ("connecting to URL").
+ */
+static void
+ctl_load_progress_print(void *arg, json_int_t id, const char *method,
+    const json_t *params)
+{
+	const json_t *req = json_object_get(params, "request");
+	const char *stage = json_string_value(json_object_get(params, "stage"));
+	const char *text = json_string_value(json_object_get(params,
+	    "message"));
+
+	(void)arg;
+	if (strcmp(method, "mcpd/progress") != 0 || !json_is_integer(req) ||
+	    json_integer_value(req) != id || stage == NULL)
+		return;
+	if (text == NULL || text[0] == '\0')
+		text = stage;
+	if (strncmp(text, stage, strlen(stage)) == 0)
+		fputs("  ", stderr);
+	else
+		fprintf(stderr, "  %s: ", stage);
+	/* The daemon's text may quote a server: no control characters. */
+	for (const char *p = text; *p != '\0'; p++)
+		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p,
+		    stderr);
+	fputc('\n', stderr);
+}
+
+void
+ctl_load_progress(const struct mcpctl *m, json_t *params)
+{
+	if (m->is_json)
+		return;
+	json_object_set_new(params, "progress", json_true());
+	conn_set_notify(ctl_load_progress_print, NULL);
+}
+
 static void
 ctl_load_print(const json_t *result)
 {
@@ -229,6 +268,7 @@ ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		json_decref(params);
 		return r < 0 ? mcpctl_help(cmd) : r;
 	}
+	ctl_load_progress(m, params);
 	return mcpctl_run(m, "mcpd/load", params, ctl_load_print);
 }
 
@@ -262,6 +302,10 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "`docker run -i` and speaks stdio; when it says it listens on\n"
 	    "HTTP instead, mcpd removes it and runs rax-mcp-NAME-PID with the\n"
 	    "port published on 127.0.0.1 only. --env values reach docker\n"
-	    "through its environment, never its command line.\n",
+	    "through its environment, never its command line.\n"
+	    "\n"
+	    "Without --json, each stage of the start (starting, pulling,\n"
+	    "probing, http-detected, connecting, connected or failed) is\n"
+	    "printed on stderr as it comes.\n",
 	.exec = ctl_load_exec,
 };

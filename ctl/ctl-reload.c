@@ -37,6 +37,7 @@ ctl_reload_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	params = json_pack("{s:s}", "target", argv[optind]);
 	if (ms > 0)
 		json_object_set_new(params, "timeout_ms", json_integer(ms));
+	ctl_load_progress(m, params);
 	return mcpctl_run(m, "mcpd/reload", params, ctl_reload_print);
 }
 
@@ -45,12 +46,13 @@ const struct mcpctl_cmd ctl_reload_cmd = {
 	.synopsis = "TARGET [--timeout MS]",
 	.summary = "restart a server (a process or remote one serves until "
 		   "the new one is ready)",
-	.help = "  --timeout MS       deadline of the restart and handshake\n"
-		"  -h, --help         this text\n"
-		"\n"
-		"A process or remote server keeps serving calls on its old\n"
-		"generation until the new one is ready. A container server is\n"
-		"removed first (its container name is fixed), so its calls fail\n"
-		"until the new container is ready.\n",
+	.help =
+	    "  --timeout MS       deadline of the restart and handshake\n"
+	    "  -h, --help         this text\n"
+	    "\n"
+	    "A process or remote server keeps serving calls on its old\n"
+	    "generation until the new one is ready. A container server is\n"
+	    "removed first (its container name is fixed), so its calls fail\n"
+	    "until the new container is ready.\n",
 	.exec = ctl_reload_exec,
 };

@@ -16,12 +16,14 @@
 
 static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_load_cmd,
+	&ctl_import_cmd,
 	&ctl_unload_cmd,
 	&ctl_reload_cmd,
 	&ctl_list_cmd,
 	&ctl_tools_cmd,
 	&ctl_call_cmd,
 	&ctl_logs_cmd,
+	&ctl_secret_cmd,
 	&ctl_status_cmd,
 	&ctl_shutdown_cmd,
 	NULL,

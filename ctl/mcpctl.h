@@ -91,6 +91,14 @@ void conn_free(struct conn *);
  */
 int conn_call(struct conn *, const char *method, json_t *params,
     json_t **ret_msg, char **cause);
+/* A notification (params borrowed, may be NULL) while request id waits. */
+typedef void (*conn_notify_fn)(void *arg, json_int_t id, const char *method,
+    const json_t *params);
+/*
+ * Has conn_call pass each notification that arrives before the answer to
+ * fn, on every connection (mcpctl has one); NULL skips them, the default.
+ */
+void conn_set_notify(conn_notify_fn fn, void *arg);
 
 /* print.c: tables, JSON and error output. */
 struct print_table;
@@ -172,6 +180,22 @@ void callhelp_print(const struct callflags *);
 /* ctl-load.c, ctl-reload.c: the load result, shared with reload. */
 void ctl_load_print_result(const char *verb, const json_t *result);
 
+/* jsonc.c: JSON with comments, as VS Code writes it. */
+/*
+ * Parses the file at path ("-" for standard input, at most 16 MiB) as JSON
+ * once comments and trailing commas are blanked, never inside strings.
+ * Returns 0 and *ret; or a negative errno with *cause, "FILE:LINE:COL: ..."
+ * for bad JSON (the caller frees it).
+ */
+int jsonc_load(const char *path, json_t **ret, char **cause);
+
+/* ctl-load.c, progress: shared with reload and import. */
+/*
+ * Unless --json: asks for mcpd/progress in params and prints each on
+ * stderr as it comes ("  probing: running rax-probe-x-123: ...").
+ */
+void ctl_load_progress(const struct mcpctl *, json_t *params);
+
 /* One entry per command, listed in mcpctl.c. */
 extern const struct mcpctl_cmd ctl_load_cmd;
 extern const struct mcpctl_cmd ctl_unload_cmd;
@@ -182,5 +206,7 @@ extern const struct mcpctl_cmd ctl_call_cmd;
 extern const struct mcpctl_cmd ctl_logs_cmd;
 extern const struct mcpctl_cmd ctl_status_cmd;
 extern const struct mcpctl_cmd ctl_shutdown_cmd;
+extern const struct mcpctl_cmd ctl_import_cmd;
+extern const struct mcpctl_cmd ctl_secret_cmd;
 
 #endif

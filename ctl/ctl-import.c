@@ -1,0 +1,652 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpctl import: load the MCP servers of another client's config file. */
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "import.h"
+#include "jsonrpc.h"
+#include "mcpctl.h"
+#include "names.h"
+#include "vars.h"
+
+struct ctl_import {
+	const char *path; /* FILE, or "-" */
+	bool is_dry_run;
+	bool is_no_persist;
+	bool is_allow_local;
+	json_int_t timeout_ms; /* 0 for the daemon's default */
+	char *dir;	       /* where a process runs without a "cwd" */
+	json_t *plan;	       /* one object per entry, in file order */
+	size_t counts[4];      /* by enum ctl_import_status */
+};
+
+enum ctl_import_status {
+	CTL_IMPORT_LOADED,
+	CTL_IMPORT_ALREADY,
+	CTL_IMPORT_SKIPPED,
+	CTL_IMPORT_FAILED,
+};
+
+static const char *const ctl_import_status_names[] = { "loaded", "already",
+	"skipped", "failed" };
+
+static const struct option ctl_import_options[] = {
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "no-persist", no_argument, NULL, 'P' },
+	{ "allow-local", no_argument, NULL, 'L' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Writes s to f with its control characters as spaces. */
+static void
+ctl_import_put(FILE *f, const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+}
+
+/*
+ * Where a process runs when its entry gives no "cwd": the directory of
+ * FILE, resolved, so that the same file gives the same params from
+ * anywhere; the current directory for standard input.
+ */
+static int
+ctl_import_dir(struct ctl_import *im)
+{
+	char *copy;
+
+	if (strcmp(im->path, "-") == 0) {
+		im->dir = getcwd(NULL, 0);
+	} else if ((copy = strdup(im->path)) != NULL) {
+		im->dir = realpath(dirname(copy), NULL);
+		free(copy);
+	}
+	if (im->dir != NULL)
+		return 0;
+	print_err("import: cannot name the directory of %s: %s",
+	    strcmp(im->path, "-") == 0 ? "the current directory" : im->path,
+	    strerror(errno));
+	return MCPCTL_EXIT_ERROR;
+}
+
+/* A server name made of key: other characters become one '-'. */
+static char *
+ctl_import_sanitize(const char *key)
+{
+	char out[NAMES_MAX + 1];
+	size_t n = 0;
+
+	for (const char *p = key; *p != '\0' && n < NAMES_MAX; p++) {
+		unsigned char c = *p;
+
+		if (isascii(c) && (isalnum(c) || c == '_' || c == '-'))
+			out[n++] = (char)c;
+		else if ((c & 0xc0) != 0x80 && n > 0 && out[n - 1] != '-')
+			out[n++] = '-';
+		/* One '-' for a whole UTF-8 sequence. */
+	}
+	while (n > 0 && out[n - 1] == '-')
+		n--;
+	out[n] = '\0';
+	n = 0;
+	while (out[n] != '\0' && !isalnum((unsigned char)out[n]))
+		n++;
+	return out[n] != '\0' ? strdup(out + n) : NULL;
+}
+
+/* Whether an entry of plan other than self is already called name. */
+static bool
+ctl_import_is_taken(const json_t *plan, const json_t *self, const char *name)
+{
+	const char *other;
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(plan, i, e) {
+		other = json_string_value(json_object_get(e, "name"));
+		if (e != self && other != NULL && strcmp(other, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Names an entry whose key is not a server name: the key sanitized, with
+ * "-2", "-3"... when another entry has that name. Entries with valid keys
+ * were named first, so that they keep theirs.
+ */
+static void
+ctl_import_rename(json_t *plan, json_t *e)
+{
+	const char *key = json_string_value(json_object_get(e, "name"));
+	char *base = ctl_import_sanitize(key), *name = NULL;
+
+	json_object_set_new(e, "renamed_from", json_string(key));
+	if (base == NULL) {
+		json_object_set_new(e, "status", json_string("failed"));
+		json_object_set_new(e, "error",
+		    json_string("no server name can be made of this name; "
+				"rename the entry in the file"));
+		return;
+	}
+	name = strdup(base);
+	for (int k = 2; name != NULL && ctl_import_is_taken(plan, e, name);
+	     k++) {
+		free(name);
+		if (asprintf(&name, "%.*s-%d", NAMES_MAX - 12, base, k) < 0)
+			name = NULL;
+	}
+	json_object_set_new(e, "name", json_string(name != NULL ? name : base));
+	free(name);
+	free(base);
+}
+
+/* Sets key to a copy of v unless v is an empty array or object. */
+static void
+ctl_import_copy(json_t *params, const char *key, const json_t *v)
+{
+	if (v == NULL || (json_is_array(v) && json_array_size(v) == 0) ||
+	    (json_is_object(v) && json_object_size(v) == 0))
+		return;
+	json_object_set_new(params, key, json_deep_copy(v));
+}
+
+/* An entry's cwd, made absolute against the directory of FILE. */
+static json_t *
+ctl_import_cwd(const struct ctl_import *im, const json_t *entry)
+{
+	const char *cwd = json_string_value(json_object_get(entry, "cwd"));
+
+	if (cwd == NULL || cwd[0] == '\0')
+		return json_string(im->dir);
+	if (cwd[0] == '/')
+		return json_string(cwd);
+	return json_sprintf("%s/%s", im->dir, cwd);
+}
+
+/* The mcpd/load params of a process, remote or container entry. */
+static json_t *
+ctl_import_params(const struct ctl_import *im, const json_t *entry,
+    const char *kind, const char *name)
+{
+	json_t *p = json_object();
+	const char *transport;
+
+	if (strcmp(kind, "process") == 0) {
+		ctl_import_copy(p, "command",
+		    json_object_get(entry, "command"));
+		ctl_import_copy(p, "env", json_object_get(entry, "env"));
+		json_object_set_new(p, "cwd", ctl_import_cwd(im, entry));
+	} else if (strcmp(kind, "remote") == 0) {
+		transport = json_string_value(json_object_get(entry,
+		    "transport"));
+		json_object_set(p, "target", json_object_get(entry, "url"));
+		ctl_import_copy(p, "headers",
+		    json_object_get(entry, "headers"));
+		json_object_set_new(p, "transport",
+		    json_string(transport != NULL &&
+				strcmp(transport, "sse") == 0 ?
+			    "sse" :
+			    "streamable-http"));
+		if (im->is_allow_local)
+			json_object_set_new(p, "allow_local", json_true());
+	} else {
+		json_object_set(p, "target", json_object_get(entry, "image"));
+		ctl_import_copy(p, "args", json_object_get(entry, "args"));
+		ctl_import_copy(p, "env", json_object_get(entry, "env"));
+		ctl_import_copy(p, "volumes",
+		    json_object_get(entry, "volumes"));
+		ctl_import_copy(p, "network",
+		    json_object_get(entry, "network"));
+	}
+	json_object_set_new(p, "name", json_string(name));
+	if (im->is_no_persist)
+		json_object_set_new(p, "persist", json_false());
+	if (im->timeout_ms > 0)
+		json_object_set_new(p, "timeout_ms",
+		    json_integer(im->timeout_ms));
+	return p;
+}
+
+/* Whether the entry e of the plan has the status. */
+static bool
+ctl_import_is(const json_t *e, const char *status)
+{
+	return strcmp(json_string_value(json_object_get(e, "status")),
+		   status) == 0;
+}
+
+/*
+ * The plan: one object per entry with its name, kind and status ("load",
+ * "skipped" or "failed", with a reason or error). Entries to load get
+ * their params once they are named.
+ */
+static void
+ctl_import_plan(struct ctl_import *im, const json_t *entries)
+{
+	const char *kind;
+	json_t *entry, *e, *reason;
+	size_t i;
+
+	im->plan = json_array();
+	json_array_foreach(entries, i, entry) {
+		kind = json_string_value(json_object_get(entry, "kind"));
+		reason = json_object_get(entry, "reason");
+		e = json_pack("{s:O, s:s}", "name",
+		    json_object_get(entry, "name"), "kind", kind);
+		if (strcmp(kind, "skipped") == 0)
+			json_object_set_new(e, "status", json_string(kind));
+		else if (strcmp(kind, "invalid") == 0)
+			json_object_set_new(e, "status", json_string("failed"));
+		else
+			json_object_set_new(e, "status", json_string("load"));
+		if (reason != NULL)
+			json_object_set(e, kind[0] == 's' ? "reason" : "error",
+			    reason);
+		json_array_append_new(im->plan, e);
+	}
+	/* Valid names first, so that a renamed entry cannot take one. */
+	json_array_foreach(im->plan, i, e)
+		if (ctl_import_is(e, "load") &&
+		    !names_valid(json_string_value(json_object_get(e, "name"))))
+			ctl_import_rename(im->plan, e);
+	json_array_foreach(im->plan, i, e)
+		if (ctl_import_is(e, "load"))
+			json_object_set_new(e, "params",
+			    ctl_import_params(im, json_array_get(entries, i),
+				json_string_value(json_object_get(e, "kind")),
+				json_string_value(json_object_get(e, "name"))));
+}
+
+/* Collects the references of a value, in order, for ctl_import_mask. */
+static int
+ctl_import_ref(void *ctx, const char *ns, const char *name)
+{
+	json_t *refs = ctx;
+
+	json_array_append_new(refs, json_sprintf("$(%s.%s)", ns, name));
+	return 0;
+}
+
+/* A value with each run of text that is not a $(...) reference as "***". */
+static json_t *
+ctl_import_mask(const char *value)
+{
+	json_t *refs = json_array(), *masked;
+	char *out = NULL;
+	const char *at = value, *ref, *found;
+	size_t i, len;
+	json_t *v;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL || refs == NULL ||
+	    vars_scan(value, ctl_import_ref, refs) < 0) {
+		if (f != NULL)
+			fclose(f);
+		free(out);
+		json_decref(refs);
+		return json_string("***");
+	}
+	json_array_foreach(refs, i, v) {
+		ref = json_string_value(v);
+		if ((found = strstr(at, ref)) == NULL)
+			break;
+		fputs(found > at ? "***" : "", f);
+		fputs(ref, f);
+		at = found + strlen(ref);
+	}
+	fputs(*at != '\0' ? "***" : "", f);
+	fclose(f);
+	masked = json_string(out != NULL ? out : "***");
+	free(out);
+	json_decref(refs);
+	return masked;
+}
+
+/* params for showing: env and header values masked. */
+static json_t *
+ctl_import_masked(const json_t *params)
+{
+	static const char *const keys[] = { "env", "headers" };
+	json_t *copy = json_deep_copy(params), *map, *v;
+	const char *k;
+
+	for (size_t i = 0; i < 2; i++) {
+		map = json_object_get(copy, keys[i]);
+		json_object_foreach(map, k, v)
+			json_object_set_new(map, k,
+			    ctl_import_mask(json_string_value(v)));
+	}
+	return copy;
+}
+
+/* The note of a renamed entry, under its line. */
+static void
+ctl_import_put_renamed(const json_t *e)
+{
+	const char *from = json_string_value(json_object_get(e,
+	    "renamed_from"));
+	const char *name = json_string_value(json_object_get(e, "name"));
+
+	if (from == NULL)
+		return;
+	fputs("  \"", stdout);
+	ctl_import_put(stdout, from);
+	printf("\" is not a server name (letters, digits, '_' and '-'): ");
+	if (strcmp(from, name) != 0)
+		printf("named %s\n", name);
+	else
+		printf("not imported\n");
+}
+
+/* One line of the report, then a renamed entry's note. */
+static void
+ctl_import_put_entry(const json_t *e, bool is_dry_run)
+{
+	const char *name = json_string_value(json_object_get(e, "name"));
+	json_int_t tools = json_integer_value(json_object_get(e, "tools"));
+	bool is_skipped = ctl_import_is(e, "skipped");
+	char *text;
+
+	if (ctl_import_is(e, "load")) {
+		text = json_dumps(json_object_get(e, "params"), JSON_COMPACT);
+		printf("would load %s (%s): mcpd/load %s\n", name,
+		    json_string_value(json_object_get(e, "kind")), text);
+		free(text);
+	} else if (ctl_import_is(e, "loaded")) {
+		printf("loaded %s (id %s, %lld tool%s)\n", name,
+		    json_string_value(json_object_get(e, "id")),
+		    (long long)tools, tools == 1 ? "" : "s");
+	} else if (ctl_import_is(e, "already")) {
+		printf("already loaded %s (id %s)\n", name,
+		    json_string_value(json_object_get(e, "id")));
+	} else {
+		if (is_dry_run)
+			printf("would %s %s: ", is_skipped ? "skip" : "fail",
+			    name);
+		else
+			printf("%s %s: ", is_skipped ? "skipped" : "failed",
+			    name);
+		ctl_import_put(stdout,
+		    json_string_value(json_object_get(e,
+			is_skipped ? "reason" : "error")));
+		putchar('\n');
+	}
+	ctl_import_put_renamed(e);
+}
+
+/* The plan of --dry-run: what would be sent, values masked. */
+static int
+ctl_import_dry_run(struct ctl_import *im, bool is_json)
+{
+	size_t i, nload = 0, nskipped = 0, nfailed = 0;
+	json_t *e, *params;
+
+	json_array_foreach(im->plan, i, e) {
+		if ((params = json_object_get(e, "params")) != NULL)
+			json_object_set_new(e, "params",
+			    ctl_import_masked(params));
+		nload += ctl_import_is(e, "load");
+		nskipped += ctl_import_is(e, "skipped");
+		nfailed += ctl_import_is(e, "failed");
+		if (!is_json)
+			ctl_import_put_entry(e, true);
+		if (ctl_import_is(e, "load"))
+			json_object_set_new(e, "status",
+			    json_string("planned"));
+	}
+	if (is_json) {
+		params = json_pack("{s:b, s:O}", "dry_run", 1, "entries",
+		    im->plan);
+		print_json(params);
+		json_decref(params);
+	} else
+		printf("dry run, nothing loaded: %zu to load, %zu skipped, "
+		       "%zu failed\n",
+		    nload, nskipped, nfailed);
+	return nfailed > 0 ? MCPCTL_EXIT_ERROR : MCPCTL_EXIT_OK;
+}
+
+/* Opens the connection (and says hello for --agent); 0 or the status. */
+static int
+ctl_import_connect(struct mcpctl *m)
+{
+	json_t *result;
+	int r;
+
+	if (m->conn != NULL)
+		return 0;
+	if ((r = conn_open(m->socket_path, &m->conn)) < 0) {
+		print_unreachable(m->socket_path, -r);
+		return MCPCTL_EXIT_UNREACHABLE;
+	}
+	if (m->agent == NULL)
+		return 0;
+	/* With the connection open, this sends only the hello. */
+	r = mcpctl_request(m, "mcpd/hello",
+	    json_pack("{s:s, s:{s:s, s:s}}", "agent", m->agent, "client",
+		"name", "mcpctl", "version", MCPD_VERSION),
+	    &result);
+	if (r == 0)
+		json_decref(result);
+	return r;
+}
+
+/* The outcome of one load, as the fields of its entry. */
+static void
+ctl_import_outcome(json_t *e, json_t *msg)
+{
+	struct jsonrpc_msg jm;
+	json_t *lines;
+
+	/* conn_call returns only a classified result or error. */
+	jsonrpc_classify(msg, &jm, NULL);
+	json_object_del(e, "params");
+	if (jm.type == JSONRPC_ERROR) {
+		json_object_set_new(e, "status", json_string("failed"));
+		json_object_set_new(e, "error",
+		    json_string(jm.error_message != NULL &&
+				jm.error_message[0] != '\0' ?
+			    jm.error_message :
+			    "mcpd answered with an error"));
+		lines = json_object_get(json_object_get(jm.error, "data"),
+		    "stderr");
+		if (json_array_size(lines) > 0)
+			json_object_set(e, "stderr", lines);
+		return;
+	}
+	json_object_set_new(e, "status",
+	    json_string(json_is_true(json_object_get(jm.result, "was_loaded")) ?
+		    "already" :
+		    "loaded"));
+	json_object_set(e, "id", json_object_get(jm.result, "id"));
+	if (json_is_integer(json_object_get(jm.result, "tools")))
+		json_object_set(e, "tools",
+		    json_object_get(jm.result, "tools"));
+}
+
+/* Loads one entry; 0, or the exit status when the connection broke. */
+static int
+ctl_import_one(struct mcpctl *m, json_t *e)
+{
+	json_t *params = json_incref(json_object_get(e, "params")), *msg;
+	char *cause = NULL;
+	int r;
+
+	if ((r = ctl_import_connect(m)) != 0) {
+		json_decref(params);
+		return r;
+	}
+	ctl_load_progress(m, params);
+	if ((r = conn_call(m->conn, "mcpd/load", params, &msg, &cause)) < 0) {
+		print_err("%s", cause != NULL ? cause : strerror(-r));
+		free(cause);
+		if (r == -EMSGSIZE || r == -EBADMSG)
+			return MCPCTL_EXIT_ERROR;
+		fprintf(stderr, "mcpd at %s may have stopped or crashed\n",
+		    m->socket_path);
+		return MCPCTL_EXIT_UNREACHABLE;
+	}
+	ctl_import_outcome(e, msg);
+	json_decref(msg);
+	return 0;
+}
+
+/* The stderr lines of a failed load, under its line. */
+static void
+ctl_import_put_stderr(const json_t *e)
+{
+	const json_t *line;
+	size_t i;
+
+	json_array_foreach(json_object_get(e, "stderr"), i, line) {
+		fputs("  stderr: ", stdout);
+		ctl_import_put(stdout, json_string_value(line));
+		putchar('\n');
+	}
+}
+
+/* Loads the plan in order and reports each entry; returns the status. */
+static int
+ctl_import_run(struct mcpctl *m, struct ctl_import *im)
+{
+	const char *status;
+	int r = 0;
+	size_t i, k;
+	json_t *e;
+
+	json_array_foreach(im->plan, i, e) {
+		status = json_string_value(json_object_get(e, "status"));
+		if (strcmp(status, "load") == 0 &&
+		    (r = ctl_import_one(m, e)) != 0)
+			break;
+		status = json_string_value(json_object_get(e, "status"));
+		for (k = 0; k < 4; k++)
+			if (strcmp(status, ctl_import_status_names[k]) == 0)
+				im->counts[k]++;
+		if (!m->is_json) {
+			ctl_import_put_entry(e, false);
+			ctl_import_put_stderr(e);
+			fflush(stdout);
+		}
+	}
+	if (r != 0)
+		json_array_clear(im->plan); /* reported so far; the rest not */
+	if (m->is_json && r == 0) {
+		e = json_pack("{s:O}", "entries", im->plan);
+		print_json(e);
+		json_decref(e);
+	} else if (r == 0)
+		printf("%zu loaded, %zu already loaded, %zu skipped, %zu "
+		       "failed\n",
+		    im->counts[CTL_IMPORT_LOADED],
+		    im->counts[CTL_IMPORT_ALREADY],
+		    im->counts[CTL_IMPORT_SKIPPED],
+		    im->counts[CTL_IMPORT_FAILED]);
+	if (r != 0)
+		return r;
+	return im->counts[CTL_IMPORT_FAILED] > 0 ? MCPCTL_EXIT_ERROR :
+						   MCPCTL_EXIT_OK;
+}
+
+static int
+ctl_import_options_parse(struct ctl_import *im, const struct mcpctl_cmd *cmd,
+    int argc, char **argv)
+{
+	int c, r;
+
+	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_import_options)) !=
+	    -1) {
+		switch (c) {
+		case 'n':
+			im->is_dry_run = true;
+			break;
+		case 'P':
+			im->is_no_persist = true;
+			break;
+		case 'L':
+			im->is_allow_local = true;
+			break;
+		case 't':
+			if ((r = mcpctl_parse_positive(cmd, "--timeout", optarg,
+				 "milliseconds", &im->timeout_ms)) != 0)
+				return r;
+			break;
+		case 'h':
+			return mcpctl_help(cmd);
+		default:
+			return mcpctl_bad_option(cmd, c, argv);
+		}
+	}
+	if ((r = mcpctl_positional(cmd, argc, argv, 1, 1,
+		 "FILE (a client's config file, or - for standard input)")))
+		return r;
+	im->path = argv[optind];
+	return -1;
+}
+
+static int
+ctl_import_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	struct ctl_import im = { 0 };
+	json_t *root = NULL, *entries = NULL;
+	char *cause = NULL;
+	int r;
+
+	if ((r = ctl_import_options_parse(&im, cmd, argc, argv)) >= 0)
+		return r;
+	if (jsonc_load(im.path, &root, &cause) < 0) {
+		print_err("import: %s",
+		    cause != NULL ? cause : strerror(ENOMEM));
+		r = MCPCTL_EXIT_USAGE;
+	} else if (import_parse(root, &entries, &cause) < 0) {
+		print_err("import: %s: %s",
+		    strcmp(im.path, "-") == 0 ? "standard input" : im.path,
+		    cause != NULL ? cause : strerror(ENOMEM));
+		r = MCPCTL_EXIT_USAGE;
+	} else if ((r = ctl_import_dir(&im)) == 0) {
+		ctl_import_plan(&im, entries);
+		r = im.is_dry_run ? ctl_import_dry_run(&im, m->is_json) :
+				    ctl_import_run(m, &im);
+	}
+	free(cause);
+	free(im.dir);
+	json_decref(im.plan);
+	json_decref(entries);
+	json_decref(root);
+	return r;
+}
+
+const struct mcpctl_cmd ctl_import_cmd = {
+	.name = "import",
+	.synopsis = "[--dry-run] [--no-persist] [--allow-local] "
+		    "[--timeout MS] FILE|-",
+	.summary = "load the MCP servers of a Claude Desktop, Cursor or "
+		   "VS Code config file",
+	.help =
+	    "  --dry-run          print what would be loaded, with env and\n"
+	    "                     header values as \"***\", and load nothing\n"
+	    "  --no-persist       do not bring them back after mcpd restarts\n"
+	    "  --allow-local      allow plain http to loopback URLs\n"
+	    "  --timeout MS       deadline of each start and handshake\n"
+	    "  -h, --help         this text\n"
+	    "\n"
+	    "FILE is a claude_desktop_config.json or any {\"mcpServers\": ...}\n"
+	    "file (Cursor's .cursor/mcp.json), a VS Code .vscode/mcp.json\n"
+	    "({\"servers\": ...}; comments and trailing commas are fine), or\n"
+	    "a VS Code settings.json ({\"mcp\": {\"servers\": ...}}). Each\n"
+	    "entry is loaded under its name, made a server name when it is\n"
+	    "not one (\"my server\" -> my-server): a command in its \"cwd\",\n"
+	    "else in FILE's directory; a URL; a `docker run` command as a\n"
+	    "container server. Disabled entries are skipped. Importing the\n"
+	    "same file again reports the servers as already loaded.\n",
+	.exec = ctl_import_exec,
+};
