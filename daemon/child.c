@@ -379,3 +379,11 @@ child_strv_free(char **v)
 		free(v[i]);
 	free(v);
 }
+
+void
+child_strv_wipe_free(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		explicit_bzero(v[i], strlen(v[i]));
+	child_strv_free(v);
+}

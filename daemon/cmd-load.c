@@ -2,6 +2,7 @@
 /* mcpd/load: checks a target, then starts it through its server's gate. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -145,6 +146,42 @@ cmd_load_name(struct request *req, json_t *params,
  * The row a persistent load saves: what restores it (the load's params,
  * as given, so that variable references stay references) and what names it.
  */
+/* FNV-1a: a short stable tag that tells apart keys that read alike. */
+static uint32_t
+cmd_load_key_hash(const char *k)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *k != '\0'; k++)
+		h = (h ^ (unsigned char)*k) * 16777619u;
+	return h;
+}
+
+/*
+ * mcpd.<id>.<kind>.<key> with the key's other characters as '_'; a key
+ * that is too long, or reads like one already taken ("X-Key", "X_Key"),
+ * gets its hash too.
+ */
+static char *
+cmd_load_secret_name(const char *id, const char *kind, const char *k,
+    const json_t *taken)
+{
+	char *name;
+
+	if (asprintf(&name, "mcpd.%s.%s.%.64s", id, kind, k) < 0)
+		fatal("asprintf");
+	for (char *c = name + strlen(id) + 6; *c != '\0'; c++)
+		if (!isalnum((unsigned char)*c) && *c != '.')
+			*c = '_';
+	if (strlen(k) > 64 || json_object_get(taken, name) != NULL) {
+		free(name);
+		if (asprintf(&name, "mcpd.%s.%s.%08x", id, kind,
+			cmd_load_key_hash(k)) < 0)
+			fatal("asprintf");
+	}
+	return name;
+}
+
 /*
  * Literal values of env and headers move to the secret store: the row
  * keeps $(secret.mcpd.<id>.<kind>.<key>) and *secrets gets name -> value.
@@ -160,11 +197,7 @@ cmd_load_row_hide(json_t *obj, const char *id, const char *kind,
 	json_object_foreach(obj, k, v) {
 		if (!json_is_string(v) || vars_has_refs(json_string_value(v)))
 			continue;
-		if (asprintf(&name, "mcpd.%s.%s.%s", id, kind, k) < 0)
-			fatal("asprintf");
-		for (char *c = name; *c != '\0'; c++)
-			if (!isalnum((unsigned char)*c) && *c != '.')
-				*c = '_';
+		name = cmd_load_secret_name(id, kind, k, secrets);
 		if (asprintf(&ref, "$(secret.%s)", name) < 0)
 			fatal("asprintf");
 		json_object_set(secrets, name, v);
@@ -205,14 +238,16 @@ cmd_load_vars_ok(struct request *req, const struct server_spec *spec)
 	int r = spec_resolve(spec, &resolved, &cause);
 
 	if (r == -EINVAL)
-		control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL, "%s",
-		    cause);
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field", "variables"),
+		    "%s; the namespaces are env and secret", cause);
 	else if (r == -ENOENT)
 		control_fail(req, ERRORS_NOT_FOUND,
 		    json_pack("{s:s}", "what", "variable"),
-		    "%s; nothing was saved or started (a secret is set with: "
-		    "mcpctl secret set NAME)",
-		    cause);
+		    "%s; nothing was saved or started (%s)", cause,
+		    strstr(cause, "$(secret.") != NULL ?
+			"a secret is set with: mcpctl secret set NAME" :
+			"$(env.NAME) comes from mcpd's own environment");
 	else if (r < 0)
 		control_fail(req, ERRORS_STORAGE, NULL, "%s",
 		    cause != NULL ? cause : "cannot resolve variables");

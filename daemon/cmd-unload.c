@@ -49,11 +49,14 @@ cmd_unload_saved_only(struct request *req, const char *target)
 		control_fail(req, ERRORS_STORAGE, NULL,
 		    "cannot remove the saved row %s: %s; nothing was changed",
 		    copy, cause != NULL ? cause : "unknown error");
-	else
+	else {
+		if (removed)
+			server_forget_saved_secrets(copy);
 		control_reply(req,
 		    json_pack("{s:s, s:O?, s:b, s:b, s:b}", "id", copy, "name",
 			name, "stopped_live", 0, "removed_saved", removed,
 			"container_removed", 0));
+	}
 	json_decref(name);
 	free(cause);
 	free(copy);

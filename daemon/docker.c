@@ -158,7 +158,7 @@ docker_cmd_free(struct docker_cmd *c)
 		close(c->io.err);
 	evbuffer_free(c->out);
 	evbuffer_free(c->err);
-	child_strv_free(c->env);
+	child_strv_wipe_free(c->env);
 	free(c);
 }
 

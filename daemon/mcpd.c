@@ -86,6 +86,21 @@ mcpd_secrets(char **cause)
 	return vault;
 }
 
+struct secrets *
+mcpd_secrets_if_any(void)
+{
+	char *store;
+	bool has_store;
+
+	if (vault != NULL)
+		return vault;
+	if (asprintf(&store, "%s/secrets.enc", mcpd_opts.state_dir) < 0)
+		fatal("asprintf");
+	has_store = access(store, F_OK) == 0;
+	free(store);
+	return has_store ? mcpd_secrets(NULL) : NULL;
+}
+
 bool
 mcpd_is_stopping(void)
 {

@@ -58,6 +58,8 @@ bool mcpd_is_stopping(void);
 struct secrets;
 /* The secret store, opened at first use; NULL with *cause when it cannot be. */
 struct secrets *mcpd_secrets(char **cause);
+/* The same, but NULL (and no key made) when no secret was ever stored. */
+struct secrets *mcpd_secrets_if_any(void);
 /* Stops every server, answers req (may be NULL) and leaves the loop. */
 void mcpd_shutdown(struct request *req);
 /* Milliseconds on the monotonic clock. */
@@ -175,6 +177,8 @@ char *child_describe_status(int status);
 /* The minimal environment of DESIGN 8 plus extra ("K=V"), new array. */
 char **child_env_build(char *const *extra);
 void child_strv_free(char **);
+/* The same, after wiping every string (they may hold resolved secrets). */
+void child_strv_wipe_free(char **);
 
 /* sendq.c: outgoing lines per peer, written once per loop turn. */
 struct bufferevent;
@@ -421,6 +425,8 @@ const char *server_name(const struct server *);
 const char *server_agent(const struct server *);
 /* argv "<docker> rm -f <every container that may exist>" (free it). */
 const char **server_container_names(const char *docker);
+/* The secrets a saved row made for its literal values (mcpd.<id>.*) go. */
+void server_forget_saved_secrets(const char *id);
 /* Containers shutdown could not remove: [{container, error}] or NULL. */
 json_t *server_not_removed_take(void);
 /* How many servers there are, and (ret_ready) how many are ready. */
@@ -521,6 +527,8 @@ void spec_clear(struct server_spec *);
  */
 int spec_resolve(const struct server_spec *in, struct server_spec *out,
     char **cause);
+/* Wipes the string values of obj that nothing else holds (headers). */
+void spec_json_wipe(json_t *obj);
 /* A deep copy (of a resolved spec: nothing is left to resolve). */
 void spec_copy(struct server_spec *dst, const struct server_spec *src);
 /* The id a target gets for this agent (new string). */

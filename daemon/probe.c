@@ -353,7 +353,7 @@ probe_removed(void *arg, int err, const char *why)
 	argv = probe_run_argv(p, name, DOCKER_PHASE_MANAGED);
 	p->cmd = docker_cmd_start((const char *const *)argv,
 	    p->target.spec->env, 0, NULL, probe_managed_started, p, &cause);
-	child_strv_free(argv);
+	child_strv_wipe_free(argv);
 	free(name);
 	if (p->cmd == NULL) {
 		probe_fail(p, "cannot start container %s: %s", cause);
@@ -582,10 +582,8 @@ probe_free(struct transport *t)
 	if (p->inner != NULL)
 		p->inner->ops->free(p->inner);
 	event_free(p->resend);
-	child_strv_free(p->run_argv);
-	for (size_t i = 0; p->run_env != NULL && p->run_env[i] != NULL; i++)
-		explicit_bzero(p->run_env[i], strlen(p->run_env[i]));
-	child_strv_free(p->run_env);
+	child_strv_wipe_free(p->run_argv);
+	child_strv_wipe_free(p->run_env);
 	spec_clear(&p->spec);
 	free(p->agent);
 	free(p->server);

@@ -54,9 +54,10 @@ restore_row(const char *agent, const json_t *row)
 			  "the file and not restored",
 		    label);
 		free(label);
+		restore_answered++;
+		restore_failed++;
 		return;
 	}
-	restore_total++;
 	params = json_deep_copy(params);
 	control_dispatch_internal(agent, "mcpd/load", params, restore_done,
 	    label);
@@ -78,8 +79,11 @@ restore_start(void)
 		    store_error(mcpd_store));
 		return;
 	}
+	/* Counted first: a load may answer before the next one is sent. */
+	json_object_foreach((json_t *)(uintptr_t)agents, agent, rows)
+		restore_total += json_array_size(rows);
+	restore_status();
 	json_object_foreach((json_t *)(uintptr_t)agents, agent, rows)
 		json_array_foreach(rows, i, row)
 			restore_row(agent, row);
-	restore_status();
 }

@@ -229,16 +229,21 @@ server_job_save_secrets(const struct server_job *job, char **cause)
 	return 0;
 }
 
-/* The secrets a saved row of s made for its literal values go with it. */
 static void
 server_forget_secrets(const struct server *s)
 {
-	struct secrets *vault = mcpd_secrets(NULL);
+	server_forget_saved_secrets(s->id);
+}
+
+void
+server_forget_saved_secrets(const char *id)
+{
+	struct secrets *vault = mcpd_secrets_if_any();
 	json_t *names, *v;
 	char *prefix;
 	size_t i;
 
-	if (vault == NULL || asprintf(&prefix, "mcpd.%s.", s->id) < 0)
+	if (vault == NULL || asprintf(&prefix, "mcpd.%s.", id) < 0)
 		return;
 	names = secrets_names(vault);
 	json_array_foreach(names, i, v)
@@ -347,14 +352,13 @@ void
 server_load(struct server *s, struct request *req, int timeout_ms, json_t *row,
     json_t *secrets)
 {
-	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, req,
-	    timeout_ms, row, secrets);
-
-	if (job != NULL && control_is_internal(req)) {
-		/* A restore: saved already, read back before it serves. */
+	/* A restore: saved already, read back before it serves. */
+	if (control_is_internal(req) && s->generation == 0) {
 		s->is_persistent = true;
 		s->needs_recheck = true;
 	}
+	/* The job may end (and free req, even s) before this returns. */
+	server_enqueue(s, SERVER_JOB_LOAD, req, timeout_ms, row, secrets);
 }
 
 void

@@ -16,15 +16,6 @@ static const struct session_cbs server_session_cbs;
 static void server_progress(void *arg, const char *stage, const char *message);
 static void server_start_failed(struct server *s, const char *why);
 
-/* An environment that may hold resolved secrets: wiped, then freed. */
-static void
-server_env_free(char **env)
-{
-	for (size_t i = 0; env != NULL && env[i] != NULL; i++)
-		explicit_bzero(env[i], strlen(env[i]));
-	child_strv_free(env);
-}
-
 /* Starts a connection in s->next; the callbacks say how it went. */
 static int
 server_connect(struct server *s, int timeout_ms, char **cause)
@@ -56,7 +47,7 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	if (s->session == NULL)
 		server_set_state(s, SERVER_STARTING);
 	r = session_start(s->next, cause);
-	server_env_free((char **)(uintptr_t)child.env);
+	child_strv_wipe_free((char **)(uintptr_t)child.env);
 	spec_clear(&run);
 	if (r < 0) {
 		session_free(s->next);
@@ -156,7 +147,7 @@ server_promote(struct server *s)
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
 	total = server_count(&ready);
-	notify_status("%zu of %zu server_list ready", ready, total);
+	notify_status("%zu of %zu servers ready", ready, total);
 }
 
 /* A restored server's row must still be saved before its tools are callable. */

@@ -20,33 +20,31 @@ spec_str_free(char *str)
 	free(str);
 }
 
-static void
-spec_strv_free(char **v)
+void
+spec_json_wipe(json_t *obj)
 {
-	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-		explicit_bzero(v[i], strlen(v[i]));
-	child_strv_free(v);
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(obj, k, v)
+		if (json_is_string(v) && v->refcount == 1)
+			explicit_bzero((char *)(uintptr_t)json_string_value(v),
+			    json_string_length(v));
 }
 
 void
 spec_clear(struct server_spec *spec)
 {
-	const char *k;
-	json_t *v;
-
-	spec_strv_free(spec->argv);
-	spec_strv_free(spec->env);
+	child_strv_wipe_free(spec->argv);
+	child_strv_wipe_free(spec->env);
 	free(spec->cwd);
 	spec_str_free(spec->remote.url);
-	json_object_foreach(spec->remote.headers, k, v)
-		if (json_is_string(v) && v->refcount == 1)
-			explicit_bzero((char *)(uintptr_t)json_string_value(v),
-			    json_string_length(v));
+	spec_json_wipe(spec->remote.headers);
 	json_decref(spec->remote.headers);
 	free(spec->transport);
 	free(spec->image);
-	spec_strv_free(spec->args);
-	spec_strv_free(spec->volumes);
+	child_strv_wipe_free(spec->args);
+	child_strv_wipe_free(spec->volumes);
 	free(spec->network);
 	memset(spec, 0, sizeof *spec);
 }

@@ -678,6 +678,7 @@ shttp_release(evutil_socket_t fd, short events, void *arg)
 	if (ht->own.url != NULL)
 		explicit_bzero(ht->own.url, strlen(ht->own.url));
 	free(ht->own.url);
+	spec_json_wipe(ht->own.headers);
 	json_decref(ht->own.headers);
 	free(ht);
 }
