@@ -6,6 +6,7 @@ socket, a direct MCP client over pipes, and /proc process checks.
 Every wait has a timeout; every daemon and child is stopped at teardown,
 also when the test failed."""
 
+import atexit
 import json
 import os
 import re
@@ -473,10 +474,17 @@ def run_ctl(sock, *args, is_json=True, timeout=60.0, cwd=None, env=None):
 # --------------------------------------------------------------------------
 # The daemon
 
+# The secret store's key goes to $XDG_CONFIG_HOME/mcpd: a private one for
+# the test run, never the user's own.
+CONFIG_HOME = tempfile.mkdtemp(prefix="mcpd-it-config-")
+atexit.register(shutil.rmtree, CONFIG_HOME, True)
+
+
 def child_env(extra=None):
     """A small, explicit environment for mcpd and mcpctl."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-           "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/root")}
+           "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/root"),
+           "XDG_CONFIG_HOME": CONFIG_HOME}
     for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
         if k in os.environ:
             env[k] = os.environ[k]
