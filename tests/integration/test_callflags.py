@@ -647,6 +647,11 @@ def test_bash_completion(flags, mcpd):
     assert complete([m, "call", f"flags.{gen}/search", "--max"], env)[0] \
         == ["--max-results"]
 
+    # secret takes its verbs; import takes a file.
+    assert complete([m, "secret", ""], env)[0] == ["list", "rm", "set"]
+    assert complete([m, "import", str(COMPLETION)[:-3]], env)[0] == \
+        [str(COMPLETION)]
+
 
 def test_bash_completion_without_daemon_is_quiet_and_fast(tmp_path):
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
