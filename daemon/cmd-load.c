@@ -285,8 +285,10 @@ cmd_load_start(struct request *req, const json_t *params, const char *name,
 	else {
 		json_t *secrets = json_object();
 
+		/* The same target again keeps the name it runs under. */
 		server_load(s, req, timeout,
-		    cmd_load_row(id, name, mode, params, secrets), secrets);
+		    cmd_load_row(id, server_name(s), mode, params, secrets),
+		    secrets);
 	}
 	free(id);
 }
