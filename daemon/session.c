@@ -50,7 +50,8 @@ struct session {
 	struct transport *transport;
 	const struct session_cbs *cbs;
 	void *arg;
-	int timeout_ms; /* of the handshake */
+	int timeout_ms;	      /* of the handshake */
+	uint64_t deadline_ms; /* when the start must be done */
 	enum session_phase phase;
 	int64_t next_id;
 	struct pending_list buckets[SESSION_BUCKETS];
@@ -454,11 +455,18 @@ session_fail(struct session *s, const char *fmt, ...)
 		s->cbs->failed(s->arg, s, why);
 }
 
+/*
+ * What is left of the start's deadline (timeout_ms covers discovery, the
+ * handshake and the first listing together), or a call's when ready.
+ */
 static int
 session_timeout(const struct session *s)
 {
-	return s->phase == SESSION_READY ? mcpd_opts.call_timeout_ms :
-					   s->timeout_ms;
+	uint64_t now = mcpd_now_ms();
+
+	if (s->phase == SESSION_READY)
+		return mcpd_opts.call_timeout_ms;
+	return now < s->deadline_ms ? (int)(s->deadline_ms - now) : 1;
 }
 
 /* 2026-07-28: tools with invalid x-mcp-header annotations are refused. */
@@ -654,7 +662,7 @@ static void
 session_initialize(struct session *s)
 {
 	session_request(s, "initialize", session_initialize_params(),
-	    s->timeout_ms, session_on_initialize, s);
+	    session_timeout(s), session_on_initialize, s);
 }
 
 /*
@@ -692,8 +700,8 @@ session_on_discover(void *arg, const struct session_reply *r)
 static void
 session_discover(struct session *s)
 {
-	int timeout = s->timeout_ms < SESSION_DISCOVER_MS ? s->timeout_ms :
-							    SESSION_DISCOVER_MS;
+	int left = session_timeout(s);
+	int timeout = left < SESSION_DISCOVER_MS ? left : SESSION_DISCOVER_MS;
 
 	session_request(s, "server/discover", json_object(), timeout,
 	    session_on_discover, s);
@@ -729,6 +737,7 @@ session_start(struct session *s, char **cause)
 		return r;
 	}
 	s->phase = SESSION_INITIALIZING;
+	s->deadline_ms = mcpd_now_ms() + (uint64_t)s->timeout_ms;
 	session_discover(s);
 	return 0;
 }
