@@ -170,10 +170,16 @@ session_pending_expired(evutil_socket_t fd, short events, void *arg)
 	(void)fd, (void)events;
 	session_pending_take(s, p->id);
 	session_send_cancel(s, p->id, "deadline passed");
-	snprintf(msg, sizeof msg,
-	    "no answer within %d ms; the request was "
-	    "sent and may have run (mcpd sent notifications/cancelled)",
-	    p->timeout_ms);
+	if (s->phase != SESSION_READY)
+		snprintf(msg, sizeof msg,
+		    "no answer before the start's deadline of %d ms "
+		    "(mcpd sent notifications/cancelled)",
+		    s->timeout_ms);
+	else
+		snprintf(msg, sizeof msg,
+		    "no answer within %d ms; the request was sent and may "
+		    "have run (mcpd sent notifications/cancelled)",
+		    p->timeout_ms);
 	session_pending_fail(p, ERRORS_OUTCOME_UNKNOWN, msg);
 }
 
