@@ -921,3 +921,68 @@ def peers(request, tmp_path):
     yield start
     for p in started:
         p.stop()
+
+
+# --------------------------------------------------------------------------
+# Docker: the engine, the test images, and containers by owner
+
+DOCKER = os.environ.get("MCPD_DOCKER") or shutil.which("docker") or \
+    "/usr/bin/docker"
+IMAGES_BUILD = REPO / "tests" / "images" / "build"
+
+
+@pytest.fixture(scope="session")
+def docker_images():
+    """The engine answers and tests/images/build made the test images; else
+    the test fails (CI installs docker.io and starts dockerd)."""
+    if not os.access(DOCKER, os.X_OK):
+        pytest.fail("the container tests need the docker CLI (docker.io); "
+                    "scripts/install-deps --test-peers installs it",
+                    pytrace=False)
+    p = subprocess.run([DOCKER, "info", "--format", "{{.ServerVersion}}"],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=60)
+    if p.returncode != 0:
+        pytest.fail(f"the container tests need a running Docker engine: "
+                    f"`docker info` failed: {p.stderr.strip()}",
+                    pytrace=False)
+    assert TESTSERVER.is_file(), f"build {TESTSERVER} first"
+    b = subprocess.run([str(IMAGES_BUILD), str(BUILD)],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=600)
+    if b.returncode != 0:
+        pytest.fail(f"tests/images/build {BUILD} failed "
+                    f"({b.returncode}):\n{b.stdout}{b.stderr}",
+                    pytrace=False)
+    lines = b.stdout.splitlines()
+    assert len(lines) == 3 and all(" built " in ln or " up to date " in ln
+                                   for ln in lines), b.stdout
+    return True
+
+
+def owner_containers(did):
+    """[(name, daemon pid label)] of every container of this identity."""
+    p = subprocess.run(
+        [DOCKER, "ps", "-a", "--no-trunc", "--filter",
+         f"label=io.mcpd.owner={did}", "--format",
+         '{{.Names}} {{.Label "io.mcpd.daemon-pid"}}'],
+        stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    assert p.returncode == 0, f"docker ps failed: {p.stderr!r}"
+    return [tuple(line.partition(" ")[::2])
+            for line in p.stdout.decode().splitlines()]
+
+
+@pytest.fixture
+def container_guard():
+    """Identities whose containers are removed after the daemons stopped
+    (they should be gone by then: this is so a failure leaks nothing)."""
+    dids = []
+    yield dids
+    for did in dids:
+        try:
+            names = [n for n, _ in owner_containers(did)]
+        except Exception:    # noqa: BLE001 - best effort
+            continue
+        if names:
+            subprocess.run([DOCKER, "rm", "-f"] + names,
+                           capture_output=True, timeout=120)

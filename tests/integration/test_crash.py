@@ -36,50 +36,27 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (BUILD, REPO, TESTSERVER, Client, all_procs, cmdline,
-                      descendants, poll)
+from conftest import (DOCKER, owner_containers, TESTSERVER, Client, all_procs,
+                      cmdline, descendants, poll)
 
 SEED = int(os.environ.get("MCPD_CRASH_SEED", "20261129"))
 ROUNDS = int(os.environ.get("MCPD_CRASH_ROUNDS", "30"))
 CONTAINER_EVERY = 3         # rounds 1, 4, 7, ... touch the container too
 EARLY_EVERY = 4             # rounds 3, 7, 11, ... do not wait for restore
 MAX_IN_FLIGHT = 2
-DOCKER = os.environ.get("MCPD_DOCKER", "docker")
 
 
-def docker_works():
-    if shutil.which(DOCKER) is None:
-        return False
-    try:
-        return subprocess.run([DOCKER, "info"], capture_output=True,
-                              timeout=60).returncode == 0
-    except subprocess.TimeoutExpired:
-        return False
 
 
-@pytest.fixture(scope="module")
-def images():
-    if not docker_works():
-        return False
-    p = subprocess.run([str(REPO / "tests" / "images" / "build"), str(BUILD),
-                        "stdio"], capture_output=True, timeout=600)
-    assert p.returncode == 0, (
-        f"tests/images/build failed:\n{p.stderr.decode(errors='replace')}")
-    return True
 
 
-def owner_containers(did):
-    """[(name, daemon pid label)] of the containers of this identity."""
-    p = subprocess.run(
-        [DOCKER, "ps", "-a", "--no-trunc", "--filter",
-         f"label=io.mcpd.owner={did}", "--format",
-         '{{.Names}} {{.Label "io.mcpd.daemon-pid"}}'],
-        capture_output=True, timeout=60)
-    if p.returncode != 0:
-        raise AssertionError(f"docker ps failed: {p.stderr!r}")
-    return [tuple(line.split(" ", 1)) if " " in line else (line, "")
-            for line in p.stdout.decode().splitlines()]
 
+
+
+@pytest.fixture
+def images(docker_images):
+    """The container parts always run: no engine fails the test."""
+    return docker_images
 
 # --------------------------------------------------------------------------
 # The load/unload loop
@@ -215,20 +192,6 @@ def orphans(base, did, live):
 
 # --------------------------------------------------------------------------
 
-@pytest.fixture
-def container_guard():
-    """Identities whose containers are removed after the daemons stopped
-    (they should be gone by then: this is so a failure leaks nothing)."""
-    dids = []
-    yield dids
-    for did in dids:
-        try:
-            names = [n for n, _ in owner_containers(did)]
-        except Exception:    # noqa: BLE001 - best effort
-            continue
-        if names:
-            subprocess.run([DOCKER, "rm", "-f"] + names,
-                           capture_output=True, timeout=120)
 
 
 def test_kill_9_at_random_moments(container_guard, mcpd_factory, images,

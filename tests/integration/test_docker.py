@@ -18,7 +18,6 @@ import concurrent.futures
 import json
 import os
 import secrets
-import shutil
 import signal
 import subprocess
 import time
@@ -26,13 +25,10 @@ import urllib.request
 
 import pytest
 
-from conftest import (BUILD, INVALID_PARAMS, REPO, STALE_HANDLE, TESTSERVER,
+from conftest import (DOCKER, INVALID_PARAMS, STALE_HANDLE, TESTSERVER,
                       TESTSERVER_TOOLS, TIMEOUT, UNAVAILABLE, cmdline,
-                      descendants, find_procs, is_alive, poll,
-                      wait_gone)
+                      descendants, find_procs, is_alive, poll, wait_gone)
 
-DOCKER = shutil.which("docker") or "/usr/bin/docker"
-IMAGES_BUILD = REPO / "tests" / "images" / "build"
 
 # Per case: image, its arguments (after "--"), the transport and container
 # phase mcpd must end up with, and a line the container writes at start.
@@ -107,26 +103,9 @@ def helper_pids(cname):
 # The engine and the images: checked and built once; no engine is a failure
 
 @pytest.fixture(scope="module", autouse=True)
-def engine():
-    if not os.access(DOCKER, os.X_OK):
-        pytest.fail("the container tests need the docker CLI (docker.io); "
-                    "scripts/install-deps installs it", pytrace=False)
-    p = docker("info", "--format", "{{.ServerVersion}}")
-    if p.returncode != 0:
-        pytest.fail(f"the container tests need a running Docker engine: "
-                    f"`docker info` failed: {p.stderr.strip()}",
-                    pytrace=False)
-    assert TESTSERVER.is_file(), f"build {TESTSERVER} first"
-    b = subprocess.run([str(IMAGES_BUILD), str(BUILD)],
-                       stdin=subprocess.DEVNULL, capture_output=True,
-                       text=True, timeout=600)
-    if b.returncode != 0:
-        pytest.fail(f"tests/images/build {BUILD} failed "
-                    f"({b.returncode}):\n{b.stdout}{b.stderr}",
-                    pytrace=False)
-    lines = b.stdout.splitlines()
-    assert len(lines) == 3 and all(" built " in ln or " up to date " in ln
-                                   for ln in lines), b.stdout
+def engine(docker_images):
+    return docker_images
+
 
 
 # --------------------------------------------------------------------------

@@ -10,33 +10,36 @@ and did:key; sd_notify readiness, restore status and STOPPING=1.
 Every test runs its own daemons on private directories. The tests that
 mount (read-only bind mount, a small tmpfs) need root and skip otherwise;
 the container parts need a working docker and the test images
-(tests/images/build), and are left out, with a warning, without docker."""
+(tests/images/build); without them the tests fail, as in CI."""
 
 import json
 import os
 import re
 import select
-import shutil
 import signal
 import socket
 import stat
 import subprocess
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 
-from conftest import (BUILD, EVERYTHING_JS, MCPD, NODE, REPO, STALE_HANDLE,
-                      STORAGE, TESTSERVER, cmdline, descendants, free_port,
-                      poll, process_groups, ts_command, wait_gone,
+from conftest import (owner_containers, EVERYTHING_JS, MCPD, NODE, REPO,
+                      STALE_HANDLE, STORAGE, TESTSERVER, cmdline, descendants,
+                      free_port, poll, process_groups, ts_command, wait_gone,
                       wait_listening)
 
-DOCKER = os.environ.get("MCPD_DOCKER", "docker")
 DID_KEY = re.compile(r"^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$")
 CTL_DAEMON_ERROR = 1     # mcpctl's exit status for an error from mcpd
 
+
+
+@pytest.fixture
+def images(docker_images):
+    """The container parts always run: no engine fails the test."""
+    return docker_images
 
 # --------------------------------------------------------------------------
 # Helpers
@@ -113,57 +116,12 @@ def text_of(result):
 
 # -- docker
 
-def docker_works():
-    if shutil.which(DOCKER) is None:
-        return False
-    try:
-        return subprocess.run([DOCKER, "info"], capture_output=True,
-                              timeout=60).returncode == 0
-    except subprocess.TimeoutExpired:
-        return False
 
 
-@pytest.fixture(scope="module")
-def images():
-    """True when docker works and the test images are built; else False."""
-    if not docker_works():
-        return False
-    p = subprocess.run([str(REPO / "tests" / "images" / "build"), str(BUILD),
-                        "stdio"], capture_output=True, timeout=600)
-    assert p.returncode == 0, (
-        f"tests/images/build failed:\n{p.stderr.decode(errors='replace')}")
-    return True
 
 
-def owner_containers(did):
-    """[(name, daemon pid label)] of every container of this identity."""
-    p = subprocess.run(
-        [DOCKER, "ps", "-a", "--no-trunc", "--filter",
-         f"label=io.mcpd.owner={did}", "--format",
-         '{{.Names}} {{.Label "io.mcpd.daemon-pid"}}'],
-        capture_output=True, timeout=60)
-    assert p.returncode == 0, p.stderr
-    out = []
-    for line in p.stdout.decode().splitlines():
-        name, _, pid = line.partition(" ")
-        out.append((name, pid))
-    return out
 
 
-@pytest.fixture
-def container_guard():
-    """Remembers identities; their containers are removed at teardown (they
-    should be gone already: this is only so a failure leaks nothing)."""
-    dids = []
-    yield dids
-    for did in dids:
-        try:
-            names = [n for n, _ in owner_containers(did)]
-        except Exception:    # noqa: BLE001 - best effort
-            continue
-        if names:
-            subprocess.run([DOCKER, "rm", "-f"] + names,
-                           capture_output=True, timeout=120)
 
 
 # -- mounts (root only)
@@ -245,9 +203,6 @@ def test_restart_restores_saved_servers(mcpd_factory, everything, images,
         loaded["box"] = d1.rpc.result("mcpd/load", {
             "target": "mcpd-test/stdio", "name": "box", "persist": True},
             timeout=120)
-    else:
-        warnings.warn("docker is not available: the container part of the "
-                      "restart test is left out")
     unsaved = d1.load(ts_command("--tools", "2"), name="unsaved")
     assert all(r["persistent"] is True for r in loaded.values()), loaded
     assert unsaved["persistent"] is False
