@@ -137,7 +137,7 @@ cmd_load_remote(struct request *req, json_t *params, int timeout)
 	if (url_parse(cmd_string(params, "target"), &u, &cause) < 0) {
 		cmd_load_bad(req, "target", cause != NULL ? cause : "bad URL");
 		free(cause);
-		free(lr);
+		cmd_load_remote_free(lr);
 		return;
 	}
 	lr->name = name != NULL ? strdup(name) : cmd_load_remote_name(&u);

@@ -183,9 +183,13 @@ server_on_ready(void *arg, struct session *sess)
 		return;
 	server_progress_connected(s, sess);
 	if (s->needs_recheck && !server_recheck(s)) {
+		/* A copy: the failure replaces last_error (and may free s). */
+		char *why = strdup(s->last_error);
+
 		session_free(s->next);
 		s->next = NULL;
-		server_start_failed(s, s->last_error);
+		server_start_failed(s, why != NULL ? why : "recheck failed");
+		free(why);
 		return;
 	}
 	server_promote(s);

@@ -74,8 +74,11 @@ server_set_state(struct server *s, enum server_state state)
 void
 server_set_error(struct server *s, const char *why)
 {
+	/* why may be s->last_error itself. */
+	char *copy = why != NULL ? strdup(why) : NULL;
+
 	free(s->last_error);
-	s->last_error = why != NULL ? strdup(why) : NULL;
+	s->last_error = copy;
 }
 
 struct server *
