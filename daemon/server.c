@@ -81,6 +81,17 @@ server_set_error(struct server *s, const char *why)
 	s->last_error = copy;
 }
 
+/* Its container is called that (rax-probe-... or rax-mcp-...). */
+static bool
+server_is_container_named(const struct server *s, const char *target)
+{
+	const char *name = s->container != NULL ?
+	    docker_container_name(s->container) :
+	    NULL;
+
+	return name != NULL && strcmp(name, target) == 0;
+}
+
 struct server *
 server_find(const char *agent, const char *target)
 {
@@ -91,7 +102,8 @@ server_find(const char *agent, const char *target)
 			continue;
 		if (strcmp(s->id, target) == 0 ||
 		    strcmp(s->name, target) == 0 ||
-		    strcmp(s->endpoint, target) == 0)
+		    strcmp(s->endpoint, target) == 0 ||
+		    server_is_container_named(s, target))
 			return s;
 	}
 	return NULL;

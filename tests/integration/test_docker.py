@@ -788,6 +788,18 @@ def test_reload_replaces_the_container(start, image, phase):
     assert e["code"] == STALE_HANDLE, e
 
 
+def test_unload_by_container_name(start):
+    """DESIGN 4: unload takes the container's name too."""
+    d = start()
+    load(d, "mcpd-test/stdio", name="byname")
+    cname = f"rax-probe-byname-{d.pid}"
+    assert container(cname)["State"]["Running"]
+    u = ctl_ok(d, "unload", cname)
+    assert u["name"] == "byname" and u["container_removed"] is True
+    assert container(cname) is None
+    assert ctl_ok(d, "list")["servers"] == []
+
+
 # --------------------------------------------------------------------------
 # Several HTTP containers at once
 
