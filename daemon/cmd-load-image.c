@@ -65,23 +65,12 @@ cmd_load_image(struct request *req, json_t *params, const char *target,
     int timeout)
 {
 	struct server_spec spec = { 0 };
-	const char *given = cmd_string(params, "name");
 	char *name = NULL, *cause = NULL;
 
-	if (!cmd_load_image_spec(req, params, target, &spec))
+	if (!cmd_load_image_spec(req, params, target, &spec) ||
+	    (name = cmd_load_name(req, params, names_from_image(spec.image),
+		 "the image")) == NULL)
 		goto out;
-	if (given != NULL && !names_valid(given)) {
-		cmd_load_bad(req, "name",
-		    "name must match [A-Za-z0-9][A-Za-z0-9_-]{0,62}");
-		goto out;
-	}
-	name = given != NULL ? strdup(given) : names_from_image(spec.image);
-	if (name == NULL) {
-		cmd_load_bad(req, "name",
-		    "no usable name can be derived from the image; give one "
-		    "with name (mcpctl load --name)");
-		goto out;
-	}
 	/* A restore goes on: its server is listed as failed if docker is not. */
 	if (!control_is_internal(req) && docker_available(&cause) < 0) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "%s", cause);

@@ -125,7 +125,6 @@ void
 cmd_load_remote(struct request *req, json_t *params, int timeout)
 {
 	struct cmd_load_remote *lr = calloc(1, sizeof *lr);
-	const char *name = cmd_string(params, "name");
 	char *cause = NULL;
 	struct url u;
 
@@ -140,12 +139,10 @@ cmd_load_remote(struct request *req, json_t *params, int timeout)
 		cmd_load_remote_free(lr);
 		return;
 	}
-	lr->name = name != NULL ? strdup(name) : cmd_load_remote_name(&u);
-	if (lr->name == NULL || !names_valid(lr->name))
-		cmd_load_bad(req, "name",
-		    "name must match "
-		    "[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
-	else if (cmd_load_remote_spec(req, params, &u, &lr->spec)) {
+	lr->name = cmd_load_name(req, params, cmd_load_remote_name(&u),
+	    "the URL's host");
+	if (lr->name != NULL &&
+	    cmd_load_remote_spec(req, params, &u, &lr->spec)) {
 		url_free(&u);
 		/* The text as given: credentials and fragments are refused. */
 		netpolicy_check(cmd_string(params, "target"),

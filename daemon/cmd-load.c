@@ -119,14 +119,14 @@ cmd_load_spec(struct request *req, json_t *params, struct server_spec *spec)
 	return cmd_load_env(req, json_object_get(params, "env"), spec);
 }
 
-static char *
-cmd_load_name(struct request *req, json_t *params,
-    const struct server_spec *spec)
+char *
+cmd_load_name(struct request *req, const json_t *params, char *derived,
+    const char *from)
 {
-	const char *name = cmd_string(params, "name");
-	char *derived;
+	const char *name = json_string_value(json_object_get(params, "name"));
 
 	if (name != NULL) {
+		free(derived);
 		if (names_valid(name))
 			return strdup(name);
 		cmd_load_bad(req, "name",
@@ -134,11 +134,15 @@ cmd_load_name(struct request *req, json_t *params,
 		    "[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
 		return NULL;
 	}
-	derived = names_from_argv((const char *const *)spec->argv);
-	if (derived == NULL)
-		cmd_load_bad(req, "name",
-		    "no usable name can be derived from "
-		    "the command; give one with name (mcpctl load --name)");
+	if (derived == NULL) {
+		char why[160];
+
+		snprintf(why, sizeof why,
+		    "no usable name can be derived from %s; give one with "
+		    "name (mcpctl load --name)",
+		    from);
+		cmd_load_bad(req, "name", why);
+	}
 	return derived;
 }
 
@@ -340,7 +344,9 @@ cmd_load_exec(struct request *req, json_t *params)
 	}
 	if (cmd_timeout(req, params, mcpd_opts.load_timeout_ms, &timeout) &&
 	    cmd_load_spec(req, params, &spec) &&
-	    (name = cmd_load_name(req, params, &spec)) != NULL)
+	    (name = cmd_load_name(req, params,
+		 names_from_argv((const char *const *)spec.argv),
+		 "the command")) != NULL)
 		cmd_load_start(req, params, name, SERVER_PROCESS, &spec,
 		    timeout);
 	free(name);

@@ -63,6 +63,17 @@ mcpd_secrets_key_path(void)
 
 static struct secrets *vault;
 
+/* The secret store itself lives in the state dir: secrets.enc. */
+static char *
+mcpd_secrets_store_path(void)
+{
+	char *store;
+
+	if (asprintf(&store, "%s/secrets.enc", mcpd_opts.state_dir) < 0)
+		fatal("asprintf");
+	return store;
+}
+
 struct secrets *
 mcpd_secrets(char **cause)
 {
@@ -77,8 +88,7 @@ mcpd_secrets(char **cause)
 				   "or XDG_CONFIG_HOME, or pass --secrets-key");
 		return NULL;
 	}
-	if (asprintf(&store, "%s/secrets.enc", mcpd_opts.state_dir) < 0)
-		fatal("asprintf");
+	store = mcpd_secrets_store_path();
 	if (secrets_open(store, key, &vault, cause) < 0)
 		vault = NULL;
 	free(store);
@@ -94,8 +104,7 @@ mcpd_secrets_if_any(void)
 
 	if (vault != NULL)
 		return vault;
-	if (asprintf(&store, "%s/secrets.enc", mcpd_opts.state_dir) < 0)
-		fatal("asprintf");
+	store = mcpd_secrets_store_path();
 	has_store = access(store, F_OK) == 0;
 	free(store);
 	return has_store ? mcpd_secrets(NULL) : NULL;

@@ -125,6 +125,12 @@ void cmd_load_start(struct request *, const json_t *params, const char *name,
 void cmd_load_remote(struct request *, json_t *params, int timeout);
 /* Fails req with -32602 naming field; returns false. */
 bool cmd_load_bad(struct request *, const char *field, const char *why);
+/*
+ * The name params give (checked), else derived (stolen; NULL when none
+ * can be derived from what `from` says); NULL after failing req.
+ */
+char *cmd_load_name(struct request *, const json_t *params, char *derived,
+    const char *from);
 /* A JSON string without NUL bytes. */
 bool cmd_load_is_cstring(const json_t *);
 /* An optional array of C strings into *ret (new); false after failing. */

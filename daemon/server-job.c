@@ -12,7 +12,6 @@
 #include "names.h"
 #include "server-int.h"
 
-static void server_forget_secrets(const struct server *s);
 
 static void
 server_job_free(struct server_job *job)
@@ -159,7 +158,7 @@ server_job_unload(struct server *s, struct server_job *job)
 			return;
 		}
 		s->is_persistent = false;
-		server_forget_secrets(s);
+		server_forget_saved_secrets(s->id);
 	}
 	evtimer_del(s->restart_timer);
 	evtimer_del(s->healthy_timer);
@@ -227,12 +226,6 @@ server_job_save_secrets(const struct server_job *job, char **cause)
 			 json_string_length(v), cause)) < 0)
 			return r;
 	return 0;
-}
-
-static void
-server_forget_secrets(const struct server *s)
-{
-	server_forget_saved_secrets(s->id);
 }
 
 void
@@ -329,7 +322,7 @@ server_job_kick(struct server *s)
 	}
 }
 
-static struct server_job *
+static void
 server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
     int timeout_ms, json_t *row, json_t *secrets)
 {
@@ -345,7 +338,6 @@ server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
 					   mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
 	server_job_kick(s);
-	return job;
 }
 
 void
