@@ -625,11 +625,7 @@ class Daemon:
                 problems.append(
                     f"processes left behind by mcpd: "
                     f"{[(p, cmdline(p)) for p in left]}")
-                for p in left:
-                    try:
-                        os.kill(p, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                kill_all(left)
         self.stderr_text = self.read_stderr()
         return problems
 
@@ -792,20 +788,49 @@ def free_port():
         return s.getsockname()[1]
 
 
-def listening_ports():
-    """TCP ports in LISTEN state on this host, from /proc/net/tcp{,6}."""
-    ports = set()
+def tcp_listening():
+    """(local address in hex, as /proc/net/tcp{,6} write it, port) of every
+    TCP socket in LISTEN state on this host."""
+    found = []
     for name in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             with open(name) as f:
                 next(f)
                 for line in f:
                     fields = line.split()
+                    addr, port = fields[1].rsplit(":", 1)
                     if fields[3] == "0A":
-                        ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+                        found.append((addr, int(port, 16)))
         except FileNotFoundError:
             pass
-    return ports
+    return found
+
+
+def listening_ports():
+    """TCP ports in LISTEN state on this host."""
+    return {port for _, port in tcp_listening()}
+
+
+def kill_all(pids):
+    """SIGKILL to each of pids that is still there."""
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def breakable_server(tmp_path):
+    """(script, flag): a wrapper of the test server that fails at start
+    (exit 7, "broken on purpose" on stderr) while flag exists."""
+    script = tmp_path / "server.sh"
+    flag = tmp_path / "broken"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"if [ -e {flag} ]; then echo 'broken on purpose' >&2; exit 7; fi\n"
+        f"exec {TESTSERVER}\n")
+    script.chmod(0o755)
+    return script, flag
 
 
 def wait_listening(port, timeout=15.0, proc=None):

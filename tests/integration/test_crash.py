@@ -36,8 +36,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (DOCKER, owner_containers, TESTSERVER, Client, all_procs,
-                      cmdline, descendants, poll)
+from conftest import (kill_all, DOCKER, owner_containers, TESTSERVER, Client,
+                      all_procs, cmdline, descendants, poll)
 
 SEED = int(os.environ.get("MCPD_CRASH_SEED", "20261129"))
 ROUNDS = int(os.environ.get("MCPD_CRASH_ROUNDS", "30"))
@@ -372,11 +372,7 @@ def test_kill_9_at_random_moments(container_guard, mcpd_factory, images,
                 anomalies.append(f"round {rnd}: processes of the killed "
                                  f"mcpd {dead_pid} left: "
                                  f"{[(p, cmdline(p)) for p in left]}")
-                for p in left:
-                    try:
-                        os.kill(p, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                kill_all(left)
             if used_docker:
                 try:
                     poll(lambda: not [n for n, p in owner_containers(did)

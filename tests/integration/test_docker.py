@@ -25,9 +25,10 @@ import urllib.request
 
 import pytest
 
-from conftest import (DOCKER, INVALID_PARAMS, STALE_HANDLE, TESTSERVER,
-                      TESTSERVER_TOOLS, TIMEOUT, UNAVAILABLE, cmdline,
-                      descendants, find_procs, is_alive, poll, wait_gone)
+from conftest import (tcp_listening, DOCKER, INVALID_PARAMS, STALE_HANDLE,
+                      TESTSERVER, TESTSERVER_TOOLS, TIMEOUT, UNAVAILABLE,
+                      cmdline, descendants, find_procs, is_alive, poll,
+                      wait_gone)
 
 
 # Per case: image, its arguments (after "--"), the transport and container
@@ -278,19 +279,7 @@ def assert_loopback_only(cname, port):
 
 def tcp_listeners(port):
     """Local addresses (hex, as /proc/net/tcp{,6} say) listening on port."""
-    found = []
-    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(name) as f:
-                next(f)
-                for line in f:
-                    fields = line.split()
-                    addr, p = fields[1].rsplit(":", 1)
-                    if fields[3] == "0A" and int(p, 16) == port:
-                        found.append(addr)
-        except FileNotFoundError:
-            pass
-    return found
+    return [addr for addr, p in tcp_listening() if p == port]
 
 
 def mcp_initialize_over_http(host_port, path="/mcp"):

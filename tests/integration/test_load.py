@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from conftest import (CONFLICT, EVERYTHING_JS, INVALID_PARAMS, NOT_FOUND,
-                      RFC3339_UTC, SERVER_ID, STALE_HANDLE, TESTSERVER,
-                      TESTSERVER_TOOLS, TIMEOUT, UNAVAILABLE, descendants,
-                      direct_tools, everything_cmd, group_members, is_alive,
-                      pgid_of, poll, process_groups, rpc_error_of,
-                      ts_command, wait_gone)
+from conftest import (breakable_server, CONFLICT, EVERYTHING_JS,
+                      INVALID_PARAMS, NOT_FOUND, RFC3339_UTC, SERVER_ID,
+                      STALE_HANDLE, TESTSERVER, TESTSERVER_TOOLS, TIMEOUT,
+                      UNAVAILABLE, descendants, direct_tools, everything_cmd,
+                      group_members, is_alive, pgid_of, poll, process_groups,
+                      rpc_error_of, ts_command, wait_gone)
 
 
 def assert_nothing_running(d):
@@ -180,13 +180,7 @@ def test_reload_invalidates_old_handles(mcpd):
 
 def test_failed_reload_keeps_the_old_connection(mcpd, tmp_path):
     # A wrapper whose behaviour changes between load and reload.
-    script = tmp_path / "server.sh"
-    flag = tmp_path / "broken"
-    script.write_text(
-        "#!/bin/sh\n"
-        f"if [ -e {flag} ]; then echo 'broken on purpose' >&2; exit 7; fi\n"
-        f"exec {TESTSERVER}\n")
-    script.chmod(0o755)
+    script, flag = breakable_server(tmp_path)
     r1 = mcpd.load([script], name="wrapped")
     pid1 = mcpd.row("wrapped")["pid"]
     flag.touch()

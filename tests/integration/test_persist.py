@@ -26,10 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (owner_containers, EVERYTHING_JS, MCPD, NODE, REPO,
-                      STALE_HANDLE, STORAGE, TESTSERVER, cmdline, descendants,
-                      free_port, poll, process_groups, ts_command, wait_gone,
-                      wait_listening)
+from conftest import (breakable_server, owner_containers, EVERYTHING_JS, MCPD,
+                      NODE, REPO, STALE_HANDLE, STORAGE, TESTSERVER, cmdline,
+                      descendants, free_port, poll, process_groups, ts_command,
+                      wait_gone, wait_listening)
 
 DID_KEY = re.compile(r"^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$")
 CTL_DAEMON_ERROR = 1     # mcpctl's exit status for an error from mcpd
@@ -309,13 +309,7 @@ def test_restored_server_whose_row_went_is_not_restored(mcpd_factory):
 
 def test_saved_load_that_fails_at_restore_stays_listed(mcpd_factory,
                                                       tmp_path):
-    script = tmp_path / "server.sh"
-    flag = tmp_path / "broken"
-    script.write_text(
-        "#!/bin/sh\n"
-        f"if [ -e {flag} ]; then echo 'broken on purpose' >&2; exit 7; fi\n"
-        f"exec {TESTSERVER}\n")
-    script.chmod(0o755)
+    script, flag = breakable_server(tmp_path)
     d1 = mcpd_factory()
     r = d1.load([script], name="wrapped", persist=True)
     flag.touch()
@@ -762,13 +756,7 @@ class NotifySocket:
 
 
 def test_sd_notify_ready_restore_status_stopping(mcpd_factory, tmp_path):
-    script = tmp_path / "server.sh"
-    flag = tmp_path / "broken"
-    script.write_text(
-        "#!/bin/sh\n"
-        f"if [ -e {flag} ]; then echo 'broken on purpose' >&2; exit 7; fi\n"
-        f"exec {TESTSERVER}\n")
-    script.chmod(0o755)
+    script, flag = breakable_server(tmp_path)
     d1 = mcpd_factory()
     d1.load(ts_command(), name="a", persist=True)
     d1.load(ts_command("--tools", "2"), name="b", persist=True)
