@@ -87,8 +87,13 @@ child_watch(pid_t pid, void (*exited)(void *, int), void *arg)
 	w->exited = exited;
 	w->arg = arg;
 	LIST_INSERT_HEAD(&child_watchers, w, entry);
-	/* It may have exited before we watched it. */
-	child_reap(-1, 0, NULL);
+	/*
+	 * It may have exited before we watched it: look on this loop turn,
+	 * never from here. Reaping now would call exited() inside the
+	 * caller's spawn, before it has stored what it spawned (a fast
+	 * `docker rm` freed its command before docker_cmd_start returned it).
+	 */
+	event_active(child_sigchld, EV_SIGNAL, 1);
 }
 
 void

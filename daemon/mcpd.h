@@ -175,7 +175,10 @@ void child_close(void);
  * *cause saying why (exec failures included).
  */
 int child_spawn(const struct child_spec *, struct child_io *ret, char **cause);
-/* Calls exited(arg, wait status) once the child has exited. */
+/*
+ * Calls exited(arg, wait status) once the child has exited: always from the
+ * event loop, never from inside child_watch (or a spawn that calls it).
+ */
 void child_watch(pid_t, void (*exited)(void *, int), void *arg);
 void child_unwatch(pid_t);
 /* "exited with status 1", "killed by signal 9". */
@@ -461,7 +464,8 @@ int docker_available(char **cause);
 /*
  * Runs the docker CLI with args (args[0] is the program) and extra env
  * ("K=V", values only there). With line, output comes line by line;
- * without, done gets it whole. NULL with cause when it cannot start.
+ * without, done gets it whole. NULL with cause when it cannot start;
+ * done never runs before this returns.
  */
 struct docker_cmd *docker_cmd_start(const char *const *args, char *const *env,
     int timeout_ms, docker_line_fn *line, docker_done_fn *done, void *arg,

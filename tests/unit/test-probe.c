@@ -3,45 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcpd.h"
+#include "mcpd-stubs.h"
 #include "tap.h"
-
-/* What mcpd.c defines; the detection needs none of it. */
-struct mcpd_options mcpd_opts;
-struct event_base *mcpd_base;
-struct store *mcpd_store;
-uint64_t mcpd_started_ms;
-
-bool
-mcpd_is_stopping(void)
-{
-	return false;
-}
-
-void
-mcpd_shutdown(struct request *req)
-{
-	(void)req;
-}
-
-uint64_t
-mcpd_now_ms(void)
-{
-	return 0;
-}
-
-struct secrets *
-mcpd_secrets(char **cause)
-{
-	(void)cause;
-	return NULL;
-}
-
-struct secrets *
-mcpd_secrets_if_any(void)
-{
-	return NULL;
-}
 
 struct detect_case {
 	const char *line;
