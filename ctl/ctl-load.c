@@ -248,7 +248,12 @@ ctl_load_progress(const struct mcpctl *m, json_t *params)
 static void
 ctl_load_print(const json_t *result)
 {
-	ctl_load_print_result("loaded", result);
+	if (json_is_true(json_object_get(result, "was_loaded")))
+		ctl_load_print_result("already loaded", result);
+	else if (json_is_true(json_object_get(result, "reconfigured")))
+		ctl_load_print_result("restarted with new settings", result);
+	else
+		ctl_load_print_result("loaded", result);
 }
 
 static int

@@ -261,7 +261,23 @@ cmd_load_vars_ok(struct request *req, const struct server_spec *spec)
 	return r == 0;
 }
 
-/* Same id: the same target again, answered by the running server. */
+/* A copy of *spec on the heap; *spec is left empty. */
+static struct server_spec *
+cmd_load_spec_move(struct server_spec *spec)
+{
+	struct server_spec *moved = malloc(sizeof *moved);
+
+	if (moved == NULL)
+		fatal("malloc");
+	*moved = *spec;
+	memset(spec, 0, sizeof *spec);
+	return moved;
+}
+
+/*
+ * Same id: the same target again, answered by the running server, which
+ * starts again first when its values (env, headers, secrets) changed.
+ */
 void
 cmd_load_start(struct request *req, const json_t *params, const char *name,
     enum server_mode mode, struct server_spec *spec, int timeout)
@@ -271,9 +287,9 @@ cmd_load_start(struct request *req, const json_t *params, const char *name,
 	struct server *s = server_find(agent, id), *other;
 	bool is_saved = !json_is_false(json_object_get(params, "persist")) &&
 	    !control_is_internal(req);
+	struct server_spec *asked = NULL;
 
-	if (s == NULL && !control_is_internal(req) &&
-	    !cmd_load_vars_ok(req, spec)) {
+	if (!control_is_internal(req) && !cmd_load_vars_ok(req, spec)) {
 		/* Failed: a variable has no value now. */
 	} else if (s == NULL && (other = server_find(agent, name)) != NULL) {
 		control_fail(req, ERRORS_CONFLICT,
@@ -284,15 +300,17 @@ cmd_load_start(struct request *req, const json_t *params, const char *name,
 	} else if (s == NULL &&
 	    server_new(agent, name, mode, spec, &s, NULL) < 0) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");
-	} else if (!is_saved)
-		server_load(s, req, timeout, NULL, NULL);
-	else {
-		json_t *secrets = json_object();
-
+	} else {
+		json_t *secrets = is_saved ? json_object() : NULL;
 		/* The same target again keeps the name it runs under. */
-		server_load(s, req, timeout,
-		    cmd_load_row(id, server_name(s), mode, params, secrets),
-		    secrets);
+		json_t *row = is_saved ?
+		    cmd_load_row(id, server_name(s), mode, params, secrets) :
+		    NULL;
+
+		if (spec->argv != NULL || spec->image != NULL ||
+		    spec->remote.url != NULL)
+			asked = cmd_load_spec_move(spec);
+		server_load(s, req, timeout, row, secrets, asked);
 	}
 	free(id);
 }

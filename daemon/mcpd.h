@@ -409,10 +409,12 @@ int server_new(const char *agent, const char *name, enum server_mode,
 /* Gate jobs; each answers req when it ends. */
 /*
  * row (stolen, may be NULL): saved and read back before the start, after
- * secrets (stolen: name -> value) went to the secret store.
+ * secrets (stolen: name -> value) went to the secret store. spec (moved,
+ * may be NULL): what a load of a listed server asks for now; a running
+ * server whose resolved values differ starts again with it.
  */
 void server_load(struct server *, struct request *, int timeout_ms, json_t *row,
-    json_t *secrets);
+    json_t *secrets, struct server_spec *spec);
 void server_reload(struct server *, struct request *, int timeout_ms);
 void server_unload(struct server *, struct request *);
 /* Stops every server; done() when none is left. */
@@ -541,6 +543,10 @@ int spec_resolve(const struct server_spec *in, struct server_spec *out,
 void spec_json_wipe(json_t *obj);
 /* A deep copy (of a resolved spec: nothing is left to resolve). */
 void spec_copy(struct server_spec *dst, const struct server_spec *src);
+/* A digest of everything a resolved spec runs with (values included). */
+#define SPEC_DIGEST_LEN 32
+void spec_digest(const struct server_spec *resolved,
+    unsigned char out[SPEC_DIGEST_LEN]);
 /* The id a target gets for this agent (new string). */
 char *spec_id(const char *agent, enum server_mode, const struct server_spec *);
 /* The canonical URL, or the command line (new string). */

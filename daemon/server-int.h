@@ -25,6 +25,8 @@ struct server_job {
 	int timeout_ms;
 	json_t *row;	 /* a load: the row to save first, or NULL */
 	json_t *secrets; /* ... and the values it refers to: name -> value */
+	struct server_spec *spec; /* a load of a listed server: what it asks */
+	bool is_reconfigure; /* ... which differs from what runs */
 	TAILQ_ENTRY(server_job) entry;
 };
 
@@ -39,6 +41,8 @@ struct server {
 	uint64_t generation;
 	struct session *session; /* serves calls */
 	struct session *next;	 /* being started by the running job */
+	/* What the serving and the starting connections run with. */
+	unsigned char digest[SPEC_DIGEST_LEN], next_digest[SPEC_DIGEST_LEN];
 	TAILQ_HEAD(, server_job) jobs;
 	bool is_job_running;
 	bool is_removed;
@@ -75,7 +79,8 @@ void server_free(struct server *s);
 void server_check_all_stopped(void);
 void server_retire_session(struct session *sess);
 json_t *server_error_data(const struct server *s);
-json_t *server_result_was_loaded(json_t *result);
+/* result with flag (was_loaded, reconfigured) set to true. */
+json_t *server_result_mark(json_t *result, const char *flag);
 
 /* server-start.c: connections, their outcome, restarts */
 void server_healthy(evutil_socket_t fd, short events, void *arg);

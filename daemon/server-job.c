@@ -18,6 +18,9 @@ server_job_free(struct server_job *job)
 {
 	json_decref(job->row);
 	json_decref(job->secrets);
+	if (job->spec != NULL)
+		spec_clear(job->spec);
+	free(job->spec);
 	free(job);
 }
 
@@ -273,6 +276,35 @@ server_job_save(struct server *s, struct server_job *job)
 	return false;
 }
 
+/*
+ * A load of a listed server brings what it asks for now: that becomes the
+ * server's spec, and whether it differs from what runs (resolved values
+ * compared, so a changed --env or secret counts) says if it starts again.
+ */
+static void
+server_job_take_spec(struct server *s, struct server_job *job)
+{
+	struct server_spec resolved;
+	unsigned char digest[SPEC_DIGEST_LEN];
+	char *cause = NULL;
+
+	if (job->spec == NULL)
+		return;
+	if (spec_resolve(job->spec, &resolved, &cause) == 0) {
+		spec_digest(&resolved, digest);
+		spec_clear(&resolved);
+		job->is_reconfigure = s->generation > 0 &&
+		    memcmp(digest, s->digest, sizeof digest) != 0;
+	} else {
+		/* Checked at the request; a value gone since fails the start. */
+		job->is_reconfigure = s->generation > 0;
+		free(cause);
+	}
+	spec_clear(&s->spec);
+	s->spec = *job->spec;
+	memset(job->spec, 0, sizeof *job->spec);
+}
+
 /* Runs the next job, or frees a removed server whose queue is empty. */
 void
 server_job_kick(struct server *s)
@@ -302,10 +334,12 @@ server_job_kick(struct server *s)
 			server_job_end(s);
 			return;
 		}
-		if (session_is_ready(s->session)) {
+		server_job_take_spec(s, job);
+		if (session_is_ready(s->session) && !job->is_reconfigure) {
 			/* The same target again: it is already running. */
 			control_reply(job->req,
-			    server_result_was_loaded(server_load_result(s)));
+			    server_result_mark(server_load_result(s),
+				"was_loaded"));
 			server_job_end(s);
 			return;
 		}
@@ -324,7 +358,7 @@ server_job_kick(struct server *s)
 
 static void
 server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
-    int timeout_ms, json_t *row, json_t *secrets)
+    int timeout_ms, json_t *row, json_t *secrets, struct server_spec *spec)
 {
 	struct server_job *job = calloc(1, sizeof *job);
 
@@ -334,6 +368,7 @@ server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
 	job->req = req;
 	job->row = row;
 	job->secrets = secrets;
+	job->spec = spec;
 	job->timeout_ms = timeout_ms > 0 ? timeout_ms :
 					   mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
@@ -342,7 +377,7 @@ server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
 
 void
 server_load(struct server *s, struct request *req, int timeout_ms, json_t *row,
-    json_t *secrets)
+    json_t *secrets, struct server_spec *spec)
 {
 	/* A restore: saved already, read back before it serves. */
 	if (control_is_internal(req) && s->generation == 0) {
@@ -350,7 +385,7 @@ server_load(struct server *s, struct request *req, int timeout_ms, json_t *row,
 		s->needs_recheck = true;
 	}
 	/* The job may end (and free req, even s) before this returns. */
-	server_enqueue(s, SERVER_JOB_LOAD, req, timeout_ms, row, secrets);
+	server_enqueue(s, SERVER_JOB_LOAD, req, timeout_ms, row, secrets, spec);
 }
 
 void
@@ -359,13 +394,14 @@ server_reload(struct server *s, struct request *req, int timeout_ms)
 	s->failures = 0;
 	s->backoff_ms = 0;
 	server_set_error(s, NULL);
-	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms, NULL, NULL);
+	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms, NULL, NULL,
+	    NULL);
 }
 
 void
 server_unload(struct server *s, struct request *req)
 {
-	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0, NULL, NULL);
+	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0, NULL, NULL, NULL);
 }
 
 void
@@ -379,7 +415,8 @@ server_stop_all(void (*done)(void *), void *arg)
 		tmp = TAILQ_NEXT(s, entry);
 		evtimer_del(s->restart_timer);
 		/* Admitted jobs finish first: the gate keeps the order. */
-		server_enqueue(s, SERVER_JOB_SHUTDOWN, NULL, 0, NULL, NULL);
+		server_enqueue(s, SERVER_JOB_SHUTDOWN, NULL, 0, NULL, NULL,
+		    NULL);
 	}
 	server_check_all_stopped();
 }

@@ -30,6 +30,7 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	/* Variables are resolved at each start; the values live only now. */
 	if ((r = spec_resolve(&s->spec, &run, cause)) < 0)
 		return r;
+	spec_digest(&run, s->next_digest);
 	child.argv = run.argv;
 	child.cwd = run.cwd;
 	if (s->mode == SERVER_CONTAINER)
@@ -142,6 +143,7 @@ server_promote(struct server *s)
 
 	s->session = s->next;
 	s->next = NULL;
+	memcpy(s->digest, s->next_digest, sizeof s->digest);
 	s->generation++;
 	server_set_state(s, SERVER_READY);
 	evtimer_add(s->healthy_timer, &healthy);
@@ -198,7 +200,9 @@ server_on_ready(void *arg, struct session *sess)
 	    s->generation, session_protocol_version(sess),
 	    json_array_size(session_tools_peek(sess)));
 	if (job->req != NULL)
-		control_reply(job->req, server_load_result(s));
+		control_reply(job->req, job->is_reconfigure ?
+			server_result_mark(server_load_result(s), "reconfigured") :
+			server_load_result(s));
 	server_job_end(s);
 }
 
@@ -228,8 +232,11 @@ server_start_failed_now(struct server *s, const char *why)
 	log_server(LOG_WARNING, s->name, "start failed: %s", why);
 	if (s->session != NULL) {
 		server_job_fail(s, job,
-		    "reload of %s failed: %s; the previous "
-		    "connection keeps serving",
+		    job->is_reconfigure ?
+			"cannot start %s with its new settings: %s; the "
+			"previous connection keeps serving" :
+			"reload of %s failed: %s; the previous "
+			"connection keeps serving",
 		    why);
 	} else if (job->kind == SERVER_JOB_LOAD && s->generation == 0) {
 		/* A first load that failed leaves nothing behind... */

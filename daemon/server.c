@@ -218,9 +218,9 @@ server_error_data(const struct server *s)
 }
 
 json_t *
-server_result_was_loaded(json_t *result)
+server_result_mark(json_t *result, const char *flag)
 {
-	json_object_set_new(result, "was_loaded", json_true());
+	json_object_set_new(result, flag, json_true());
 	return result;
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "log.h"
 #include "mcpd.h"
 #include "vars.h"
@@ -280,6 +282,41 @@ spec_local_target(const struct server_spec *spec, size_t *ret_len)
 		return NULL;
 	}
 	return target;
+}
+
+void
+spec_digest(const struct server_spec *spec, unsigned char out[SPEC_DIGEST_LEN])
+{
+	char *buf = NULL, *headers = NULL,
+	     *const strs[] = { spec->cwd != NULL ? spec->cwd : "",
+		     spec->remote.url != NULL ? spec->remote.url : "",
+		     spec->transport != NULL ? spec->transport : "",
+		     spec->image != NULL ? spec->image : "",
+		     spec->network != NULL ? spec->network : "", NULL };
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		fatal("open_memstream");
+	spec_target_add(f, spec->argv, false);
+	spec_target_add(f, spec->env, false);
+	spec_target_add(f, spec->args, false);
+	spec_target_add(f, spec->volumes, false);
+	spec_target_add(f, strs, false);
+	if (spec->remote.headers != NULL &&
+	    (headers = json_dumps(spec->remote.headers, JSON_SORT_KEYS)) !=
+		NULL) {
+		fputs(headers, f);
+		spec_str_free(headers);
+	}
+	fprintf(f, "%c%d%d", '\0', spec->remote.is_sse,
+	    spec->remote.may_fall_back);
+	if (fclose(f) != 0)
+		fatalx("cannot digest a server spec");
+	crypto_generichash(out, SPEC_DIGEST_LEN, (unsigned char *)buf, len,
+	    NULL, 0);
+	explicit_bzero(buf, len);
+	free(buf);
 }
 
 char *

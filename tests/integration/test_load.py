@@ -206,6 +206,56 @@ def test_load_is_idempotent(mcpd):
     assert process_groups(mcpd.pid) == {pgid_of(pid)}
 
 
+def environ_of(pid):
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        return dict(kv.split(b"=", 1) for kv in f.read().split(b"\0")
+                    if b"=" in kv)
+
+
+def test_load_with_new_values_applies_them(mcpd):
+    """Same target (argv, env names), another env value: the running
+    server starts again with it, and calls go on meanwhile; the same values
+    again change nothing."""
+    r1 = mcpd.load_testserver("ts", env={"MODE": "one"})
+    pid1 = mcpd.row("ts")["pid"]
+    assert environ_of(pid1)[b"MODE"] == b"one"
+    assert "reconfigured" not in r1 and "was_loaded" not in r1
+
+    r2 = mcpd.load_testserver("ts", env={"MODE": "two"})
+    assert r2["id"] == r1["id"], r2
+    assert r2.get("reconfigured") is True and "was_loaded" not in r2, r2
+    assert r2["generation"] == r1["generation"] + 1
+    pid2 = mcpd.row("ts")["pid"]
+    assert pid2 != pid1
+    assert environ_of(pid2)[b"MODE"] == b"two"
+    assert mcpd.call("ts", "echo", {"message": "x"})[
+        "structuredContent"] == {"message": "x"}
+    # The old generation's process is gone (the retired session stops it).
+    poll(lambda: not os.path.exists(f"/proc/{pid1}/environ"), timeout=20,
+         what="the old process to be stopped")
+
+    r3 = mcpd.load_testserver("ts", env={"MODE": "two"})
+    assert r3.get("was_loaded") is True and "reconfigured" not in r3, r3
+    assert r3["generation"] == r2["generation"]
+    assert mcpd.row("ts")["pid"] == pid2
+
+
+def test_new_values_that_cannot_start_keep_the_old_connection(mcpd):
+    """The start with the new values fails (a server that takes 1.5 s to
+    start, given 0.3 s): the old generation keeps serving."""
+    slow = ts_command("--start-delay-ms", "1500")
+    r1 = mcpd.load(slow, name="ts", env={"MODE": "one"})
+    pid1 = mcpd.row("ts")["pid"]
+    e = rpc_error_of(mcpd.load, slow, name="ts", env={"MODE": "two"},
+                     timeout_ms=300)
+    assert e.code == UNAVAILABLE, e
+    assert "new settings" in e.message and "keeps serving" in e.message, e
+    row = mcpd.row("ts")
+    assert row["pid"] == pid1 and row["generation"] == r1["generation"]
+    assert mcpd.call("ts", "echo", {"message": "y"})[
+        "structuredContent"] == {"message": "y"}
+
+
 def test_name_conflict(mcpd):
     r = mcpd.load_testserver("dup")
     pid = mcpd.row("dup")["pid"]

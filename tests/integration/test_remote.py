@@ -833,6 +833,24 @@ def test_redirect_on_a_call_is_denied_and_not_followed(mcpd, peers, tap):
     assert "sekrit-123" not in text and "tok-456" not in text
 
 
+def test_load_with_new_headers_connects_again_with_them(mcpd, peers, tap):
+    red = Redirector(peers, f"http://127.0.0.1:{tap.port}/mcp", 307,
+                     on_call=True)
+    r1 = mcpd.load_url(red.url, allow_local=True,
+                       headers={"X-Api-Key": "key-1"})
+    r2 = mcpd.load_url(red.url, allow_local=True,
+                       headers={"X-Api-Key": "key-2"})
+    assert r2["id"] == r1["id"] and r2.get("reconfigured") is True, r2
+    assert r2["generation"] == r1["generation"] + 1
+    inits = [q for q in red.requests() if q["rpc"] == "initialize"]
+    assert [q["headers"].get("x-api-key") for q in inits] == \
+        ["key-1", "key-2"], inits
+    r3 = mcpd.load_url(red.url, allow_local=True,
+                       headers={"X-Api-Key": "key-2"})
+    assert r3.get("was_loaded") is True and \
+        r3["generation"] == r2["generation"], r3
+
+
 def test_tools_are_listed_after_initialized_was_accepted(mcpd, peers, tap):
     """Over HTTP each message is its own exchange: a client that lists
     before the server has taken notifications/initialized (its 202) races

@@ -116,6 +116,30 @@ def test_value_reaches_the_server_and_nothing_else(mcpd, tmp_path):
     assert value.encode() not in mcpd.read_stderr().encode()
 
 
+def test_changed_secret_applies_at_the_next_load(mcpd):
+    """The same load after `secret set` changed a value it uses starts the
+    server again with the new value; unchanged, it is left running."""
+    assert secret_set(mcpd.sock, "tok", b"first")[0] == 0
+    load = ("load", "--name", "ts", "--env", "TOKEN=$(secret.tok)", "--",
+            TESTSERVER)
+    r = mcpd.ctl(*load)
+    assert r.rc == 0, r
+    pid1 = mcpd.row("ts")["pid"]
+    assert environ_of(pid1)[b"TOKEN"] == b"first"
+    r = mcpd.ctl(*load)
+    assert r.rc == 0 and r.json.get("was_loaded") is True, r
+
+    assert secret_set(mcpd.sock, "tok", b"second")[0] == 0
+    assert mcpd.row("ts")["pid"] == pid1      # nothing restarts by itself
+    r = mcpd.ctl(*load, is_json=False)
+    assert r.rc == 0, r
+    assert "with new settings" in r.out, r
+    pid2 = mcpd.row("ts")["pid"]
+    assert pid2 != pid1
+    assert environ_of(pid2)[b"TOKEN"] == b"second"
+    assert "second" not in r.out + r.err
+
+
 def test_value_never_in_argv_while_set_runs(mcpd):
     value = "pending-" + os.urandom(8).hex()
     p = subprocess.Popen([str(MCPCTL), "-s", str(mcpd.sock), "secret",
