@@ -44,7 +44,8 @@ ctl_unload_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_unload_cmd = {
 	.name = "unload",
 	.synopsis = "TARGET",
-	.summary = "stop a server (by name, id, endpoint or container) and forget it",
+	.summary =
+	    "stop a server (by name, id, endpoint or container) and forget it",
 	.help = "  -h, --help         this text\n",
 	.exec = ctl_unload_exec,
 };

@@ -26,7 +26,7 @@ struct server_job {
 	json_t *row;	 /* a load: the row to save first, or NULL */
 	json_t *secrets; /* ... and the values it refers to: name -> value */
 	struct server_spec *spec; /* a load of a listed server: what it asks */
-	bool is_reconfigure; /* ... which differs from what runs */
+	bool is_reconfigure;	  /* ... which differs from what runs */
 	TAILQ_ENTRY(server_job) entry;
 };
 

@@ -12,7 +12,6 @@
 #include "names.h"
 #include "server-int.h"
 
-
 static void
 server_job_free(struct server_job *job)
 {
@@ -394,8 +393,7 @@ server_reload(struct server *s, struct request *req, int timeout_ms)
 	s->failures = 0;
 	s->backoff_ms = 0;
 	server_set_error(s, NULL);
-	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms, NULL, NULL,
-	    NULL);
+	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms, NULL, NULL, NULL);
 }
 
 void

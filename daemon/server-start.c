@@ -200,8 +200,10 @@ server_on_ready(void *arg, struct session *sess)
 	    s->generation, session_protocol_version(sess),
 	    json_array_size(session_tools_peek(sess)));
 	if (job->req != NULL)
-		control_reply(job->req, job->is_reconfigure ?
-			server_result_mark(server_load_result(s), "reconfigured") :
+		control_reply(job->req,
+		    job->is_reconfigure ?
+			server_result_mark(server_load_result(s),
+			    "reconfigured") :
 			server_load_result(s));
 	server_job_end(s);
 }

@@ -130,8 +130,8 @@ test_docker_cmd_fast_exit(void)
 	for (int round = 0; round < 20; round++) {
 		started = NULL;
 		cmd_done = 0;
-		started = docker_cmd_start(args, NULL, 5000, NULL,
-		    cmd_finished, NULL, &cause);
+		started = docker_cmd_start(args, NULL, 5000, NULL, cmd_finished,
+		    NULL, &cause);
 		TAP_CHECK(started != NULL, "start: %s",
 		    cause != NULL ? cause : "");
 		for (int i = 0; i < 500 && cmd_done == 0; i++) {

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: ISC */
+/* What session.c and session-start.c share; nothing else includes it. */
+#ifndef MCPD_SESSION_INT_H
+#define MCPD_SESSION_INT_H
+
+#include <event2/event_struct.h>
+
+#include "mcpd.h"
+
+#define SESSION_BUCKETS 1024 /* pending map buckets; ids are sequential */
+
+enum session_phase {
+	SESSION_NEW,
+	SESSION_INITIALIZING,
+	SESSION_LISTING,
+	SESSION_READY,
+	SESSION_DEAD,
+};
+
+struct pending {
+	int64_t id;
+	session_reply_fn *cb;
+	session_raw_fn *raw_cb; /* NULL: results come parsed to cb */
+	void *arg;
+	struct session *session;
+	int timeout_ms;
+	struct event timer;
+	LIST_ENTRY(pending) entry;
+};
+LIST_HEAD(pending_list, pending);
+
+struct session {
+	struct transport *transport;
+	const struct session_cbs *cbs;
+	void *arg;
+	int timeout_ms;	      /* of the handshake */
+	uint64_t deadline_ms; /* when the start must be done */
+	enum session_phase phase;
+	int64_t next_id;
+	struct pending_list buckets[SESSION_BUCKETS];
+	size_t npending;
+	char *protocol_version;
+	json_t *server_info;
+	json_t *capabilities;
+	json_t *tools;	      /* the cache: a JSON array */
+	json_t *listing;      /* tools gathered by the listing under way */
+	json_t *seen_cursors; /* object used as a set */
+	int pages;
+	bool is_modern; /* 2026-07-28: _meta on every request */
+	bool is_denied; /* the handshake was refused by policy */
+	bool has_retried_discover;
+	bool is_listing;
+	bool wants_relist;
+	void (*close_done)(void *);
+	void *close_arg;
+};
+
+/* session.c */
+/* Marks the session dead, fails what waits, and tells the owner once. */
+void session_fail(struct session *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Sends msg (a response or notification) to the server; takes msg. */
+void session_answer(struct session *, json_t *msg);
+
+/* session-start.c */
+/* Asks for the first page of tools (cursor NULL) or the page after it. */
+void session_list_next(struct session *, const char *cursor);
+
+#endif
