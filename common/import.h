@@ -42,6 +42,12 @@
  *                 "volumes": [each -v/--volume as written]
  *                 "network": only when --network is given
  *                 "cwd": only when the file gives one
+ *   process, remote, container
+ *                 "secrets": [NAME...], only when there are any: each
+ *                            secret a $(secret.NAME) of "command",
+ *                            "args", "env", "url", "headers" or
+ *                            "volumes" needs (mcpctl secret set NAME),
+ *                            once, in order
  *   skipped       "reason": "disabled in the file"
  *   invalid       "reason": which field is wrong and how
  *
@@ -51,6 +57,24 @@
  * values come from the flag ("-e NAME=VALUE") or from the entry's "env"
  * ("-e NAME"); the rest of "env" configured the docker CLI, not the
  * container, and is dropped.
+ *
+ * VS Code's variables in "command", "args", "env" values, "cwd", the URL
+ * and "headers" values are translated before anything else reads them
+ * (any other "$" text, "$(...)" included, stays as written, and so does a
+ * "${" without a "}"):
+ *
+ *   ${env:NAME}   $(env.NAME), which mcpd resolves from its environment at
+ *                 each start; a NAME of other than letters, digits, "_"
+ *                 and "." makes the entry invalid
+ *   ${input:ID}   $(secret.ID), each character of ID other than those
+ *                 (letters, digits, "_", ".") made "_": VS Code prompts
+ *                 for inputs, mcpd keeps them as secrets; ${input:} makes
+ *                 the entry invalid
+ *   ${userHome}   the HOME of the process that imports
+ *   ${...}        any other (${workspaceFolder}, ${pathSeparator},
+ *                 ${input}...) makes the entry invalid: only the editor
+ *                 knows it. A reason names the variable only when it
+ *                 looks like one (letters, digits, "_.:/-"), never a value
  */
 
 /*

@@ -225,20 +225,21 @@ ctl_import_is(const json_t *e, const char *status)
 
 /*
  * The plan: one object per entry with its name, kind and status ("load",
- * "skipped" or "failed", with a reason or error). Entries to load get
- * their params once they are named.
+ * "skipped" or "failed", with a reason or error) and the secrets it
+ * needs. Entries to load get their params once they are named.
  */
 static void
 ctl_import_plan(struct ctl_import *im, const json_t *entries)
 {
 	const char *kind;
-	json_t *entry, *e, *reason;
+	json_t *entry, *e, *reason, *secrets;
 	size_t i;
 
 	im->plan = json_array();
 	json_array_foreach(entries, i, entry) {
 		kind = json_string_value(json_object_get(entry, "kind"));
 		reason = json_object_get(entry, "reason");
+		secrets = json_object_get(entry, "secrets");
 		e = json_pack("{s:O, s:s}", "name",
 		    json_object_get(entry, "name"), "kind", kind);
 		if (strcmp(kind, "skipped") == 0)
@@ -250,6 +251,8 @@ ctl_import_plan(struct ctl_import *im, const json_t *entries)
 		if (reason != NULL)
 			json_object_set(e, kind[0] == 's' ? "reason" : "error",
 			    reason);
+		if (secrets != NULL)
+			json_object_set(e, "secrets", secrets);
 		json_array_append_new(im->plan, e);
 	}
 	/* Valid names first, so that a renamed entry cannot take one. */
@@ -346,7 +349,24 @@ ctl_import_put_renamed(const json_t *e)
 		printf("not imported\n");
 }
 
-/* One line of the report, then a renamed entry's note. */
+/*
+ * How to set the secrets of an entry that may still need them: one to be
+ * loaded, or one that failed (mcpd names only the first that is missing).
+ */
+static void
+ctl_import_put_secrets(const json_t *e)
+{
+	const json_t *v;
+	size_t i;
+
+	if (!ctl_import_is(e, "load") && !ctl_import_is(e, "failed"))
+		return;
+	json_array_foreach(json_object_get(e, "secrets"), i, v)
+		printf("  needs secret %s: mcpctl secret set %s\n",
+		    json_string_value(v), json_string_value(v));
+}
+
+/* One line of the report, then a renamed entry's note and its secrets. */
 static void
 ctl_import_put_entry(const json_t *e, bool is_dry_run)
 {
@@ -380,6 +400,7 @@ ctl_import_put_entry(const json_t *e, bool is_dry_run)
 		putchar('\n');
 	}
 	ctl_import_put_renamed(e);
+	ctl_import_put_secrets(e);
 }
 
 /* The plan of --dry-run: what would be sent, values masked. */
@@ -647,6 +668,11 @@ const struct mcpctl_cmd ctl_import_cmd = {
 	    "not one (\"my server\" -> my-server): a command in its \"cwd\",\n"
 	    "else in FILE's directory; a URL; a `docker run` command as a\n"
 	    "container server. Disabled entries are skipped. Importing the\n"
-	    "same file again reports the servers as already loaded.\n",
+	    "same file again reports the servers as already loaded.\n"
+	    "\n"
+	    "VS Code's ${env:NAME} becomes $(env.NAME), ${input:ID} the\n"
+	    "secret $(secret.ID) (set it with mcpctl secret set ID; the report\n"
+	    "says which), ${userHome} $HOME; an entry with any other ${...}\n"
+	    "(${workspaceFolder}...) fails.\n",
 	.exec = ctl_import_exec,
 };

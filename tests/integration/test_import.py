@@ -2,7 +2,8 @@
 """mcpctl import: the config files of Claude Desktop, Cursor and VS Code
 (written the way each client writes them), transport inference, `docker
 run` entries as container servers, disabled and invalid entries, names
-made valid, --dry-run (no daemon needed, values masked), idempotence
+made valid, VS Code's ${env:NAME} and ${input:ID} as $(env.NAME) and
+$(secret.ID), --dry-run (no daemon needed, values masked), idempotence
 (enabled.json byte for byte), per-entry failures; and the progress lines
 that human `mcpctl load`, `reload` and `import` print on stderr (none with
 --json).
@@ -213,6 +214,80 @@ def test_vscode_mcp_json_with_comments_and_inputs(mcpd, tmp_path):
     assert env[b"URL"] == b"http://example.com/a//b"
     assert env[b"Q"] == b'a"//b'
     assert env[b"W"] == b"C:\\tmp\\"
+
+
+def test_vscode_variables_become_mcpd_references(mcpd_factory, tmp_path):
+    """${input:ID} is a secret that must be set first, ${env:NAME} comes
+    from mcpd's environment; both reach the server once it starts."""
+    d = mcpd_factory("--secrets-key", tmp_path / "keys" / "secrets.key",
+                     env={"MCPD_IT_X": "2"})
+    value = "key-" + os.urandom(8).hex()
+    cfg = write(tmp_path / "ws" / ".vscode" / "mcp.json", f"""
+        {{
+          "inputs": [
+            {{
+              "type": "promptString",
+              "id": "api-key",
+              "description": "API Key",
+              "password": true
+            }}
+          ],
+          "servers": {{
+            "keyed": {{
+              "type": "stdio",
+              "command": "{TESTSERVER}",
+              "args": ["--tools", "${{env:MCPD_IT_X}}"],
+              "env": {{
+                "API_KEY": "${{input:api-key}}"
+              }}
+            }}
+          }}
+        }}
+        """)
+    needs = "  needs secret api_key: mcpctl secret set api_key"
+
+    r = d.ctl("import", "--dry-run", cfg, is_json=False)
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    assert lines[0].startswith("would load keyed (process): mcpd/load "), r
+    assert json.loads(lines[0].split("mcpd/load ", 1)[1]) == {
+        "command": [str(TESTSERVER), "--tools", "$(env.MCPD_IT_X)"],
+        "env": {"API_KEY": "$(secret.api_key)"},
+        "cwd": str(cfg.parent), "name": "keyed"}
+    assert lines[1] == needs, r.out
+    r = d.ctl("import", "--dry-run", cfg)
+    assert r.rc == 0 and entries(r)["keyed"]["secrets"] == ["api_key"], r
+    assert d.list() == []
+
+    # Not set yet: the load fails, nothing is saved, the report says how.
+    r = d.ctl("import", cfg, is_json=False)
+    assert r.rc == 1, r
+    lines, counts = report(r.out)
+    assert lines[0].startswith("failed keyed: no value for "
+                               "$(secret.api_key); nothing was saved or "
+                               "started"), r.out
+    assert needs in r.out.splitlines(), r.out
+    assert counts == [0, 0, 0, 1]
+    assert d.list() == [] and saved_rows(d) == []
+    r = d.ctl("import", cfg)
+    assert r.rc == 1, r
+    got = entries(r)["keyed"]
+    assert got["status"] == "failed" and got["secrets"] == ["api_key"], r
+
+    rc, out, err = ctl_stdin(d.sock, "secret", "set", "api_key",
+                             data=value.encode())
+    assert rc == 0, (out, err)
+    r = d.ctl("import", cfg, is_json=False)
+    assert r.rc == 0, r
+    lines, counts = report(r.out)
+    assert LOADED.match(lines[0]).group(1, 3) == ("keyed", str(NTOOLS + 2))
+    assert needs not in r.out and value not in r.out + r.err, r.out
+    assert counts == [1, 0, 0, 0]
+    pid = d.row("keyed")["pid"]
+    assert proc_environ(pid)[b"API_KEY"] == value.encode()
+    assert cmdline(pid) == [str(TESTSERVER), "--tools", "2"]
+    assert [row["params"]["env"] for row in saved_rows(d)] == [
+        {"API_KEY": "$(secret.api_key)"}]
 
 
 def test_vscode_settings_json(mcpd, tmp_path):

@@ -2,6 +2,7 @@
 /* Unit tests of common/import.c: client files, inference, docker run. */
 #include <errno.h>
 #include <jansson.h>
+#include <stdlib.h>
 
 #include "import.h"
 #include "tap.h"
@@ -231,10 +232,11 @@ test_cursor(void)
 	    "{'name':'python-tool','kind':'process','transport':'stdio',"
 	    "'command':['python','server.py'],"
 	    "'env':{'ZETA':'1','ALPHA':'$(secret.ALPHA)'},"
-	    "'cwd':'/home/me/tool'}\n"
+	    "'cwd':'/home/me/tool','secrets':['ALPHA']}\n"
 	    "{'name':'remote-server','kind':'remote','transport':'http',"
 	    "'url':'https://api.example.com/mcp',"
-	    "'headers':{'Authorization':'Bearer $(secret.API_TOKEN)'}}\n"
+	    "'headers':{'Authorization':'Bearer $(secret.API_TOKEN)'},"
+	    "'secrets':['API_TOKEN']}\n"
 	    "{'name':'legacy-sse','kind':'remote','transport':'sse',"
 	    "'url':'http://localhost:3000/sse','headers':{}}\n");
 }
@@ -278,14 +280,15 @@ test_vscode_mcp_json(void)
 		   "}\n",
 	    "{'name':'Perplexity','kind':'process','transport':'stdio',"
 	    "'command':['npx','-y','server-perplexity-ask'],"
-	    "'env':{'PERPLEXITY_API_KEY':'${input:perplexity-key}'}}\n"
+	    "'env':{'PERPLEXITY_API_KEY':'$(secret.perplexity_key)'},"
+	    "'secrets':['perplexity_key']}\n"
 	    "{'name':'fetch','kind':'process','transport':'stdio',"
 	    "'command':['uvx','mcp-server-fetch'],'env':{}}\n"
 	    "{'name':'github','kind':'remote','transport':'http',"
 	    "'url':'https://api.githubcopilot.com/mcp/','headers':{}}\n"
 	    "{'name':'old-remote','kind':'remote','transport':'sse',"
 	    "'url':'https://example.com/mcp/sse',"
-	    "'headers':{'X-Api-Key':'$(secret.KEY)'}}\n");
+	    "'headers':{'X-Api-Key':'$(secret.KEY)'},'secrets':['KEY']}\n");
 }
 
 static void
@@ -462,7 +465,7 @@ test_explicit_transport(void)
 		{ "{'url': ''}",
 		    "\"url\": URL has no scheme (it should start with "
 		    "https://)" },
-		{ "{'url': 'https://h.example/${input:tenant}/mcp'}",
+		{ "{'url': 'https://h.example/{tenant}/mcp'}",
 		    "\"url\": URL path contains \"{\", which must be "
 		    "percent-encoded" },
 	};
@@ -566,7 +569,7 @@ test_docker_run(void)
 		    "{'name':'x','kind':'container','transport':'stdio',"
 		    "'image':'img:latest','args':[],"
 		    "'env':{'A':'1','B':'$(secret.B)','C':'3','D':'4','E':'e',"
-		    "'F':''},'volumes':[]}" },
+		    "'F':''},'volumes':[],'secrets':['B']}" },
 		/* Flags absorbed; after the image everything is the server's. */
 		{ "{'command': 'docker', 'args': ['run', '-it', '-t', "
 		  "'--interactive', '--tty', '-ti', 'img:1.2', '--rm', '-e', "
@@ -774,6 +777,252 @@ test_docker_no_values_leak(void)
 	json_decref(root);
 }
 
+/* The entry import makes of entry (stolen), named "x"; a new reference. */
+static json_t *
+import_one(json_t *entry)
+{
+	json_t *root = json_pack("{s:{s:o}}", "mcpServers", "x", entry);
+	json_t *entries = NULL, *e;
+	char *cause = NULL;
+
+	TAP_CHECK_INT(import_parse(root, &entries, &cause), 0);
+	free(cause);
+	e = json_incref(json_array_get(entries, 0));
+	json_decref(entries);
+	json_decref(root);
+	return e;
+}
+
+/* Checks that entry (stolen) becomes want (stolen). */
+static void
+check_json(const char *value, json_t *entry, json_t *want)
+{
+	json_t *got = import_one(entry);
+	char *g = json_dumps(got, JSON_COMPACT);
+	char *w = json_dumps(want, JSON_COMPACT);
+
+	TAP_CHECK(json_equal(got, want), "%s:\nexpected %s\ngot      %s", value,
+	    tap_str_show(w), tap_str_show(g));
+	free(g);
+	free(w);
+	json_decref(got);
+	json_decref(want);
+}
+
+/* A value, what it becomes, and the secrets it needs (in ' form). */
+struct vars_case {
+	const char *value;
+	const char *want;
+	const char *secrets;
+};
+
+/* Adds "secrets" (in ' form) to want unless they are "[]". */
+static json_t *
+with_secrets(json_t *want, const char *secrets)
+{
+	if (strcmp(secrets, "[]") != 0)
+		json_object_set_new(want, "secrets", load(secrets));
+	return want;
+}
+
+/* Each value in every field of a process, a remote and a container. */
+static void
+check_vars(const struct vars_case *c)
+{
+	const char *v = c->value, *w = c->want;
+	char *ev, *ew;
+
+	check_json(v,
+	    json_pack("{s:s, s:[s], s:{s:s}, s:s}", "command", v, "args", v,
+		"env", "E", v, "cwd", v),
+	    with_secrets(json_pack("{s:s, s:s, s:s, s:[s,s], s:{s:s}, s:s}",
+			     "name", "x", "kind", "process", "transport",
+			     "stdio", "command", w, w, "env", "E", w, "cwd", w),
+		c->secrets));
+	check_json(v,
+	    json_pack("{s:s, s:{s:s}}", "url", "https://h.example/mcp",
+		"headers", "H", v),
+	    with_secrets(json_pack("{s:s, s:s, s:s, s:s, s:{s:s}}", "name", "x",
+			     "kind", "remote", "transport", "http", "url",
+			     "https://h.example/mcp", "headers", "H", w),
+		c->secrets));
+	/* In a docker run: -e A=V, -e B with B from "env", -v V, an arg. */
+	if (asprintf(&ev, "A=%s", v) < 0 || asprintf(&ew, "A=%s", w) < 0)
+		abort();
+	check_json(v,
+	    json_pack("{s:s, s:[s,s,s,s,s,s,s,s,s], s:{s:s}}", "command",
+		"docker", "args", "run", "-e", ev, "-e", "B", "-v", v, "img", v,
+		"env", "B", v),
+	    with_secrets(json_pack("{s:s, s:s, s:s, s:s, s:[s], s:{s:s,s:s}, "
+				   "s:[s]}",
+			     "name", "x", "kind", "container", "transport",
+			     "stdio", "image", "img:latest", "args", w, "env",
+			     "A", w, "B", w, "volumes", w),
+		c->secrets));
+	free(ev);
+	free(ew);
+}
+
+static void
+test_vars_translated(void)
+{
+	static const struct vars_case cases[] = {
+		{ "${env:GITHUB_TOKEN}", "$(env.GITHUB_TOKEN)", "[]" },
+		{ "${env:a.b_C9}", "$(env.a.b_C9)", "[]" },
+		/* HOME is a variable like any other; only ${userHome} is not. */
+		{ "${env:HOME}", "$(env.HOME)", "[]" },
+		{ "${userHome}/.config", "/home/test-user/.config", "[]" },
+		{ "${input:github-token}", "$(secret.github_token)",
+		    "['github_token']" },
+		{ "${input:api.key_2}", "$(secret.api.key_2)",
+		    "['api.key_2']" },
+		/* One '_' for each character, a two-byte one too. */
+		{ "${input:cl\xc3\xa9 x/y}", "$(secret.cl__x_y)",
+		    "['cl__x_y']" },
+		{ "Bearer ${input:tok} for ${env:USER}",
+		    "Bearer $(secret.tok) for $(env.USER)", "['tok']" },
+		{ "${input:a}${input:b}:${input:a}",
+		    "$(secret.a)$(secret.b):$(secret.a)", "['a','b']" },
+		/* mcpd's own references and any other "$" text stay. */
+		{ "$(env.X) $(secret.s) $HOME $5 $(weird) {env:A} $",
+		    "$(env.X) $(secret.s) $HOME $5 $(weird) {env:A} $",
+		    "['s']" },
+		{ "$${env:A}", "$$(env.A)", "[]" },
+		/* A "${" without a "}" is text. */
+		{ "x${env:A", "x${env:A", "[]" },
+		{ "${env:A}-${", "$(env.A)-${", "[]" },
+		{ "${", "${", "[]" },
+	};
+
+	setenv("HOME", "/home/test-user", 1);
+	for (size_t i = 0; i < TAP_COUNT(cases); i++)
+		check_vars(&cases[i]);
+}
+
+/* A value in "command", then in "headers", is invalid for its reason. */
+static void
+check_vars_reason(const char *value, const char *why)
+{
+	char *entry[2], *reason[2];
+	struct reason_case c[2];
+
+	if (asprintf(&entry[0], "{'command': '%s'}", value) < 0 ||
+	    asprintf(&reason[0], "\"command\" %s", why) < 0 ||
+	    asprintf(&entry[1],
+		"{'url': 'https://h.example/mcp', 'headers': {'A': '1', "
+		"'B': '%s'}}",
+		value) < 0 ||
+	    asprintf(&reason[1], "\"headers\" %s", why) < 0)
+		abort();
+	for (size_t i = 0; i < 2; i++) {
+		c[i].entry = entry[i];
+		c[i].reason = reason[i];
+	}
+	check_reasons(c, 2);
+	for (size_t i = 0; i < 2; i++) {
+		free(entry[i]);
+		free(reason[i]);
+	}
+}
+
+static void
+test_vars_refused(void)
+{
+	static const struct {
+		const char *value;
+		const char *why;
+	} cases[] = {
+		{ "${workspaceFolder}/src",
+		    "uses ${workspaceFolder}, which only the editor knows; "
+		    "edit the entry" },
+		{ "${workspaceFolderBasename}",
+		    "uses ${workspaceFolderBasename}, which only the editor "
+		    "knows; edit the entry" },
+		{ "a${pathSeparator}b",
+		    "uses ${pathSeparator}, which only the editor knows; edit "
+		    "the entry" },
+		{ "${input}",
+		    "uses ${input}, which only the editor knows; edit the "
+		    "entry" },
+		{ "${}",
+		    "uses ${}, which only the editor knows; edit the entry" },
+		/* The first that cannot be translated, after one that can. */
+		{ "${env:A} ${config:editor.tabSize}",
+		    "uses ${config:editor.tabSize}, which only the editor "
+		    "knows; edit the entry" },
+		{ "${input:}", "uses ${input:}, which names no input" },
+		{ "${env:}",
+		    "uses ${env:}, but mcpd's $(env.NAME) takes only letters, "
+		    "digits, '_' and '.'" },
+		{ "${env:MY-VAR}",
+		    "uses ${env:MY-VAR}, but mcpd's $(env.NAME) takes only "
+		    "letters, digits, '_' and '.'" },
+		/* What does not look like a name is not repeated. */
+		{ "${env:A B}",
+		    "uses a ${...} variable, but mcpd's $(env.NAME) takes only "
+		    "letters, digits, '_' and '.'" },
+		{ "p4${ss w0rd}!",
+		    "uses a ${...} variable, which only the editor knows; edit "
+		    "the entry" },
+		{ "${aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaa}",
+		    "uses a ${...} variable, which only the editor knows; edit "
+		    "the entry" },
+	};
+
+	for (size_t i = 0; i < TAP_COUNT(cases); i++)
+		check_vars_reason(cases[i].value, cases[i].why);
+	unsetenv("HOME");
+	check_vars_reason("${userHome}/bin/srv",
+	    "uses ${userHome}, but HOME is not set");
+	setenv("HOME", "", 1);
+	check_vars_reason("${userHome}",
+	    "uses ${userHome}, but HOME is not set");
+}
+
+static void
+test_vars_where(void)
+{
+	static const struct entry_case cases[] = {
+		/* Translated before the URL is checked, and before aliases
+		 * are compared. */
+		{ "{'url': 'https://h.example/${input:tenant}/mcp', "
+		  "'serverUrl': 'https://h.example/${input:tenant}/mcp'}",
+		    "{'name':'x','kind':'remote','transport':'http',"
+		    "'url':'https://h.example/$(secret.tenant)/mcp',"
+		    "'headers':{},'secrets':['tenant']}" },
+		/* Names (keys, the transport) are not values. */
+		{ "{'type': 'stdio', 'command': 'srv', 'env': {'${env:A}': "
+		  "'b'}}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['srv'],'env':{'${env:A}':'b'}}" },
+		/* The env that configured the docker CLI needs no secret. */
+		{ "{'command': 'docker', 'args': ['run', '-e', 'A', 'img'], "
+		  "'env': {'A': '${input:a}', 'DOCKER_CONFIG': "
+		  "'$(secret.dc)'}}",
+		    "{'name':'x','kind':'container','transport':'stdio',"
+		    "'image':'img:latest','args':[],'env':{'A':'$(secret.a)'},"
+		    "'volumes':[],'secrets':['a']}" },
+		/* A disabled entry is not read, its variables neither. */
+		{ "{'command': '${workspaceFolder}/srv', 'disabled': true}",
+		    "{'name':'x','kind':'skipped','reason':"
+		    "'disabled in the file'}" },
+	};
+	json_t *root = load("{'servers': {'x': {'command': 'srv', "
+			    "'args': ['${input:k}']}}}"),
+	       *entries = NULL, *x;
+	char *cause = NULL;
+
+	CHECK_ENTRIES(cases);
+	/* The file given is left as it was read. */
+	TAP_CHECK_INT(import_parse(root, &entries, &cause), 0);
+	x = json_object_get(json_object_get(root, "servers"), "x");
+	x = json_array_get(json_object_get(x, "args"), 0);
+	TAP_CHECK_STR(json_string_value(x), "${input:k}");
+	json_decref(entries);
+	json_decref(root);
+}
+
 /* Checks that import_parse refuses a root (in ' form) with cause. */
 static void
 check_root(const char *text, const char *cause_want)
@@ -836,6 +1085,12 @@ static const struct tap_test tests[] = {
 	{ "docker run refusals name the flag", test_docker_refusals },
 	{ "docker run values leak into no field", test_docker_no_values_leak },
 	{ "roots of no known shape are refused", test_unknown_roots },
+	{ "VS Code variables become mcpd references in every value",
+	    test_vars_translated },
+	{ "variables only the editor knows make the entry invalid",
+	    test_vars_refused },
+	{ "variables: URLs, names, docker env, disabled entries, the file",
+	    test_vars_where },
 };
 
 int
