@@ -9,9 +9,9 @@
 
 #include "errors.h"
 #include "import.h"
+#include "import-int.h"
 #include "names.h"
 #include "url.h"
-#include "vars.h"
 
 /* Where a client keeps its servers: a path of keys from the root. */
 struct import_shape {
@@ -70,13 +70,6 @@ static const struct import_field import_fields[IMPORT_NFIELDS] = {
 	[IMPORT_TRANSPORT] = { { "type", "transport" }, IMPORT_STRING, false },
 	[IMPORT_DISABLED] = { { "disabled" }, IMPORT_BOOLEAN, false },
 };
-
-/* What an mcpd reference name is made of: $(env.NAME), $(secret.NAME). */
-#define IMPORT_REF_CHARS \
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_."
-/* What a ${...} must be made of to be named in a reason (never a value). */
-#define IMPORT_VAR_CHARS IMPORT_REF_CHARS ":/-"
-#define IMPORT_VAR_SHOWN 64
 
 /* A field as found in one entry: its value (borrowed) and its key. */
 struct import_found {
@@ -278,119 +271,6 @@ import_check_type(json_t *v, const char *key, enum import_type type,
 	}
 }
 
-/* Calls fn on each string of v: v itself, or its items or values. */
-static int
-import_each_string(json_t *v, int (*fn)(json_t *s, void *ctx), void *ctx)
-{
-	const char *k;
-	json_t *item;
-	size_t i;
-	int r;
-
-	if (json_is_string(v))
-		return fn(v, ctx);
-	json_array_foreach(v, i, item)
-		if ((r = fn(item, ctx)) < 0)
-			return r;
-	json_object_foreach(v, k, item)
-		if ((r = fn(item, ctx)) < 0)
-			return r;
-	return 0;
-}
-
-/* Fails for ${var}, named only when it looks like a name, not a value. */
-static int
-import_var_fail(const char *var, size_t len, const char *why, char **reason)
-{
-	if (len <= IMPORT_VAR_SHOWN && strspn(var, IMPORT_VAR_CHARS) >= len)
-		return errors_cause(reason, -EINVAL, "uses ${%.*s}, %s",
-		    (int)len, var, why);
-	return errors_cause(reason, -EINVAL, "uses a ${...} variable, %s", why);
-}
-
-/* Writes what VS Code's ${var} (len bytes, up to the '}') stands for. */
-static int
-import_var_put(FILE *f, const char *var, size_t len, char **reason)
-{
-	const char *home = getenv("HOME");
-	unsigned char c;
-
-	if (len >= 4 && strncmp(var, "env:", 4) == 0) {
-		if (len == 4 || strspn(var + 4, IMPORT_REF_CHARS) < len - 4)
-			return import_var_fail(var, len,
-			    "but mcpd's $(env.NAME) takes only letters, "
-			    "digits, '_' and '.'",
-			    reason);
-		fprintf(f, "$(env.%.*s)", (int)(len - 4), var + 4);
-	} else if (len >= 6 && strncmp(var, "input:", 6) == 0) {
-		if (len == 6)
-			return import_var_fail(var, len, "which names no input",
-			    reason);
-		/* VS Code prompts for it: a secret, its name made valid. */
-		fputs("$(secret.", f);
-		for (size_t i = 6; i < len; i++) {
-			/* One '_' for a whole UTF-8 sequence. */
-			if (((c = var[i]) & 0xc0) != 0x80)
-				fputc(strchr(IMPORT_REF_CHARS, c) ? c : '_', f);
-		}
-		fputc(')', f);
-	} else if (len == 8 && strncmp(var, "userHome", 8) == 0) {
-		if (home == NULL || home[0] == '\0')
-			return import_var_fail(var, len, "but HOME is not set",
-			    reason);
-		fputs(home, f);
-	} else
-		return import_var_fail(var, len,
-		    "which only the editor knows; edit the entry", reason);
-	return 0;
-}
-
-/*
- * Translates VS Code's variables in the string s, in place: ${env:NAME}
- * and ${input:ID} become references that mcpd resolves at each start,
- * ${userHome} is HOME here; any other ${...} fails (see import.h).
- */
-static int
-import_translate_vars(json_t *s, void *ctx)
-{
-	const char *in = json_string_value(s), *p, *end;
-	char *out = NULL;
-	size_t len;
-	FILE *f;
-	int r = 0;
-
-	if (strstr(in, "${") == NULL)
-		return 0;
-	if ((f = open_memstream(&out, &len)) == NULL)
-		return -ENOMEM;
-	for (; r == 0 && (p = strstr(in, "${")) != NULL &&
-	     (end = strchr(p + 2, '}')) != NULL;
-	     in = end + 1) {
-		fwrite(in, 1, p - in, f);
-		r = import_var_put(f, p + 2, end - (p + 2), ctx);
-	}
-	fputs(in, f);
-	if (fclose(f) != 0 && r == 0)
-		r = -ENOMEM;
-	if (r == 0 && json_string_set(s, out) < 0)
-		r = -ENOMEM;
-	free(out);
-	return r;
-}
-
-/* A field's value with VS Code's variables translated; reasons name key. */
-static int
-import_translate(json_t *v, const char *key, char **reason)
-{
-	char *why = NULL;
-	int r = import_each_string(v, import_translate_vars, &why);
-
-	if (r == -EINVAL)
-		r = errors_cause(reason, r, "\"%s\" %s", key, why);
-	free(why);
-	return r;
-}
-
 /*
  * Finds each field of entry under one of its keys, checks its type and
  * translates its values (entry is the caller's copy of the file's).
@@ -427,6 +307,13 @@ import_read(json_t *entry, struct import_found *found, char **reason)
 			found[i].key = key;
 		}
 	}
+	/* mcpd resolves variables in values, never in a directory. */
+	v = found[IMPORT_CWD].value;
+	if (v != NULL && strstr(json_string_value(v), "$(") != NULL)
+		return errors_cause(reason, -EINVAL,
+		    "\"%s\" uses a variable, but mcpd takes a working "
+		    "directory as a path only; edit the entry",
+		    found[IMPORT_CWD].key);
 	return 0;
 }
 
@@ -790,54 +677,6 @@ import_entry_build(const char *name, json_t *v, json_t **ret, char **reason)
 	if (transport == NULL && f[IMPORT_URL].value == NULL)
 		return import_fail_missing(f, IMPORT_URL, reason);
 	return import_remote(name, f, transport, ret, reason);
-}
-
-/* Adds a secret that a value refers to, once, to the array ctx. */
-static int
-import_secret_add(void *ctx, const char *ns, const char *name)
-{
-	json_t *secrets = ctx, *v;
-	size_t i;
-
-	if (strcmp(ns, "secret") != 0)
-		return 0;
-	json_array_foreach(secrets, i, v)
-		if (strcmp(json_string_value(v), name) == 0)
-			return 0;
-	if (json_array_append_new(secrets, json_string(name)) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
-static int
-import_secrets_scan(json_t *s, void *ctx)
-{
-	int r = vars_scan(json_string_value(s), import_secret_add, ctx);
-
-	return r < 0 ? r : 0;
-}
-
-/*
- * The secrets that the values mcpd resolves refer to, as "secrets" when
- * there are any: read from the entry built, so that a docker run's "env"
- * that configured the docker CLI (and was dropped) counts for nothing.
- */
-static int
-import_entry_secrets(json_t *e)
-{
-	static const char *const keys[] = { "command", "args", "env", "url",
-		"headers", "volumes" };
-	json_t *secrets = json_array();
-	int r = secrets != NULL ? 0 : -ENOMEM;
-
-	for (size_t i = 0; r == 0 && i < sizeof keys / sizeof keys[0]; i++)
-		r = import_each_string(json_object_get(e, keys[i]),
-		    import_secrets_scan, secrets);
-	if (r == 0 && json_array_size(secrets) > 0 &&
-	    json_object_set(e, "secrets", secrets) < 0)
-		r = -ENOMEM;
-	json_decref(secrets);
-	return r;
 }
 
 /* The entry name names in the file, or NULL when out of memory. */

@@ -833,11 +833,11 @@ check_vars(const struct vars_case *c)
 	char *ev, *ew;
 
 	check_json(v,
-	    json_pack("{s:s, s:[s], s:{s:s}, s:s}", "command", v, "args", v,
-		"env", "E", v, "cwd", v),
-	    with_secrets(json_pack("{s:s, s:s, s:s, s:[s,s], s:{s:s}, s:s}",
-			     "name", "x", "kind", "process", "transport",
-			     "stdio", "command", w, w, "env", "E", w, "cwd", w),
+	    json_pack("{s:s, s:[s], s:{s:s}}", "command", v, "args", v, "env",
+		"E", v),
+	    with_secrets(json_pack("{s:s, s:s, s:s, s:[s,s], s:{s:s}}", "name",
+			     "x", "kind", "process", "transport", "stdio",
+			     "command", w, w, "env", "E", w),
 		c->secrets));
 	check_json(v,
 	    json_pack("{s:s, s:{s:s}}", "url", "https://h.example/mcp",
@@ -925,6 +925,28 @@ check_vars_reason(const char *value, const char *why)
 	}
 }
 
+/* A working directory is a path: ${userHome} only, no variable. */
+static void
+test_vars_cwd(void)
+{
+	static const char why[] = "\"cwd\" uses a variable, but mcpd takes a "
+				  "working directory as a path only; edit "
+				  "the entry";
+	const struct reason_case cases[] = {
+		{ "{'command': 'srv', 'cwd': '${env:PROJECT}'}", why },
+		{ "{'command': 'srv', 'cwd': '/p/${input:dir}'}", why },
+		{ "{'command': 'srv', 'cwd': '$(env.X)/p'}", why },
+	};
+
+	check_reasons(cases, TAP_COUNT(cases));
+	setenv("HOME", "/home/test-user", 1);
+	check_json("${userHome} in cwd",
+	    json_pack("{s:s, s:s}", "command", "srv", "cwd", "${userHome}/p"),
+	    json_pack("{s:s, s:s, s:s, s:[s], s:{}, s:s}", "name", "x", "kind",
+		"process", "transport", "stdio", "command", "srv", "env", "cwd",
+		"/home/test-user/p"));
+}
+
 static void
 test_vars_refused(void)
 {
@@ -978,6 +1000,7 @@ test_vars_refused(void)
 	setenv("HOME", "", 1);
 	check_vars_reason("${userHome}",
 	    "uses ${userHome}, but HOME is not set");
+	test_vars_cwd();
 }
 
 static void
