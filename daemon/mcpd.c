@@ -22,6 +22,7 @@ struct mcpd_options mcpd_opts = {
 	.stop_step_ms = 2000,
 	.log_lines = 1000,
 	.max_clients = 256,
+	.max_http_requests = 16,
 	.max_client_queue = 4096,
 	.docker_timeout_ms = 30000,
 	.stop_grace_ms = 15000,
@@ -252,7 +253,8 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	fprintf(status == 0 ? stdout : stderr,
 	    "usage: mcpd [-dv] [-s socket] [-S state_dir] [--max-message BYTES]\n"
 	    "            [--call-timeout MS] [--load-timeout MS] [--log-lines N]\n"
-	    "            [--max-clients N] [--ca-file PATH] [--dns-server IP[:PORT]]\n"
+	    "            [--max-clients N] [--max-http-requests N]\n"
+	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS]\n"
 	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
 	    "            [-V] [-h]\n"
@@ -284,6 +286,7 @@ enum {
 	MCPD_OPT_LOAD_TIMEOUT,
 	MCPD_OPT_LOG_LINES,
 	MCPD_OPT_MAX_CLIENTS,
+	MCPD_OPT_MAX_HTTP_REQUESTS,
 	MCPD_OPT_CA_FILE,
 	MCPD_OPT_DNS_SERVER,
 	MCPD_OPT_DOCKER,
@@ -303,6 +306,8 @@ static const struct option mcpd_long_options[] = {
 	{ "load-timeout", required_argument, NULL, MCPD_OPT_LOAD_TIMEOUT },
 	{ "log-lines", required_argument, NULL, MCPD_OPT_LOG_LINES },
 	{ "max-clients", required_argument, NULL, MCPD_OPT_MAX_CLIENTS },
+	{ "max-http-requests", required_argument, NULL,
+	    MCPD_OPT_MAX_HTTP_REQUESTS },
 	{ "ca-file", required_argument, NULL, MCPD_OPT_CA_FILE },
 	{ "dns-server", required_argument, NULL, MCPD_OPT_DNS_SERVER },
 	{ "docker", required_argument, NULL, MCPD_OPT_DOCKER },
@@ -357,6 +362,10 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		case MCPD_OPT_MAX_CLIENTS:
 			mcpd_opts.max_clients = mcpd_number("--max-clients",
 			    optarg, 1, 65536);
+			break;
+		case MCPD_OPT_MAX_HTTP_REQUESTS:
+			mcpd_opts.max_http_requests =
+			    mcpd_number("--max-http-requests", optarg, 1, 1024);
 			break;
 		case MCPD_OPT_CA_FILE:
 			mcpd_opts.ca_file = strdup(optarg);

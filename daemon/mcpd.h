@@ -35,20 +35,21 @@ enum server_mode {
 struct mcpd_options {
 	char *socket_path;
 	char *state_dir;
-	size_t max_message;	 /* longest control or server message */
-	int call_timeout_ms;	 /* default deadline of a tool call */
-	int load_timeout_ms;	 /* default deadline of a load or reload */
-	int stop_step_ms;	 /* each wait of the stop sequence */
-	size_t log_lines;	 /* stderr lines kept per server */
-	size_t max_clients;	 /* control connections at once */
-	size_t max_client_queue; /* pending answers per client */
-	char *ca_file;		 /* TLS roots instead of the system's */
-	char *dns_server;	 /* resolver instead of resolv.conf's */
-	char *docker;		 /* the docker CLI (MCPD_DOCKER, --docker) */
-	int docker_timeout_ms;	 /* deadline of one docker rm/port/ps */
-	int stop_grace_ms;	 /* shutdown: admitted jobs end, then force */
-	int stop_force_ms;	 /* forced: docker rm -f of all, then exit */
-	char *secrets_key;	 /* the secret store's key file, or NULL */
+	size_t max_message;	  /* longest control or server message */
+	int call_timeout_ms;	  /* default deadline of a tool call */
+	int load_timeout_ms;	  /* default deadline of a load or reload */
+	int stop_step_ms;	  /* each wait of the stop sequence */
+	size_t log_lines;	  /* stderr lines kept per server */
+	size_t max_clients;	  /* control connections at once */
+	size_t max_http_requests; /* in flight to one remote server */
+	size_t max_client_queue;  /* pending answers per client */
+	char *ca_file;		  /* TLS roots instead of the system's */
+	char *dns_server;	  /* resolver instead of resolv.conf's */
+	char *docker;		  /* the docker CLI (MCPD_DOCKER, --docker) */
+	int docker_timeout_ms;	  /* deadline of one docker rm/port/ps */
+	int stop_grace_ms;	  /* shutdown: admitted jobs end, then force */
+	int stop_force_ms;	  /* forced: docker rm -f of all, then exit */
+	char *secrets_key;	  /* the secret store's key file, or NULL */
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;

@@ -26,6 +26,12 @@ struct shttp_transport {
 	struct netpolicy_query *policy;
 	struct http_client *client;
 	json_t *queued; /* messages sent before the client is ready */
+	/*
+	 * Requests over --max-http-requests in flight wait here, in order, as
+	 * [msg, tool] pairs: a burst of calls must not open a connection each.
+	 */
+	json_t *waiting;
+	size_t nrequests; /* POSTs of requests whose exchange is not over */
 	char *session_id;
 	char *version; /* negotiated: sent as MCP-Protocol-Version */
 	LIST_HEAD(, shttp_post) posts;
@@ -56,6 +62,7 @@ struct shttp_post {
 	int status;
 	bool is_sse;
 	bool is_answered; /* the response to id came */
+	bool is_counted;  /* a request: it holds one of ht->nrequests */
 	struct evbuffer *body;
 	struct sse_parser sse;
 	struct event *retry;
@@ -84,6 +91,9 @@ shttp_post_free(struct shttp_post *p)
 	}
 	if (p->ht->listen == p)
 		p->ht->listen = NULL;
+	if (p->is_counted && --p->ht->nrequests < mcpd_opts.max_http_requests &&
+	    !p->ht->is_closing && json_array_size(p->ht->waiting) > 0)
+		event_active(p->ht->flush, EV_TIMEOUT, 0);
 	http_exchange_cancel(p->ex);
 	if (p->retry != NULL)
 		event_free(p->retry);
@@ -563,14 +573,48 @@ shttp_open_listen(struct shttp_transport *ht)
 	shttp_post_start(ht, ht->listen, "GET", NULL, NULL);
 }
 
+/*
+ * A cancellation of a request that still waits for a slot: the request
+ * goes, unsent, and so does the cancellation. True when msg was one.
+ */
+static bool
+shttp_drop_waiting(struct shttp_transport *ht, const json_t *msg)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	json_t *id = json_object_get(json_object_get(msg, "params"),
+		   "requestId"),
+	       *pair;
+	size_t i;
+
+	if (method == NULL || strcmp(method, "notifications/cancelled") != 0)
+		return false;
+	json_array_foreach(ht->waiting, i, pair)
+		if (json_equal(json_object_get(json_array_get(pair, 0), "id"),
+			id)) {
+			json_array_remove(ht->waiting, i);
+			return true;
+		}
+	return false;
+}
+
 static int
 shttp_send_now(struct shttp_transport *ht, const json_t *msg,
     const json_t *tool)
 {
 	const char *method = json_string_value(json_object_get(msg, "method"));
+	bool is_request = method != NULL && json_object_get(msg, "id") != NULL;
+	struct shttp_post *p;
 
-	struct shttp_post *p = shttp_post_new(ht, msg);
-
+	if (shttp_drop_waiting(ht, msg))
+		return 0;
+	if (is_request && ht->nrequests >= mcpd_opts.max_http_requests)
+		return json_array_append_new(ht->waiting,
+		    json_pack("[OO]", msg, tool != NULL ? tool : json_null()));
+	p = shttp_post_new(ht, msg);
+	if (is_request) {
+		p->is_counted = true;
+		ht->nrequests++;
+	}
 	if (method != NULL && strcmp(method, "notifications/initialized") == 0)
 		ht->initialized = p;
 	shttp_post_start(ht, p, "POST", msg, tool);
@@ -606,14 +650,34 @@ shttp_is_ready(const struct shttp_transport *ht)
 	    (!ht->is_legacy_sse || ht->post_path != NULL);
 }
 
+/* Starts the requests that waited, as far as slots are free. */
+static void
+shttp_start_waiting(struct shttp_transport *ht)
+{
+	json_t *pair;
+
+	while (ht->nrequests < mcpd_opts.max_http_requests &&
+	    (pair = json_array_get(ht->waiting, 0)) != NULL) {
+		json_incref(pair);
+		json_array_remove(ht->waiting, 0);
+		shttp_send_now(ht, json_array_get(pair, 0),
+		    json_is_null(json_array_get(pair, 1)) ?
+			NULL :
+			json_array_get(pair, 1));
+		json_decref(pair);
+	}
+}
+
 static void
 shttp_flush_due(evutil_socket_t fd, short events, void *arg)
 {
 	struct shttp_transport *ht = arg;
 
 	(void)fd, (void)events;
-	if (!ht->is_closing && shttp_is_ready(ht))
-		shttp_flush_queue(ht);
+	if (ht->is_closing || !shttp_is_ready(ht))
+		return;
+	shttp_start_waiting(ht);
+	shttp_flush_queue(ht);
 }
 
 static void
@@ -671,6 +735,7 @@ shttp_release(evutil_socket_t fd, short events, void *arg)
 	event_free(ht->timer);
 	event_free(ht->flush);
 	json_decref(ht->queued);
+	json_decref(ht->waiting);
 	free(ht->path);
 	free(ht->post_path);
 	free(ht->session_id);
@@ -763,6 +828,7 @@ transport_http_new(const struct remote_spec *spec,
 	ht->may_fall_back = spec->may_fall_back;
 	ht->t.name = spec->is_sse ? "sse" : "streamable-http";
 	ht->queued = json_array();
+	ht->waiting = json_array();
 	ht->timer = evtimer_new(mcpd_base, shttp_closed, ht);
 	ht->flush = evtimer_new(mcpd_base, shttp_flush_due, ht);
 	LIST_INIT(&ht->posts);

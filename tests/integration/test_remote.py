@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import (DENIED, EVERYTHING_JS, INVALID_PARAMS, NODE,
-                      OUTCOME_UNKNOWN, SERVER_ID, UNAVAILABLE, RpcError,
+                      OUTCOME_UNKNOWN, SERVER_ID, TESTSERVER, UNAVAILABLE,
+                      RpcError,
                       free_port, poll, rpc_error_of, wait_listening)
 
 HERE = Path(__file__).resolve().parent
@@ -849,6 +850,83 @@ def test_load_with_new_headers_connects_again_with_them(mcpd, peers, tap):
                        headers={"X-Api-Key": "key-2"})
     assert r3.get("was_loaded") is True and \
         r3["generation"] == r2["generation"], r3
+
+
+def client_connections(port):
+    """Established TCP connections to 127.0.0.1:port, seen from the client
+    side (the remote address is that port)."""
+    n = 0
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if fields[3] == "01" and \
+                    fields[2] == f"0100007F:{port:04X}":
+                n += 1
+    return n
+
+
+def http_testserver(peers):
+    http = peers([TESTSERVER, "--http", "0"], name="http")
+    port = int(http.wait_output(r"listening on http://127\.0\.0\.1:(\d+)/mcp",
+                                stream="err").group(1))
+    return http, port
+
+
+def test_requests_in_flight_to_a_remote_server_are_capped(mcpd_factory,
+                                                          peers):
+    """--max-http-requests 3: 20 calls at once open at most 3 connections
+    (plus the listening stream), the others wait their turn, and every
+    call is answered."""
+    d = mcpd_factory("--max-http-requests", "3")
+    http, port = http_testserver(peers)
+    d.load_url(f"http://127.0.0.1:{port}/mcp", name="ts", allow_local=True)
+    seen = []
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            seen.append(client_connections(port))
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        with d.client(timeout=60) as c:
+            ids = [c.request("mcpd/call", {
+                "server": "ts", "tool": "sleep_ms",
+                "arguments": {"ms": 300}}) for _ in range(20)]
+            answers = [c.response(i, timeout=60) for i in ids]
+    finally:
+        done.set()
+        sampler.join()
+    for a in answers:
+        assert a.get("result", {}).get("content") == \
+            [{"type": "text", "text": "slept 300 ms"}], a
+    most = max(seen)
+    assert 2 <= most <= 4, f"{most} connections at once"
+
+
+def test_a_call_that_expires_while_waiting_is_never_sent(mcpd_factory,
+                                                         peers):
+    d = mcpd_factory("--max-http-requests", "1")
+    http, port = http_testserver(peers)
+    d.load_url(f"http://127.0.0.1:{port}/mcp", name="ts", allow_local=True)
+    with d.client(timeout=60) as c:
+        slow = c.request("mcpd/call", {"server": "ts", "tool": "sleep_ms",
+                                       "arguments": {"ms": 1500}})
+        late = c.request("mcpd/call", {"server": "ts", "tool": "stderr",
+                                       "arguments": {"lines": 1,
+                                                     "text": "late-ran"},
+                                       "timeout_ms": 300})
+        e = c.response(late, timeout=30)
+        assert "error" in e, e
+        assert c.response(slow, timeout=30)["result"]["content"] == \
+            [{"type": "text", "text": "slept 1500 ms"}]
+    # The slot is free: a new call goes, and the late one never ran.
+    assert d.call("ts", "echo", {"message": "after"})[
+        "structuredContent"] == {"message": "after"}
+    time.sleep(0.3)
+    assert "late-ran" not in http.err()
 
 
 def test_tools_are_listed_after_initialized_was_accepted(mcpd, peers, tap):
