@@ -213,3 +213,21 @@ jsonrpc_error_get_kind(const json_t *error)
 	return errors_kind_from_name(json_string_value(json_object_get(data,
 	    "kind")));
 }
+
+int
+jsonrpc_unqueue_cancelled(json_t *unsent, const json_t *msg)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	const json_t *id = json_object_get(json_object_get(msg, "params"),
+	    "requestId");
+	json_t *entry;
+	size_t i;
+
+	if (method == NULL || strcmp(method, "notifications/cancelled") != 0)
+		return -1;
+	json_array_foreach(unsent, i, entry)
+		if (json_equal(json_object_get(json_array_get(entry, 0), "id"),
+			id))
+			return json_array_remove(unsent, i) == 0 ? 1 : 0;
+	return 0;
+}

@@ -58,5 +58,11 @@ json_t *jsonrpc_error_kind(json_t *id, enum errors_kind, const char *message,
     json_t *data);
 /* The data.kind of an error object, or -1. */
 int jsonrpc_error_get_kind(const json_t *error);
+/*
+ * When msg is a notifications/cancelled, removes the request it cancels
+ * from unsent, an array of [request, ...] arrays: 1 when it was there, 0
+ * when not; -1 when msg is no cancellation.
+ */
+int jsonrpc_unqueue_cancelled(json_t *unsent, const json_t *msg);
 
 #endif

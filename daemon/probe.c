@@ -511,38 +511,17 @@ probe_open(struct transport *t, char **cause)
 	return r;
 }
 
-/*
- * A request the session gave up on (it sends notifications/cancelled) is
- * not held any longer: over HTTP it would only race the one that replaced
- * it (a stale server/discover next to initialize). True when msg was such
- * a cancellation.
- */
-static bool
-probe_drop_cancelled(struct probe *p, const json_t *msg)
-{
-	const char *method = json_string_value(json_object_get(msg, "method"));
-	json_t *id = json_object_get(json_object_get(msg, "params"),
-		   "requestId"),
-	       *pair;
-	size_t i;
-
-	if (method == NULL || strcmp(method, "notifications/cancelled") != 0)
-		return false;
-	json_array_foreach(p->held, i, pair)
-		if (json_equal(json_object_get(json_array_get(pair, 0), "id"),
-			id)) {
-			json_array_remove(p->held, i);
-			break;
-		}
-	return true;
-}
-
 static int
 probe_send(struct transport *t, const json_t *msg, const json_t *tool)
 {
 	struct probe *p = probe_of(t);
 
-	if (!p->is_confirmed && probe_drop_cancelled(p, msg) &&
+	/*
+	 * A request the session gave up on (it sends notifications/cancelled)
+	 * is not held any longer: over HTTP it would only race the one that
+	 * replaced it (a stale server/discover next to initialize).
+	 */
+	if (!p->is_confirmed && jsonrpc_unqueue_cancelled(p->held, msg) >= 0 &&
 	    p->phase != PROBE_STDIO)
 		return 0;
 	if (!p->is_confirmed && json_object_get(msg, "id") != NULL)

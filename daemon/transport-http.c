@@ -573,30 +573,6 @@ shttp_open_listen(struct shttp_transport *ht)
 	shttp_post_start(ht, ht->listen, "GET", NULL, NULL);
 }
 
-/*
- * A cancellation of a request that still waits for a slot: the request
- * goes, unsent, and so does the cancellation. True when msg was one.
- */
-static bool
-shttp_drop_waiting(struct shttp_transport *ht, const json_t *msg)
-{
-	const char *method = json_string_value(json_object_get(msg, "method"));
-	json_t *id = json_object_get(json_object_get(msg, "params"),
-		   "requestId"),
-	       *pair;
-	size_t i;
-
-	if (method == NULL || strcmp(method, "notifications/cancelled") != 0)
-		return false;
-	json_array_foreach(ht->waiting, i, pair)
-		if (json_equal(json_object_get(json_array_get(pair, 0), "id"),
-			id)) {
-			json_array_remove(ht->waiting, i);
-			return true;
-		}
-	return false;
-}
-
 static int
 shttp_send_now(struct shttp_transport *ht, const json_t *msg,
     const json_t *tool)
@@ -605,7 +581,8 @@ shttp_send_now(struct shttp_transport *ht, const json_t *msg,
 	bool is_request = method != NULL && json_object_get(msg, "id") != NULL;
 	struct shttp_post *p;
 
-	if (shttp_drop_waiting(ht, msg))
+	/* A request cancelled while it waited goes unsent, and so does this. */
+	if (jsonrpc_unqueue_cancelled(ht->waiting, msg) == 1)
 		return 0;
 	if (is_request && ht->nrequests >= mcpd_opts.max_http_requests)
 		return json_array_append_new(ht->waiting,

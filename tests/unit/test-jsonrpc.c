@@ -432,6 +432,55 @@ test_constructors_classify(void)
 	json_decref(id);
 }
 
+/* The ids of the requests left in unsent, as one JSON array. */
+static json_t *
+unsent_ids(const json_t *unsent)
+{
+	json_t *ids = json_array(), *entry;
+	size_t i;
+
+	json_array_foreach(unsent, i, entry)
+		json_array_append(ids,
+		    json_object_get(json_array_get(entry, 0), "id"));
+	return ids;
+}
+
+static void
+check_unsent(const json_t *unsent, const char *want)
+{
+	json_t *got = unsent_ids(unsent), *w = load(want);
+
+	TAP_CHECK(json_equal(got, w), "left %s, expected %s",
+	    json_dumps(got, JSON_COMPACT), want);
+	json_decref(got);
+	json_decref(w);
+}
+
+static void
+test_unqueue_cancelled(void)
+{
+	json_t *unsent = load("[[{\"id\": 1, \"method\": \"a\"}, null],"
+			      " [{\"id\": 2, \"method\": \"b\"}, {}],"
+			      " [{\"id\": \"x\", \"method\": \"c\"}]]");
+	json_t *cancel2 = load("{\"method\": \"notifications/cancelled\","
+			       " \"params\": {\"requestId\": 2}}");
+	json_t *cancel9 = load("{\"method\": \"notifications/cancelled\","
+			       " \"params\": {\"requestId\": 9}}");
+	json_t *other = load("{\"method\": \"notifications/progress\","
+			     " \"params\": {\"requestId\": 1}}");
+
+	TAP_CHECK_INT(jsonrpc_unqueue_cancelled(unsent, other), -1);
+	TAP_CHECK_INT(jsonrpc_unqueue_cancelled(unsent, cancel9), 0);
+	check_unsent(unsent, "[1, 2, \"x\"]");
+	TAP_CHECK_INT(jsonrpc_unqueue_cancelled(unsent, cancel2), 1);
+	check_unsent(unsent, "[1, \"x\"]");
+	TAP_CHECK_INT(jsonrpc_unqueue_cancelled(unsent, cancel2), 0);
+	json_decref(unsent);
+	json_decref(cancel2);
+	json_decref(cancel9);
+	json_decref(other);
+}
+
 static const struct tap_test tests[] = {
 	{ "classify: requests, notifications, results, errors",
 	    test_classify_valid },
@@ -456,6 +505,8 @@ static const struct tap_test tests[] = {
 	{ "parse: exact length, garbage, scalars", test_parse },
 	{ "constructors produce what classify expects",
 	    test_constructors_classify },
+	{ "unqueue_cancelled: removes the cancelled request, only that",
+	    test_unqueue_cancelled },
 };
 
 int
