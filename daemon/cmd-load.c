@@ -291,6 +291,13 @@ cmd_load_start(struct request *req, const json_t *params, const char *name,
 
 	if (!control_is_internal(req) && !cmd_load_vars_ok(req, spec)) {
 		/* Failed: a variable has no value now. */
+	} else if (s == NULL && server_count(NULL) >= mcpd_opts.max_servers) {
+		control_fail(req, ERRORS_UNAVAILABLE,
+		    json_pack("{s:I}", "limit",
+			(json_int_t)mcpd_opts.max_servers),
+		    "mcpd already has %zu servers, its limit; unload one, or "
+		    "start mcpd with a higher --max-servers",
+		    mcpd_opts.max_servers);
 	} else if (s == NULL && (other = server_find(agent, name)) != NULL) {
 		control_fail(req, ERRORS_CONFLICT,
 		    json_pack("{s:s}", "name", name),

@@ -23,6 +23,7 @@ struct mcpd_options mcpd_opts = {
 	.log_lines = 1000,
 	.max_clients = 256,
 	.max_http_requests = 16,
+	.max_servers = 256,
 	.max_client_queue = 4096,
 	.docker_timeout_ms = 30000,
 	.stop_grace_ms = 15000,
@@ -253,7 +254,8 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	fprintf(status == 0 ? stdout : stderr,
 	    "usage: mcpd [-dv] [-s socket] [-S state_dir] [--max-message BYTES]\n"
 	    "            [--call-timeout MS] [--load-timeout MS] [--log-lines N]\n"
-	    "            [--max-clients N] [--max-http-requests N]\n"
+	    "            [--max-clients N] [--max-servers N]\n"
+	    "            [--max-http-requests N]\n"
 	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS]\n"
 	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
@@ -287,6 +289,7 @@ enum {
 	MCPD_OPT_LOG_LINES,
 	MCPD_OPT_MAX_CLIENTS,
 	MCPD_OPT_MAX_HTTP_REQUESTS,
+	MCPD_OPT_MAX_SERVERS,
 	MCPD_OPT_CA_FILE,
 	MCPD_OPT_DNS_SERVER,
 	MCPD_OPT_DOCKER,
@@ -308,6 +311,7 @@ static const struct option mcpd_long_options[] = {
 	{ "max-clients", required_argument, NULL, MCPD_OPT_MAX_CLIENTS },
 	{ "max-http-requests", required_argument, NULL,
 	    MCPD_OPT_MAX_HTTP_REQUESTS },
+	{ "max-servers", required_argument, NULL, MCPD_OPT_MAX_SERVERS },
 	{ "ca-file", required_argument, NULL, MCPD_OPT_CA_FILE },
 	{ "dns-server", required_argument, NULL, MCPD_OPT_DNS_SERVER },
 	{ "docker", required_argument, NULL, MCPD_OPT_DOCKER },
@@ -366,6 +370,10 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		case MCPD_OPT_MAX_HTTP_REQUESTS:
 			mcpd_opts.max_http_requests =
 			    mcpd_number("--max-http-requests", optarg, 1, 1024);
+			break;
+		case MCPD_OPT_MAX_SERVERS:
+			mcpd_opts.max_servers = mcpd_number("--max-servers",
+			    optarg, 1, 65536);
 			break;
 		case MCPD_OPT_CA_FILE:
 			mcpd_opts.ca_file = strdup(optarg);

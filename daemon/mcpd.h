@@ -42,6 +42,7 @@ struct mcpd_options {
 	size_t log_lines;	  /* stderr lines kept per server */
 	size_t max_clients;	  /* control connections at once */
 	size_t max_http_requests; /* in flight to one remote server */
+	size_t max_servers;	  /* listed servers of all agents together */
 	size_t max_client_queue;  /* pending answers per client */
 	char *ca_file;		  /* TLS roots instead of the system's */
 	char *dns_server;	  /* resolver instead of resolv.conf's */

@@ -256,6 +256,22 @@ def test_new_values_that_cannot_start_keep_the_old_connection(mcpd):
         "structuredContent"] == {"message": "y"}
 
 
+def test_server_count_limit(mcpd_factory):
+    d = mcpd_factory("--max-servers", "2")
+    d.load_testserver("a")
+    d.load_testserver("b", "--tools", "2")
+    e = rpc_error_of(d.load, ts_command("--tools", "3"), name="c")
+    assert e.code == UNAVAILABLE and e.data["limit"] == 2, e
+    assert "--max-servers" in e.message and "unload one" in e.message, e
+    assert sorted(r["name"] for r in d.list()) == ["a", "b"]
+    assert len(process_groups(d.pid)) == 2
+    # A server that is already there is not a new one.
+    assert d.load_testserver("a").get("was_loaded") is True
+    d.rpc.result("mcpd/unload", {"target": "b"})
+    d.load(ts_command("--tools", "3"), name="c")
+    assert d.row("c")["state"] == "ready"
+
+
 def test_name_conflict(mcpd):
     r = mcpd.load_testserver("dup")
     pid = mcpd.row("dup")["pid"]
