@@ -189,7 +189,8 @@ ts_write_all(int fd, const char *p, size_t n)
 static void
 ts_stdio_send(json_t *msg)
 {
-	char *s = json_dumps(msg, JSON_COMPACT);
+	char *s = json_dumps(msg, JSON_COMPACT), *line;
+	size_t len;
 
 	if (opt.is_garbage && !ts.is_garbage_sent &&
 	    json_object_get(msg, "method") == NULL) {
@@ -197,10 +198,14 @@ ts_stdio_send(json_t *msg)
 		ts_write_all(STDOUT_FILENO, "this is not json\n", 17);
 	}
 	json_decref(msg);
-	if (s == NULL || ts_write_all(STDOUT_FILENO, s, strlen(s)) < 0 ||
-	    ts_write_all(STDOUT_FILENO, "\n", 1) < 0)
+	/* One write per line, as servers write them: a reader wakes once. */
+	len = s != NULL ? strlen(s) : 0;
+	if (s == NULL || (line = realloc(s, len + 1)) == NULL)
+		ts_fatal("out of memory");
+	line[len] = '\n';
+	if (ts_write_all(STDOUT_FILENO, line, len + 1) < 0)
 		ts_fatal("stdout");
-	free(s);
+	free(line);
 }
 
 /* Sends a message to its peer and drops the reference. */
