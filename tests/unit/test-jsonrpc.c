@@ -449,9 +449,10 @@ static void
 check_unsent(const json_t *unsent, const char *want)
 {
 	json_t *got = unsent_ids(unsent), *w = load(want);
+	char *text = json_dumps(got, JSON_COMPACT);
 
-	TAP_CHECK(json_equal(got, w), "left %s, expected %s",
-	    json_dumps(got, JSON_COMPACT), want);
+	TAP_CHECK(json_equal(got, w), "left %s, expected %s", text, want);
+	free(text);
 	json_decref(got);
 	json_decref(w);
 }
