@@ -309,6 +309,11 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "port published on 127.0.0.1 only. --env values reach docker\n"
 	    "through its environment, never its command line.\n"
 	    "\n"
+	    "Loading what is already loaded changes nothing (\"already\n"
+	    "loaded\"), unless --env or --header values (or a secret they\n"
+	    "name) differ from what it runs with: then it restarts with the\n"
+	    "new ones, as reload does (\"restarted with new settings\").\n"
+	    "\n"
 	    "Without --json, each stage of the start (starting, pulling,\n"
 	    "probing, http-detected, connecting, connected or failed) is\n"
 	    "printed on stderr as it comes.\n",
