@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* mcpd/logs: the last stderr lines of a server. */
+/* mcpd/logs: the last stderr lines of a server, or those and what follows. */
 #include "mcpd.h"
 
 #define CMD_LOGS_DEFAULT 100
@@ -17,7 +17,11 @@ cmd_logs_exec(struct request *req, json_t *params)
 		    "lines must be 0 (all) or more");
 		return;
 	}
-	if ((s = cmd_server(req, cmd_string(params, "server"))) != NULL)
+	if ((s = cmd_server(req, cmd_string(params, "server"))) == NULL)
+		return;
+	if (json_is_true(json_object_get(params, "follow")))
+		server_logs_follow(s, req, (size_t)lines);
+	else
 		control_reply(req,
 		    json_pack("{s:o}", "lines", server_logs(s, (size_t)lines)));
 }
@@ -25,6 +29,7 @@ cmd_logs_exec(struct request *req, json_t *params)
 static const struct cmd_param cmd_logs_params[] = {
 	{ "server", JSON_STRING, true },
 	{ "lines", JSON_INTEGER, false },
+	{ "follow", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 

@@ -249,18 +249,31 @@ control_want_progress(struct request *r)
 	r->wants_progress = true;
 }
 
+int
+control_notify(const struct request *r, const char *method, json_t *params)
+{
+	if (r == NULL || r->client == NULL || r->client->is_closing) {
+		json_decref(params);
+		return -EPIPE;
+	}
+	if (sendq_length(r->client->out) > control_output_limit()) {
+		json_decref(params);
+		return -ENOBUFS;
+	}
+	json_object_set(params, "request", r->id);
+	control_send(r->client, jsonrpc_notification(method, params));
+	return 0;
+}
+
 void
 control_progress(const struct request *r, const char *server, const char *stage,
     const char *message)
 {
-	json_t *params;
-
-	if (r == NULL || !r->wants_progress || r->client == NULL ||
-	    r->client->is_closing)
+	if (r == NULL || !r->wants_progress)
 		return;
-	params = json_pack("{s:O, s:s, s:s, s:s}", "request", r->id, "server",
-	    server, "stage", stage, "message", message);
-	control_send(r->client, jsonrpc_notification("mcpd/progress", params));
+	control_notify(r, "mcpd/progress",
+	    json_pack("{s:s, s:s, s:s}", "server", server, "stage", stage,
+		"message", message));
 }
 
 bool

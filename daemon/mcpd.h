@@ -93,6 +93,12 @@ void control_fail(struct request *, enum errors_kind, json_t *data,
 void control_fail_code(struct request *, int code, json_t *data,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The request asked for mcpd/progress notifications. */
+/*
+ * Sends a notification about request r to its client, params (stolen)
+ * with "request": r's id added: -EPIPE when the client is gone, -ENOBUFS
+ * (nothing sent) when it has more unread output than the limit.
+ */
+int control_notify(const struct request *, const char *method, json_t *params);
 void control_want_progress(struct request *);
 /* One mcpd/progress notification, if the request (may be NULL) wants them. */
 void control_progress(const struct request *, const char *server,
@@ -434,6 +440,12 @@ json_t *server_list_tools(const char *agent);
 void server_call(struct server *, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *);
 json_t *server_logs(const struct server *, size_t lines);
+/*
+ * Sends the last lines, then each new one, to req's client as mcpd/log
+ * notifications; req is answered when following ends (unload, shutdown,
+ * a client gone or too slow to read).
+ */
+void server_logs_follow(struct server *, struct request *req, size_t lines);
 const char *server_name(const struct server *);
 const char *server_agent(const struct server *);
 /* argv "<docker> rm -f <every container that may exist>" (free it). */

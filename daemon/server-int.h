@@ -48,6 +48,7 @@ struct server {
 	bool is_removed;
 	bool is_denied; /* the failing start was refused by policy */
 	struct logring *logs;
+	TAILQ_HEAD(, server_follower) followers; /* of its stderr */
 	struct docker_container *container; /* a container server's record */
 	char *failed_why;   /* a failed start, while its container goes */
 	bool is_unloading;  /* unloaded; only its container is left */
@@ -77,6 +78,12 @@ void server_set_state(struct server *s, enum server_state state);
 void server_set_error(struct server *s, const char *why);
 void server_free(struct server *s);
 void server_check_all_stopped(void);
+
+/* server-logs.c */
+/* Keeps a stderr line and sends it to the followers. */
+void server_logs_push(struct server *s, const char *line, size_t len);
+/* Ends every follower of s, saying why (unloaded, shutting down). */
+void server_logs_end(struct server *s);
 void server_retire_session(struct session *sess);
 json_t *server_error_data(const struct server *s);
 /* result with flag (was_loaded, reconfigured) set to true. */

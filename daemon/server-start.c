@@ -341,7 +341,7 @@ server_on_stderr(void *arg, const char *line, size_t len)
 {
 	struct server *s = arg;
 
-	logring_push(s->logs, line, len);
+	server_logs_push(s, line, len);
 	log_server(LOG_DEBUG, s->name, "stderr: %.*s", (int)len, line);
 }
 

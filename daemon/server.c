@@ -152,6 +152,7 @@ server_new(const char *agent, const char *name, enum server_mode mode,
 	s->state = SERVER_STARTING;
 	s->since = time(NULL);
 	TAILQ_INIT(&s->jobs);
+	TAILQ_INIT(&s->followers);
 	TAILQ_INSERT_TAIL(&server_list, s, entry);
 	(void)cause;
 	*ret = s;
@@ -161,6 +162,7 @@ server_new(const char *agent, const char *name, enum server_mode mode,
 void
 server_free(struct server *s)
 {
+	server_logs_end(s);
 	TAILQ_REMOVE(&server_list, s, entry);
 	event_free(s->restart_timer);
 	event_free(s->healthy_timer);
@@ -443,10 +445,4 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 	params = json_pack("{s:s, s:O}", "name", tool, "arguments", arguments);
 	session_request_raw(s->session, "tools/call", params, timeout_ms,
 	    server_on_call_reply, server_on_call_raw, req);
-}
-
-json_t *
-server_logs(const struct server *s, size_t lines)
-{
-	return logring_tail(s->logs, lines);
 }

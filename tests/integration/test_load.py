@@ -4,10 +4,13 @@ the real @modelcontextprotocol/server-everything over stdio."""
 
 import json
 import os
+import subprocess
+import time
 
 import pytest
 
-from conftest import (breakable_server, CONFLICT, EVERYTHING_JS,
+from conftest import (MCPCTL, breakable_server, child_env, CONFLICT,
+                      EVERYTHING_JS,
                       INVALID_PARAMS, NOT_FOUND, RFC3339_UTC, SERVER_ID,
                       STALE_HANDLE, TESTSERVER, TESTSERVER_TOOLS, TIMEOUT,
                       UNAVAILABLE, descendants, direct_tools, everything_cmd,
@@ -399,6 +402,108 @@ def test_stderr_lines_show_in_logs(mcpd):
     assert two == mcpd.logs("ts")[-2:]
     e = rpc_error_of(mcpd.logs, "nope")
     assert e.code == NOT_FOUND
+
+
+def next_notification(c, method, timeout=10.0):
+    """The next notification of method on client c (others are kept)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for i, m in enumerate(c.other):
+            if m.get("method") == method:
+                return c.other.pop(i)
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {method} notification in {timeout} s"
+        msg = c.read_message(timeout=left)
+        assert msg is not None, f"the connection closed before {method}"
+        c.other.append(msg)
+
+
+def test_logs_follow(mcpd):
+    """mcpd/logs with follow: the last lines, then each new one, as
+    mcpd/log notifications of the request; unload answers it."""
+    mcpd.load_testserver("ts")
+    mcpd.call("ts", "stderr", {"lines": 2, "text": "before"})
+    with mcpd.client(timeout=30) as c:
+        rid = c.request("mcpd/logs", {"server": "ts", "lines": 1,
+                                      "follow": True})
+        first = next_notification(c, "mcpd/log")
+        assert first["params"] == {"server": "ts", "line": "before 1",
+                                   "request": rid}, first
+        mcpd.call("ts", "stderr", {"lines": 3, "text": "after"})
+        got = [next_notification(c, "mcpd/log")["params"]["line"]
+               for _ in range(3)]
+        assert got == ["after 0", "after 1", "after 2"]
+        mcpd.rpc.result("mcpd/unload", {"target": "ts"})
+        r = c.response(rid, timeout=10)
+        assert r["result"]["ended"] == "the server was unloaded", r
+        assert r["result"]["server"] == "ts"
+
+
+def test_logs_follow_of_a_client_that_went(mcpd):
+    mcpd.load_testserver("ts")
+    c = mcpd.client(timeout=10)
+    c.request("mcpd/logs", {"server": "ts", "follow": True})
+    next_notification(c, "mcpd/log")
+    c.close()
+    # Lines go on; the daemon drops the follower and serves others.
+    mcpd.call("ts", "stderr", {"lines": 50, "text": "x"})
+    with mcpd.client(timeout=30) as c2:
+        rid = c2.request("mcpd/logs", {"server": "ts", "lines": 1,
+                                       "follow": True})
+        assert next_notification(c2, "mcpd/log")["params"]["line"] == \
+            "x 49"
+    assert mcpd.call("ts", "echo", {"message": "ok"})[
+        "structuredContent"] == {"message": "ok"}
+
+
+def test_logs_follow_of_a_client_too_slow_to_read(mcpd_factory):
+    """A follower that does not read while the server writes 2 MB of
+    stderr is ended (its output would grow without bound), saying so;
+    the daemon goes on."""
+    d = mcpd_factory("--max-message", "65536")
+    d.load_testserver("ts")
+    with d.client(timeout=30) as c:
+        rid = c.request("mcpd/logs", {"server": "ts", "lines": 1,
+                                      "follow": True})
+        d.call("ts", "stderr", {"lines": 20000, "text": "y" * 100},
+               timeout=60)
+        r = c.response(rid, timeout=30)
+        assert "too slowly" in r["result"]["ended"], r
+    assert d.call("ts", "echo", {"message": "ok"})[
+        "structuredContent"] == {"message": "ok"}
+
+
+def test_logs_follow_ends_at_shutdown(mcpd):
+    mcpd.load_testserver("ts")
+    with mcpd.client(timeout=30) as c:
+        rid = c.request("mcpd/logs", {"server": "ts", "follow": True})
+        next_notification(c, "mcpd/log")
+        mcpd.rpc.result("mcpd/shutdown", timeout=30)
+        r = c.response(rid, timeout=30)
+        assert r["result"]["ended"] == "mcpd is shutting down", r
+    assert mcpd.proc.wait(timeout=30) == 0
+
+
+def test_mcpctl_logs_follow(mcpd):
+    mcpd.load_testserver("ts")
+    p = subprocess.Popen([str(MCPCTL), "-s", str(mcpd.sock), "logs", "-f",
+                          "-n", "1", "ts"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=child_env(), text=True)
+    try:
+        first = p.stdout.readline()
+        assert first.strip() != "", first
+        mcpd.call("ts", "stderr", {"lines": 2, "text": "live"})
+        assert p.stdout.readline() == "live 0\n"
+        assert p.stdout.readline() == "live 1\n"
+        mcpd.rpc.result("mcpd/unload", {"target": "ts"})
+        out, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, err
+    assert out == ""
+    assert err == "mcpctl: stopped following ts: the server was unloaded\n"
 
 
 def test_environment_is_minimal_plus_spec(mcpd_factory):
