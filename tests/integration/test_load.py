@@ -418,11 +418,19 @@ def next_notification(c, method, timeout=10.0):
         c.other.append(msg)
 
 
+def write_stderr(d, server, lines, text):
+    """Has the test server write lines to stderr, and waits until mcpd has
+    them (stderr is its own pipe: the call's answer may come first)."""
+    d.call(server, "stderr", {"lines": lines, "text": text}, timeout=60)
+    d.wait_log(server, lambda ls: f"{text} {lines - 1}" in ls,
+               timeout=30)
+
+
 def test_logs_follow(mcpd):
     """mcpd/logs with follow: the last lines, then each new one, as
     mcpd/log notifications of the request; unload answers it."""
     mcpd.load_testserver("ts")
-    mcpd.call("ts", "stderr", {"lines": 2, "text": "before"})
+    write_stderr(mcpd, "ts", 2, "before")
     with mcpd.client(timeout=30) as c:
         rid = c.request("mcpd/logs", {"server": "ts", "lines": 1,
                                       "follow": True})
@@ -441,12 +449,13 @@ def test_logs_follow(mcpd):
 
 def test_logs_follow_of_a_client_that_went(mcpd):
     mcpd.load_testserver("ts")
+    write_stderr(mcpd, "ts", 1, "first")
     c = mcpd.client(timeout=10)
     c.request("mcpd/logs", {"server": "ts", "follow": True})
     next_notification(c, "mcpd/log")
     c.close()
     # Lines go on; the daemon drops the follower and serves others.
-    mcpd.call("ts", "stderr", {"lines": 50, "text": "x"})
+    write_stderr(mcpd, "ts", 50, "x")
     with mcpd.client(timeout=30) as c2:
         rid = c2.request("mcpd/logs", {"server": "ts", "lines": 1,
                                        "follow": True})
@@ -475,6 +484,7 @@ def test_logs_follow_of_a_client_too_slow_to_read(mcpd_factory):
 
 def test_logs_follow_ends_at_shutdown(mcpd):
     mcpd.load_testserver("ts")
+    write_stderr(mcpd, "ts", 1, "first")
     with mcpd.client(timeout=30) as c:
         rid = c.request("mcpd/logs", {"server": "ts", "follow": True})
         next_notification(c, "mcpd/log")
@@ -486,12 +496,12 @@ def test_logs_follow_ends_at_shutdown(mcpd):
 
 def test_mcpctl_logs_follow(mcpd):
     mcpd.load_testserver("ts")
+    write_stderr(mcpd, "ts", 1, "first")
     p = subprocess.Popen([str(MCPCTL), "-s", str(mcpd.sock), "logs", "-f",
                           "-n", "1", "ts"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=child_env(), text=True)
     try:
-        first = p.stdout.readline()
-        assert first.strip() != "", first
+        assert p.stdout.readline() == "first 0\n"
         mcpd.call("ts", "stderr", {"lines": 2, "text": "live"})
         assert p.stdout.readline() == "live 0\n"
         assert p.stdout.readline() == "live 1\n"
