@@ -637,6 +637,17 @@ secrets_store_write(const struct secrets *s, size_t at, bool is_insert,
 	return r;
 }
 
+/* -EINVAL, saying what a name may be, when name is not one. */
+static int
+secrets_name_check(const char *name, char **cause)
+{
+	if (secrets_name_valid(name))
+		return 0;
+	return errors_cause(cause, -EINVAL,
+	    "a secret name is 1 to %d letters, digits, '_' or '.'",
+	    SECRETS_NAME_MAX);
+}
+
 int
 secrets_set(struct secrets *s, const char *name, const char *value, size_t len,
     char **cause)
@@ -646,10 +657,8 @@ secrets_set(struct secrets *s, const char *name, const char *value, size_t len,
 	size_t at;
 	int r;
 
-	if (!secrets_name_valid(name))
-		return errors_cause(cause, -EINVAL,
-		    "a secret name is 1 to %d letters, digits, '_' or '.'",
-		    SECRETS_NAME_MAX);
+	if (secrets_name_check(name, cause) < 0)
+		return -EINVAL;
 	if (len > SECRETS_VALUE_MAX)
 		return errors_cause(cause, -EINVAL,
 		    "a secret value is at most %d bytes", SECRETS_VALUE_MAX);
@@ -693,10 +702,8 @@ secrets_remove(struct secrets *s, const char *name, bool *ret_removed,
 	size_t at;
 	int r;
 
-	if (!secrets_name_valid(name))
-		return errors_cause(cause, -EINVAL,
-		    "a secret name is 1 to %d letters, digits, '_' or '.'",
-		    SECRETS_NAME_MAX);
+	if (secrets_name_check(name, cause) < 0)
+		return -EINVAL;
 	at = secrets_find(s, name, &found);
 	if (found) {
 		if ((r = secrets_store_write(s, at, false, NULL, cause)) < 0)
