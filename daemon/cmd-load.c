@@ -285,6 +285,7 @@ cmd_load_start(struct request *req, const json_t *params, const char *name,
 	const char *agent = control_agent(req);
 	char *id = spec_id(agent, mode, spec);
 	struct server *s = server_find(agent, id), *other;
+	bool is_listed = s != NULL;
 	bool is_saved = !json_is_false(json_object_get(params, "persist")) &&
 	    !control_is_internal(req);
 	struct server_spec *asked = NULL;
@@ -314,8 +315,8 @@ cmd_load_start(struct request *req, const json_t *params, const char *name,
 		    cmd_load_row(id, server_name(s), mode, params, secrets) :
 		    NULL;
 
-		if (spec->argv != NULL || spec->image != NULL ||
-		    spec->remote.url != NULL)
+		/* A new server took spec; a listed one gets it with the job. */
+		if (is_listed)
 			asked = cmd_load_spec_move(spec);
 		server_load(s, req, timeout, row, secrets, asked);
 	}
