@@ -197,6 +197,12 @@ void child_strv_free(char **);
 /* The same, after wiping every string (they may hold resolved secrets). */
 void child_strv_wipe_free(char **);
 
+/* defer.c: the one deferred queue of frees and completions (DESIGN 10). */
+/* fn(arg) runs on a later loop turn, never inside the caller. */
+void defer_call(void (*fn)(void *), void *arg);
+/* Runs what is still queued (at exit). */
+void defer_close(void);
+
 /* sendq.c: outgoing lines per peer, written once per loop turn. */
 struct bufferevent;
 struct sendq;
@@ -316,7 +322,10 @@ struct transport_cbs {
 struct transport_ops {
 	const char *name; /* "stdio", ... */
 	int (*open)(struct transport *, char **cause);
-	/* tool: the Tool a tools/call names, for per-call headers, or NULL */
+	/*
+	 * tool: the Tool a tools/call names, for per-call headers, or NULL.
+	 * 1: msg cancelled a request that was still waiting, never sent.
+	 */
 	int (*send)(struct transport *, const json_t *msg, const json_t *tool);
 	/* Delivers what the peer already wrote to stderr (may be NULL). */
 	void (*drain)(struct transport *);
@@ -359,11 +368,20 @@ struct session_cbs {
 };
 struct session *session_new(struct transport *, const struct session_cbs *,
     void *arg, int timeout_ms);
+/* A holder's reference: the memory stays until the last one goes. */
+void session_ref(struct session *);
+void session_unref(struct session *);
 /* Opens the transport and starts the handshake; 0 or -errno with cause. */
 int session_start(struct session *, char **cause);
-/* Fails every pending request with outcome-unknown and frees at once. */
+/*
+ * Marks it dead: fails every pending request with outcome-unknown (from
+ * the loop), frees the transport and drops the owner's reference.
+ */
 void session_free(struct session *);
-/* Detaches callbacks, ends the transport gracefully, then frees. */
+/*
+ * Detaches callbacks, ends the transport gracefully, then drops the
+ * owner's reference; done(arg) runs from the loop once it has ended.
+ */
 void session_close(struct session *, void (*done)(void *), void *arg);
 bool session_is_ready(const struct session *);
 /* The handshake failed because a policy refused it (a redirect). */
@@ -406,6 +424,9 @@ struct server_spec {
 };
 const char *server_state_name(enum server_state);
 const char *server_mode_name(enum server_mode);
+/* A holder's reference (DESIGN 10): the memory stays until the last. */
+void server_ref(struct server *);
+void server_unref(struct server *);
 /* By id, name or endpoint, within one agent (NULL: any agent). */
 struct server *server_find(const char *agent, const char *target);
 /*

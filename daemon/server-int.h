@@ -27,10 +27,19 @@ struct server_job {
 	json_t *secrets; /* ... and the values it refers to: name -> value */
 	struct server_spec *spec; /* a load of a listed server: what it asks */
 	bool is_reconfigure;	  /* ... which differs from what runs */
+	/* What the job learnt, for its answer. */
+	bool is_denied;	    /* the start was refused by policy */
+	bool was_live;	    /* the unload stopped a live session */
+	bool was_saved;	    /* ... and removed a saved row */
+	bool had_container; /* ... and removed a container */
+	char *failed_why;   /* a failed start, while its container goes */
 	TAILQ_ENTRY(server_job) entry;
 };
 
 struct server {
+	int references;	  /* the list's, and each holder's (DESIGN 10) */
+	bool is_dead;	  /* out of the list: memory goes at the last unref */
+	struct event *kick; /* runs the next gate job from the loop */
 	char *id;
 	char *name;
 	char *agent;
@@ -45,18 +54,12 @@ struct server {
 	unsigned char digest[SPEC_DIGEST_LEN], next_digest[SPEC_DIGEST_LEN];
 	TAILQ_HEAD(, server_job) jobs;
 	bool is_job_running;
-	bool is_removed;
-	bool is_denied; /* the failing start was refused by policy */
 	struct logring *logs;
 	TAILQ_HEAD(, server_follower) followers; /* of its stderr */
 	struct docker_container *container; /* a container server's record */
-	char *failed_why;   /* a failed start, while its container goes */
 	bool is_unloading;  /* unloaded; only its container is left */
 	bool is_persistent; /* its row is saved: it comes back at start */
 	bool needs_recheck; /* restored: the row is read again before ready */
-	bool was_live;	    /* the unload stopped a live session */
-	bool was_saved;	    /* ... and removed a saved row */
-	bool had_container; /* ... and removed a container */
 	unsigned restarts;
 	unsigned failures; /* failed restarts in a row */
 	int backoff_ms;
@@ -74,9 +77,11 @@ extern void (*server_all_stopped)(void *);
 extern void *server_all_stopped_arg;
 
 /* server.c: the list of servers, what they show, calls */
+/* Moves s to state; a transition the table does not allow is a bug. */
 void server_set_state(struct server *s, enum server_state state);
 void server_set_error(struct server *s, const char *why);
-void server_free(struct server *s);
+/* Marks s dead and takes it out of the list; memory goes at the last unref. */
+void server_kill(struct server *s);
 void server_check_all_stopped(void);
 
 /* server-logs.c */
@@ -96,7 +101,9 @@ void server_job_start(struct server *s, struct server_job *job);
 
 /* server-job.c: the gate */
 void server_job_end(struct server *s);
+/* The gate's next step, on a later loop turn (never inside the caller). */
+void server_job_schedule(struct server *s);
+void server_job_run(evutil_socket_t fd, short events, void *arg);
 void server_container_gone(void *arg);
-void server_job_kick(struct server *s);
 
 #endif

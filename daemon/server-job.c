@@ -15,6 +15,7 @@
 static void
 server_job_free(struct server_job *job)
 {
+	free(job->failed_why);
 	json_decref(job->row);
 	json_decref(job->secrets);
 	if (job->spec != NULL)
@@ -31,7 +32,14 @@ server_job_end(struct server *s)
 	TAILQ_REMOVE(&s->jobs, job, entry);
 	server_job_free(job);
 	s->is_job_running = false;
-	server_job_kick(s);
+	server_job_schedule(s);
+}
+
+void
+server_job_schedule(struct server *s)
+{
+	if (!s->is_dead)
+		event_active(s->kick, EV_TIMEOUT, 0);
 }
 
 /* Containers that shutdown could not remove, for its answer. */
@@ -117,10 +125,10 @@ server_unload_done(void *arg)
 	if (job->req != NULL)
 		control_reply(job->req,
 		    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name",
-			s->name, "stopped_live", s->was_live, "removed_saved",
-			s->was_saved, "container_removed", s->had_container));
+			s->name, "stopped_live", job->was_live, "removed_saved",
+			job->was_saved, "container_removed",
+			job->had_container));
 	job->req = NULL;
-	s->is_removed = true;
 	server_job_end(s);
 }
 
@@ -144,10 +152,9 @@ server_job_unload(struct server *s, struct server_job *job)
 {
 	char *cause = NULL;
 
-	s->was_saved = false;
 	if (job->kind == SERVER_JOB_UNLOAD && s->is_persistent) {
 		/* The row goes first: a crash from here on does not restore it. */
-		if (store_remove(mcpd_store, s->agent, s->id, &s->was_saved,
+		if (store_remove(mcpd_store, s->agent, s->id, &job->was_saved,
 			&cause) < 0) {
 			control_fail(job->req, ERRORS_STORAGE,
 			    json_pack("{s:s}", "server", s->name),
@@ -165,10 +172,10 @@ server_job_unload(struct server *s, struct server_job *job)
 	evtimer_del(s->restart_timer);
 	evtimer_del(s->healthy_timer);
 	server_set_state(s, SERVER_STOPPING);
-	s->was_live = s->session != NULL;
-	s->had_container = s->container != NULL &&
+	job->was_live = s->session != NULL;
+	job->had_container = s->container != NULL &&
 	    docker_container_name(s->container) != NULL;
-	if (s->had_container)
+	if (job->had_container)
 		docker_container_remove(s->container, server_unload_close, s);
 	else
 		server_unload_close(s, 0, NULL);
@@ -183,8 +190,8 @@ server_container_gone(void *arg)
 	log_server(LOG_INFO, s->name, "its container was removed at last");
 	if (!s->is_unloading)
 		return;
-	s->is_removed = true;
-	server_job_kick(s);
+	server_set_state(s, SERVER_STOPPED);
+	server_job_schedule(s);
 }
 
 /* True when the saved row and its secrets are already what job would save. */
@@ -271,7 +278,7 @@ server_job_save(struct server *s, struct server_job *job)
 	job->req = NULL;
 	free(cause);
 	if (s->session == NULL && s->generation == 0 && !s->is_persistent)
-		s->is_removed = true;
+		server_set_state(s, SERVER_STOPPED);
 	return false;
 }
 
@@ -304,23 +311,26 @@ server_job_take_spec(struct server *s, struct server_job *job)
 	memset(job->spec, 0, sizeof *job->spec);
 }
 
-/* Runs the next job, or frees a removed server whose queue is empty. */
+/* Runs the next job, or kills a removed server whose queue is empty. */
 void
-server_job_kick(struct server *s)
+server_job_run(evutil_socket_t fd, short events, void *arg)
 {
+	struct server *s = arg;
 	struct server_job *job;
 
-	if (s->is_job_running)
+	(void)fd, (void)events;
+	if (s->is_job_running || s->is_dead)
 		return;
-	while (s->is_removed && (job = TAILQ_FIRST(&s->jobs)) != NULL) {
+	while (s->state == SERVER_STOPPED &&
+	    (job = TAILQ_FIRST(&s->jobs)) != NULL) {
 		TAILQ_REMOVE(&s->jobs, job, entry);
 		if (job->req != NULL)
 			control_fail(job->req, ERRORS_NOT_FOUND, NULL,
 			    "server %s was unloaded meanwhile", s->name);
 		server_job_free(job);
 	}
-	if (s->is_removed) {
-		server_free(s);
+	if (s->state == SERVER_STOPPED) {
+		server_kill(s);
 		server_check_all_stopped();
 		return;
 	}
@@ -371,7 +381,7 @@ server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
 	job->timeout_ms = timeout_ms > 0 ? timeout_ms :
 					   mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
-	server_job_kick(s);
+	server_job_schedule(s);
 }
 
 void
@@ -383,7 +393,6 @@ server_load(struct server *s, struct request *req, int timeout_ms, json_t *row,
 		s->is_persistent = true;
 		s->needs_recheck = true;
 	}
-	/* The job may end (and free req, even s) before this returns. */
 	server_enqueue(s, SERVER_JOB_LOAD, req, timeout_ms, row, secrets, spec);
 }
 

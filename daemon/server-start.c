@@ -105,7 +105,7 @@ server_restart_due(evutil_socket_t fd, short events, void *arg)
 	job->kind = SERVER_JOB_RESTART;
 	job->timeout_ms = mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
-	server_job_kick(s);
+	server_job_schedule(s);
 }
 
 static void
@@ -185,7 +185,7 @@ server_on_ready(void *arg, struct session *sess)
 		return;
 	server_progress_connected(s, sess);
 	if (s->needs_recheck && !server_recheck(s)) {
-		/* A copy: the failure replaces last_error (and may free s). */
+		/* A copy: the failure replaces last_error. */
 		char *why = strdup(s->last_error);
 
 		session_free(s->next);
@@ -216,7 +216,7 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 	if (job->req == NULL)
 		return;
 	control_fail(job->req,
-	    s->is_denied ? ERRORS_DENIED : ERRORS_UNAVAILABLE,
+	    job->is_denied ? ERRORS_DENIED : ERRORS_UNAVAILABLE,
 	    server_error_data(s), fmt, s->name, why);
 	job->req = NULL;
 }
@@ -250,10 +250,10 @@ server_start_failed_now(struct server *s, const char *why)
 			"cannot load %s: %s",
 		    why);
 		/* ... but a saved row, or a container that would not go, stays listed. */
-		s->is_removed = !has_container && !s->is_persistent;
 		s->is_unloading = has_container && !s->is_persistent;
-		if (!s->is_removed)
-			server_set_state(s, SERVER_FAILED);
+		server_set_state(s,
+		    !has_container && !s->is_persistent ? SERVER_STOPPED :
+							  SERVER_FAILED);
 	} else {
 		server_job_fail(s, job, "cannot start %s: %s", why);
 		if (job->kind == SERVER_JOB_RESTART) {
@@ -262,7 +262,6 @@ server_start_failed_now(struct server *s, const char *why)
 		} else
 			server_set_state(s, SERVER_FAILED);
 	}
-	s->is_denied = false;
 	server_job_end(s);
 }
 
@@ -270,9 +269,10 @@ static void
 server_failed_cleared(void *arg, int err, const char *why)
 {
 	struct server *s = arg;
-	char *text = s->failed_why, *both = NULL;
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+	char *text = job->failed_why, *both = NULL;
 
-	s->failed_why = NULL;
+	job->failed_why = NULL;
 	if (err < 0 &&
 	    asprintf(&both,
 		"%s; its container %s could not be removed (%s): mcpd "
@@ -293,7 +293,7 @@ server_start_failed(struct server *s, const char *why)
 		server_start_failed_now(s, why);
 		return;
 	}
-	if ((s->failed_why = strdup(why)) == NULL)
+	if ((TAILQ_FIRST(&s->jobs)->failed_why = strdup(why)) == NULL)
 		fatal("strdup");
 	docker_container_remove(s->container, server_failed_cleared, s);
 }
@@ -305,10 +305,10 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 
 	if (sess == s->next) {
 		/* A policy refusal (a redirect, say) stays a refusal. */
-		s->is_denied = session_is_denied(sess);
+		TAILQ_FIRST(&s->jobs)->is_denied = session_is_denied(sess);
 		session_free(s->next);
 		s->next = NULL;
-		server_start_failed(s, why); /* may free s */
+		server_start_failed(s, why);
 		return;
 	}
 	if (sess != s->session)

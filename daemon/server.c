@@ -61,11 +61,29 @@ server_agent(const struct server *s)
 	return s->agent;
 }
 
+/* Which state may follow which: anything else is a bug (DESIGN 10). */
+static const unsigned server_state_next[] = {
+#define S(x) (1u << SERVER_##x)
+	[SERVER_STARTING] = S(CONNECTING) | S(RESTARTING) | S(FAILED) |
+	    S(STOPPING) | S(STOPPED),
+	[SERVER_CONNECTING] = S(READY) | S(RESTARTING) | S(FAILED) |
+	    S(STOPPING) | S(STOPPED),
+	[SERVER_READY] = S(STARTING) | S(RESTARTING) | S(FAILED) | S(STOPPING),
+	[SERVER_RESTARTING] = S(STARTING) | S(FAILED) | S(STOPPING),
+	[SERVER_STOPPING] = S(STOPPED) | S(FAILED),
+	[SERVER_STOPPED] = 0,
+	[SERVER_FAILED] = S(STARTING) | S(STOPPING) | S(STOPPED),
+#undef S
+};
+
 void
 server_set_state(struct server *s, enum server_state state)
 {
 	if (s->state == state)
 		return;
+	/* Logged, not fatal: one server's bug must not end every server. */
+	if ((server_state_next[s->state] & (1u << state)) == 0)
+		log_warnx("BUG: server %s: illegal state transition %s -> %s", s->name, server_state_name(s->state), server_state_name(state));
 	s->state = state;
 	s->since = time(NULL);
 	log_server(LOG_INFO, s->name, "%s", server_state_name(state));
@@ -98,7 +116,7 @@ server_find(const char *agent, const char *target)
 	struct server *s;
 
 	TAILQ_FOREACH(s, &server_list, entry) {
-		if (s->is_removed || !server_in_scope(s, agent))
+		if (s->state == SERVER_STOPPED || !server_in_scope(s, agent))
 			continue;
 		if (strcmp(s->id, target) == 0 ||
 		    strcmp(s->name, target) == 0 ||
@@ -142,15 +160,18 @@ server_new(const char *agent, const char *name, enum server_mode mode,
 	s->logs = logring_new(mcpd_opts.log_lines);
 	s->restart_timer = evtimer_new(mcpd_base, server_restart_due, s);
 	s->healthy_timer = evtimer_new(mcpd_base, server_healthy, s);
+	s->kick = event_new(mcpd_base, -1, 0, server_job_run, s);
 	if (s->agent == NULL || s->name == NULL || s->id == NULL ||
 	    s->endpoint == NULL || s->logs == NULL ||
-	    s->restart_timer == NULL || s->healthy_timer == NULL)
+	    s->restart_timer == NULL || s->healthy_timer == NULL ||
+	    s->kick == NULL)
 		fatalx("out of memory making server %s", name);
 	if (mode == SERVER_CONTAINER)
 		s->container = docker_container_new(agent, name,
 		    server_container_gone, s);
 	s->state = SERVER_STARTING;
 	s->since = time(NULL);
+	s->references = 1; /* the list's */
 	TAILQ_INIT(&s->jobs);
 	TAILQ_INIT(&s->followers);
 	TAILQ_INSERT_TAIL(&server_list, s, entry);
@@ -160,15 +181,20 @@ server_new(const char *agent, const char *name, enum server_mode mode,
 }
 
 void
-server_free(struct server *s)
+server_ref(struct server *s)
 {
-	server_logs_end(s);
-	TAILQ_REMOVE(&server_list, s, entry);
+	s->references++;
+}
+
+static void
+server_release(void *arg)
+{
+	struct server *s = arg;
+
 	event_free(s->restart_timer);
 	event_free(s->healthy_timer);
+	event_free(s->kick);
 	logring_free(s->logs);
-	docker_container_free(s->container);
-	free(s->failed_why);
 	spec_clear(&s->spec);
 	free(s->id);
 	free(s->name);
@@ -176,6 +202,29 @@ server_free(struct server *s)
 	free(s->endpoint);
 	free(s->last_error);
 	free(s);
+}
+
+void
+server_unref(struct server *s)
+{
+	if (--s->references == 0)
+		defer_call(server_release, s);
+}
+
+void
+server_kill(struct server *s)
+{
+	if (s->is_dead)
+		return;
+	s->is_dead = true;
+	server_logs_end(s);
+	TAILQ_REMOVE(&server_list, s, entry);
+	event_del(s->restart_timer);
+	event_del(s->healthy_timer);
+	event_del(s->kick);
+	docker_container_free(s->container);
+	s->container = NULL;
+	server_unref(s);
 }
 
 void

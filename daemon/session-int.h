@@ -19,6 +19,8 @@ enum session_phase {
 
 struct pending {
 	int64_t id;
+	enum errors_kind refused_kind; /* refused before it was sent */
+	const char *refused_why;
 	session_reply_fn *cb;
 	session_raw_fn *raw_cb; /* NULL: results come parsed to cb */
 	void *arg;
@@ -30,6 +32,7 @@ struct pending {
 LIST_HEAD(pending_list, pending);
 
 struct session {
+	int references; /* the owner's, and each holder's (DESIGN 10) */
 	struct transport *transport;
 	const struct session_cbs *cbs;
 	void *arg;

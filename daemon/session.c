@@ -87,15 +87,17 @@ session_fail_all_pending(struct session *s, const char *why)
 	}
 }
 
-static void
+/* 1 when the request had not been sent yet (it never will be). */
+static int
 session_send_cancel(struct session *s, int64_t id, const char *reason)
 {
 	json_t *params = json_pack("{s:I, s:s}", "requestId", (json_int_t)id,
 	    "reason", reason);
 	json_t *msg = jsonrpc_notification("notifications/cancelled", params);
+	int r = s->transport->ops->send(s->transport, msg, NULL);
 
-	s->transport->ops->send(s->transport, msg, NULL);
 	json_decref(msg);
+	return r;
 }
 
 static void
@@ -107,7 +109,12 @@ session_pending_expired(evutil_socket_t fd, short events, void *arg)
 
 	(void)fd, (void)events;
 	session_pending_take(s, p->id);
-	session_send_cancel(s, p->id, "deadline passed");
+	if (session_send_cancel(s, p->id, "deadline passed") == 1) {
+		/* It waited for a free slot to the server the whole time. */
+		snprintf(msg, sizeof msg, "no answer within %d ms: the deadline passed before the request could be sent (the server had its limit of requests in flight); it did not run", p->timeout_ms);
+		session_pending_fail(p, ERRORS_TIMEOUT, msg);
+		return;
+	}
 	if (s->phase != SESSION_READY)
 		snprintf(msg, sizeof msg,
 		    "no answer before the start's deadline of %d ms "
@@ -140,6 +147,26 @@ session_tool_for(const struct session *s, const char *method,
 	return NULL;
 }
 
+static void
+session_pending_refused(evutil_socket_t fd, short events, void *arg)
+{
+	struct pending *p = arg;
+
+	(void)fd, (void)events;
+	session_pending_fail(p, p->refused_kind, p->refused_why);
+}
+
+/* A request that was never sent fails from the loop, not in the caller. */
+static void
+session_pending_refuse(struct pending *p, enum errors_kind kind,
+    const char *why)
+{
+	p->refused_kind = kind;
+	p->refused_why = why;
+	evtimer_assign(&p->timer, mcpd_base, session_pending_refused, p);
+	event_active(&p->timer, EV_TIMEOUT, 0);
+}
+
 void
 session_request(struct session *s, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, void *arg)
@@ -156,13 +183,6 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	json_t *msg, *id;
 	int r;
 
-	if (s->phase == SESSION_DEAD) {
-		json_decref(params);
-		struct session_reply rep = { NULL, NULL, ERRORS_UNAVAILABLE,
-			"the connection to the server is closed" };
-		cb(arg, &rep);
-		return;
-	}
 	if ((p = calloc(1, sizeof *p)) == NULL)
 		fatal("calloc");
 	p->id = ++s->next_id;
@@ -171,6 +191,12 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	p->arg = arg;
 	p->session = s;
 	p->timeout_ms = timeout_ms;
+	if (s->phase == SESSION_DEAD) {
+		json_decref(params);
+		session_pending_refuse(p, ERRORS_UNAVAILABLE,
+		    "the connection to the server is closed; nothing was sent");
+		return;
+	}
 	if (s->is_modern || strcmp(method, "server/discover") == 0)
 		params = era_with_meta(params, ERA_MODERN);
 	id = json_integer(p->id);
@@ -180,7 +206,7 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	    session_tool_for(s, method, params));
 	json_decref(msg);
 	if (r < 0) {
-		session_pending_fail(p, ERRORS_UNAVAILABLE,
+		session_pending_refuse(p, ERRORS_UNAVAILABLE,
 		    r == -ENOBUFS ?
 			"the server is not reading what it was sent; nothing "
 			"more is sent until it does" :
@@ -197,7 +223,8 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 void
 session_answer(struct session *s, json_t *msg)
 {
-	s->transport->ops->send(s->transport, msg, NULL);
+	if (s->transport != NULL)
+		s->transport->ops->send(s->transport, msg, NULL);
 	json_decref(msg);
 }
 
@@ -407,6 +434,7 @@ session_new(struct transport *t, const struct session_cbs *cbs, void *arg,
 
 	if (s == NULL)
 		return NULL;
+	s->references = 1; /* the owner's */
 	s->transport = t;
 	s->cbs = cbs;
 	s->arg = arg;
@@ -420,11 +448,10 @@ session_new(struct transport *t, const struct session_cbs *cbs, void *arg,
 }
 
 static void
-session_release(evutil_socket_t fd, short events, void *arg)
+session_release(void *arg)
 {
 	struct session *s = arg;
 
-	(void)fd, (void)events;
 	free(s->protocol_version);
 	json_decref(s->server_info);
 	json_decref(s->capabilities);
@@ -434,13 +461,18 @@ session_release(evutil_socket_t fd, short events, void *arg)
 	free(s);
 }
 
-/* Frees on the next loop turn: the caller may be one of our callbacks. */
-static void
-session_release_later(struct session *s)
+void
+session_ref(struct session *s)
 {
-	if (event_base_once(mcpd_base, -1, EV_TIMEOUT, session_release, s,
-		NULL) < 0)
-		fatalx("cannot schedule a session release");
+	s->references++;
+}
+
+/* The memory goes on a later loop turn: the caller may be a callback. */
+void
+session_unref(struct session *s)
+{
+	if (--s->references == 0)
+		defer_call(session_release, s);
 }
 
 void
@@ -454,20 +486,21 @@ session_free(struct session *s)
 		session_fail_all_pending(s, "the connection was closed");
 	}
 	s->transport->ops->free(s->transport);
-	session_release_later(s);
+	s->transport = NULL;
+	session_unref(s);
 }
 
+/* May run inside session_close: done is called from the loop. */
 static void
 session_on_transport_closed(void *arg)
 {
 	struct session *s = arg;
-	void (*done)(void *) = s->close_done;
-	void *done_arg = s->close_arg;
 
 	s->transport->ops->free(s->transport);
-	session_release_later(s);
-	if (done != NULL)
-		done(done_arg);
+	s->transport = NULL;
+	if (s->close_done != NULL)
+		defer_call(s->close_done, s->close_arg);
+	session_unref(s);
 }
 
 void

@@ -583,7 +583,7 @@ shttp_send_now(struct shttp_transport *ht, const json_t *msg,
 
 	/* A request cancelled while it waited goes unsent, and so does this. */
 	if (jsonrpc_unqueue_cancelled(ht->waiting, msg) == 1)
-		return 0;
+		return 1;
 	if (is_request && ht->nrequests >= mcpd_opts.max_http_requests)
 		return json_array_append_new(ht->waiting,
 		    json_pack("[OO]", msg, tool != NULL ? tool : json_null()));

@@ -627,6 +627,10 @@ class Daemon:
                     f"{[(p, cmdline(p)) for p in left]}")
                 kill_all(left)
         self.stderr_text = self.read_stderr()
+        # A broken invariant is logged as "BUG:" (an illegal server state
+        # transition, say): every test fails on one.
+        problems += [line for line in self.stderr_text.splitlines()
+                     if "BUG:" in line]
         return problems
 
     def cleanup(self):
