@@ -377,6 +377,22 @@ fail:
 	return NULL;
 }
 
+char **
+child_strv_copy(char *const *v)
+{
+	size_t n = child_strv_len(v);
+	char **copy = calloc(n + 1, sizeof *copy);
+
+	if (copy == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if ((copy[i] = strdup(v[i])) == NULL) {
+			child_strv_wipe_free(copy);
+			return NULL;
+		}
+	return copy;
+}
+
 void
 child_strv_free(char **v)
 {

@@ -491,6 +491,7 @@ main(int argc, char **argv)
 	control_close();
 	/* Let deferred releases and closes run before the loop goes. */
 	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
+	defer_close();
 	child_close();
 	sendq_close();
 	netpolicy_close();

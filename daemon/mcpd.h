@@ -193,6 +193,8 @@ void child_unwatch(pid_t);
 char *child_describe_status(int status);
 /* The minimal environment of DESIGN 8 plus extra ("K=V"), new array. */
 char **child_env_build(char *const *extra);
+/* A deep copy of a NULL-terminated array (NULL when out of memory). */
+char **child_strv_copy(char *const *);
 void child_strv_free(char **);
 /* The same, after wiping every string (they may hold resolved secrets). */
 void child_strv_wipe_free(char **);
@@ -298,9 +300,8 @@ typedef void netpolicy_fn(void *arg, int err, const char *why,
 int netpolicy_init(const char *dns_server, char **cause);
 void netpolicy_close(void);
 /*
- * Checks a URL and resolves its host; cb is called once, never before this
- * returns... unless the resolver answers at once, in which case NULL is
- * returned after cb ran. -EACCES is a policy refusal.
+ * Checks a URL and resolves its host; cb is called once, from the loop,
+ * never before this returns. -EACCES is a policy refusal.
  */
 struct netpolicy_query *netpolicy_check(const char *url, bool allow_local,
     netpolicy_fn *cb, void *arg);
@@ -340,6 +341,7 @@ struct transport {
 	void *cb_arg;
 	void *priv;
 };
+/* Keeps its own copy of the spec (NULL when out of memory). */
 struct transport *transport_stdio_new(const struct child_spec *,
     const struct transport_cbs *, void *arg);
 struct transport *transport_http_new(const struct remote_spec *,

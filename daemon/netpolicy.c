@@ -24,7 +24,8 @@ struct netpolicy_query {
 	netpolicy_fn *cb;
 	void *arg;
 	struct evdns_getaddrinfo_request *dns;
-	struct event *deferred; /* answers that need no DNS */
+	struct event *deferred; /* answers given inside netpolicy_check */
+	bool is_checking;	/* netpolicy_check has not returned yet */
 	struct sockaddr_storage addrs[NETPOLICY_MAX_ADDRS];
 	size_t naddrs;
 	int err;
@@ -186,6 +187,16 @@ netpolicy_deferred(evutil_socket_t fd, short events, void *arg)
 	netpolicy_finish(arg);
 }
 
+/* The answer comes on a later loop turn, never inside netpolicy_check. */
+static void
+netpolicy_defer(struct netpolicy_query *q)
+{
+	if ((q->deferred = evtimer_new(mcpd_base, netpolicy_deferred, q)) ==
+	    NULL)
+		fatalx("cannot make an event");
+	event_active(q->deferred, EV_TIMEOUT, 0);
+}
+
 static void
 netpolicy_resolved(int result, struct evutil_addrinfo *res, void *arg)
 {
@@ -206,7 +217,10 @@ netpolicy_resolved(int result, struct evutil_addrinfo *res, void *arg)
 			    ai->ai_addrlen);
 	if (res != NULL)
 		evutil_freeaddrinfo(res);
-	netpolicy_finish(q);
+	if (q->is_checking)
+		netpolicy_defer(q); /* from the hosts file, say: not now */
+	else
+		netpolicy_finish(q);
 }
 
 struct netpolicy_query *
@@ -236,17 +250,20 @@ netpolicy_check(const char *text, bool allow_local, netpolicy_fn *cb, void *arg)
 		else
 			q->naddrs = 1;
 	} else if (q->err == 0) {
-		/* NULL: it answered at once, and q is gone already. */
+		/* NULL: it answered at once, and netpolicy_defer ran. */
+		q->is_checking = true;
 		dns = evdns_getaddrinfo(netpolicy_dns, q->url.host, NULL,
 		    &hints, netpolicy_resolved, q);
-		if (dns == NULL)
-			return NULL;
+		q->is_checking = false;
 		q->dns = dns;
+		if (dns == NULL && q->deferred == NULL) {
+			netpolicy_set(q, -EHOSTUNREACH, "cannot resolve the host: %s", "the resolver refused the query");
+			netpolicy_defer(q);
+		}
 		return q;
 	}
-	/* Answer on the next loop turn, as a DNS answer would come. */
-	q->deferred = evtimer_new(mcpd_base, netpolicy_deferred, q);
-	event_active(q->deferred, EV_TIMEOUT, 0);
+	/* Answer on a later loop turn, as a DNS answer would come. */
+	netpolicy_defer(q);
 	return q;
 }
 

@@ -411,6 +411,13 @@ server_unload(struct server *s, struct request *req)
 	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0, NULL, NULL, NULL);
 }
 
+static void
+server_check_stopped_later(void *arg)
+{
+	(void)arg;
+	server_check_all_stopped();
+}
+
 void
 server_stop_all(void (*done)(void *), void *arg)
 {
@@ -425,5 +432,6 @@ server_stop_all(void (*done)(void *), void *arg)
 		server_enqueue(s, SERVER_JOB_SHUTDOWN, NULL, 0, NULL, NULL,
 		    NULL);
 	}
-	server_check_all_stopped();
+	/* With no server at all, done still comes from the loop. */
+	defer_call(server_check_stopped_later, NULL);
 }

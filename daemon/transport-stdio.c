@@ -18,7 +18,8 @@
 
 struct stdio_transport {
 	struct transport t;
-	const struct child_spec *spec;
+	/* Its own copy of what it runs, until it has run it. */
+	char **argv, **env, *cwd;
 	struct child_io io;
 	struct bufferevent *in, *out, *err;
 	struct sendq *inq; /* what goes to its stdin */
@@ -250,13 +251,26 @@ stdio_bev_new(struct stdio_transport *st, int fd, bufferevent_data_cb read_cb)
 	return bev;
 }
 
+static void
+stdio_forget_spec(struct stdio_transport *st)
+{
+	child_strv_free(st->argv);
+	child_strv_wipe_free(st->env);
+	free(st->cwd);
+	st->argv = st->env = NULL;
+	st->cwd = NULL;
+}
+
 static int
 stdio_open(struct transport *t, char **cause)
 {
 	struct stdio_transport *st = stdio_of(t);
-	int r;
+	struct child_spec spec = { st->argv, st->env, st->cwd };
+	int r = child_spawn(&spec, &st->io, cause);
 
-	if ((r = child_spawn(st->spec, &st->io, cause)) < 0)
+	/* The environment may hold resolved secrets: it is not kept. */
+	stdio_forget_spec(st);
+	if (r < 0)
 		return r;
 	st->in = stdio_bev_new(st, st->io.in, NULL);
 	st->out = stdio_bev_new(st, st->io.out, stdio_stdout_read);
@@ -330,12 +344,13 @@ stdio_release(evutil_socket_t fd, short events, void *arg)
 	stdio_close_stdin(st);
 	stdio_bev_free(&st->out);
 	stdio_bev_free(&st->err);
+	stdio_forget_spec(st);
 	free(st);
 }
 
 /*
- * Kills what is left and releases the memory on the next loop turn, so
- * that a callback of this transport may free it.
+ * Kills what is left; the memory goes on a later loop turn, since the
+ * caller may be running inside one of this transport's callbacks.
  */
 static void
 stdio_free(struct transport *t)
@@ -385,8 +400,15 @@ transport_stdio_new(const struct child_spec *spec,
 	st->t.cbs = cbs;
 	st->t.cb_arg = arg;
 	st->t.priv = st;
-	st->spec = spec;
 	st->io.pid = -1;
+	st->argv = child_strv_copy(spec->argv);
+	st->env = child_strv_copy(spec->env);
+	if (st->argv == NULL || st->env == NULL ||
+	    (spec->cwd != NULL && (st->cwd = strdup(spec->cwd)) == NULL)) {
+		stdio_forget_spec(st);
+		free(st);
+		return NULL;
+	}
 	linebuf_init(&st->out_lines, mcpd_opts.max_message);
 	linebuf_init(&st->err_lines, STDIO_STDERR_LINE_MAX);
 	return &st->t;
