@@ -390,6 +390,8 @@ bool session_is_ready(const struct session *);
 bool session_is_denied(const struct session *);
 const char *session_protocol_version(const struct session *);
 json_t *session_tools_peek(const struct session *);
+/* A 2026-07-28 server answered HeaderMismatch: its tool catalog is stale. */
+bool session_is_catalog_retired(const struct session *);
 json_t *session_server_info_peek(const struct session *);
 size_t session_pending_count(const struct session *);
 /* Sends a request; cb is called exactly once. params is stolen. */

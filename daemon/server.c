@@ -368,6 +368,9 @@ server_tools_append(const struct server *s, json_t *into)
 	size_t i;
 	char *handle;
 
+	if (session_is_catalog_retired(s->session))
+		return; /* no handle of it would work */
+
 	json_array_foreach(tools, i, tool) {
 		const char *name = json_string_value(json_object_get(tool,
 		    "name"));
@@ -446,6 +449,11 @@ server_on_call_reply(void *arg, const struct session_reply *r)
 		control_reply(req, json_incref(r->result));
 		return;
 	}
+	if (r->error != NULL && r->kind == ERRORS_STALE_HANDLE) {
+		data = json_pack("{s:O}", "upstream", r->error);
+		control_fail(req, ERRORS_STALE_HANDLE, data, "the server refused the call's headers (HeaderMismatch: %s), so the tools it listed no longer match what it checks; nothing was sent again; reload the server (mcpctl reload) and list its tools again", r->message);
+		return;
+	}
 	if (r->error != NULL) {
 		data = json_pack("{s:O}", "upstream", r->error);
 		control_fail(req, ERRORS_UPSTREAM, data,
@@ -473,6 +481,13 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 		    "the handle belongs to generation %" PRIu64 " of %s, which "
 		    "is now at generation %" PRIu64 "; list tools again",
 		    generation, s->name, s->generation);
+		return;
+	}
+	if (session_is_catalog_retired(s->session)) {
+		control_fail(req, ERRORS_STALE_HANDLE,
+		    json_pack("{s:I}", "current_generation",
+			(json_int_t)s->generation),
+		    "the tools of generation %" PRIu64 " of %s are retired: the server refused a call's headers (HeaderMismatch); reload it (mcpctl reload %s) and list its tools again", s->generation, s->name, s->name);
 		return;
 	}
 	if (!session_is_ready(s->session)) {

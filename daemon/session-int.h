@@ -8,6 +8,7 @@
 #include "mcpd.h"
 
 #define SESSION_BUCKETS 1024 /* pending map buckets; ids are sequential */
+#define SESSION_HEADER_MISMATCH (-32020) /* 2026-07-28: HeaderMismatch */
 
 enum session_phase {
 	SESSION_NEW,
@@ -51,6 +52,7 @@ struct session {
 	int pages;
 	bool is_modern; /* 2026-07-28: _meta on every request */
 	bool is_denied; /* the handshake was refused by policy */
+	bool is_catalog_retired; /* a HeaderMismatch: its tools are stale */
 	bool has_retried_discover;
 	bool is_listing;
 	bool wants_relist;

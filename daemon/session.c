@@ -282,6 +282,13 @@ session_on_response(struct session *s, const struct jsonrpc_msg *m)
 	else {
 		r.error = m->error;
 		r.message = m->error_message;
+		if (s->is_modern &&
+		    json_integer_value(json_object_get(m->error, "code")) ==
+			SESSION_HEADER_MISMATCH) {
+			/* The tools it listed no longer say what it checks. */
+			s->is_catalog_retired = true;
+			r.kind = ERRORS_STALE_HANDLE;
+		}
 	}
 	session_pending_finish(p, &r);
 }
@@ -538,6 +545,12 @@ json_t *
 session_tools_peek(const struct session *s)
 {
 	return s != NULL ? s->tools : NULL;
+}
+
+bool
+session_is_catalog_retired(const struct session *s)
+{
+	return s != NULL && s->is_catalog_retired;
 }
 
 json_t *

@@ -2,7 +2,8 @@
 """Protocol eras over stdio: mcpd tries 2026-07-28 (server/discover) first
 and falls back to initialize; a modern server gets _meta on every request."""
 
-from conftest import OUTCOME_UNKNOWN, TESTSERVER_TOOLS, rpc_error_of
+from conftest import (OUTCOME_UNKNOWN, STALE_HANDLE, TESTSERVER_TOOLS,
+                      rpc_error_of)
 
 
 def test_legacy_server_falls_back_to_initialize(mcpd):
@@ -44,3 +45,34 @@ def test_input_required_ends_the_call_unanswered(mcpd):
     # The connection is still good.
     assert mcpd.call("modern", "add", {"a": 2, "b": 3})[
         "structuredContent"] == {"sum": 5}
+
+
+def test_header_mismatch_retires_the_tool_catalog(mcpd):
+    """A 2026-07-28 server's HeaderMismatch (-32020) means the tools it
+    listed no longer say what it checks: the call fails as stale-handle,
+    nothing is sent again, every handle of that generation is stale until
+    a reload, and the reload brings a catalog that works."""
+    r = mcpd.load_testserver("modern", "--modern")
+    gen = r["generation"]
+    handle = f"modern.{gen}/echo"
+    assert any(t["handle"] == handle for t in mcpd.tools("modern"))
+    e = rpc_error_of(mcpd.call, "modern", "mismatch", {"message": "x"})
+    assert e.code == STALE_HANDLE and e.data["kind"] == "stale-handle", e
+    assert e.data["upstream"]["code"] == -32020, e.data
+    assert "mcpctl reload" in e.message, e.message
+    calls = [l for l in mcpd.logs("modern")
+             if l.startswith("modern request tools/call")]
+    assert len(calls) == 1, calls
+    # Every handle of that generation is stale now, and none is listed.
+    e = rpc_error_of(mcpd.rpc.result, "mcpd/call",
+                     {"handle": handle, "arguments": {"message": "m"}})
+    assert e.code == STALE_HANDLE and e.data["kind"] == "stale-handle", e
+    assert "retired" in e.message, e.message
+    assert mcpd.tools("modern") == []
+    calls = [l for l in mcpd.logs("modern")
+             if l.startswith("modern request tools/call")]
+    assert len(calls) == 1, calls
+    r = mcpd.rpc.result("mcpd/reload", {"target": "modern"})
+    assert r["generation"] == gen + 1, r
+    res = mcpd.call("modern", "echo", {"message": "again"})
+    assert res["structuredContent"] == {"message": "again"}, res

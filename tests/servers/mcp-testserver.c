@@ -508,6 +508,9 @@ static const struct ts_tool ts_tools[] = {
 	    NULL, ts_tool_ask },
 	{ "deaf", "Deaf", "Stops reading stdin for ms milliseconds.",
 	    "ms:integer!", NULL, ts_tool_deaf },
+	{ "mismatch", "Mismatch",
+	    "With --modern, answers -32020 (HeaderMismatch); else echoes.",
+	    "message:string", NULL, ts_tool_echo },
 };
 #define TS_NTOOLS ((long)(sizeof(ts_tools) / sizeof(ts_tools[0])))
 
@@ -635,6 +638,15 @@ ts_tools_call(json_t *params, json_t *id, struct ts_conn *c)
 				name ? name : ""));
 		else
 			ts_send(c, ts_error(id, -32602, "Invalid arguments"));
+		json_decref(empty);
+		return;
+	}
+	/* A modern server that finds the call's headers wrong says so. */
+	if (t->name != NULL && strcmp(t->name, "mismatch") == 0 &&
+	    opt.is_modern) {
+		ts_send(c,
+		    ts_error(id, -32020,
+			"HeaderMismatch: Mcp-Name does not match the body"));
 		json_decref(empty);
 		return;
 	}
