@@ -6,33 +6,12 @@
 #include "log.h"
 #include "mcpd.h"
 
-/* The caller's saved row named by target (id or name), or NULL. */
-static const json_t *
-cmd_unload_saved_row(const char *agent, const char *target)
-{
-	const json_t *rows = json_object_get(store_agents_peek(mcpd_store),
-			 agent),
-		     *row;
-	size_t i;
-
-	json_array_foreach(rows, i, row) {
-		const char *id = json_string_value(json_object_get(row, "id"));
-		const char *name = json_string_value(json_object_get(row,
-		    "name"));
-
-		if ((id != NULL && strcmp(id, target) == 0) ||
-		    (name != NULL && strcmp(name, target) == 0))
-			return row;
-	}
-	return NULL;
-}
-
 /* A saved row with no server (its restore failed early): the row goes. */
 static void
 cmd_unload_saved_only(struct request *req, const char *target)
 {
 	const char *agent = control_agent(req);
-	const json_t *row = cmd_unload_saved_row(agent, target);
+	const json_t *row = enable_row_find(agent, target);
 	json_t *name;
 	char *copy, *cause = NULL;
 	bool removed = false;
@@ -45,18 +24,15 @@ cmd_unload_saved_only(struct request *req, const char *target)
 	if ((copy = strdup(json_string_value(json_object_get(row, "id")))) ==
 	    NULL)
 		fatal("strdup");
-	if (store_remove(mcpd_store, agent, copy, &removed, &cause) < 0)
+	if (enable_remove(agent, copy, &removed, &cause) < 0)
 		control_fail(req, ERRORS_STORAGE, NULL,
 		    "cannot remove the saved row %s: %s; nothing was changed",
 		    copy, cause != NULL ? cause : "unknown error");
-	else {
-		if (removed)
-			server_forget_saved_secrets(copy);
+	else
 		control_reply(req,
 		    json_pack("{s:s, s:O?, s:b, s:b, s:b}", "id", copy, "name",
 			name, "stopped_live", 0, "removed_saved", removed,
 			"container_removed", 0));
-	}
 	json_decref(name);
 	free(cause);
 	free(copy);

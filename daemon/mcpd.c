@@ -485,7 +485,7 @@ main(int argc, char **argv)
 	docker_reap();
 	notify_ready();
 	notify_status("listening on %s", mcpd_opts.socket_path);
-	restore_start();
+	enable_restore();
 	notify_watchdog_start();
 	event_base_dispatch(mcpd_base);
 	control_close();

@@ -128,26 +128,15 @@ struct server *cmd_server(struct request *, const char *target);
 /* Reads an optional timeout_ms (1 ms to 24 h); false after failing req. */
 bool cmd_timeout(struct request *, json_t *params, int dflt, int *ret);
 /* cmd-load.c and cmd-load-remote.c */
-void cmd_load_start(struct request *, const json_t *params, const char *name,
-    enum server_mode, struct server_spec *, int timeout);
-void cmd_load_remote(struct request *, json_t *params, int timeout);
+struct loadspec;
+/* Checks the variables, then loads ls (its spec is taken) through the gate. */
+void cmd_load_start(struct request *, const json_t *params, struct loadspec *,
+    int timeout);
+/* Checks a URL against the policy first, then cmd_load_start (ls taken). */
+void cmd_load_remote(struct request *, const json_t *params, struct loadspec *,
+    int timeout);
 /* Fails req with -32602 naming field; returns false. */
 bool cmd_load_bad(struct request *, const char *field, const char *why);
-/*
- * The name params give (checked), else derived (stolen; NULL when none
- * can be derived from what `from` says); NULL after failing req.
- */
-char *cmd_load_name(struct request *, const json_t *params, char *derived,
-    const char *from);
-/* A JSON string without NUL bytes. */
-bool cmd_load_is_cstring(const json_t *);
-/* An optional array of C strings into *ret (new); false after failing. */
-bool cmd_load_strv(struct request *, const char *field, const json_t *array,
-    char ***ret);
-/* env {K: V} into spec->env as "K=V"; false after failing req. */
-bool cmd_load_env(struct request *, json_t *env, struct server_spec *);
-void cmd_load_image(struct request *, json_t *params, const char *target,
-    int timeout);
 extern const struct cmd_entry cmd_hello_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
@@ -433,12 +422,9 @@ void server_ref(struct server *);
 void server_unref(struct server *);
 /* By id, name or endpoint, within one agent (NULL: any agent). */
 struct server *server_find(const char *agent, const char *target);
-/*
- * Creates a server in state starting; *spec is moved into it. Returns 0,
- * -EEXIST when the name is taken by another target, or -errno.
- */
+/* Creates a server in state starting; *spec is moved into it. */
 int server_new(const char *agent, const char *name, enum server_mode,
-    struct server_spec *spec, struct server **ret, char **cause);
+    struct server_spec *spec, struct server **ret);
 /* Gate jobs; each answers req when it ends. */
 /*
  * row (stolen, may be NULL): saved and read back before the start, after
@@ -448,6 +434,12 @@ int server_new(const char *agent, const char *name, enum server_mode,
  */
 void server_load(struct server *, struct request *, int timeout_ms, json_t *row,
     json_t *secrets, struct server_spec *spec);
+/*
+ * A restore of a saved row: the row is read again before the server
+ * serves; done(arg, NULL or why it failed) runs from the loop.
+ */
+void server_restore(struct server *, int timeout_ms,
+    void (*done)(void *arg, const char *error), void *arg);
 void server_reload(struct server *, struct request *, int timeout_ms);
 void server_unload(struct server *, struct request *);
 /* Stops every server; done() when none is left. */
@@ -475,8 +467,6 @@ const char *server_name(const struct server *);
 const char *server_agent(const struct server *);
 /* argv "<docker> rm -f <every container that may exist>" (free it). */
 const char **server_container_names(const char *docker);
-/* The secrets a saved row made for its literal values (mcpd.<id>.*) go. */
-void server_forget_saved_secrets(const char *id);
 /* Containers shutdown could not remove: [{container, error}] or NULL. */
 json_t *server_not_removed_take(void);
 /* How many servers there are, and (ret_ready) how many are ready. */
@@ -601,8 +591,45 @@ char *identity_agent_did(const char *agent);
 char *identity_connection_id(const char *agent, const char *mode,
     const char *target, size_t target_len);
 
-/* restore.c: saved servers loaded again at start. */
-void restore_start(void);
+/* loadspec.c: what a load's params ask for, checked without a request. */
+struct loadspec {
+	enum server_mode mode;
+	char *name; /* given, or derived from the target */
+	struct server_spec spec;
+};
+struct loadspec_error {
+	const char *field; /* the params field at fault */
+	char *why;
+};
+/* Fills ls (cleared first); false with err (clear it) when params are bad. */
+bool loadspec_parse(const json_t *params, struct loadspec *,
+    struct loadspec_error *);
+void loadspec_clear(struct loadspec *);
+void loadspec_error_clear(struct loadspec_error *);
+
+/* enable.c: persistence of enabled servers (DESIGN 6 and 10). */
+/*
+ * The row a persistent load saves: its params as given (references stay
+ * references), literal env and header values moved to secrets (name ->
+ * value) as $(secret.mcpd.<id>.*) references.
+ */
+json_t *enable_row_new(const char *id, const char *name, enum server_mode,
+    const json_t *params, json_t *secrets);
+/* The agent's saved row whose id or name is target (borrowed), or NULL. */
+const json_t *enable_row_find(const char *agent, const char *target);
+/*
+ * Saves secrets, then the row, written and read back; nothing is written
+ * when both are saved already. 0, or negative errno with *cause.
+ */
+int enable_save(const char *agent, const json_t *row, const json_t *secrets,
+    char **cause);
+/* Removes the row of (agent, id) and the secrets it made; as store_remove. */
+int enable_remove(const char *agent, const char *id, bool *ret_removed,
+    char **cause);
+/* 1 when the row is still saved as read at start; as store_recheck. */
+int enable_recheck(const char *agent, const char *id, char **cause);
+/* Loads every saved row again through its server's gate (at start). */
+void enable_restore(void);
 
 /* notify.c: sd_notify, socket activation and the watchdog. */
 int notify_listen_fd(void);

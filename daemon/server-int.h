@@ -21,7 +21,10 @@ enum server_job_kind {
 
 struct server_job {
 	enum server_job_kind kind;
-	struct request *req; /* NULL for restarts and shutdown */
+	/* Who hears how it ended: a request, a callback (restore) or none. */
+	struct request *req;
+	void (*done)(void *arg, const char *error);
+	void *done_arg;
 	int timeout_ms;
 	json_t *row;	 /* a load: the row to save first, or NULL */
 	json_t *secrets; /* ... and the values it refers to: name -> value */
@@ -100,6 +103,11 @@ void server_restart_due(evutil_socket_t fd, short events, void *arg);
 void server_job_start(struct server *s, struct server_job *job);
 
 /* server-job.c: the gate */
+/* Tells whoever waits for job that it succeeded (result stolen). */
+void server_job_reply(struct server_job *job, json_t *result);
+/* ... that it failed (data stolen). */
+void server_job_error(struct server_job *job, enum errors_kind kind,
+    json_t *data, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void server_job_end(struct server *s);
 /* The gate's next step, on a later loop turn (never inside the caller). */
 void server_job_schedule(struct server *s);

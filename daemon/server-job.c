@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* The per-server gate: load, reload, unload and shutdown jobs in order. */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,41 @@ server_job_free(struct server_job *job)
 		spec_clear(job->spec);
 	free(job->spec);
 	free(job);
+}
+
+void
+server_job_reply(struct server_job *job, json_t *result)
+{
+	if (job->req != NULL)
+		control_reply(job->req, result);
+	else
+		json_decref(result);
+	if (job->done != NULL)
+		job->done(job->done_arg, NULL);
+	job->req = NULL;
+	job->done = NULL;
+}
+
+void
+server_job_error(struct server_job *job, enum errors_kind kind, json_t *data,
+    const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		fatal("vasprintf");
+	va_end(ap);
+	if (job->req != NULL)
+		control_fail(job->req, kind, data, "%s", text);
+	else
+		json_decref(data);
+	if (job->done != NULL)
+		job->done(job->done_arg, text);
+	job->req = NULL;
+	job->done = NULL;
+	free(text);
 }
 
 void
@@ -89,12 +125,10 @@ server_unload_kept(struct server *s, struct server_job *job)
 	server_set_error(s, text);
 	server_set_state(s, SERVER_FAILED);
 	s->is_unloading = true;
-	if (job->req != NULL)
-		control_fail(job->req, ERRORS_UNAVAILABLE,
-		    json_pack("{s:s, s:s, s:s}", "server", s->name, "container",
-			name, "error", why != NULL ? why : ""),
-		    "%s", text);
-	job->req = NULL;
+	server_job_error(job, ERRORS_UNAVAILABLE,
+	    json_pack("{s:s, s:s, s:s}", "server", s->name, "container", name,
+		"error", why != NULL ? why : ""),
+	    "%s", text);
 	free(text);
 	server_job_end(s);
 }
@@ -122,13 +156,10 @@ server_unload_done(void *arg)
 		    docker_container_error(s->container));
 	}
 	server_set_state(s, SERVER_STOPPED);
-	if (job->req != NULL)
-		control_reply(job->req,
-		    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name",
-			s->name, "stopped_live", job->was_live, "removed_saved",
-			job->was_saved, "container_removed",
-			job->had_container));
-	job->req = NULL;
+	server_job_reply(job,
+	    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name", s->name,
+		"stopped_live", job->was_live, "removed_saved", job->was_saved,
+		"container_removed", job->had_container));
 	server_job_end(s);
 }
 
@@ -154,20 +185,16 @@ server_job_unload(struct server *s, struct server_job *job)
 
 	if (job->kind == SERVER_JOB_UNLOAD && s->is_persistent) {
 		/* The row goes first: a crash from here on does not restore it. */
-		if (store_remove(mcpd_store, s->agent, s->id, &job->was_saved,
-			&cause) < 0) {
-			control_fail(job->req, ERRORS_STORAGE,
+		if (enable_remove(s->agent, s->id, &job->was_saved, &cause) <
+		    0) {
+			server_job_error(job, ERRORS_STORAGE,
 			    json_pack("{s:s}", "server", s->name),
-			    "cannot remove the saved row of %s: %s; nothing "
-			    "was changed",
-			    s->name, cause != NULL ? cause : "unknown error");
-			job->req = NULL;
+			    "cannot remove the saved row of %s: %s; nothing was changed", s->name, cause != NULL ? cause : "unknown error");
 			free(cause);
 			server_job_end(s);
 			return;
 		}
 		s->is_persistent = false;
-		server_forget_saved_secrets(s->id);
 	}
 	evtimer_del(s->restart_timer);
 	evtimer_del(s->healthy_timer);
@@ -194,67 +221,6 @@ server_container_gone(void *arg)
 	server_job_schedule(s);
 }
 
-/* True when the saved row and its secrets are already what job would save. */
-static bool
-server_job_is_saved(const struct server *s, const struct server_job *job)
-{
-	const json_t *row = store_row_peek(mcpd_store, s->agent, s->id), *v;
-	struct secrets *vault;
-	const char *k, *have;
-
-	if (row == NULL ||
-	    !json_equal(json_object_get(row, "params"),
-		json_object_get(job->row, "params")))
-		return false;
-	if (json_object_size(job->secrets) == 0)
-		return true;
-	if ((vault = mcpd_secrets(NULL)) == NULL)
-		return false;
-	json_object_foreach(job->secrets, k, v)
-		if ((have = secrets_get(vault, k)) == NULL ||
-		    strcmp(have, json_string_value(v)) != 0)
-			return false;
-	return true;
-}
-
-/* The values a row refers to go to the secret store first. */
-static int
-server_job_save_secrets(const struct server_job *job, char **cause)
-{
-	struct secrets *vault;
-	const char *k;
-	json_t *v;
-	int r;
-
-	if (json_object_size(job->secrets) == 0)
-		return 0;
-	if ((vault = mcpd_secrets(cause)) == NULL)
-		return -EIO;
-	json_object_foreach(job->secrets, k, v)
-		if ((r = secrets_set(vault, k, json_string_value(v),
-			 json_string_length(v), cause)) < 0)
-			return r;
-	return 0;
-}
-
-void
-server_forget_saved_secrets(const char *id)
-{
-	struct secrets *vault = mcpd_secrets_if_any();
-	json_t *names, *v;
-	char *prefix;
-	size_t i;
-
-	if (vault == NULL || asprintf(&prefix, "mcpd.%s.", id) < 0)
-		return;
-	names = secrets_names(vault);
-	json_array_foreach(names, i, v)
-		if (strncmp(json_string_value(v), prefix, strlen(prefix)) == 0)
-			secrets_remove(vault, json_string_value(v), NULL, NULL);
-	json_decref(names);
-	free(prefix);
-}
-
 /* A load's row is saved (and read back) before anything starts. */
 static bool
 server_job_save(struct server *s, struct server_job *job)
@@ -263,19 +229,16 @@ server_job_save(struct server *s, struct server_job *job)
 
 	if (job->row == NULL)
 		return true;
-	if (server_job_is_saved(s, job) ||
-	    (server_job_save_secrets(job, &cause) == 0 &&
-		store_put(mcpd_store, s->agent, job->row, &cause) == 0)) {
+	if (enable_save(s->agent, job->row, job->secrets, &cause) == 0) {
 		s->is_persistent = true;
 		return true;
 	}
-	control_fail(job->req, ERRORS_STORAGE,
+	server_job_error(job, ERRORS_STORAGE,
 	    json_pack("{s:s}", "server", s->name),
 	    "cannot save %s: %s; nothing was saved%s", s->name,
 	    cause != NULL ? cause : "unknown error",
 	    s->session != NULL ? ", and it keeps running unsaved" :
 				 " and nothing was started");
-	job->req = NULL;
 	free(cause);
 	if (s->session == NULL && s->generation == 0 && !s->is_persistent)
 		server_set_state(s, SERVER_STOPPED);
@@ -324,9 +287,8 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 	while (s->state == SERVER_STOPPED &&
 	    (job = TAILQ_FIRST(&s->jobs)) != NULL) {
 		TAILQ_REMOVE(&s->jobs, job, entry);
-		if (job->req != NULL)
-			control_fail(job->req, ERRORS_NOT_FOUND, NULL,
-			    "server %s was unloaded meanwhile", s->name);
+		server_job_error(job, ERRORS_NOT_FOUND, NULL,
+		    "server %s was unloaded meanwhile", s->name);
 		server_job_free(job);
 	}
 	if (s->state == SERVER_STOPPED) {
@@ -346,7 +308,7 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 		server_job_take_spec(s, job);
 		if (session_is_ready(s->session) && !job->is_reconfigure) {
 			/* The same target again: it is already running. */
-			control_reply(job->req,
+			server_job_reply(job,
 			    server_result_mark(server_load_result(s),
 				"was_loaded"));
 			server_job_end(s);
@@ -365,9 +327,9 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 	}
 }
 
-static void
+static struct server_job *
 server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
-    int timeout_ms, json_t *row, json_t *secrets, struct server_spec *spec)
+    int timeout_ms)
 {
 	struct server_job *job = calloc(1, sizeof *job);
 
@@ -375,25 +337,37 @@ server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
 		fatal("calloc");
 	job->kind = kind;
 	job->req = req;
-	job->row = row;
-	job->secrets = secrets;
-	job->spec = spec;
 	job->timeout_ms = timeout_ms > 0 ? timeout_ms :
 					   mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
 	server_job_schedule(s);
+	return job;
 }
 
 void
 server_load(struct server *s, struct request *req, int timeout_ms, json_t *row,
     json_t *secrets, struct server_spec *spec)
 {
-	/* A restore: saved already, read back before it serves. */
-	if (control_is_internal(req) && s->generation == 0) {
-		s->is_persistent = true;
-		s->needs_recheck = true;
-	}
-	server_enqueue(s, SERVER_JOB_LOAD, req, timeout_ms, row, secrets, spec);
+	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, req,
+	    timeout_ms);
+
+	job->row = row;
+	job->secrets = secrets;
+	job->spec = spec;
+}
+
+void
+server_restore(struct server *s, int timeout_ms,
+    void (*done)(void *arg, const char *error), void *arg)
+{
+	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, NULL,
+	    timeout_ms);
+
+	/* Saved already: it is read back again before it serves. */
+	s->is_persistent = true;
+	s->needs_recheck = true;
+	job->done = done;
+	job->done_arg = arg;
 }
 
 void
@@ -402,13 +376,13 @@ server_reload(struct server *s, struct request *req, int timeout_ms)
 	s->failures = 0;
 	s->backoff_ms = 0;
 	server_set_error(s, NULL);
-	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms, NULL, NULL, NULL);
+	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms);
 }
 
 void
 server_unload(struct server *s, struct request *req)
 {
-	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0, NULL, NULL, NULL);
+	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0);
 }
 
 static void
@@ -429,8 +403,7 @@ server_stop_all(void (*done)(void *), void *arg)
 		tmp = TAILQ_NEXT(s, entry);
 		evtimer_del(s->restart_timer);
 		/* Admitted jobs finish first: the gate keeps the order. */
-		server_enqueue(s, SERVER_JOB_SHUTDOWN, NULL, 0, NULL, NULL,
-		    NULL);
+		server_enqueue(s, SERVER_JOB_SHUTDOWN, NULL, 0);
 	}
 	/* With no server at all, done still comes from the loop. */
 	defer_call(server_check_stopped_later, NULL);

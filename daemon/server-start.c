@@ -157,7 +157,7 @@ static bool
 server_recheck(struct server *s)
 {
 	char *cause = NULL, *why;
-	int r = store_recheck(mcpd_store, s->agent, s->id, &cause);
+	int r = enable_recheck(s->agent, s->id, &cause);
 
 	s->needs_recheck = false;
 	if (r == 1)
@@ -199,12 +199,10 @@ server_on_ready(void *arg, struct session *sess)
 	    "connected: generation %" PRIu64 ", protocol %s, %zu tools",
 	    s->generation, session_protocol_version(sess),
 	    json_array_size(session_tools_peek(sess)));
-	if (job->req != NULL)
-		control_reply(job->req,
-		    job->is_reconfigure ?
-			server_result_mark(server_load_result(s),
-			    "reconfigured") :
-			server_load_result(s));
+	server_job_reply(job,
+	    job->is_reconfigure ?
+		server_result_mark(server_load_result(s), "reconfigured") :
+		server_load_result(s));
 	server_job_end(s);
 }
 
@@ -213,12 +211,16 @@ static void
 server_job_fail(struct server *s, struct server_job *job, const char *fmt,
     const char *why)
 {
-	if (job->req == NULL)
+	char *text;
+
+	if (job->req == NULL && job->done == NULL)
 		return;
-	control_fail(job->req,
+	if (asprintf(&text, fmt, s->name, why) < 0)
+		fatal("asprintf");
+	server_job_error(job,
 	    job->is_denied ? ERRORS_DENIED : ERRORS_UNAVAILABLE,
-	    server_error_data(s), fmt, s->name, why);
-	job->req = NULL;
+	    server_error_data(s), "%s", text);
+	free(text);
 }
 
 /* Starting a connection failed (its container is gone or kept). */

@@ -144,7 +144,7 @@ server_count(size_t *ret_ready)
 
 int
 server_new(const char *agent, const char *name, enum server_mode mode,
-    struct server_spec *spec, struct server **ret, char **cause)
+    struct server_spec *spec, struct server **ret)
 {
 	struct server *s;
 
@@ -175,7 +175,6 @@ server_new(const char *agent, const char *name, enum server_mode mode,
 	TAILQ_INIT(&s->jobs);
 	TAILQ_INIT(&s->followers);
 	TAILQ_INSERT_TAIL(&server_list, s, entry);
-	(void)cause;
 	*ret = s;
 	return 0;
 }

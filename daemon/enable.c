@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: ISC */
+/* Persistence of enabled servers: rows, their secrets, readback, restore. */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "mcpd.h"
+#include "vars.h"
+
+/* FNV-1a: a short stable tag that tells apart keys that read alike. */
+static uint32_t
+enable_key_hash(const char *k)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *k != '\0'; k++)
+		h = (h ^ (unsigned char)*k) * 16777619u;
+	return h;
+}
+
+/*
+ * mcpd.<id>.<kind>.<key> with the key's other characters as '_'; a key
+ * that is too long, or reads like one already taken ("X-Key", "X_Key"),
+ * gets its hash too.
+ */
+static char *
+enable_secret_name(const char *id, const char *kind, const char *k,
+    const json_t *taken)
+{
+	char *name;
+
+	if (asprintf(&name, "mcpd.%s.%s.%.64s", id, kind, k) < 0)
+		fatal("asprintf");
+	for (char *c = name + strlen(id) + 6; *c != '\0'; c++)
+		if (!isalnum((unsigned char)*c) && *c != '.')
+			*c = '_';
+	if (strlen(k) > 64 || json_object_get(taken, name) != NULL) {
+		free(name);
+		if (asprintf(&name, "mcpd.%s.%s.%08x", id, kind,
+			enable_key_hash(k)) < 0)
+			fatal("asprintf");
+	}
+	return name;
+}
+
+/*
+ * Literal values of env and headers move to the secret store: the row
+ * keeps $(secret.mcpd.<id>.<kind>.<key>) and secrets gets name -> value.
+ */
+static void
+enable_row_hide(json_t *obj, const char *id, const char *kind,
+    json_t *secrets)
+{
+	const char *k;
+	json_t *v;
+	char *name, *ref;
+
+	json_object_foreach(obj, k, v) {
+		if (!json_is_string(v) || vars_has_refs(json_string_value(v)))
+			continue;
+		name = enable_secret_name(id, kind, k, secrets);
+		if (asprintf(&ref, "$(secret.%s)", name) < 0)
+			fatal("asprintf");
+		json_object_set(secrets, name, v);
+		json_object_set_new(obj, k, json_string(ref));
+		free(name);
+		free(ref);
+	}
+}
+
+json_t *
+enable_row_new(const char *id, const char *name, enum server_mode mode,
+    const json_t *params, json_t *secrets)
+{
+	json_t *copy = json_deep_copy(params);
+	char saved[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	json_object_del(copy, "persist");
+	json_object_del(copy, "timeout_ms");
+	json_object_del(copy, "progress");
+	enable_row_hide(json_object_get(copy, "env"), id, "env", secrets);
+	enable_row_hide(json_object_get(copy, "headers"), id, "header",
+	    secrets);
+	json_object_set_new(copy, "name", json_string(name));
+	gmtime_r(&now, &tm);
+	strftime(saved, sizeof saved, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_pack("{s:s, s:s, s:s, s:o, s:s}", "id", id, "name", name,
+	    "mode", server_mode_name(mode), "params", copy, "saved", saved);
+}
+
+const json_t *
+enable_row_find(const char *agent, const char *target)
+{
+	const json_t *rows = json_object_get(store_agents_peek(mcpd_store),
+			 agent),
+		     *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row) {
+		const char *id = json_string_value(json_object_get(row, "id"));
+		const char *name = json_string_value(json_object_get(row,
+		    "name"));
+
+		if ((id != NULL && strcmp(id, target) == 0) ||
+		    (name != NULL && strcmp(name, target) == 0))
+			return row;
+	}
+	return NULL;
+}
+
+/* True when the saved row and its secrets are already row and secrets. */
+static bool
+enable_is_saved(const char *agent, const json_t *row, const json_t *secrets)
+{
+	const char *id = json_string_value(json_object_get(row, "id"));
+	const json_t *have_row = store_row_peek(mcpd_store, agent, id), *v;
+	struct secrets *vault;
+	const char *k, *have;
+
+	if (have_row == NULL ||
+	    !json_equal(json_object_get(have_row, "params"),
+		json_object_get(row, "params")))
+		return false;
+	if (json_object_size(secrets) == 0)
+		return true;
+	if ((vault = mcpd_secrets(NULL)) == NULL)
+		return false;
+	json_object_foreach((json_t *)(uintptr_t)secrets, k, v)
+		if ((have = secrets_get(vault, k)) == NULL ||
+		    strcmp(have, json_string_value(v)) != 0)
+			return false;
+	return true;
+}
+
+/* The values a row refers to go to the secret store first. */
+static int
+enable_save_secrets(const json_t *secrets, char **cause)
+{
+	struct secrets *vault;
+	const char *k;
+	json_t *v;
+	int r;
+
+	if (json_object_size(secrets) == 0)
+		return 0;
+	if ((vault = mcpd_secrets(cause)) == NULL)
+		return -EIO;
+	json_object_foreach((json_t *)(uintptr_t)secrets, k, v)
+		if ((r = secrets_set(vault, k, json_string_value(v),
+			 json_string_length(v), cause)) < 0)
+			return r;
+	return 0;
+}
+
+int
+enable_save(const char *agent, const json_t *row, const json_t *secrets,
+    char **cause)
+{
+	int r;
+
+	if (enable_is_saved(agent, row, secrets))
+		return 0;
+	if ((r = enable_save_secrets(secrets, cause)) < 0)
+		return r;
+	return store_put(mcpd_store, agent, row, cause);
+}
+
+/* The secrets a saved row made for its literal values (mcpd.<id>.*) go. */
+static void
+enable_forget_secrets(const char *id)
+{
+	struct secrets *vault = mcpd_secrets_if_any();
+	json_t *names, *v;
+	char *prefix;
+	size_t i;
+
+	if (vault == NULL || asprintf(&prefix, "mcpd.%s.", id) < 0)
+		return;
+	names = secrets_names(vault);
+	json_array_foreach(names, i, v)
+		if (strncmp(json_string_value(v), prefix, strlen(prefix)) == 0)
+			secrets_remove(vault, json_string_value(v), NULL, NULL);
+	json_decref(names);
+	free(prefix);
+}
+
+int
+enable_remove(const char *agent, const char *id, bool *ret_removed,
+    char **cause)
+{
+	bool removed = false;
+	int r = store_remove(mcpd_store, agent, id, &removed, cause);
+
+	if (r < 0)
+		return r;
+	if (removed)
+		enable_forget_secrets(id);
+	if (ret_removed != NULL)
+		*ret_removed = removed;
+	return 0;
+}
+
+int
+enable_recheck(const char *agent, const char *id, char **cause)
+{
+	return store_recheck(mcpd_store, agent, id, cause);
+}
+
+/* ---- restore at start: each saved row through its server's gate ---- */
+
+static size_t enable_total, enable_answered, enable_failed;
+
+static void
+enable_restore_status(void)
+{
+	if (enable_answered < enable_total)
+		notify_status("restoring saved servers: %zu of %zu done, %zu failed", enable_answered, enable_total, enable_failed);
+	else
+		notify_status("restored %zu saved servers, %zu failed; listening on %s", enable_total, enable_failed, mcpd_opts.socket_path);
+}
+
+static void
+enable_restored(void *arg, const char *error)
+{
+	char *label = arg;
+
+	enable_answered++;
+	if (error != NULL) {
+		enable_failed++;
+		log_warnx("restore of %s failed: %s", label, error);
+	} else
+		log_info("restored %s", label);
+	enable_restore_status();
+	free(label);
+}
+
+/* Why a row cannot be restored at all, or NULL with *ls filled. */
+static char *
+enable_row_spec(const char *agent, const json_t *row, struct loadspec *ls)
+{
+	const json_t *params = json_object_get(row, "params");
+	const char *id = json_string_value(json_object_get(row, "id"));
+	struct loadspec_error err = { 0 };
+	char *why = NULL;
+
+	if (!json_is_object(params) || id == NULL)
+		return strdup("the row has no params or no id");
+	if (!loadspec_parse(params, ls, &err)) {
+		if (asprintf(&why, "its params do not parse (%s: %s)",
+			err.field, err.why) < 0)
+			why = NULL;
+		loadspec_error_clear(&err);
+		loadspec_clear(ls);
+		return why != NULL ? why : strdup("its params do not parse");
+	}
+	if (server_find(agent, id) != NULL || server_find(agent, ls->name)) {
+		loadspec_clear(ls);
+		return strdup("another saved row has the same id or name");
+	}
+	return NULL;
+}
+
+static void
+enable_restore_row(const char *agent, const json_t *row)
+{
+	const char *name = json_string_value(json_object_get(row, "name"));
+	struct loadspec ls;
+	struct server *s;
+	char *label, *why;
+
+	if (asprintf(&label, "%s (agent %s)", name != NULL ? name : "?",
+		agent) < 0)
+		fatal("asprintf");
+	if ((why = enable_row_spec(agent, row, &ls)) != NULL) {
+		enable_restored(label, why); /* its row stays in the file */
+		free(why);
+		return;
+	}
+	if (server_new(agent, ls.name, ls.mode, &ls.spec, &s) < 0)
+		fatalx("out of memory restoring %s", label);
+	loadspec_clear(&ls);
+	server_restore(s, mcpd_opts.load_timeout_ms, enable_restored, label);
+}
+
+void
+enable_restore(void)
+{
+	const json_t *agents = store_agents_peek(mcpd_store), *rows, *row;
+	const char *agent;
+	size_t i;
+
+	if (store_error(mcpd_store) != NULL) {
+		log_warnx("enablement store: %s; nothing is restored, and loads that save fail until it is fixed", store_error(mcpd_store));
+		notify_status("enablement store refused: %s",
+		    store_error(mcpd_store));
+		return;
+	}
+	json_object_foreach((json_t *)(uintptr_t)agents, agent, rows)
+		enable_total += json_array_size(rows);
+	enable_restore_status();
+	json_object_foreach((json_t *)(uintptr_t)agents, agent, rows)
+		json_array_foreach(rows, i, row)
+			enable_restore_row(agent, row);
+}

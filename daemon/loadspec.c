@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: ISC */
+/* What a load's params ask for, checked into a spec without a request. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mcpd.h"
+#include "names.h"
+#include "url.h"
+
+#define LOADSPEC_MAX_HEADERS 16 /* the transport sends up to 32 fields */
+
+/* Records the first refusal; always false, so that callers return it. */
+static bool
+loadspec_bad(struct loadspec_error *err, const char *field, const char *why)
+{
+	if (err->field == NULL) {
+		err->field = field;
+		if ((err->why = strdup(why)) == NULL)
+			fatal("strdup");
+	}
+	return false;
+}
+
+void
+loadspec_error_clear(struct loadspec_error *err)
+{
+	free(err->why);
+	err->why = NULL;
+	err->field = NULL;
+}
+
+void
+loadspec_clear(struct loadspec *ls)
+{
+	spec_clear(&ls->spec);
+	free(ls->name);
+	ls->name = NULL;
+}
+
+/* A string with no NUL inside: what argv and environ can carry. */
+static bool
+loadspec_is_cstring(const json_t *v)
+{
+	return json_is_string(v) &&
+	    strlen(json_string_value(v)) == json_string_length(v);
+}
+
+static const char *
+loadspec_string(const json_t *params, const char *key)
+{
+	return json_string_value(json_object_get(params, key));
+}
+
+static bool
+loadspec_env_key_ok(const char *k)
+{
+	if (!isalpha((unsigned char)k[0]) && k[0] != '_')
+		return false;
+	for (; *k != '\0'; k++)
+		if (!isalnum((unsigned char)*k) && *k != '_')
+			return false;
+	return true;
+}
+
+/* An optional array of C strings into *ret (new). */
+static bool
+loadspec_strv(struct loadspec_error *err, const char *field,
+    const json_t *array, char ***ret)
+{
+	size_t i, n = json_array_size(array);
+	json_t *v;
+
+	if (array == NULL)
+		return true;
+	if ((*ret = calloc(n + 1, sizeof **ret)) == NULL)
+		fatal("calloc");
+	json_array_foreach(array, i, v) {
+		if (!loadspec_is_cstring(v))
+			return loadspec_bad(err, field, "must be an array of strings without NUL bytes");
+		if (((*ret)[i] = strdup(json_string_value(v))) == NULL)
+			fatal("strdup");
+	}
+	return true;
+}
+
+/* env {K: V} into spec->env as "K=V". */
+static bool
+loadspec_env(struct loadspec_error *err, const json_t *env,
+    struct server_spec *spec)
+{
+	size_t n = json_object_size(env), i = 0;
+	const char *k;
+	json_t *v;
+
+	if ((spec->env = calloc(n + 1, sizeof *spec->env)) == NULL)
+		fatal("calloc");
+	json_object_foreach((json_t *)(uintptr_t)env, k, v) {
+		if (!loadspec_env_key_ok(k))
+			return loadspec_bad(err, "env", "env names must match [A-Za-z_][A-Za-z0-9_]*");
+		if (!loadspec_is_cstring(v))
+			return loadspec_bad(err, "env", "env values must be strings without NUL bytes");
+		if (asprintf(&spec->env[i++], "%s=%s", k,
+			json_string_value(v)) < 0)
+			fatal("asprintf");
+	}
+	return true;
+}
+
+/* The name params give (checked), else derived (stolen). */
+static bool
+loadspec_name(struct loadspec_error *err, const json_t *params, char *derived,
+    const char *from, char **ret)
+{
+	const char *name = loadspec_string(params, "name");
+	char why[160];
+
+	if (name != NULL) {
+		free(derived);
+		if (!names_valid(name))
+			return loadspec_bad(err, "name", "name must match [A-Za-z0-9][A-Za-z0-9_-]{0,62}");
+		if ((*ret = strdup(name)) == NULL)
+			fatal("strdup");
+		return true;
+	}
+	if (derived == NULL) {
+		snprintf(why, sizeof why, "no usable name can be derived from %s; give one with name (mcpctl load --name)", from);
+		return loadspec_bad(err, "name", why);
+	}
+	*ret = derived;
+	return true;
+}
+
+/* ---- a command: a process server ---- */
+
+static bool
+loadspec_process(struct loadspec_error *err, const json_t *params,
+    struct loadspec *ls)
+{
+	const char *cwd = loadspec_string(params, "cwd");
+	const char *transport = loadspec_string(params, "transport");
+	const json_t *command = json_object_get(params, "command");
+	struct server_spec *spec = &ls->spec;
+
+	if (json_object_get(params, "allow_local") != NULL ||
+	    json_object_get(params, "headers") != NULL)
+		return loadspec_bad(err, "allow_local", "allow_local and headers go with a URL target");
+	if (json_object_get(params, "args") != NULL ||
+	    json_object_get(params, "volumes") != NULL ||
+	    json_object_get(params, "network") != NULL)
+		return loadspec_bad(err, "args", "args, volumes and network go with an image target");
+	if (command == NULL)
+		return loadspec_bad(err, "command", "command (an argv array) is required");
+	if (transport != NULL && strcmp(transport, "stdio") != 0)
+		return loadspec_bad(err, "transport", "a command speaks transport stdio");
+	if (cwd != NULL && cwd[0] != '/')
+		return loadspec_bad(err, "cwd", "cwd must be an absolute path");
+	if (cwd != NULL && (spec->cwd = strdup(cwd)) == NULL)
+		fatal("strdup");
+	if (json_array_size(command) == 0)
+		return loadspec_bad(err, "command", "command needs at least the program to run");
+	if (!loadspec_strv(err, "command", command, &spec->argv))
+		return false;
+	if (spec->argv[0][0] == '\0')
+		return loadspec_bad(err, "command", "command must start with a program");
+	ls->mode = SERVER_PROCESS;
+	return loadspec_env(err, json_object_get(params, "env"), spec) &&
+	    loadspec_name(err, params,
+		names_from_argv((const char *const *)spec->argv),
+		"the command", &ls->name);
+}
+
+/* ---- an image: a container server ---- */
+
+/* Volumes and a network go to docker as they are, one argument each. */
+static bool
+loadspec_docker_args(struct loadspec_error *err, const json_t *params,
+    struct server_spec *spec)
+{
+	const char *network = loadspec_string(params, "network");
+
+	if (!loadspec_strv(err, "args", json_object_get(params, "args"),
+		&spec->args) ||
+	    !loadspec_strv(err, "volumes", json_object_get(params, "volumes"),
+		&spec->volumes))
+		return false;
+	for (size_t i = 0; spec->volumes != NULL && spec->volumes[i]; i++)
+		if (spec->volumes[i][0] == '\0' || spec->volumes[i][0] == '-')
+			return loadspec_bad(err, "volumes", "a volume is SOURCE:TARGET[:OPTIONS], not empty and not an option");
+	if (network != NULL &&
+	    (network[0] == '\0' || network[0] == '-' ||
+		strlen(network) !=
+		    json_string_length(json_object_get(params, "network"))))
+		return loadspec_bad(err, "network", "network must name a docker network");
+	if (network != NULL && (spec->network = strdup(network)) == NULL)
+		fatal("strdup");
+	return true;
+}
+
+static bool
+loadspec_image(struct loadspec_error *err, const json_t *params,
+    const char *target, struct loadspec *ls)
+{
+	char *cause = NULL;
+	bool ok;
+
+	if (json_object_get(params, "allow_local") != NULL ||
+	    json_object_get(params, "headers") != NULL ||
+	    json_object_get(params, "cwd") != NULL)
+		return loadspec_bad(err, "target", "an image takes no allow_local, headers or cwd");
+	if (json_object_get(params, "transport") != NULL)
+		return loadspec_bad(err, "transport", "a container's transport is detected: stdio first, streamable HTTP once it says it listens");
+	if (names_image_normalize(target, &ls->spec.image, &cause) < 0) {
+		ok = loadspec_bad(err, "target",
+		    cause != NULL ? cause : "bad image");
+		free(cause);
+		return ok;
+	}
+	ls->mode = SERVER_CONTAINER;
+	return loadspec_docker_args(err, params, &ls->spec) &&
+	    loadspec_env(err, json_object_get(params, "env"), &ls->spec) &&
+	    loadspec_name(err, params, names_from_image(ls->spec.image),
+		"the image", &ls->name);
+}
+
+/* ---- a URL: a remote server ---- */
+
+/* A header name is an HTTP token; a value has no CR, LF or NUL. */
+static bool
+loadspec_header_ok(const char *name, const json_t *value)
+{
+	if (name[0] == '\0' || !loadspec_is_cstring(value) ||
+	    strpbrk(json_string_value(value), "\r\n") != NULL)
+		return false;
+	for (const char *c = name; *c != '\0'; c++)
+		if (!isalnum((unsigned char)*c) &&
+		    strchr("!#$%&'*+-.^_`|~", *c) == NULL)
+			return false;
+	return true;
+}
+
+/* The host, with dots as dashes: "mcp.example.com" -> "mcp-example-com". */
+static char *
+loadspec_remote_name(const struct url *u)
+{
+	char name[NAMES_MAX + 1];
+	size_t n = 0;
+
+	for (const char *c = u->host; *c != '\0' && n < NAMES_MAX; c++)
+		if (isalnum((unsigned char)*c) || *c == '-')
+			name[n++] = *c;
+		else if (n > 0 && name[n - 1] != '-')
+			name[n++] = '-';
+	name[n] = '\0';
+	return names_valid(name) ? strdup(name) : NULL;
+}
+
+static bool
+loadspec_remote_spec(struct loadspec_error *err, const json_t *params,
+    const struct url *u, struct server_spec *spec)
+{
+	const char *transport = loadspec_string(params, "transport");
+	json_t *headers = json_object_get(params, "headers"), *v;
+	const char *k;
+
+	static const char *const local_only[] = { "command", "env", "cwd",
+		"args", "volumes", "network", NULL };
+
+	for (size_t i = 0; local_only[i] != NULL; i++)
+		if (json_object_get(params, local_only[i]) != NULL)
+			return loadspec_bad(err, local_only[i], "a URL takes no command, env, cwd, args, volumes or network");
+	if (transport != NULL && strcmp(transport, "streamable-http") != 0 &&
+	    strcmp(transport, "sse") != 0)
+		return loadspec_bad(err, "transport", "transport must be streamable-http or sse");
+	if (json_object_size(headers) > LOADSPEC_MAX_HEADERS)
+		return loadspec_bad(err, "headers", "at most 16 headers");
+	json_object_foreach(headers, k, v)
+		if (!loadspec_header_ok(k, v))
+			return loadspec_bad(err, "headers", "headers must map HTTP token names to single-line strings");
+	spec->remote.url = url_canonical(u);
+	spec->remote.allow_local = json_is_true(json_object_get(params,
+	    "allow_local"));
+	spec->remote.headers = headers != NULL ? json_deep_copy(headers) :
+						 json_object();
+	/* Inferred: a path with /mcp is streamable HTTP; else try it first. */
+	spec->remote.is_sse = transport != NULL &&
+	    strcmp(transport, "sse") == 0;
+	spec->remote.may_fall_back = transport == NULL &&
+	    strstr(u->path, "/mcp") == NULL;
+	spec->transport = strdup(transport != NULL ? transport :
+						     "streamable-http");
+	return true;
+}
+
+static bool
+loadspec_remote(struct loadspec_error *err, const json_t *params,
+    const char *target, struct loadspec *ls)
+{
+	char *cause = NULL;
+	struct url u;
+	bool ok;
+
+	if (url_parse(target, &u, &cause) < 0) {
+		ok = loadspec_bad(err, "target", cause != NULL ? cause : "bad URL");
+		free(cause);
+		return ok;
+	}
+	ls->mode = SERVER_REMOTE;
+	ok = loadspec_name(err, params, loadspec_remote_name(&u),
+		 "the URL's host", &ls->name) &&
+	    loadspec_remote_spec(err, params, &u, &ls->spec);
+	url_free(&u);
+	return ok;
+}
+
+bool
+loadspec_parse(const json_t *params, struct loadspec *ls,
+    struct loadspec_error *err)
+{
+	const char *target = loadspec_string(params, "target");
+
+	memset(ls, 0, sizeof *ls);
+	if (target != NULL && json_object_get(params, "command") != NULL)
+		return loadspec_bad(err, "target", "give command or target, not both");
+	if (target != NULL && strstr(target, "://") != NULL)
+		return loadspec_remote(err, params, target, ls);
+	if (target != NULL)
+		return loadspec_image(err, params, target, ls);
+	return loadspec_process(err, params, ls);
+}
