@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "mcpd.h"
+#include "names.h"
 
 /* The store, or NULL after failing req with storage. */
 static struct secrets *
@@ -35,11 +36,11 @@ cmd_secret_fail(struct request *req, int r, const char *cause)
 static bool
 cmd_secret_name_ok(struct request *req, const char *name)
 {
-	if (secrets_name_valid(name))
+	if (names_secret_valid(name))
 		return true;
 	control_fail_code(req, JSONRPC_INVALID_PARAMS,
 	    json_pack("{s:s}", "field", "name"),
-	    "a secret name is [a-zA-Z0-9_.]{1,128}");
+	    "a secret name is [a-zA-Z0-9_.]{1,%d}", NAMES_SECRET_MAX);
 	return false;
 }
 

@@ -28,12 +28,12 @@
 
 #include "fileio.h"
 #include "mcpd.h"
+#include "names.h"
 #include "paths.h"
 
 #define SECRETS_MAGIC	   "MCPDSEC1"
 #define SECRETS_MAGIC_LEN  8
 #define SECRETS_HEADER_LEN (SECRETS_MAGIC_LEN + crypto_secretbox_NONCEBYTES)
-#define SECRETS_NAME_MAX   128
 #define SECRETS_VALUE_MAX  65536
 #define SECRETS_STORE_MAX  (16 * 1024 * 1024) /* plaintext bytes */
 #define SECRETS_KEY_LEN	   crypto_secretbox_KEYBYTES
@@ -87,18 +87,6 @@ secrets_write_all(int fd, const unsigned char *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
-}
-
-bool
-secrets_name_valid(const char *name)
-{
-	size_t len;
-
-	if (name == NULL)
-		return false;
-	len = strspn(name,
-	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
-	return len >= 1 && len <= SECRETS_NAME_MAX && name[len] == '\0';
 }
 
 /* A read-only copy of value in sodium_malloc memory, NUL-terminated. */
@@ -381,7 +369,7 @@ secrets_decode(struct secrets *s, const unsigned char *p, size_t len,
 			return -EBADMSG;
 		nlen = (size_t)p[off] | (size_t)p[off + 1] << 8;
 		off += 2;
-		if (nlen == 0 || nlen > SECRETS_NAME_MAX || len - off < nlen)
+		if (nlen == 0 || nlen > NAMES_SECRET_MAX || len - off < nlen)
 			return -EBADMSG;
 		if (secrets_grow(s) < 0)
 			return -ENOMEM;
@@ -392,7 +380,7 @@ secrets_decode(struct secrets *s, const unsigned char *p, size_t len,
 		e->len = 0;
 		s->n++;
 		off += nlen;
-		if (strlen(e->name) != nlen || !secrets_name_valid(e->name) ||
+		if (strlen(e->name) != nlen || !names_secret_valid(e->name) ||
 		    (s->n > 1 && strcmp(e[-1].name, e->name) >= 0) ||
 		    len - off < 4)
 			return -EBADMSG;
@@ -576,11 +564,11 @@ secrets_store_write(const struct secrets *s, size_t at, bool is_insert,
 static int
 secrets_name_check(const char *name, char **cause)
 {
-	if (secrets_name_valid(name))
+	if (names_secret_valid(name))
 		return 0;
 	return errors_cause(cause, -EINVAL,
 	    "a secret name is 1 to %d letters, digits, '_' or '.'",
-	    SECRETS_NAME_MAX);
+	    NAMES_SECRET_MAX);
 }
 
 int
@@ -659,7 +647,7 @@ secrets_get(const struct secrets *s, const char *name)
 	bool found;
 	size_t at;
 
-	if (!secrets_name_valid(name))
+	if (!names_secret_valid(name))
 		return NULL;
 	at = secrets_find(s, name, &found);
 	return found ? s->entries[at].value : NULL;
