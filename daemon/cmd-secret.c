@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "jsonwipe.h"
 #include "mcpd.h"
 #include "names.h"
 
@@ -45,10 +46,8 @@ cmd_secret_name_ok(struct request *req, const char *name)
 }
 
 static void
-cmd_secret_set_exec(struct request *req, json_t *params)
+cmd_secret_set_value(struct request *req, const char *name, const json_t *value)
 {
-	json_t *value = json_object_get(params, "value");
-	const char *name = cmd_string(params, "name");
 	struct secrets *vault;
 	char *cause = NULL;
 	bool was_there;
@@ -67,6 +66,22 @@ cmd_secret_set_exec(struct request *req, json_t *params)
 		    json_pack("{s:s, s:b}", "name", name, "replaced",
 			was_there));
 	free(cause);
+}
+
+static void
+cmd_secret_set_exec(struct request *req, json_t *params)
+{
+	json_t *value = json_object_get(params, "value");
+
+	cmd_secret_set_value(req, cmd_string(params, "name"), value);
+	/*
+	 * The store keeps its own copy; the one jansson parsed from the
+	 * request is wiped, whatever the outcome, before the request is
+	 * freed. Its bytes are jansson's own buffer behind the const of
+	 * json_string_value(), so jsonwipe_strings writes through that
+	 * const; nothing reads the value after this.
+	 */
+	jsonwipe_strings(value);
 }
 
 static void
