@@ -8,13 +8,12 @@
 
 #include "errors.h"
 #include "import-int.h"
+#include "names.h"
 #include "vars.h"
 
-/* What an mcpd reference name is made of: $(env.NAME), $(secret.NAME). */
-#define IMPORT_REF_CHARS \
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_."
 /* What a ${...} must be made of to be named in a reason (never a value). */
-#define IMPORT_VAR_CHARS IMPORT_REF_CHARS ":/-"
+#define IMPORT_VAR_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:/-"
 #define IMPORT_VAR_SHOWN 64
 
 /* Calls fn on each string of v: v itself, or its items or values. */
@@ -47,15 +46,52 @@ import_var_fail(const char *var, size_t len, const char *why, char **reason)
 	return errors_cause(reason, -EINVAL, "uses a ${...} variable, %s", why);
 }
 
+/*
+ * Writes the secret that VS Code's ${input:ID} (id: the len bytes of ID)
+ * becomes: $(secret.ID), with one '_' for each character (a whole UTF-8
+ * sequence) that a secret name may not hold.
+ */
+static int
+import_var_put_input(FILE *f, const char *var, size_t var_len, const char *id,
+    size_t len, char **reason)
+{
+	char *name = malloc(len + 1);
+	size_t i = 0, n = 0, run;
+	int r = 0;
+
+	if (name == NULL)
+		return -ENOMEM;
+	while (i < len) {
+		/* A run never reaches past the '}' that ends the ID. */
+		if ((run = names_secret_span(id + i)) > 0) {
+			memcpy(name + n, id + i, run);
+			n += run;
+			i += run;
+			continue;
+		}
+		if (((unsigned char)id[i++] & 0xc0) != 0x80)
+			name[n++] = '_';
+	}
+	name[n] = '\0';
+	_Static_assert(NAMES_SECRET_MAX == 128, "the reason below says 128");
+	if (!names_secret_valid(name))
+		r = import_var_fail(var, var_len,
+		    "whose secret name would be too long: a secret name is 1 to 128 letters, digits, '_' or '.'",
+		    reason);
+	else
+		fprintf(f, "$(secret.%s)", name);
+	free(name);
+	return r;
+}
+
 /* Writes what VS Code's ${var} (len bytes, up to the '}') stands for. */
 static int
 import_var_put(FILE *f, const char *var, size_t len, char **reason)
 {
 	const char *home = getenv("HOME");
-	unsigned char c;
 
 	if (len >= 4 && strncmp(var, "env:", 4) == 0) {
-		if (len == 4 || strspn(var + 4, IMPORT_REF_CHARS) < len - 4)
+		if (len == 4 || names_secret_span(var + 4) < len - 4)
 			return import_var_fail(var, len,
 			    "but mcpd's $(env.NAME) takes only letters, "
 			    "digits, '_' and '.'",
@@ -66,13 +102,8 @@ import_var_put(FILE *f, const char *var, size_t len, char **reason)
 			return import_var_fail(var, len, "which names no input",
 			    reason);
 		/* VS Code prompts for it: a secret, its name made valid. */
-		fputs("$(secret.", f);
-		for (size_t i = 6; i < len; i++) {
-			/* One '_' for a whole UTF-8 sequence. */
-			if (((c = var[i]) & 0xc0) != 0x80)
-				fputc(strchr(IMPORT_REF_CHARS, c) ? c : '_', f);
-		}
-		fputc(')', f);
+		return import_var_put_input(f, var, len, var + 6, len - 6,
+		    reason);
 	} else if (len == 8 && strncmp(var, "userHome", 8) == 0) {
 		if (home == NULL || home[0] == '\0')
 			return import_var_fail(var, len, "but HOME is not set",

@@ -30,6 +30,24 @@ names_valid(const char *name)
 	return true;
 }
 
+size_t
+names_secret_span(const char *s)
+{
+	return strspn(s,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
+}
+
+bool
+names_secret_valid(const char *name)
+{
+	size_t len;
+
+	if (name == NULL)
+		return false;
+	len = names_secret_span(name);
+	return len >= 1 && len <= NAMES_SECRET_MAX && name[len] == '\0';
+}
+
 /* Programs that run another program named by a later argument. */
 static const char *const names_runners[] = {
 	"npx",

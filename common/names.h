@@ -4,12 +4,18 @@
 #define MCPD_NAMES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#define NAMES_MAX 63 /* longest server or agent name */
+#define NAMES_MAX	 63  /* longest server or agent name */
+#define NAMES_SECRET_MAX 128 /* longest secret name */
 
 /* A server or agent name: [A-Za-z0-9][A-Za-z0-9_-]{0,62}. */
 bool names_valid(const char *name);
+/* A secret name, as $(secret.NAME) refers to it: [a-zA-Z0-9_.]{1,128}. */
+bool names_secret_valid(const char *name);
+/* The length of the run of secret-name characters that s starts with. */
+size_t names_secret_span(const char *s);
 /*
  * Derives a server name from a command's argv: the package or program it
  * runs (`npx -y @scope/server-x@1.2` -> "server-x"). Returns a new string,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "errors.h"
+#include "names.h"
 #include "vars.h"
 
 /* One reference in a string: "$(" ns "." name ")". */
@@ -33,13 +34,6 @@ vars_is_ns_char(char c)
 	return c >= 'a' && c <= 'z';
 }
 
-static bool
-vars_is_name_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '_' || c == '.';
-}
-
 /* Whether a reference starts at p; fills *ref when it does. */
 static bool
 vars_match(const char *p, struct vars_ref *ref)
@@ -54,9 +48,14 @@ vars_match(const char *p, struct vars_ref *ref)
 	ref->ns_len = q - ref->ns;
 	if (ref->ns_len == 0 || *q != '.')
 		return false;
+	/*
+	 * A name is made of what a secret name is made of, in every
+	 * namespace, but not capped at its length: $(secret.NAME) with a
+	 * name too long to be a secret stays a reference, whose lookup then
+	 * fails, rather than text passed on as it is.
+	 */
 	ref->name = ++q;
-	while (vars_is_name_char(*q))
-		q++;
+	q += names_secret_span(q);
 	ref->name_len = q - ref->name;
 	if (ref->name_len == 0 || *q != ')')
 		return false;

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "mcpctl.h"
+#include "names.h"
 
-#define CTL_SECRET_NAME_MAX  128
 #define CTL_SECRET_VALUE_MAX 65536 /* mcpd's limit, in bytes */
 /* The value, a trailing newline and one byte to see that it is too long. */
 #define CTL_SECRET_BUF	     (CTL_SECRET_VALUE_MAX + 2)
@@ -43,24 +43,15 @@ ctl_secret_free_wiped(void *p)
 	free(p);
 }
 
-static bool
-ctl_secret_name_ok(const char *name)
-{
-	size_t len = strspn(name,
-	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
-
-	return len >= 1 && len <= CTL_SECRET_NAME_MAX && name[len] == '\0';
-}
-
 static int
 ctl_secret_check_name(const struct mcpctl_cmd *cmd, const char *name)
 {
-	if (ctl_secret_name_ok(name))
+	if (names_secret_valid(name))
 		return 0;
 	return mcpctl_usage(cmd,
 	    "invalid secret name '%s': use 1 to %d letters, digits, '_' and "
 	    "'.'",
-	    name, CTL_SECRET_NAME_MAX);
+	    name, NAMES_SECRET_MAX);
 }
 
 /* Reads up to size bytes until EOF. */

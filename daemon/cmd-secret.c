@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "jsonwipe.h"
 #include "mcpd.h"
+#include "names.h"
 
 /* The store, or NULL after failing req with storage. */
 static struct secrets *
@@ -35,19 +37,17 @@ cmd_secret_fail(struct request *req, int r, const char *cause)
 static bool
 cmd_secret_name_ok(struct request *req, const char *name)
 {
-	if (secrets_name_valid(name))
+	if (names_secret_valid(name))
 		return true;
 	control_fail_code(req, JSONRPC_INVALID_PARAMS,
 	    json_pack("{s:s}", "field", "name"),
-	    "a secret name is [a-zA-Z0-9_.]{1,128}");
+	    "a secret name is [a-zA-Z0-9_.]{1,%d}", NAMES_SECRET_MAX);
 	return false;
 }
 
 static void
-cmd_secret_set_exec(struct request *req, json_t *params)
+cmd_secret_set_value(struct request *req, const char *name, const json_t *value)
 {
-	json_t *value = json_object_get(params, "value");
-	const char *name = cmd_string(params, "name");
 	struct secrets *vault;
 	char *cause = NULL;
 	bool was_there;
@@ -66,6 +66,22 @@ cmd_secret_set_exec(struct request *req, json_t *params)
 		    json_pack("{s:s, s:b}", "name", name, "replaced",
 			was_there));
 	free(cause);
+}
+
+static void
+cmd_secret_set_exec(struct request *req, json_t *params)
+{
+	json_t *value = json_object_get(params, "value");
+
+	cmd_secret_set_value(req, cmd_string(params, "name"), value);
+	/*
+	 * The store keeps its own copy; the one jansson parsed from the
+	 * request is wiped, whatever the outcome, before the request is
+	 * freed. Its bytes are jansson's own buffer behind the const of
+	 * json_string_value(), so jsonwipe_strings writes through that
+	 * const; nothing reads the value after this.
+	 */
+	jsonwipe_strings(value);
 }
 
 static void

@@ -702,8 +702,6 @@ int secrets_remove(struct secrets *, const char *name, bool *ret_removed,
 const char *secrets_get(const struct secrets *, const char *name);
 /* The names only, sorted (new array of strings). */
 json_t *secrets_names(const struct secrets *);
-/* A secret name: [a-zA-Z0-9_.]{1,128}. */
-bool secrets_name_valid(const char *name);
 /* Where the key came from: "credential" or the key file's path (borrowed). */
 const char *secrets_key_source(const struct secrets *);
 

@@ -26,13 +26,14 @@
 
 #include <sodium.h>
 
+#include "fileio.h"
 #include "mcpd.h"
+#include "names.h"
 #include "paths.h"
 
 #define SECRETS_MAGIC	   "MCPDSEC1"
 #define SECRETS_MAGIC_LEN  8
 #define SECRETS_HEADER_LEN (SECRETS_MAGIC_LEN + crypto_secretbox_NONCEBYTES)
-#define SECRETS_NAME_MAX   128
 #define SECRETS_VALUE_MAX  65536
 #define SECRETS_STORE_MAX  (16 * 1024 * 1024) /* plaintext bytes */
 #define SECRETS_KEY_LEN	   crypto_secretbox_KEYBYTES
@@ -86,40 +87,6 @@ secrets_write_all(int fd, const unsigned char *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
-}
-
-/* fsync()s the directory that holds path, so that a rename there lasts. */
-static int
-secrets_sync_dir(const char *path)
-{
-	char *dir = strdup(path), *slash;
-	int fd, r = 0;
-
-	if (dir == NULL)
-		return -ENOMEM;
-	if ((slash = strrchr(dir, '/')) == NULL)
-		strcpy(dir, ".");
-	else
-		slash[slash == dir ? 1 : 0] = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) < 0)
-		r = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(dir);
-	return r;
-}
-
-bool
-secrets_name_valid(const char *name)
-{
-	size_t len;
-
-	if (name == NULL)
-		return false;
-	len = strspn(name,
-	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
-	return len >= 1 && len <= SECRETS_NAME_MAX && name[len] == '\0';
 }
 
 /* A read-only copy of value in sodium_malloc memory, NUL-terminated. */
@@ -284,14 +251,14 @@ secrets_key_create(struct secrets *s, const char *path, char **cause)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r == 0)
-		r = secrets_sync_dir(path);
 	if (r < 0) {
 		unlink(path);
 		return errors_cause(cause, r, "cannot write %s: %s", path,
 		    strerror(-r));
 	}
-	return 0;
+	if ((r = fileio_sync_dir(path, cause)) < 0)
+		unlink(path);
+	return r;
 }
 
 static int
@@ -402,7 +369,7 @@ secrets_decode(struct secrets *s, const unsigned char *p, size_t len,
 			return -EBADMSG;
 		nlen = (size_t)p[off] | (size_t)p[off + 1] << 8;
 		off += 2;
-		if (nlen == 0 || nlen > SECRETS_NAME_MAX || len - off < nlen)
+		if (nlen == 0 || nlen > NAMES_SECRET_MAX || len - off < nlen)
 			return -EBADMSG;
 		if (secrets_grow(s) < 0)
 			return -ENOMEM;
@@ -413,7 +380,7 @@ secrets_decode(struct secrets *s, const unsigned char *p, size_t len,
 		e->len = 0;
 		s->n++;
 		off += nlen;
-		if (strlen(e->name) != nlen || !secrets_name_valid(e->name) ||
+		if (strlen(e->name) != nlen || !names_secret_valid(e->name) ||
 		    (s->n > 1 && strcmp(e[-1].name, e->name) >= 0) ||
 		    len - off < 4)
 			return -EBADMSG;
@@ -562,50 +529,6 @@ secrets_encode(const struct secrets *s, size_t at, bool is_insert,
 	return len;
 }
 
-/* Replaces the file by buf: a temporary file, fsync, rename, dir fsync. */
-static int
-secrets_write_atomic(const char *path, const unsigned char *buf, size_t len,
-    char **cause)
-{
-	char *tmp;
-	int fd, r;
-
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
-		return errors_cause(cause, -ENOMEM, "out of memory");
-	if (unlink(tmp) < 0 && errno != ENOENT) {
-		r = errors_cause(cause, -errno, "cannot write %s: %s", tmp,
-		    strerror(errno));
-		free(tmp);
-		return r;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
-	if (fd < 0) {
-		r = errors_cause(cause, -errno, "cannot create %s: %s", tmp,
-		    strerror(errno));
-		free(tmp);
-		return r;
-	}
-	r = secrets_write_all(fd, buf, len);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r < 0) {
-		unlink(tmp);
-		r = errors_cause(cause, r, "cannot write %s: %s", tmp,
-		    strerror(-r));
-	} else if (rename(tmp, path) < 0) {
-		r = errors_cause(cause, -errno, "cannot rename %s to %s: %s",
-		    tmp, path, strerror(errno));
-		unlink(tmp);
-	} else if ((r = secrets_sync_dir(path)) < 0)
-		r = errors_cause(cause, r,
-		    "cannot sync the directory of %s: %s", path, strerror(-r));
-	free(tmp);
-	return r;
-}
-
 /* Encrypts the store with one change (as secrets_encode) and writes it. */
 static int
 secrets_store_write(const struct secrets *s, size_t at, bool is_insert,
@@ -632,7 +555,7 @@ secrets_store_write(const struct secrets *s, size_t at, bool is_insert,
 	crypto_secretbox_easy(buf + SECRETS_HEADER_LEN, plain, plen,
 	    buf + SECRETS_MAGIC_LEN, s->key);
 	sodium_free(plain);
-	r = secrets_write_atomic(s->store_path, buf, len, cause);
+	r = fileio_write_atomic(s->store_path, buf, len, 0600, cause);
 	free(buf);
 	return r;
 }
@@ -641,11 +564,11 @@ secrets_store_write(const struct secrets *s, size_t at, bool is_insert,
 static int
 secrets_name_check(const char *name, char **cause)
 {
-	if (secrets_name_valid(name))
+	if (names_secret_valid(name))
 		return 0;
 	return errors_cause(cause, -EINVAL,
 	    "a secret name is 1 to %d letters, digits, '_' or '.'",
-	    SECRETS_NAME_MAX);
+	    NAMES_SECRET_MAX);
 }
 
 int
@@ -724,7 +647,7 @@ secrets_get(const struct secrets *s, const char *name)
 	bool found;
 	size_t at;
 
-	if (!secrets_name_valid(name))
+	if (!names_secret_valid(name))
 		return NULL;
 	at = secrets_find(s, name, &found);
 	return found ? s->entries[at].value : NULL;

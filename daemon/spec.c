@@ -8,6 +8,7 @@
 
 #include <sodium.h>
 
+#include "jsonwipe.h"
 #include "log.h"
 #include "mcpd.h"
 #include "vars.h"
@@ -22,6 +23,7 @@ spec_str_free(char *str)
 	free(str);
 }
 
+/* Only transport-http.c still calls this: jsonwipe_decref() replaces it. */
 void
 spec_json_wipe(json_t *obj)
 {
@@ -41,8 +43,7 @@ spec_clear(struct server_spec *spec)
 	child_strv_wipe_free(spec->env);
 	free(spec->cwd);
 	spec_str_free(spec->remote.url);
-	spec_json_wipe(spec->remote.headers);
-	json_decref(spec->remote.headers);
+	jsonwipe_decref(spec->remote.headers);
 	free(spec->transport);
 	free(spec->image);
 	child_strv_wipe_free(spec->args);

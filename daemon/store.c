@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "mcpd.h"
 
 #define STORE_FILE	 "enabled.json"
-#define STORE_TMP_FILE	 "enabled.json.tmp"
 #define STORE_VERSION	 1
 #define STORE_MAX_MIB	 16
 #define STORE_MAX_BYTES	 ((size_t)STORE_MAX_MIB * 1024 * 1024)
@@ -21,9 +21,7 @@
 #define STORE_HANDS_OFF	 "mcpd will not change it: fix it or move it aside"
 
 struct store {
-	char *dir;
-	char *path;	/* <dir>/enabled.json */
-	char *tmp_path; /* <dir>/enabled.json.tmp */
+	char *path;	/* <dir>/enabled.json, written through <path>.tmp */
 	json_t *doc;	/* {"version": 1, "agents": {...}} as last confirmed */
 	char *error;	/* why changes are refused, or NULL */
 	int error_code; /* the negative errno that goes with error */
@@ -234,10 +232,10 @@ store_open(const char *dir, struct store **ret)
 
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		return -ENOMEM;
-	if ((s->dir = strdup(dir)) == NULL ||
-	    asprintf(&s->path, "%s/%s", dir, STORE_FILE) < 0 ||
-	    asprintf(&s->tmp_path, "%s/%s", dir, STORE_TMP_FILE) < 0)
+	if (asprintf(&s->path, "%s/%s", dir, STORE_FILE) < 0) {
+		s->path = NULL;
 		goto nomem;
+	}
 	r = store_load(s->path, &s->doc, &cause);
 	if (r < 0) {
 		if (r == -ENOMEM || cause == NULL) {
@@ -264,9 +262,7 @@ store_free(struct store *s)
 		return;
 	json_decref(s->doc);
 	free(s->error);
-	free(s->tmp_path);
 	free(s->path);
-	free(s->dir);
 	free(s);
 }
 
@@ -314,71 +310,6 @@ store_row_peek(const struct store *s, const char *agent, const char *id)
 	return store_row_find(s->doc, agent, id);
 }
 
-/* Writes buf as the tmp file, renames it over the file, syncs the dir. */
-static int
-store_replace(const struct store *s, const char *buf, size_t len, char **cause)
-{
-	size_t off = 0;
-	ssize_t n;
-	int fd, err;
-
-	fd = open(s->tmp_path,
-	    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) { /* not ours (a directory in the way, say): left alone */
-		err = errno;
-		return errors_cause(cause, -err, "cannot create %s: %s",
-		    s->tmp_path, strerror(err));
-	}
-	/* O_TRUNC keeps the mode of a file left by a crash. */
-	if (fchmod(fd, 0600) < 0) {
-		err = errno;
-		close(fd);
-		goto fail;
-	}
-	while (off < len) {
-		n = write(fd, buf + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? errno : EIO;
-			close(fd);
-			goto fail;
-		}
-		off += (size_t)n;
-	}
-	if (fsync(fd) < 0) {
-		err = errno;
-		close(fd);
-		goto fail;
-	}
-	if (close(fd) < 0) {
-		err = errno;
-		goto fail;
-	}
-	if (rename(s->tmp_path, s->path) < 0) {
-		err = errno;
-		unlink(s->tmp_path);
-		return errors_cause(cause, -err, "cannot rename %s to %s: %s",
-		    s->tmp_path, s->path, strerror(err));
-	}
-	/* Without this the rename itself may not survive a crash. */
-	fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) < 0) {
-		err = errno;
-		if (fd >= 0)
-			close(fd);
-		return errors_cause(cause, -err, "cannot sync directory %s: %s",
-		    s->dir, strerror(err));
-	}
-	close(fd);
-	return 0;
-
-fail:
-	unlink(s->tmp_path);
-	return errors_cause(cause, -err, "cannot write %s: %s", s->tmp_path,
-	    strerror(err));
-}
-
 /* Reads the file afresh and compares it with buf, byte for byte. */
 static int
 store_readback(const struct store *s, const char *buf, size_t len, char **cause)
@@ -422,7 +353,7 @@ store_commit(struct store *s, json_t *doc, char **cause)
 		    s->path);
 	}
 	buf[len++] = '\n';
-	r = store_replace(s, buf, len, cause);
+	r = fileio_write_atomic(s->path, buf, len, 0600, cause);
 	if (r == 0)
 		r = store_readback(s, buf, len, cause);
 	free(buf);

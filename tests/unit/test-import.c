@@ -947,6 +947,43 @@ test_vars_cwd(void)
 		"/home/test-user/p"));
 }
 
+/*
+ * The secret an ${input:ID} becomes is a name mcpctl secret set takes: up
+ * to 128 characters, counted after each character it may not hold became
+ * one '_' (names_secret_valid); one more and the entry is invalid.
+ */
+static void
+test_vars_input_length(void)
+{
+	static const char why[] = "uses a ${...} variable, whose secret name "
+				  "would be too long: a secret name is 1 to "
+				  "128 letters, digits, '_' or '.'";
+	char *value, *want, *secrets;
+	struct vars_case c;
+
+	for (size_t n = 127; n <= 128; n++) {
+		/* n characters, then one of two bytes that becomes '_'. */
+		if (asprintf(&value, "${input:%0*d\xc3\xa9}", (int)n, 0) < 0 ||
+		    asprintf(&want, "$(secret.%0*d_)", (int)n, 0) < 0 ||
+		    asprintf(&secrets, "['%0*d_']", (int)n, 0) < 0)
+			abort();
+		if (n == 127) {
+			c.value = value;
+			c.want = want;
+			c.secrets = secrets;
+			check_vars(&c);
+		} else
+			check_vars_reason(value, why);
+		free(value);
+		free(want);
+		free(secrets);
+	}
+	if (asprintf(&value, "${input:%0129d}", 0) < 0)
+		abort();
+	check_vars_reason(value, why);
+	free(value);
+}
+
 static void
 test_vars_refused(void)
 {
@@ -1110,6 +1147,8 @@ static const struct tap_test tests[] = {
 	{ "roots of no known shape are refused", test_unknown_roots },
 	{ "VS Code variables become mcpd references in every value",
 	    test_vars_translated },
+	{ "an ${input:ID} that makes a secret name past 128 is invalid",
+	    test_vars_input_length },
 	{ "variables only the editor knows make the entry invalid",
 	    test_vars_refused },
 	{ "variables: URLs, names, docker env, disabled entries, the file",

@@ -57,6 +57,58 @@ test_valid(void)
 	TAP_CHECK(!names_valid(NULL), "expected NULL to be refused");
 }
 
+static void
+test_secret_valid(void)
+{
+	static const char *const good[] = { "a", "Z", "9", "_", ".", "a.b_c",
+		"GITHUB_TOKEN", "x.y.z", "..", "0" };
+	static const char *const bad[] = { "", "a b", "a-b", "a/b", "a\n",
+		"caf\xc3\xa9", "\xc3\xa9", "a=b", " a", "a ", "a:b", "$A", "a}",
+		"$(secret.a)", "a\tb" };
+	char name[NAMES_SECRET_MAX + 2];
+
+	TAP_CHECK_INT(NAMES_SECRET_MAX, 128);
+	for (size_t i = 0; i < TAP_COUNT(good); i++)
+		TAP_CHECK(names_secret_valid(good[i]),
+		    "expected \"%s\" to be accepted", good[i]);
+	for (size_t i = 0; i < TAP_COUNT(bad); i++)
+		TAP_CHECK(!names_secret_valid(bad[i]),
+		    "expected \"%s\" to be refused", bad[i]);
+	TAP_CHECK(!names_secret_valid(NULL), "expected NULL to be refused");
+	memset(name, 'n', 128);
+	name[128] = '\0';
+	TAP_CHECK(names_secret_valid(name), "128 characters are accepted");
+	name[127] = '-';
+	TAP_CHECK(!names_secret_valid(name),
+	    "a bad 128th character is refused");
+	name[127] = '.';
+	name[128] = '_';
+	name[129] = '\0';
+	TAP_CHECK(!names_secret_valid(name), "129 characters are refused");
+}
+
+static void
+test_secret_span(void)
+{
+	static const struct {
+		const char *s;
+		size_t want;
+	} cases[] = {
+		{ "", 0 },
+		{ "-a", 0 },
+		{ "a-b", 1 },
+		{ "GITHUB_TOKEN)", 12 },
+		{ "a.b_C9}", 6 },
+		{ "caf\xc3\xa9", 3 },
+		{ "a b", 1 },
+	};
+
+	for (size_t i = 0; i < TAP_COUNT(cases); i++)
+		TAP_CHECK(names_secret_span(cases[i].s) == cases[i].want,
+		    "\"%s\": expected %zu, got %zu", cases[i].s, cases[i].want,
+		    names_secret_span(cases[i].s));
+}
+
 /* A command and the name it should give; NULL: any valid name. */
 struct argv_case {
 	const char *argv[6];
@@ -312,6 +364,9 @@ static const struct tap_test tests[] = {
 	    test_image_normalize },
 	{ "names_from_image", test_from_image },
 	{ "names_valid accepts and refuses", test_valid },
+	{ "names_secret_valid: [a-zA-Z0-9_.]{1,128}", test_secret_valid },
+	{ "names_secret_span: the run of secret-name characters",
+	    test_secret_span },
 	{ "names_from_argv finds the package or program", test_from_argv },
 	{ "names_from_argv gives NULL when nothing is usable",
 	    test_from_argv_nothing },

@@ -477,29 +477,16 @@ out:
 static void
 test_names(void)
 {
-	static const char *const good[] = { "a", "Z", "9", "_", ".", "a.b_c",
-		"GITHUB_TOKEN", "x.y.z" };
+	/* Which names are valid is names_secret_valid's (test-names.c). */
 	static const char *const bad[] = { "", "a b", "a-b", "a/b", "a\n",
 		"caf\xc3\xa9", "a=b", " a", "a:b", "$A" };
 	struct fixture f;
 	struct secrets *s;
-	char n128[130], *cause = NULL;
+	char n129[130], *cause = NULL;
 	bool removed;
 
-	memset(n128, 'n', 128);
-	n128[128] = '\0';
-	for (size_t i = 0; i < TAP_COUNT(good); i++)
-		TAP_CHECK(secrets_name_valid(good[i]), "\"%s\" is valid",
-		    good[i]);
-	for (size_t i = 0; i < TAP_COUNT(bad); i++)
-		TAP_CHECK(!secrets_name_valid(bad[i]), "\"%s\" is refused",
-		    bad[i]);
-	TAP_CHECK(secrets_name_valid(n128), "128 characters are valid");
-	n128[128] = 'n';
-	n128[129] = '\0';
-	TAP_CHECK(!secrets_name_valid(n128), "129 characters are refused");
-	TAP_CHECK(!secrets_name_valid(NULL), "NULL is refused");
-
+	memset(n129, 'n', 129);
+	n129[129] = '\0';
 	fixture_init(&f);
 	if ((s = open_ok(&f)) == NULL)
 		goto out;
@@ -514,7 +501,7 @@ test_names(void)
 	    "a refused name is not echoed: %s", cause ? cause : "(none)");
 	free(cause);
 	cause = NULL;
-	TAP_CHECK_INT(secrets_set(s, n128, "v", 1, &cause), -EINVAL);
+	TAP_CHECK_INT(secrets_set(s, n129, "v", 1, &cause), -EINVAL);
 	free(cause);
 	cause = NULL;
 	TAP_CHECK_INT(secrets_remove(s, "a b", &removed, &cause), -EINVAL);

@@ -202,6 +202,47 @@ test_scan(void)
 	free(seen);
 }
 
+/*
+ * A name is made of what a secret name is made of (names_secret_span),
+ * but not capped at 128: a name too long for a secret stays a reference,
+ * whole, so that its lookup fails rather than the text going on as it is.
+ */
+static void
+test_secret_name_chars(void)
+{
+	char in[160], want[160], *seen, *cause = NULL;
+
+	for (size_t n = 128; n <= 129; n++) {
+		memcpy(in, "$(secret.", 9);
+		memset(in + 9, 'n', n);
+		memcpy(in + 9 + n, ")", 2);
+		memcpy(want, "secret|", 7);
+		memset(want + 7, 'n', n);
+		memcpy(want + 7 + n, ";", 2);
+		TAP_CHECK_INT(scan(in, &seen), 1);
+		TAP_CHECK(strcmp(seen, want) == 0, "%zu characters: \"%s\"", n,
+		    seen);
+		free(seen);
+		TAP_CHECK_INT(vars_expand(in, lookup, NULL, NULL, 0, &cause),
+		    -ENOENT);
+		TAP_CHECK(cause != NULL &&
+			strstr(cause, "no value for") != NULL,
+		    "%zu characters: %s", n, tap_str_show(cause));
+		free(cause);
+		cause = NULL;
+	}
+	/* What a secret name may not hold ends a name: no reference. */
+	TAP_CHECK_INT(scan("$(secret.a-b) $(secret.caf\xc3\xa9) $(secret.a b) "
+			   "$(secret.a/b) $(secret.a:b) $(secret.a=b)",
+			  &seen),
+	    0);
+	free(seen);
+	TAP_CHECK_INT(scan("$(secret.a.B_9) $(secret..) $(secret._)", &seen),
+	    3);
+	TAP_CHECK_STR(seen, "secret|a.B_9;secret|.;secret|_;");
+	free(seen);
+}
+
 static void
 test_has_refs(void)
 {
@@ -345,6 +386,8 @@ static const struct tap_test tests[] = {
 	    test_literal_leftovers },
 	{ "adjacent references", test_adjacent },
 	{ "vars_scan: references in order, a negative value stops", test_scan },
+	{ "names hold secret-name characters, any number of them",
+	    test_secret_name_chars },
 	{ "vars_has_refs", test_has_refs },
 	{ "an unknown namespace fails and names the reference",
 	    test_unknown_namespace },
