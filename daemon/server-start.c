@@ -216,7 +216,7 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 	if (job->req == NULL)
 		return;
 	control_fail(job->req,
-	    s->is_denied ? ERRORS_DENIED : ERRORS_UNAVAILABLE,
+	    s->is_denied ? ERRORS_DENIED : docker_container_kind(s->container),
 	    server_error_data(s), fmt, s->name, why);
 	job->req = NULL;
 }

@@ -96,6 +96,7 @@ struct server *
 server_find(const char *agent, const char *target)
 {
 	struct server *s;
+	char *image = NULL;
 
 	TAILQ_FOREACH(s, &server_list, entry) {
 		if (s->is_removed || !server_in_scope(s, agent))
@@ -106,7 +107,16 @@ server_find(const char *agent, const char *target)
 		    server_is_container_named(s, target))
 			return s;
 	}
-	return NULL;
+	/* An image without its tag: the :latest a load made explicit. */
+	if (names_image_normalize(target, &image, NULL) < 0)
+		return NULL;
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (!s->is_removed && server_in_scope(s, agent) &&
+		    s->mode == SERVER_CONTAINER &&
+		    strcmp(s->endpoint, image) == 0)
+			break;
+	free(image);
+	return s;
 }
 
 size_t
