@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpctl status: the daemon's own state as "key: value" lines. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mcpctl.h"
 
@@ -41,13 +42,39 @@ ctl_status_int(const json_t *obj, const char *key)
 }
 
 static const char *
+ctl_status_str(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+/*
+ * "docker: available (docker at /usr/bin/docker), engine 24.0.7 answers",
+ * "... engine not answering: why", or "docker: unavailable (docker): why".
+ */
+static void
 ctl_status_docker(const json_t *docker)
 {
-	if (!json_is_true(json_object_get(docker, "checked")))
-		return "not checked yet";
-	if (json_is_true(json_object_get(docker, "available")))
-		return "available";
-	return "unavailable";
+	const char *program = ctl_status_str(docker, "program");
+	const char *cli = ctl_status_str(docker, "cli");
+	const char *engine = ctl_status_str(docker, "engine");
+	const char *version = ctl_status_str(docker, "version");
+	const char *error = ctl_status_str(docker, "error");
+
+	if (!json_is_true(json_object_get(docker, "available"))) {
+		printf("docker: unavailable (%s)%s%s\n", program,
+		    error != NULL ? ": " : "", error != NULL ? error : "");
+		return;
+	}
+	printf("docker: available (%s", program);
+	if (cli != NULL && strcmp(cli, program) != 0)
+		printf(" at %s", cli);
+	printf(")");
+	if (engine != NULL && strcmp(engine, "answers") == 0)
+		printf(", engine %s answers", version != NULL ? version : "");
+	else if (engine != NULL)
+		printf(", engine %s%s%s", engine, error != NULL ? ": " : "",
+		    error != NULL ? error : "");
+	printf("\n");
 }
 
 static void
@@ -68,13 +95,7 @@ ctl_status_print(const json_t *result)
 		    ctl_status_int(servers, "ready"));
 	ctl_status_field("clients", json_object_get(result, "clients"));
 	if (json_is_object(docker))
-		printf("docker: %s (%s)%s%s\n", ctl_status_docker(docker),
-		    json_string_value(json_object_get(docker, "program")),
-		    json_is_string(json_object_get(docker, "error")) ? ": " :
-								       "",
-		    json_is_string(json_object_get(docker, "error")) ?
-			json_string_value(json_object_get(docker, "error")) :
-			"");
+		ctl_status_docker(docker);
 }
 
 static int
@@ -92,8 +113,8 @@ ctl_status_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_status_cmd = {
 	.name = "status",
 	.synopsis = "",
-	.summary = "show mcpd's version, pid, identity, uptime, paths and "
-		   "counts",
+	.summary = "show mcpd's version, pid, identity, uptime, paths, "
+		   "counts, and whether the docker engine answers",
 	.help = "  -h, --help         this text\n",
 	.exec = ctl_status_exec,
 };

@@ -1,22 +1,18 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpd/status: what the daemon is, where it lives, and its limits. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "mcpd.h"
 
+/* The answer, with what is known of docker (stolen). */
 static void
-cmd_status_exec(struct request *req, json_t *params)
+cmd_status_reply(struct request *req, json_t *docker)
 {
 	size_t ready, total = server_count(&ready);
-	char *cause = NULL;
-	bool has_docker = docker_available(&cause) == 0;
-	json_t *docker = json_pack("{s:s, s:b, s:b, s:o}", "program",
-	    docker_program(), "available", has_docker, "checked", 1, "error",
-	    cause != NULL ? json_string(cause) : json_null());
 
-	(void)params;
-	free(cause);
 	control_reply(req,
 	    json_pack(
 		"{s:s, s:I, s:s, s:I, s:s, s:s, "
@@ -36,6 +32,64 @@ cmd_status_exec(struct request *req, json_t *params)
 		(json_int_t)mcpd_opts.max_clients, "max_client_queue",
 		(json_int_t)mcpd_opts.max_client_queue, "log_lines",
 		(json_int_t)mcpd_opts.log_lines));
+}
+
+/* docker's part: cli NULL when it cannot be run, version when it answers. */
+static json_t *
+cmd_status_docker(const char *cli, const char *version, const char *error)
+{
+	return json_pack("{s:s, s:s?, s:b, s:b, s:s, s:s?, s:s?}", "program",
+	    docker_program(), "cli", cli, "available", cli != NULL, "checked",
+	    1, "engine", version != NULL ? "answers" : "not answering",
+	    "version", version, "error", error);
+}
+
+struct cmd_status_check {
+	struct request *req;
+	char *cli;
+};
+
+static void
+cmd_status_checked(void *arg, int status, const char *out, const char *err)
+{
+	struct cmd_status_check *c = arg;
+	size_t len = strcspn(out, "\r\n");
+	char *version = NULL, *why = NULL;
+
+	if (status == 0 && len > 0)
+		version = strndup(out, len);
+	else if (status == 0)
+		why = strdup("docker version printed no server version");
+	else
+		why = docker_describe_failure(status, err);
+	cmd_status_reply(c->req, cmd_status_docker(c->cli, version, why));
+	free(version);
+	free(why);
+	free(c->cli);
+	free(c);
+}
+
+/* The answer waits for `docker version`: does the engine answer? */
+static void
+cmd_status_exec(struct request *req, json_t *params)
+{
+	const char *args[] = { docker_program(), "version", "--format",
+		"{{.Server.Version}}", NULL };
+	struct cmd_status_check *c;
+	char *cause = NULL, *cli = docker_cli_path(&cause);
+
+	(void)params;
+	if (cli == NULL) {
+		cmd_status_reply(req, cmd_status_docker(NULL, NULL, cause));
+		free(cause);
+		return;
+	}
+	if ((c = calloc(1, sizeof *c)) == NULL)
+		fatal("calloc");
+	c->req = req;
+	c->cli = cli;
+	docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
+	    cmd_status_checked, c);
 }
 
 static const struct cmd_param cmd_status_params[] = {

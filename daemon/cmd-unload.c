@@ -42,7 +42,7 @@ static void
 cmd_unload_exec(struct request *req, json_t *params)
 {
 	const char *target = cmd_string(params, "target");
-	struct server *s = server_find(control_agent(req), target);
+	struct server *s = server_find_target(control_agent(req), target);
 
 	if (s != NULL)
 		server_unload(s, req);

@@ -133,7 +133,7 @@ cmd_string(json_t *params, const char *key)
 struct server *
 cmd_server(struct request *req, const char *target)
 {
-	struct server *s = server_find(control_agent(req), target);
+	struct server *s = server_find_target(control_agent(req), target);
 
 	if (s == NULL)
 		control_fail(req, ERRORS_NOT_FOUND,

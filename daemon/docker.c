@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* The docker CLI: commands as argv, container records, names, reaping. */
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -41,14 +42,18 @@ struct docker_waiter {
 };
 
 struct docker_container {
+	char *agent, *server;
 	char *base; /* <name> or <agent>.<name> */
 	char *name; /* the container that may exist now, or NULL */
 	enum docker_phase phase;
+	bool is_created;  /* this daemon started the container called name */
+	bool is_conflict; /* the last start found name held by another */
 	void (*removed)(void *); /* a retried removal succeeded */
 	void *removed_arg;
 	char *error; /* why the last removal failed, or NULL */
 	struct docker_cmd *removing;
 	struct event *retry;
+	struct event *tell; /* answers waiters when nothing was to be removed */
 	TAILQ_HEAD(, docker_waiter) waiters;
 };
 
@@ -82,35 +87,73 @@ docker_is_executable(const char *path)
 	    access(path, X_OK) == 0;
 }
 
-int
-docker_available(char **cause)
+char *
+docker_cli_path(char **cause)
 {
 	const char *prog = docker_program(), *path = getenv("PATH");
-	char *dirs, *dir, *save = NULL, *full;
-	bool found = false;
+	char *dirs, *dir, *save = NULL, *full = NULL;
+	struct stat st;
 
-	if (strchr(prog, '/') != NULL)
-		found = docker_is_executable(prog);
-	else if ((dirs = strdup(path != NULL ? path : "/usr/bin:/bin"))) {
-		for (dir = strtok_r(dirs, ":", &save); dir && !found;
+	if (strchr(prog, '/') != NULL) {
+		if (docker_is_executable(prog) && (full = strdup(prog)) != NULL)
+			return full;
+	} else if ((dirs = strdup(path != NULL ? path : "/usr/bin:/bin"))) {
+		for (dir = strtok_r(dirs, ":", &save); dir != NULL;
 		     dir = strtok_r(NULL, ":", &save)) {
-			if (asprintf(&full, "%s/%s", dir, prog) < 0)
+			if (asprintf(&full, "%s/%s", dir, prog) < 0) {
+				full = NULL;
 				break;
-			found = docker_is_executable(full);
+			}
+			if (docker_is_executable(full))
+				break;
 			free(full);
+			full = NULL;
 		}
 		free(dirs);
+		if (full != NULL)
+			return full;
 	}
-	if (found)
-		return 0;
-	if (cause != NULL &&
+	if (cause == NULL)
+		return NULL;
+	if (strchr(prog, '/') != NULL && stat(prog, &st) == 0) {
+		if (asprintf(cause,
+			"the docker CLI '%s' is not an executable file; set MCPD_DOCKER / mcpd --docker to the path of docker (or podman)",
+			prog) < 0)
+			*cause = NULL;
+	} else if (
 	    asprintf(cause,
 		"the docker CLI '%s' is not installed or not on PATH; "
 		"install docker.io (or podman) or set MCPD_DOCKER / mcpd "
 		"--docker to its path",
 		prog) < 0)
 		*cause = NULL;
-	return -ENOENT;
+	return NULL;
+}
+
+int
+docker_available(char **cause)
+{
+	char *full = docker_cli_path(cause);
+
+	if (full == NULL)
+		return -ENOENT;
+	free(full);
+	return 0;
+}
+
+const char *
+docker_instance(void)
+{
+	static char id[2 * 8 + 1];
+	unsigned char raw[8];
+
+	if (id[0] != '\0')
+		return id;
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		fatal("getrandom");
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(id + 2 * i, 3, "%02x", raw[i]);
+	return id;
 }
 
 char **
@@ -156,8 +199,10 @@ docker_cmd_free(struct docker_cmd *c)
 		close(c->io.out);
 	if (c->io.err >= 0)
 		close(c->io.err);
-	evbuffer_free(c->out);
-	evbuffer_free(c->err);
+	if (c->out != NULL)
+		evbuffer_free(c->out);
+	if (c->err != NULL)
+		evbuffer_free(c->err);
 	child_strv_wipe_free(c->env);
 	free(c);
 }
@@ -265,44 +310,57 @@ docker_cmd_timeout(evutil_socket_t fd, short events, void *arg)
 	struct docker_cmd *c = arg;
 
 	(void)fd, (void)events;
+	/* One that never started reports from here (status -1). */
+	if (c->has_exited) {
+		docker_cmd_finish(c);
+		return;
+	}
 	/* The exit comes through SIGCHLD and reports the signal. */
 	kill(-c->io.pid, SIGKILL);
 }
 
 struct docker_cmd *
 docker_cmd_start(const char *const *args, char *const *env, int timeout_ms,
-    docker_line_fn *line, docker_done_fn *done, void *arg, char **cause)
+    docker_line_fn *line, docker_done_fn *done, void *arg)
 {
 	struct docker_cmd *c = calloc(1, sizeof *c);
 	struct child_spec spec = { 0 };
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
-	int r;
+	char *cause = NULL;
 
 	if (c == NULL || (c->env = docker_env(env)) == NULL)
 		fatal("out of memory running docker");
 	spec.argv = (char *const *)(uintptr_t)args;
 	spec.env = c->env;
 	c->io.out = c->io.err = -1;
-	if ((r = child_spawn(&spec, &c->io, cause)) < 0) {
-		c->has_exited = true;
-		docker_cmd_free(c);
-		return NULL;
-	}
-	close(c->io.in);
 	c->line = line;
 	c->done = done;
 	c->arg = arg;
 	c->out = evbuffer_new();
 	c->err = evbuffer_new();
+	c->deadline = evtimer_new(mcpd_base, docker_cmd_timeout, c);
+	if (c->out == NULL || c->err == NULL || c->deadline == NULL)
+		fatal("out of memory running docker");
+	if (child_spawn(&spec, &c->io, &cause) < 0) {
+		/* Nothing runs: the failure is reported from the loop. */
+		log_debug("%s", cause != NULL ? cause : "cannot run docker");
+		evbuffer_add_printf(c->err, "%s",
+		    cause != NULL ? cause : "cannot run docker");
+		free(cause);
+		c->io.out = c->io.err = -1;
+		c->has_exited = c->is_out_eof = c->is_err_eof = true;
+		c->status = -1;
+		event_active(c->deadline, EV_TIMEOUT, 1);
+		return c;
+	}
+	close(c->io.in);
 	linebuf_init(&c->out_lines, DOCKER_LINE_MAX);
 	linebuf_init(&c->err_lines, DOCKER_LINE_MAX);
 	c->out_ev = event_new(mcpd_base, c->io.out, EV_READ | EV_PERSIST,
 	    docker_cmd_readable, c);
 	c->err_ev = event_new(mcpd_base, c->io.err, EV_READ | EV_PERSIST,
 	    docker_cmd_readable, c);
-	c->deadline = evtimer_new(mcpd_base, docker_cmd_timeout, c);
-	if (c->out == NULL || c->err == NULL || c->out_ev == NULL ||
-	    c->err_ev == NULL || c->deadline == NULL)
+	if (c->out_ev == NULL || c->err_ev == NULL)
 		fatal("out of memory running docker");
 	event_add(c->out_ev, NULL);
 	event_add(c->err_ev, NULL);
@@ -315,11 +373,18 @@ docker_cmd_start(const char *const *args, char *const *env, int timeout_ms,
 char *
 docker_describe_failure(int status, const char *err)
 {
-	char *how = child_describe_status(status), *why = NULL;
+	char *how, *why = NULL;
 	size_t len = strlen(err);
 
 	while (len > 0 && (err[len - 1] == '\n' || err[len - 1] == ' '))
 		len--;
+	if (status == -1) {
+		/* It did not run: err is why (pipes, fork or exec). */
+		if (asprintf(&why, "%.*s", (int)len, err) < 0)
+			why = NULL;
+		return why;
+	}
+	how = child_describe_status(status);
 	if (asprintf(&why, "%s %s%s%.*s", docker_program(),
 		how != NULL ? how : "failed", len > 0 ? ": " : "",
 		(int)(len > 300 ? 300 : len), err) < 0)
@@ -331,6 +396,8 @@ docker_describe_failure(int status, const char *err)
 /* ---- container records ---- */
 
 static void docker_remove_start(struct docker_container *);
+
+static void docker_nothing_to_remove(evutil_socket_t, short, void *);
 
 static void
 docker_retry_due(evutil_socket_t fd, short events, void *arg)
@@ -349,12 +416,16 @@ docker_container_new(const char *agent, const char *server,
 		fatal("calloc");
 	ct->removed = removed;
 	ct->removed_arg = arg;
+	ct->agent = strdup(agent);
+	ct->server = strdup(server);
 	if (strcmp(agent, "default") == 0)
 		ct->base = strdup(server);
 	else if (asprintf(&ct->base, "%s.%s", agent, server) < 0)
 		ct->base = NULL;
 	ct->retry = evtimer_new(mcpd_base, docker_retry_due, ct);
-	if (ct->base == NULL || ct->retry == NULL)
+	ct->tell = event_new(mcpd_base, -1, 0, docker_nothing_to_remove, ct);
+	if (ct->base == NULL || ct->retry == NULL || ct->tell == NULL || ct->agent == NULL ||
+	    ct->server == NULL)
 		fatal("out of memory");
 	TAILQ_INIT(&ct->waiters);
 	return ct;
@@ -373,6 +444,9 @@ docker_container_free(struct docker_container *ct)
 	}
 	docker_cmd_cancel(ct->removing);
 	event_free(ct->retry);
+	event_free(ct->tell);
+	free(ct->agent);
+	free(ct->server);
 	free(ct->base);
 	free(ct->name);
 	free(ct->error);
@@ -399,6 +473,29 @@ docker_container_set(struct docker_container *ct, const char *name,
 	free(ct->name);
 	ct->name = name != NULL ? strdup(name) : NULL;
 	ct->phase = phase;
+	ct->is_created = false;
+	if (name != NULL)
+		ct->is_conflict = false;
+}
+
+void
+docker_container_created(struct docker_container *ct)
+{
+	if (ct->name != NULL)
+		ct->is_created = true;
+}
+
+void
+docker_container_note_conflict(struct docker_container *ct)
+{
+	ct->is_conflict = true;
+}
+
+enum errors_kind
+docker_container_kind(const struct docker_container *ct)
+{
+	return ct != NULL && ct->is_conflict ? ERRORS_CONFLICT :
+					       ERRORS_UNAVAILABLE;
 }
 
 const char *
@@ -423,16 +520,23 @@ docker_container_error(const struct docker_container *ct)
 static bool
 docker_is_gone(int status, const char *err)
 {
-	return status == 0 || strcasestr(err, "no such container") != NULL;
+	return status == 0 ||
+	    (status > 0 &&
+		(strcasestr(err, "no such container") != NULL ||
+		    strcasestr(err, "no such object") != NULL));
 }
 
-/* Tells every waiter; a waiter may free ct, so nothing of ct is kept. */
+/*
+ * Tells every waiter. A waiter does not free ct (servers go from the loop,
+ * DESIGN 10), but nothing of ct is used after a waiter ran all the same.
+ */
 static void
-docker_tell_waiters(struct docker_container *ct, int r)
+docker_tell_waiters(struct docker_container *ct, int r, const char *holder)
 {
 	TAILQ_HEAD(, docker_waiter) waiters = TAILQ_HEAD_INITIALIZER(waiters);
 	struct docker_waiter *w;
-	char *why = ct->error != NULL ? strdup(ct->error) : NULL;
+	const char *text = r < 0 ? ct->error : holder;
+	char *why = text != NULL ? strdup(text) : NULL;
 
 	TAILQ_CONCAT(&waiters, &ct->waiters, entry);
 	while ((w = TAILQ_FIRST(&waiters)) != NULL) {
@@ -444,47 +548,155 @@ docker_tell_waiters(struct docker_container *ct, int r)
 }
 
 static void
-docker_removed(void *arg, int status, const char *out, const char *err)
+docker_nothing_to_remove(evutil_socket_t fd, short events, void *arg)
 {
 	struct docker_container *ct = arg;
+
+	(void)fd, (void)events;
+	if (ct->name == NULL && ct->removing == NULL)
+		docker_tell_waiters(ct, 0, NULL);
+}
+
+/*
+ * A removal ended: nothing of this daemon is left under the name (holder,
+ * when not NULL, says who holds it instead), or status and err say why
+ * the container is still there.
+ */
+static void
+docker_remove_end(struct docker_container *ct, int status, const char *err,
+    const char *holder)
+{
 	bool was_retry = ct->error != NULL && TAILQ_EMPTY(&ct->waiters);
 	struct timeval retry = { DOCKER_RETRY_MS / 1000, 0 };
 
-	(void)out;
 	ct->removing = NULL;
 	free(ct->error);
 	ct->error = NULL;
 	if (docker_is_gone(status, err)) {
-		log_debug("removed container %s", ct->name);
+		log_debug("container %s: %s", ct->name,
+		    holder != NULL ? "not ours, left alone" : "removed");
 		docker_container_set(ct, NULL, ct->phase);
 		if (was_retry && ct->removed != NULL)
-			ct->removed(ct->removed_arg); /* may free ct */
+			ct->removed(ct->removed_arg);
 		else
-			docker_tell_waiters(ct, 0);
+			docker_tell_waiters(ct, 0, holder);
 		return;
 	}
 	ct->error = docker_describe_failure(status, err);
 	log_warnx("cannot remove container %s: %s; retrying in %d s", ct->name,
 	    ct->error, DOCKER_RETRY_MS / 1000);
 	evtimer_add(ct->retry, &retry);
-	docker_tell_waiters(ct, -EIO);
+	docker_tell_waiters(ct, -EIO, NULL);
 }
 
 static void
+docker_removed(void *arg, int status, const char *out, const char *err)
+{
+	(void)out;
+	docker_remove_end(arg, status, err, NULL);
+}
+
+/* The value of label key in a docker inspect labels object, or NULL. */
+static const char *
+docker_label(const json_t *labels, const char *key)
+{
+	return json_string_value(json_object_get(labels, key));
+}
+
+/* Who holds name, when it is not this daemon's container of ct (else NULL). */
+static char *
+docker_holder(const struct docker_container *ct, const json_t *labels)
+{
+	const char *owner = docker_label(labels, "io.mcpd.owner");
+	const char *pid = docker_label(labels, "io.mcpd.daemon-pid");
+	const char *inst = docker_label(labels, "io.mcpd.instance");
+	const char *agent = docker_label(labels, "io.mcpd.agent");
+	const char *server = docker_label(labels, "io.mcpd.server");
+	char self[24], *text = NULL;
+	int r;
+
+	snprintf(self, sizeof self, "%ld", (long)getpid());
+	if (owner == NULL)
+		r = asprintf(&text, "a container with no mcpd labels");
+	else if (strcmp(owner, identity_did()) != 0)
+		r = asprintf(&text,
+		    "a container of another owner (io.mcpd.owner=%s)", owner);
+	else if (inst == NULL || strcmp(inst, docker_instance()) != 0 ||
+	    pid == NULL || strcmp(pid, self) != 0)
+		r = asprintf(&text,
+		    "a container of another run of this mcpd (io.mcpd.daemon-pid=%s, io.mcpd.instance=%s)",
+		    pid != NULL ? pid : "none", inst != NULL ? inst : "none");
+	else if (agent == NULL || strcmp(agent, ct->agent) != 0 ||
+	    server == NULL || strcmp(server, ct->server) != 0)
+		r = asprintf(&text,
+		    "a container of another agent or server of this mcpd (io.mcpd.agent=%s, io.mcpd.server=%s)",
+		    agent != NULL ? agent : "none",
+		    server != NULL ? server : "none");
+	else
+		return NULL;
+	return r < 0 ? strdup("another container") : text;
+}
+
+/* docker inspect said who holds the name: remove it only when it is ours. */
+static void
+docker_inspected(void *arg, int status, const char *out, const char *err)
+{
+	struct docker_container *ct = arg;
+	json_t *info;
+	const char *id;
+	char *holder;
+
+	ct->removing = NULL;
+	if (status != 0) {
+		docker_remove_end(ct, status, err, NULL);
+		return;
+	}
+	info = json_loads(out, 0, NULL);
+	if ((id = json_string_value(json_object_get(info, "id"))) == NULL) {
+		docker_remove_end(ct, 1,
+		    "docker inspect printed no container id", NULL);
+		json_decref(info);
+		return;
+	}
+	holder = docker_holder(ct, json_object_get(info, "labels"));
+	if (holder != NULL) {
+		log_warnx(
+		    "container name %s is held by %s: mcpd leaves it alone",
+		    ct->name, holder);
+		docker_remove_end(ct, 0, "", holder);
+	} else {
+		const char *args[] = { docker_program(), "rm", "-f", id, NULL };
+
+		ct->removing = docker_cmd_start(args, NULL,
+		    mcpd_opts.docker_timeout_ms, NULL, docker_removed, ct);
+	}
+	free(holder);
+	json_decref(info);
+}
+
+/*
+ * A container this daemon started is removed by name; any other name is
+ * looked at first (docker inspect) and removed, by id, only when its
+ * labels say it is this daemon's: never a container of someone else.
+ */
+static void
 docker_remove_start(struct docker_container *ct)
 {
-	const char *args[] = { docker_program(), "rm", "-f", ct->name, NULL };
-	char *cause = NULL;
+	const char *rm[] = { docker_program(), "rm", "-f", ct->name, NULL };
+	const char *inspect[] = { docker_program(), "container", "inspect",
+		"--format",
+		"{\"id\":{{json .Id}},\"labels\":{{json .Config.Labels}}}",
+		ct->name, NULL };
 
 	evtimer_del(ct->retry);
 	if (ct->removing != NULL)
 		return;
-	ct->removing = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
-	    NULL, docker_removed, ct, &cause);
-	if (ct->removing == NULL) {
-		docker_removed(ct, -1, "", cause != NULL ? cause : "");
-		free(cause);
-	}
+	if (ct->is_created)
+		ct->removing = docker_cmd_start(rm, NULL,
+		    mcpd_opts.docker_timeout_ms, NULL, docker_removed, ct);
+	else
+		ct->removing = docker_cmd_start(inspect, NULL,
+		    mcpd_opts.docker_timeout_ms, NULL, docker_inspected, ct);
 }
 
 void
@@ -493,16 +705,17 @@ docker_container_remove(struct docker_container *ct, docker_removed_fn *fn,
 {
 	struct docker_waiter *w;
 
-	if (ct->name == NULL) {
-		fn(arg, 0, NULL);
-		return;
-	}
+	ct->is_conflict = false;
 	if ((w = calloc(1, sizeof *w)) == NULL)
 		fatal("calloc");
 	w->fn = fn;
 	w->arg = arg;
 	TAILQ_INSERT_TAIL(&ct->waiters, w, entry);
-	docker_remove_start(ct);
+	/* Nothing to remove: the answer still comes from the loop. */
+	if (ct->name == NULL)
+		event_active(ct->tell, EV_TIMEOUT, 0);
+	else
+		docker_remove_start(ct);
 }
 
 void
@@ -517,152 +730,4 @@ docker_container_unwait(struct docker_container *ct, void *arg)
 			free(w);
 		}
 	}
-}
-
-/* ---- reaping containers of earlier runs ---- */
-
-static void docker_reap_finished(void);
-
-static void
-docker_reaped(void *arg, int status, const char *out, const char *err)
-{
-	char *why;
-
-	(void)arg, (void)out;
-	if (status == 0) {
-		docker_reap_finished();
-		return;
-	}
-	why = docker_describe_failure(status, err);
-	log_warnx("cannot remove containers of an earlier mcpd: %s", why);
-	free(why);
-}
-
-/* Adds the names from `docker ps` lines "NAME PID" whose pid is not ours. */
-static size_t
-docker_stale_names(char *out, char **args, size_t max)
-{
-	char *line, *save = NULL, *pid, self[24];
-	size_t n = 0;
-
-	snprintf(self, sizeof self, "%ld", (long)getpid());
-	for (line = strtok_r(out, "\n", &save); line != NULL && n < max;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if ((pid = strchr(line, ' ')) == NULL)
-			continue;
-		*pid++ = '\0';
-		if (strcmp(pid, self) != 0 && strncmp(line, "rax-", 4) == 0)
-			args[n++] = line;
-	}
-	return n;
-}
-
-static void
-docker_listed(void *arg, int status, const char *out, const char *err)
-{
-	char *copy, *why, *cause = NULL;
-	const char **args;
-	size_t n, max = 3;
-
-	(void)arg;
-	if (status != 0) {
-		why = docker_describe_failure(status, err);
-		log_info("no containers reaped: %s", why);
-		free(why);
-		return;
-	}
-	for (const char *p = out; *p != '\0'; p++)
-		max += *p == '\n';
-	if ((copy = strdup(out)) == NULL ||
-	    (args = calloc(max + 1, sizeof *args)) == NULL)
-		fatal("out of memory");
-	args[0] = docker_program();
-	args[1] = "rm";
-	args[2] = "-f";
-	n = docker_stale_names(copy, (char **)(uintptr_t)(args + 3), max - 3);
-	if (n == 0)
-		docker_reap_finished();
-	else {
-		log_info("removing %zu container(s) of an earlier mcpd", n);
-		if (docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
-			NULL, docker_reaped, NULL, &cause) == NULL) {
-			log_warnx("%s", cause);
-			free(cause);
-		}
-	}
-	free(args);
-	free(copy);
-}
-
-/*
- * The marker file says that a daemon of this state dir started containers:
- * only then is there anything to reap, and docker is touched at start only
- * by those who use it.
- */
-static bool docker_is_noted;
-
-static char *
-docker_marker_path(void)
-{
-	char *path;
-
-	if (asprintf(&path, "%s/containers.pid", mcpd_opts.state_dir) < 0)
-		fatal("asprintf");
-	return path;
-}
-
-void
-docker_note_use(void)
-{
-	char *path, pid[24];
-	int fd, len;
-
-	if (docker_is_noted)
-		return;
-	docker_is_noted = true;
-	path = docker_marker_path();
-	len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, pid, len) != len)
-		log_warn("cannot write %s (containers of this run may not be "
-			 "reaped after a crash)",
-		    path);
-	if (fd >= 0)
-		close(fd);
-	free(path);
-}
-
-/* Nothing of an earlier run is left: the marker can go, unless in use. */
-static void
-docker_reap_finished(void)
-{
-	char *path;
-
-	if (docker_is_noted)
-		return;
-	path = docker_marker_path();
-	unlink(path);
-	free(path);
-}
-
-void
-docker_reap(void)
-{
-	char *filter, *cause = NULL, *marker = docker_marker_path();
-	bool has_marker = access(marker, F_OK) == 0;
-
-	free(marker);
-	if (!has_marker || docker_available(NULL) < 0)
-		return;
-	if (asprintf(&filter, "label=io.mcpd.owner=%s", identity_did()) < 0)
-		fatal("asprintf");
-	const char *args[] = { docker_program(), "ps", "-a", "--no-trunc",
-		"--filter", filter, "--format",
-		"{{.Names}} {{.Label \"io.mcpd.daemon-pid\"}}", NULL };
-	if (docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
-		docker_listed, NULL, &cause) == NULL) {
-		log_warnx("cannot list old containers: %s", cause);
-		free(cause);
-	}
-	free(filter);
 }

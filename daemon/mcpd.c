@@ -207,7 +207,6 @@ static void
 mcpd_force(void)
 {
 	const char **args = server_container_names(docker_program());
-	char *cause = NULL;
 
 	if (mcpd_forcing)
 		return;
@@ -218,11 +217,8 @@ mcpd_force(void)
 	event_free(mcpd_stop_timer);
 	mcpd_stop_timer = evtimer_new(mcpd_base, mcpd_force_overdue, NULL);
 	mcpd_timer_add(mcpd_stop_timer, mcpd_opts.stop_force_ms);
-	if (docker_cmd_start(args, NULL, mcpd_opts.stop_force_ms, NULL,
-		mcpd_forced_removed, NULL, &cause) == NULL) {
-		log_warnx("forced stop: %s", cause);
-		mcpd_exit_forced();
-	}
+	docker_cmd_start(args, NULL, mcpd_opts.stop_force_ms, NULL,
+	    mcpd_forced_removed, NULL);
 	free(args);
 }
 
@@ -493,6 +489,7 @@ main(int argc, char **argv)
 	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
 	defer_close();
 	child_close();
+	docker_reap_close();
 	sendq_close();
 	netpolicy_close();
 	http_tls_close();

@@ -422,6 +422,8 @@ void server_ref(struct server *);
 void server_unref(struct server *);
 /* By id, name or endpoint, within one agent (NULL: any agent). */
 struct server *server_find(const char *agent, const char *target);
+/* The same, or else the container server of an image given without tag. */
+struct server *server_find_target(const char *agent, const char *target);
 /* Creates a server in state starting; *spec is moved into it. */
 int server_new(const char *agent, const char *name, enum server_mode,
     struct server_spec *spec, struct server **ret);
@@ -479,31 +481,41 @@ enum docker_phase {
 };
 struct docker_cmd;
 struct docker_container;
-/* A command ended: wait status (or -1: it did not run), its output. */
+/*
+ * A command ended: its wait status and output, or status -1 when it did
+ * not run at all (pipes, fork or exec failed) with the reason as err.
+ */
 typedef void docker_done_fn(void *arg, int status, const char *out,
     const char *err);
 /* One output line of a streaming command. */
 typedef void docker_line_fn(void *arg, const char *line, size_t len,
     bool is_stderr);
-/* A removal ended: 0, or -EIO with why (the record keeps the name). */
+/*
+ * A removal ended: 0 when nothing of this daemon is left under the name
+ * (why: NULL, or who holds the name instead: nothing was removed), or
+ * -EIO with why (the record keeps the name).
+ */
 typedef void docker_removed_fn(void *arg, int err, const char *why);
 const char *docker_program(void);
 /* The docker CLI's environment: minimal, its own variables, extra. */
 char **docker_env(char *const *extra);
+/* The CLI's full path (new string); NULL and what to do when none. */
+char *docker_cli_path(char **cause);
 /* 0 when the docker CLI can be run; else -ENOENT and what to do. */
 int docker_available(char **cause);
+/* This run's id, made at its first use: the label io.mcpd.instance. */
+const char *docker_instance(void);
 /*
  * Runs the docker CLI with args (args[0] is the program) and extra env
  * ("K=V", values only there). With line, output comes line by line;
- * without, done gets it whole. NULL with cause when it cannot start;
- * done never runs before this returns.
+ * without, done gets it whole. Never NULL: a command that cannot start
+ * reports status -1 and why; done never runs before this returns.
  */
 struct docker_cmd *docker_cmd_start(const char *const *args, char *const *env,
-    int timeout_ms, docker_line_fn *line, docker_done_fn *done, void *arg,
-    char **cause);
+    int timeout_ms, docker_line_fn *line, docker_done_fn *done, void *arg);
 /* Kills the command; done is not called. NULL is fine. */
 void docker_cmd_cancel(struct docker_cmd *);
-/* "docker exited with status 1: <stderr>" (new string). */
+/* "docker exited with status 1: <stderr>", or why it did not run (new). */
 char *docker_describe_failure(int status, const char *err);
 struct docker_container *docker_container_new(const char *agent,
     const char *server, void (*removed)(void *), void *arg);
@@ -514,20 +526,34 @@ char *docker_container_name_for(const struct docker_container *,
 /* Records that a container of this name may exist from now on. */
 void docker_container_set(struct docker_container *, const char *name,
     enum docker_phase);
+/* The container of the recorded name is this daemon's: no check to remove. */
+void docker_container_created(struct docker_container *);
+/* The last start failed because another container holds the name. */
+void docker_container_note_conflict(struct docker_container *);
+/* The error kind of a failed start: conflict after one, else unavailable. */
+enum errors_kind docker_container_kind(const struct docker_container *);
 /* The container that may exist, or NULL. */
 const char *docker_container_name(const struct docker_container *);
 const char *docker_container_phase(const struct docker_container *);
 /* Why its last removal failed, or NULL. */
 const char *docker_container_error(const struct docker_container *);
-/* docker rm -f; fn is called once (at once when nothing exists). */
+/*
+ * Removes the recorded container: docker rm -f of one this daemon
+ * started, else only after docker inspect showed its labels are this
+ * daemon's (owner, pid, instance, agent, server). fn is called once (at
+ * once when nothing is recorded).
+ */
 void docker_container_remove(struct docker_container *, docker_removed_fn *,
     void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
+
+/* docker-reap.c: containers of earlier runs of this daemon. */
 /* Marks the state dir: this daemon starts containers (reap them later). */
 void docker_note_use(void);
-/* Removes containers of this owner left by an earlier mcpd (async). */
+/* Removes this owner's containers of other instances (async, retried). */
 void docker_reap(void);
+void docker_reap_close(void);
 
 /* probe.c: a container start, stdio raced against HTTP detection. */
 struct probe_target {

@@ -38,6 +38,8 @@ struct probe {
 	struct docker_cmd *cmd;	 /* docker run -d or docker port */
 	struct docker_cmd *logs; /* docker logs -f of the managed one */
 	struct event *resend;
+	char *run_failed; /* why docker run failed, while its name is checked */
+	bool saw_name_conflict; /* docker said the name is already in use */
 	bool is_closing;
 	void (*done)(void *);
 	void *done_arg;
@@ -91,6 +93,7 @@ probe_run_argv(const struct probe *p, const char *name, enum docker_phase ph)
 	probe_push(&v, &n, "--label=io.mcpd.server=%s", p->target.server);
 	probe_push(&v, &n, "--label=io.mcpd.image=%s", spec->image);
 	probe_push(&v, &n, "--label=io.mcpd.daemon-pid=%ld", (long)getpid());
+	probe_push(&v, &n, "--label=io.mcpd.instance=%s", docker_instance());
 	probe_push(&v, &n, "--label=io.mcpd.phase=%s",
 	    ph == DOCKER_PHASE_PROBE ? "probe" : "managed");
 	if (ph == DOCKER_PHASE_MANAGED)
@@ -198,19 +201,80 @@ probe_detect_http(const char *line, size_t len, int *ret_port, char **ret_path)
 /* ---- the switch to HTTP ---- */
 
 static void
+probe_fail_text(struct probe *p, const char *text)
+{
+	if (p->is_closing)
+		return;
+	p->is_closing = true;
+	p->t.cbs->closed(p->t.cb_arg, text != NULL ? text : "out of memory");
+}
+
+static void
 probe_fail(struct probe *p, const char *fmt, const char *why)
 {
 	const char *name = docker_container_name(p->ct);
 	char *text;
 
-	if (p->is_closing)
-		return;
 	if (asprintf(&text, fmt, name != NULL ? name : "(none)",
 		why != NULL ? why : "") < 0)
 		text = NULL;
-	p->is_closing = true;
-	p->t.cbs->closed(p->t.cb_arg, text != NULL ? text : "out of memory");
+	probe_fail_text(p, text);
 	free(text);
+}
+
+/* docker's (and podman's) words for a name another container holds. */
+static bool
+probe_is_name_conflict(const char *text, size_t len)
+{
+	return memmem(text, len, "is already in use", 17) != NULL;
+}
+
+/*
+ * The name's check after a failed docker run is over: a name someone
+ * else holds fails the start as a conflict, naming the holder; anything
+ * else with what docker said.
+ */
+static void
+probe_run_checked(void *arg, int err, const char *holder)
+{
+	struct probe *p = arg;
+	char *name = docker_container_name_for(p->ct,
+	    p->phase == PROBE_STDIO ? DOCKER_PHASE_PROBE :
+				      DOCKER_PHASE_MANAGED);
+	char *text = NULL;
+
+	if (err == 0 && (holder != NULL || p->saw_name_conflict)) {
+		docker_container_note_conflict(p->ct);
+		if (asprintf(&text,
+			"the container name %s is taken by %s; mcpd removes only containers it started itself: remove that one (docker rm -f %s) or load this server under another --name",
+			name,
+			holder != NULL ?
+			    holder :
+			    "another container (gone by now: load again)",
+			name) < 0)
+			text = NULL;
+	}
+	probe_fail_text(p, text != NULL ? text : p->run_failed);
+	free(text);
+	free(name);
+}
+
+/*
+ * docker run failed before the server answered: whether the container
+ * exists, and whose it is, is not known. It is removed only when its
+ * labels say it is this daemon's; why waits until that is known.
+ */
+static void
+probe_run_failed(struct probe *p, const char *fmt, const char *why)
+{
+	const char *name = docker_container_name(p->ct);
+
+	if (p->is_closing || p->run_failed != NULL)
+		return;
+	if (asprintf(&p->run_failed, fmt, name != NULL ? name : "(none)",
+		why != NULL ? why : "") < 0)
+		fatal("asprintf");
+	docker_container_remove(p->ct, probe_run_checked, p);
 }
 
 /* Sends the held handshake messages again over the current inner one. */
@@ -254,7 +318,10 @@ probe_logs_ended(void *arg, int status, const char *out, const char *err)
 
 	(void)out;
 	p->logs = NULL;
-	probe_fail(p, "container %s stopped (%s)", why);
+	if (status == -1)
+		probe_fail(p, "cannot follow container %s: %s", why);
+	else
+		probe_fail(p, "container %s stopped (%s)", why);
 	free(why);
 }
 
@@ -270,8 +337,9 @@ probe_connect(struct probe *p, int host_port)
 		p->path) < 0)
 		fatal("asprintf");
 	p->remote.allow_local = true;
+	/* A docker logs that cannot start ends at once: probe_logs_ended. */
 	p->logs = docker_cmd_start(args, NULL, 0, probe_logs_line,
-	    probe_logs_ended, p, &cause);
+	    probe_logs_ended, p);
 	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
 	if (p->inner == NULL)
 		fatal("out of memory");
@@ -279,9 +347,9 @@ probe_connect(struct probe *p, int host_port)
 	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
 	    p->remote.url);
 	probe_progress(p, "connecting", "connecting to %s", p->remote.url);
-	if (p->logs == NULL || p->inner->ops->open(p->inner, &cause) < 0) {
-		probe_fail(p, "cannot follow container %s: %s",
-		    cause != NULL ? cause : "docker logs failed");
+	if (p->inner->ops->open(p->inner, &cause) < 0) {
+		probe_fail(p, "cannot connect to container %s: %s",
+		    cause != NULL ? cause : "unknown error");
 		free(cause);
 		return;
 	}
@@ -314,7 +382,7 @@ static void
 probe_managed_started(void *arg, int status, const char *out, const char *err)
 {
 	struct probe *p = arg;
-	char port[16], *cause = NULL, *why;
+	char port[16], *why;
 	const char *args[] = { docker_program(), "port",
 		docker_container_name(p->ct), port, NULL };
 
@@ -322,17 +390,16 @@ probe_managed_started(void *arg, int status, const char *out, const char *err)
 	p->cmd = NULL;
 	if (status != 0) {
 		why = docker_describe_failure(status, err);
-		probe_fail(p, "cannot start container %s: %s", why);
+		p->saw_name_conflict = status > 0 &&
+		    probe_is_name_conflict(err, strlen(err));
+		probe_run_failed(p, "cannot start container %s: %s", why);
 		free(why);
 		return;
 	}
+	docker_container_created(p->ct);
 	snprintf(port, sizeof port, "%d/tcp", p->port);
 	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
-	    probe_port_read, p, &cause);
-	if (p->cmd == NULL) {
-		probe_fail(p, "cannot run docker port for %s: %s", cause);
-		free(cause);
-	}
+	    probe_port_read, p);
 }
 
 /* The probe is gone: start the managed container with the port published. */
@@ -340,7 +407,7 @@ static void
 probe_removed(void *arg, int err, const char *why)
 {
 	struct probe *p = arg;
-	char *name, **argv, *cause = NULL;
+	char *name, **argv;
 
 	if (err < 0) {
 		probe_fail(p, "cannot remove the probe container %s: %s", why);
@@ -352,13 +419,9 @@ probe_removed(void *arg, int err, const char *why)
 	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
 	argv = probe_run_argv(p, name, DOCKER_PHASE_MANAGED);
 	p->cmd = docker_cmd_start((const char *const *)argv,
-	    p->target.spec->env, 0, NULL, probe_managed_started, p, &cause);
+	    p->target.spec->env, 0, NULL, probe_managed_started, p);
 	child_strv_wipe_free(argv);
 	free(name);
-	if (p->cmd == NULL) {
-		probe_fail(p, "cannot start container %s: %s", cause);
-		free(cause);
-	}
 }
 
 /* Tells the session (and a client following the load) how far it got. */
@@ -390,6 +453,8 @@ probe_switch(struct probe *p, int port, char *path)
 	    "container %s serves HTTP on port %d (path %s): restarting it as "
 	    "a managed container",
 	    docker_container_name(p->ct), port, path);
+	/* The container itself said it listens: it is this daemon's. */
+	docker_container_created(p->ct);
 	p->phase = PROBE_SWITCHING;
 	p->port = port;
 	p->path = path;
@@ -422,6 +487,8 @@ probe_on_message(void *arg, json_t *msg)
 		json_array_clear(p->held);
 		evtimer_del(p->resend);
 	}
+	if (p->phase == PROBE_STDIO)
+		docker_container_created(p->ct);
 	p->t.cbs->message(p->t.cb_arg, msg);
 }
 
@@ -456,6 +523,9 @@ probe_on_stderr(void *arg, const char *line, size_t len)
 		return;
 	p->t.cbs->stderr_line(p->t.cb_arg, line, len);
 	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
+	    probe_is_name_conflict(line, len))
+		p->saw_name_conflict = true;
+	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
 	    (strstr(line, "Unable to find image") != NULL ||
 		strstr(line, "Pulling from") != NULL))
 		probe_progress(p, "pulling", "%.*s", (int)len, line);
@@ -471,7 +541,9 @@ probe_on_closed(void *arg, const char *why)
 
 	if (p->phase == PROBE_SWITCHING || p->is_closing)
 		return;
-	if (p->phase == PROBE_STDIO)
+	if (p->phase == PROBE_STDIO && !p->is_confirmed)
+		probe_run_failed(p, "docker run of %s ended: %s", why);
+	else if (p->phase == PROBE_STDIO)
 		probe_fail(p, "docker run of %s ended: %s", why);
 	else
 		probe_fail(p, "the HTTP connection to %s ended: %s", why);
@@ -508,6 +580,8 @@ probe_open(struct transport *t, char **cause)
 	    "running %s: stdio handshake, stderr watched for HTTP",
 	    docker_container_name(p->ct));
 	r = p->inner->ops->open(p->inner, cause);
+	if (r < 0) /* docker did not even start: nothing can exist */
+		docker_container_set(p->ct, NULL, DOCKER_PHASE_PROBE);
 	return r;
 }
 
@@ -568,6 +642,7 @@ probe_free(struct transport *t)
 	free(p->server);
 	free(p->remote.url);
 	free(p->path);
+	free(p->run_failed);
 	json_decref(p->held);
 	free(p);
 }

@@ -218,7 +218,8 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 	if (asprintf(&text, fmt, s->name, why) < 0)
 		fatal("asprintf");
 	server_job_error(job,
-	    job->is_denied ? ERRORS_DENIED : ERRORS_UNAVAILABLE,
+	    job->is_denied ? ERRORS_DENIED :
+			     docker_container_kind(s->container),
 	    server_error_data(s), "%s", text);
 	free(text);
 }

@@ -127,6 +127,24 @@ server_find(const char *agent, const char *target)
 	return NULL;
 }
 
+struct server *
+server_find_target(const char *agent, const char *target)
+{
+	struct server *s = server_find(agent, target);
+	char *image = NULL;
+
+	/* An image without its tag: the :latest a load made explicit. */
+	if (s != NULL || names_image_normalize(target, &image, NULL) < 0)
+		return s;
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (s->state != SERVER_STOPPED && server_in_scope(s, agent) &&
+		    s->mode == SERVER_CONTAINER &&
+		    strcmp(s->endpoint, image) == 0)
+			break;
+	free(image);
+	return s;
+}
+
 size_t
 server_count(size_t *ret_ready)
 {

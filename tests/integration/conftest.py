@@ -506,7 +506,7 @@ def everything_cmd():
 class Daemon:
     """One real mcpd on a private socket and state dir."""
 
-    def __init__(self, args=(), env=None, base=None):
+    def __init__(self, args=(), env=None, base=None, preexec_fn=None):
         for exe in (MCPD, MCPCTL, TESTSERVER):
             assert exe.is_file() and os.access(exe, os.X_OK), (
                 f"{exe} is missing: build with make (MCPD_BUILD={BUILD})")
@@ -525,6 +525,7 @@ class Daemon:
         self.stderr_path.touch()
         self.args = [str(a) for a in args]
         self.env = child_env(env)
+        self.preexec_fn = preexec_fn    # e.g. a lower RLIMIT_NOFILE
         self.proc = None
         self.stderr_text = None
         self.seen_pids = set()
@@ -540,7 +541,8 @@ class Daemon:
         with open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
-                env=self.env, cwd=str(self.base), start_new_session=True)
+                env=self.env, cwd=str(self.base), start_new_session=True,
+                preexec_fn=self.preexec_fn)
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
@@ -747,8 +749,8 @@ def mcpd_factory(request):
     daemons = []
     request.node._mcpd_daemons = daemons
 
-    def start(*args, env=None, base=None):
-        d = Daemon(args, env=env, base=base)
+    def start(*args, env=None, base=None, preexec_fn=None):
+        d = Daemon(args, env=env, base=base, preexec_fn=preexec_fn)
         daemons.append(d)
         return d.start()
 

@@ -17,6 +17,7 @@ checking that no container of any of its daemons is left."""
 import concurrent.futures
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -430,6 +431,11 @@ def test_labels_and_agent_qualified_names(start):
              "io.mcpd.daemon-pid": str(d.pid), "io.mcpd.phase": "probe"},
     }
     assert expect[c1]["io.mcpd.agent-did"] != expect[c2]["io.mcpd.agent-did"]
+    # One instance id per run of mcpd, on every container it starts.
+    instance = container(c1)["Config"]["Labels"]["io.mcpd.instance"]
+    assert re.fullmatch(r"[0-9a-f]{16}", instance), instance
+    for want in expect.values():
+        want["io.mcpd.instance"] = instance
     for cname, want in expect.items():
         info = container(cname)
         labels = info["Config"]["Labels"]

@@ -5,8 +5,10 @@
  * even when the child is long gone by then. (A fast `docker rm` once ran
  * its callback inside docker_cmd_start, which then returned freed memory.)
  */
+#include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -125,21 +127,103 @@ static void
 test_docker_cmd_fast_exit(void)
 {
 	const char *args[] = { "/bin/false", NULL };
-	char *cause = NULL;
 
 	for (int round = 0; round < 20; round++) {
 		started = NULL;
 		cmd_done = 0;
 		started = docker_cmd_start(args, NULL, 5000, NULL, cmd_finished,
-		    NULL, &cause);
-		TAP_CHECK(started != NULL, "start: %s",
-		    cause != NULL ? cause : "");
+		    NULL);
+		TAP_CHECK(started != NULL, "start returned NULL");
 		for (int i = 0; i < 500 && cmd_done == 0; i++) {
 			event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
 			usleep(2000);
 		}
 		TAP_CHECK_INT(cmd_done, 1);
 	}
+}
+
+static char *failed_err;
+static int failed_status;
+
+static void
+cmd_not_run(void *arg, int status, const char *out, const char *err)
+{
+	(void)arg;
+	TAP_CHECK(started != NULL,
+	    "done() ran before docker_cmd_start returned");
+	TAP_CHECK(*out == '\0', "output of a command that never ran: %s", out);
+	failed_status = status;
+	free(failed_err);
+	failed_err = strdup(err);
+	cmd_done++;
+}
+
+/* The descriptors open now (the listing's own not counted). */
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = -1;
+
+	while (d != NULL && (e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+/* Runs args until done; the command must not have run. */
+static void
+run_not_run(const char *const *args, const char *want)
+{
+	started = NULL;
+	cmd_done = 0;
+	failed_status = 0;
+	started = docker_cmd_start(args, NULL, 5000, NULL, cmd_not_run, NULL);
+	TAP_CHECK(started != NULL, "start returned NULL");
+	TAP_CHECK_INT(cmd_done, 0);
+	for (int i = 0; i < 100 && cmd_done == 0; i++)
+		event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
+	TAP_CHECK_INT(cmd_done, 1);
+	TAP_CHECK_INT(failed_status, -1);
+	TAP_CHECK(failed_err != NULL && strstr(failed_err, want) != NULL,
+	    "err %s, wanted %s", failed_err != NULL ? failed_err : "(null)",
+	    want);
+}
+
+/* exec fails: reported as status -1 with why, from the loop. */
+static void
+test_docker_cmd_exec_fails(void)
+{
+	const char *args[] = { "/nonexistent/docker", "ps", NULL };
+	const char *dir[] = { "/", "ps", NULL };
+	int before = open_fds();
+
+	run_not_run(args, "cannot run /nonexistent/docker: No such file");
+	run_not_run(dir, "cannot run /: Permission denied");
+	TAP_CHECK_INT(open_fds(), before);
+}
+
+/* No descriptors left for the pipes: the same, and nothing leaks. */
+static void
+test_docker_cmd_pipes_fail(void)
+{
+	const char *args[] = { "/bin/true", NULL };
+	struct rlimit old, low;
+	int before = open_fds();
+
+	getrlimit(RLIMIT_NOFILE, &old);
+	low = old;
+	low.rlim_cur = dup(0); /* the lowest free one: no new fd fits */
+	close((int)low.rlim_cur);
+	setrlimit(RLIMIT_NOFILE, &low);
+	run_not_run(args,
+	    "cannot make pipes for /bin/true: Too many open files");
+	setrlimit(RLIMIT_NOFILE, &old);
+	TAP_CHECK_INT(open_fds(), before);
+	free(failed_err);
+	failed_err = NULL;
 }
 
 static const struct tap_test tests[] = {
@@ -149,6 +233,10 @@ static const struct tap_test tests[] = {
 	    test_watch_from_exit_callback },
 	{ "docker_cmd_start returns before a fast command is done",
 	    test_docker_cmd_fast_exit },
+	{ "a docker that cannot exec is status -1 with why, from the loop",
+	    test_docker_cmd_exec_fails },
+	{ "no descriptors for pipes is status -1 with why, nothing leaks",
+	    test_docker_cmd_pipes_fail },
 };
 
 int
