@@ -24,12 +24,6 @@ log_init(int to_stderr, int verbose, const char *progname)
 		log_progname = progname;
 }
 
-void
-log_set_verbose(int verbose)
-{
-	log_verbose = verbose;
-}
-
 static void
 log_emit(int priority, const char *server, const char *fmt, va_list ap)
 {

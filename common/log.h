@@ -7,7 +7,6 @@
 
 /* Where log lines go: stderr with timestamps (-d), or the journal. */
 void log_init(int to_stderr, int verbose, const char *progname);
-void log_set_verbose(int verbose);
 
 void log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -30,6 +30,7 @@ cmd_load_remote_checked(void *arg, int err, const char *why,
 	else
 		cmd_load_start(lr->req, lr->params, &lr->ls, lr->timeout);
 	loadspec_clear(&lr->ls);
+	cmd_load_wipe(lr->params);
 	json_decref(lr->params);
 	free(lr);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonwipe.h"
 #include "log.h"
 #include "mcpd.h"
 #include "names.h"
@@ -103,6 +104,13 @@ cmd_load_start(struct request *req, const json_t *params, struct loadspec *ls,
 	free(id);
 }
 
+void
+cmd_load_wipe(json_t *params)
+{
+	jsonwipe_strings(json_object_get(params, "env"));
+	jsonwipe_strings(json_object_get(params, "headers"));
+}
+
 static void
 cmd_load_exec(struct request *req, json_t *params)
 {
@@ -126,6 +134,7 @@ cmd_load_exec(struct request *req, json_t *params)
 	loadspec_error_clear(&err);
 	loadspec_clear(&ls);
 	free(cause);
+	cmd_load_wipe(params);
 }
 
 static const struct cmd_param cmd_load_params[] = {

@@ -88,26 +88,3 @@ logring_tail(const struct logring *r, size_t n)
 	}
 	return a;
 }
-
-char *
-logring_tail_text(const struct logring *r, size_t n)
-{
-	size_t len = 1, off = 0;
-	char *out;
-
-	n = logring_clamp(r, n);
-	for (size_t i = 0; i < n; i++)
-		len += strlen(logring_at(r, n, i)) + 1;
-	if ((out = malloc(len)) == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(logring_at(r, n, i));
-
-		memcpy(out + off, logring_at(r, n, i), l);
-		off += l;
-		if (i + 1 < n)
-			out[off++] = '\n';
-	}
-	out[off] = '\0';
-	return out;
-}

@@ -137,6 +137,8 @@ void cmd_load_remote(struct request *, const json_t *params, struct loadspec *,
     int timeout);
 /* Fails req with -32602 naming field; returns false. */
 bool cmd_load_bad(struct request *, const char *field, const char *why);
+/* Wipes the env and header values of a load's params (they may be secret). */
+void cmd_load_wipe(json_t *params);
 extern const struct cmd_entry cmd_hello_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
@@ -217,8 +219,6 @@ void logring_free(struct logring *);
 void logring_push(struct logring *, const char *line, size_t len);
 /* The last n lines (all when n is 0) as a new JSON array of strings. */
 json_t *logring_tail(const struct logring *, size_t n);
-/* The last n lines joined with "\n", new string ("" when empty). */
-char *logring_tail_text(const struct logring *, size_t n);
 
 /* What a remote transport connects to. */
 struct remote_spec {
@@ -328,7 +328,6 @@ struct transport {
 	const char *name; /* the flavour spoken now ("stdio", "sse", ...) */
 	const struct transport_cbs *cbs;
 	void *cb_arg;
-	void *priv;
 };
 /* Keeps its own copy of the spec (NULL when out of memory). */
 struct transport *transport_stdio_new(const struct child_spec *,
@@ -382,7 +381,6 @@ json_t *session_tools_peek(const struct session *);
 /* A 2026-07-28 server answered HeaderMismatch: its tool catalog is stale. */
 bool session_is_catalog_retired(const struct session *);
 json_t *session_server_info_peek(const struct session *);
-size_t session_pending_count(const struct session *);
 /* Sends a request; cb is called exactly once. params is stolen. */
 void session_request(struct session *, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, void *arg);
@@ -466,7 +464,6 @@ json_t *server_logs(const struct server *, size_t lines);
  */
 void server_logs_follow(struct server *, struct request *req, size_t lines);
 const char *server_name(const struct server *);
-const char *server_agent(const struct server *);
 /* argv "<docker> rm -f <every container that may exist>" (free it). */
 const char **server_container_names(const char *docker);
 /* Containers shutdown could not remove: [{container, error}] or NULL. */
@@ -594,8 +591,6 @@ void spec_clear(struct server_spec *);
  */
 int spec_resolve(const struct server_spec *in, struct server_spec *out,
     char **cause);
-/* Wipes the string values of obj that nothing else holds (headers). */
-void spec_json_wipe(json_t *obj);
 /* A deep copy (of a resolved spec: nothing is left to resolve). */
 void spec_copy(struct server_spec *dst, const struct server_spec *src);
 /* A digest of everything a resolved spec runs with (values included). */

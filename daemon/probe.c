@@ -694,7 +694,6 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	p->t.name = "stdio";
 	p->t.cbs = cbs;
 	p->t.cb_arg = arg;
-	p->t.priv = p;
 	spec_copy(&p->spec, target->spec);
 	p->agent = strdup(target->agent);
 	p->server = strdup(target->server);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "jsonwipe.h"
 #include "log.h"
 #include "names.h"
 #include "server-int.h"
@@ -18,7 +19,7 @@ server_job_free(struct server_job *job)
 {
 	free(job->failed_why);
 	json_decref(job->row);
-	json_decref(job->secrets);
+	jsonwipe_decref(job->secrets); /* literal env and header values */
 	if (job->spec != NULL)
 		spec_clear(job->spec);
 	free(job->spec);

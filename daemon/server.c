@@ -55,12 +55,6 @@ server_name(const struct server *s)
 	return s->name;
 }
 
-const char *
-server_agent(const struct server *s)
-{
-	return s->agent;
-}
-
 /* Which state may follow which: anything else is a bug (DESIGN 10). */
 static const unsigned server_state_next[] = {
 #define S(x) (1u << SERVER_##x)

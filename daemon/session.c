@@ -559,12 +559,6 @@ session_server_info_peek(const struct session *s)
 	return s != NULL ? s->server_info : NULL;
 }
 
-size_t
-session_pending_count(const struct session *s)
-{
-	return s != NULL ? s->npending : 0;
-}
-
 struct transport *
 session_transport(const struct session *s)
 {

@@ -23,19 +23,6 @@ spec_str_free(char *str)
 	free(str);
 }
 
-/* Only transport-http.c still calls this: jsonwipe_decref() replaces it. */
-void
-spec_json_wipe(json_t *obj)
-{
-	const char *k;
-	json_t *v;
-
-	json_object_foreach(obj, k, v)
-		if (json_is_string(v) && v->refcount == 1)
-			explicit_bzero((char *)(uintptr_t)json_string_value(v),
-			    json_string_length(v));
-}
-
 void
 spec_clear(struct server_spec *spec)
 {

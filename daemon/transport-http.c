@@ -8,6 +8,7 @@
 
 #include <event2/buffer.h>
 
+#include "jsonwipe.h"
 #include "log.h"
 #include "mcpd.h"
 #include "sse.h"
@@ -720,8 +721,7 @@ shttp_release(evutil_socket_t fd, short events, void *arg)
 	if (ht->own.url != NULL)
 		explicit_bzero(ht->own.url, strlen(ht->own.url));
 	free(ht->own.url);
-	spec_json_wipe(ht->own.headers);
-	json_decref(ht->own.headers);
+	jsonwipe_decref(ht->own.headers);
 	free(ht);
 }
 
@@ -793,7 +793,6 @@ transport_http_new(const struct remote_spec *spec,
 	ht->t.ops = &shttp_ops;
 	ht->t.cbs = cbs;
 	ht->t.cb_arg = arg;
-	ht->t.priv = ht;
 	/* Its own copy: the URL and headers may hold resolved secrets. */
 	ht->own.url = strdup(spec->url);
 	ht->own.headers = json_deep_copy(spec->headers);

@@ -399,7 +399,6 @@ transport_stdio_new(const struct child_spec *spec,
 	st->t.name = "stdio";
 	st->t.cbs = cbs;
 	st->t.cb_arg = arg;
-	st->t.priv = st;
 	st->io.pid = -1;
 	st->argv = child_strv_copy(spec->argv);
 	st->env = child_strv_copy(spec->env);
