@@ -121,6 +121,28 @@ session_pending_expired(evutil_socket_t fd, short events, void *arg)
 	session_pending_fail(p, ERRORS_OUTCOME_UNKNOWN, msg);
 }
 
+static void
+session_pending_cancelled(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd, (void)events;
+	session_pending_fail(arg, ERRORS_OUTCOME_UNKNOWN,
+	    "the request was cancelled (mcpd sent notifications/cancelled); it was sent and may have run");
+}
+
+int
+session_cancel(struct session *s, int64_t id, const char *reason)
+{
+	struct pending *p;
+
+	if ((p = session_pending_take(s, id)) == NULL)
+		return -ENOENT;
+	session_send_cancel(s, id, reason);
+	/* Its callback runs from the loop, never inside the caller. */
+	evtimer_assign(&p->timer, mcpd_base, session_pending_cancelled, p);
+	event_active(&p->timer, EV_TIMEOUT, 0);
+	return 0;
+}
+
 /* The cached Tool a tools/call names, for the transport's headers. */
 static const json_t *
 session_tool_for(const struct session *s, const char *method,
@@ -147,7 +169,7 @@ session_request(struct session *s, const char *method, json_t *params,
 	session_request_raw(s, method, params, timeout_ms, cb, NULL, arg);
 }
 
-void
+int64_t
 session_request_raw(struct session *s, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg)
 {
@@ -161,7 +183,7 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 		struct session_reply rep = { NULL, NULL, ERRORS_UNAVAILABLE,
 			"the connection to the server is closed" };
 		cb(arg, &rep);
-		return;
+		return 0;
 	}
 	if ((p = calloc(1, sizeof *p)) == NULL)
 		fatal("calloc");
@@ -186,12 +208,13 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 			"more is sent until it does" :
 			"the connection to the server is closed; nothing was "
 			"sent");
-		return;
+		return 0;
 	}
 	evtimer_assign(&p->timer, mcpd_base, session_pending_expired, p);
 	evtimer_add(&p->timer, &tv);
 	LIST_INSERT_HEAD(session_bucket(s, p->id), p, entry);
 	s->npending++;
+	return p->id;
 }
 
 void

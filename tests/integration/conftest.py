@@ -10,6 +10,7 @@ import atexit
 import json
 import os
 import re
+import resource
 import selectors
 import shutil
 import signal
@@ -506,7 +507,7 @@ def everything_cmd():
 class Daemon:
     """One real mcpd on a private socket and state dir."""
 
-    def __init__(self, args=(), env=None, base=None):
+    def __init__(self, args=(), env=None, base=None, nofile=None):
         for exe in (MCPD, MCPCTL, TESTSERVER):
             assert exe.is_file() and os.access(exe, os.X_OK), (
                 f"{exe} is missing: build with make (MCPD_BUILD={BUILD})")
@@ -525,6 +526,7 @@ class Daemon:
         self.stderr_path.touch()
         self.args = [str(a) for a in args]
         self.env = child_env(env)
+        self.nofile = nofile    # (soft, hard) RLIMIT_NOFILE, or None
         self.proc = None
         self.stderr_text = None
         self.seen_pids = set()
@@ -537,10 +539,15 @@ class Daemon:
     def start(self, timeout=10.0):
         argv = [str(MCPD), "-d", "-s", str(self.sock), "-S",
                 str(self.state)] + self.args
+        nofile = self.nofile
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
         with open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
-                env=self.env, cwd=str(self.base), start_new_session=True)
+                env=self.env, cwd=str(self.base), start_new_session=True,
+                preexec_fn=limit if nofile is not None else None)
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
@@ -743,8 +750,8 @@ def mcpd_factory(request):
     daemons = []
     request.node._mcpd_daemons = daemons
 
-    def start(*args, env=None, base=None):
-        d = Daemon(args, env=env, base=base)
+    def start(*args, env=None, base=None, nofile=None):
+        d = Daemon(args, env=env, base=base, nofile=nofile)
         daemons.append(d)
         return d.start()
 
