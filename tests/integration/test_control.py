@@ -613,3 +613,24 @@ def test_client_beyond_the_descriptors_gets_an_answer(mcpd):
         resource.prlimit(mcpd.pid, resource.RLIMIT_NOFILE, (soft, hard))
     with mcpd.client() as c:
         assert c.result("mcpd/status")["clients"] == 2
+
+
+def nofile_of(pid):
+    """(soft, hard) RLIMIT_NOFILE of pid, from /proc/PID/limits."""
+    with open(f"/proc/{pid}/limits") as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                soft, hard = line.split()[3:5]
+                return int(soft), int(hard)
+    raise AssertionError(f"no open files limit for {pid}")
+
+
+def test_nofile_raised_to_hard_limit_and_servers_get_the_old_one(
+        mcpd_factory):
+    d = mcpd_factory(nofile=(100, 400))
+    assert nofile_of(d.pid) == (400, 400)
+    assert ("--max-clients lowered from 256 to 168 to fit RLIMIT_NOFILE 400"
+            in d.read_stderr())
+    assert d.rpc.result("mcpd/status")["limits"]["max_clients"] == 168
+    d.load_testserver("ts")
+    assert nofile_of(d.row("ts")["pid"]) == (100, 400)
