@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* Child processes: spawning without a shell, pipes, and reaping exits. */
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -25,6 +26,7 @@ struct child_watcher {
 static LIST_HEAD(,
     child_watcher) child_watchers = LIST_HEAD_INITIALIZER(child_watchers);
 static struct event *child_sigchld;
+static rlim_t child_nofile = RLIM_INFINITY; /* the soft limit mcpd got */
 
 /* What the shim and the server report through the error pipe. */
 struct child_failure {
@@ -107,6 +109,12 @@ child_unwatch(pid_t pid)
 	}
 }
 
+void
+child_set_nofile(rlim_t soft)
+{
+	child_nofile = soft;
+}
+
 /* Runs in the server's process between fork and exec. */
 static void __attribute__((noreturn))
 child_exec(const struct child_spec *spec, int fds[3], int errfd, pid_t parent)
@@ -122,6 +130,16 @@ child_exec(const struct child_spec *spec, int fds[3], int errfd, pid_t parent)
 		signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (child_nofile != RLIM_INFINITY) {
+		/* Programs using select() break above 1024: give theirs back. */
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    child_nofile < rl.rlim_cur) {
+			rl.rlim_cur = child_nofile;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			_exit(127);

@@ -17,7 +17,7 @@ cmd_status_reply(struct request *req, json_t *docker)
 	    json_pack(
 		"{s:s, s:I, s:s, s:I, s:s, s:s, "
 		"s:o, s:{s:I, s:I}, s:I, s:b, s:{s:I, s:i, s:i, s:I, s:I, "
-		"s:I}}",
+		"s:I, s:I}}",
 		"version", MCPD_VERSION, "pid", (json_int_t)getpid(), "did",
 		identity_did(), "uptime_s",
 		(json_int_t)((mcpd_now_ms() - mcpd_started_ms) / 1000),
@@ -29,8 +29,9 @@ cmd_status_reply(struct request *req, json_t *docker)
 		(json_int_t)mcpd_opts.max_message, "call_timeout_ms",
 		mcpd_opts.call_timeout_ms, "load_timeout_ms",
 		mcpd_opts.load_timeout_ms, "max_clients",
-		(json_int_t)mcpd_opts.max_clients, "max_client_queue",
-		(json_int_t)mcpd_opts.max_client_queue, "log_lines",
+		(json_int_t)mcpd_opts.max_clients, "max_client_requests",
+		(json_int_t)mcpd_opts.max_client_requests, "max_client_output",
+		(json_int_t)mcpd_opts.max_client_output, "log_lines",
 		(json_int_t)mcpd_opts.log_lines));
 }
 

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /* The control socket: accept, peer credentials, framing, dispatch. */
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,9 @@ struct request {
 	void *internal_arg;
 	char *internal_agent;
 	bool wants_progress; /* mcpd/progress notifications until the answer */
+	/* Called once if the client goes while the request is pending. */
+	void (*gone_fn)(void *);
+	void *gone_arg;
 	TAILQ_ENTRY(request) entry;
 };
 TAILQ_HEAD(request_list, request);
@@ -42,9 +48,12 @@ struct client {
 	char *agent;
 	struct request_list requests;
 	size_t nrequests;
+	size_t answer_size;   /* the largest recent answer, decaying */
+	struct event *hangup; /* watches for a close while reading is paused */
 	bool is_closing;
 	bool is_paused;
-	bool is_eof; /* the client shut its side: answer, then close */
+	bool is_eof;	    /* the client shut its side: answer, then close */
+	bool is_write_shut; /* ... seen while paused: read on when it drains */
 	TAILQ_ENTRY(client) entry;
 };
 
@@ -53,7 +62,8 @@ static TAILQ_HEAD(,
 static size_t control_nclients;
 static struct evconnlistener *control_listener;
 static struct event *control_retry_timer;
-static char *control_path; /* set when we bound it and must unlink it */
+static char *control_path;	  /* set when we bound it and must unlink it */
+static int control_spare_fd = -1; /* given up at EMFILE to refuse a client */
 
 static void control_read(struct bufferevent *, void *);
 
@@ -63,21 +73,49 @@ control_client_count(void)
 	return control_nclients;
 }
 
+/*
+ * Frees the client and its slot at once. Its pending requests stay with
+ * their owners, who answer into nothing; each gone hook runs once, so
+ * that a call is cancelled upstream instead of running on for no one.
+ */
 static void
 control_client_free(struct client *c)
 {
 	struct request *r;
+	void (*fn)(void *);
 
+	if (c->nrequests > 0)
+		log_debug("a control client went with %zu requests pending",
+		    c->nrequests);
 	while ((r = TAILQ_FIRST(&c->requests)) != NULL) {
 		TAILQ_REMOVE(&c->requests, r, entry);
 		r->client = NULL; /* its owner still answers, into nothing */
+		if ((fn = r->gone_fn) != NULL) {
+			r->gone_fn = NULL;
+			fn(r->gone_arg);
+		}
 	}
 	TAILQ_REMOVE(&control_clients, c, entry);
 	control_nclients--;
+	if (c->hangup != NULL)
+		event_free(c->hangup);
 	sendq_free(c->out);
 	bufferevent_free(c->bev);
 	free(c->agent);
 	free(c);
+}
+
+/*
+ * True when the peer closed both ways (close, or shutdown of both sides):
+ * nothing sent to it can arrive. A peer that shut only its writing side
+ * still reads its answers.
+ */
+static bool
+control_peer_is_gone(struct client *c)
+{
+	struct pollfd p = { bufferevent_getfd(c->bev), POLLOUT, 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
 }
 
 static void
@@ -87,18 +125,31 @@ control_send(struct client *c, json_t *msg)
 	json_decref(msg);
 }
 
-static size_t
-control_output_limit(void)
-{
-	return mcpd_opts.max_message + 65536;
-}
-
-/* Reading stops while a client has too much unanswered or unread. */
+/*
+ * Reading stops while a client has max_client_requests in flight, or
+ * while its unsent output plus what its requests in flight may add (each
+ * counted as large as its largest recent answer) reaches
+ * max_client_output: what a client that does not read makes mcpd hold
+ * stays near that bound instead of growing with every request it sends.
+ */
 static bool
 control_must_pause(const struct client *c)
 {
-	return c->nrequests >= mcpd_opts.max_client_queue ||
-	    sendq_length(c->out) > control_output_limit();
+	size_t out = sendq_length(c->out);
+
+	return c->nrequests >= mcpd_opts.max_client_requests ||
+	    out >= mcpd_opts.max_client_output ||
+	    c->nrequests * c->answer_size >= mcpd_opts.max_client_output - out;
+}
+
+/* A close is seen while paused too: the slot does not wait for an answer. */
+static void
+control_pause(struct client *c)
+{
+	c->is_paused = true;
+	bufferevent_disable(c->bev, EV_READ);
+	if (c->hangup != NULL && !c->is_write_shut)
+		event_add(c->hangup, NULL);
 }
 
 static void
@@ -108,9 +159,34 @@ control_maybe_resume(struct client *c)
 	    control_must_pause(c))
 		return;
 	c->is_paused = false;
+	if (c->hangup != NULL)
+		event_del(c->hangup);
 	bufferevent_enable(c->bev, EV_READ);
 	bufferevent_trigger(c->bev, EV_READ,
 	    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+}
+
+/* The peer of a paused client closed, or shut its writing side. */
+static void
+control_hangup(evutil_socket_t fd, short events, void *arg)
+{
+	struct client *c = arg;
+
+	(void)fd, (void)events;
+	if (control_peer_is_gone(c)) {
+		control_client_free(c);
+		return;
+	}
+	/* What it sent before is read (and answered) once it drains. */
+	c->is_write_shut = true;
+	event_del(c->hangup);
+}
+
+/* The kernel took everything: a client paused for its output reads on. */
+static void
+control_drained(void *arg)
+{
+	control_maybe_resume(arg);
 }
 
 static void
@@ -129,14 +205,18 @@ control_write(struct bufferevent *bev, void *arg)
 
 static void control_close_after_flush(struct client *);
 
-/* A client that shut its write side still gets every answer it asked. */
+/*
+ * A client that shut its write side still gets every answer it asked; one
+ * that closed, or that cannot be written to, has gone.
+ */
 static void
 control_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct client *c = arg;
 
 	(void)bev;
-	if ((what & BEV_EVENT_ERROR) || !(what & BEV_EVENT_EOF)) {
+	if ((what & BEV_EVENT_ERROR) || !(what & BEV_EVENT_EOF) ||
+	    control_peer_is_gone(c)) {
 		control_client_free(c);
 		return;
 	}
@@ -171,6 +251,15 @@ control_request_new(struct client *c, json_t *id)
 	return r;
 }
 
+/* The estimate of an answer's size: the largest, forgotten slowly. */
+static void
+control_note_answer(struct client *c, size_t len)
+{
+	c->answer_size -= c->answer_size / 16;
+	if (len > c->answer_size)
+		c->answer_size = len;
+}
+
 /*
  * Sends msg (or the raw result) to the request's client if it is still
  * there, then frees the request.
@@ -179,6 +268,7 @@ static void
 control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 {
 	struct client *c = r->client;
+	size_t before;
 
 	if (r->internal != NULL) {
 		if (msg == NULL)
@@ -190,10 +280,12 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 	} else if (c != NULL) {
 		TAILQ_REMOVE(&c->requests, r, entry);
 		c->nrequests--;
+		before = sendq_length(c->out);
 		if (msg != NULL)
 			control_send(c, msg);
 		else
 			sendq_push_raw_result(c->out, r->id, raw, len);
+		control_note_answer(c, sendq_length(c->out) - before);
 		if (c->is_eof && c->nrequests == 0)
 			control_close_after_flush(c);
 		else
@@ -244,6 +336,15 @@ control_set_agent(struct request *r, const char *agent)
 }
 
 void
+control_on_gone(struct request *r, void (*fn)(void *), void *arg)
+{
+	if (r->internal != NULL)
+		return; /* mcpd itself asked: it never goes */
+	r->gone_fn = fn;
+	r->gone_arg = arg;
+}
+
+void
 control_want_progress(struct request *r)
 {
 	r->wants_progress = true;
@@ -256,7 +357,7 @@ control_notify(const struct request *r, const char *method, json_t *params)
 		json_decref(params);
 		return -EPIPE;
 	}
-	if (sendq_length(r->client->out) > control_output_limit()) {
+	if (sendq_length(r->client->out) > mcpd_opts.max_client_output) {
 		json_decref(params);
 		return -ENOBUFS;
 	}
@@ -439,8 +540,7 @@ control_read(struct bufferevent *bev, void *arg)
 
 	while (!c->is_closing && !c->is_paused) {
 		if (control_must_pause(c)) {
-			c->is_paused = true;
-			bufferevent_disable(bev, EV_READ);
+			control_pause(c);
 			break;
 		}
 		if ((r = linebuf_peek(&c->lines, in, &line, &len)) == 0)
@@ -466,10 +566,11 @@ control_peer_allowed(int fd, uid_t *ret_uid)
 	return cred.uid == geteuid() || cred.uid == 0;
 }
 
+/* One error line to a connection mcpd does not take, then it is closed. */
 static void
-control_refuse(int fd, const char *why)
+control_refuse(int fd, enum errors_kind kind, const char *why, json_t *data)
 {
-	json_t *msg = jsonrpc_error_kind(NULL, ERRORS_DENIED, why, NULL);
+	json_t *msg = jsonrpc_error_kind(NULL, kind, why, data);
 	char *text = json_dumps(msg, JSON_COMPACT);
 
 	if (text != NULL) {
@@ -481,28 +582,41 @@ control_refuse(int fd, const char *why)
 	close(fd);
 }
 
+/* Refuses a peer of another uid; true when it did. */
+static bool
+control_refuse_stranger(int fd)
+{
+	uid_t uid = (uid_t)-1;
+	char why[128];
+
+	if (control_peer_allowed(fd, &uid))
+		return false;
+	snprintf(why, sizeof why,
+	    "peer uid %d may not use this daemon (it runs as uid %u)", (int)uid,
+	    (unsigned)geteuid());
+	log_warnx("refused a control connection: %s", why);
+	control_refuse(fd, ERRORS_DENIED, why, NULL);
+	return true;
+}
+
 static void
 control_accept(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	struct client *c;
-	uid_t uid = (uid_t)-1;
 	char why[128];
 
 	(void)l, (void)sa, (void)salen, (void)arg;
-	if (!control_peer_allowed(fd, &uid)) {
-		snprintf(why, sizeof why,
-		    "peer uid %d may not use this "
-		    "daemon (it runs as uid %u)",
-		    (int)uid, (unsigned)geteuid());
-		log_warnx("refused a control connection: %s", why);
-		control_refuse(fd, why);
+	if (control_refuse_stranger(fd))
 		return;
-	}
 	if (control_nclients >= mcpd_opts.max_clients) {
-		log_warnx("refused a control connection: %zu clients already",
+		snprintf(why, sizeof why,
+		    "mcpd has %zu clients, its limit; close one or raise --max-clients",
 		    control_nclients);
-		control_refuse(fd, "too many control connections; try again");
+		log_warnx("refused a control connection: %s", why);
+		control_refuse(fd, ERRORS_UNAVAILABLE, why,
+		    json_pack("{s:I}", "limit",
+			(json_int_t)mcpd_opts.max_clients));
 		return;
 	}
 	if ((c = calloc(1, sizeof *c)) == NULL ||
@@ -511,7 +625,11 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 	c->bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL)
 		fatalx("cannot make a bufferevent for a control connection");
+	/* EV_CLOSED needs a backend that reports it (epoll does). */
+	c->hangup = event_new(mcpd_base, fd, EV_CLOSED | EV_PERSIST,
+	    control_hangup, c);
 	c->out = sendq_new(c->bev);
+	sendq_on_drained(c->out, control_drained, c);
 	/* Big reads keep a large message in few chains, cheap to scan. */
 	bufferevent_set_max_single_read(c->bev, CONTROL_READ_MAX);
 	linebuf_init(&c->lines, mcpd_opts.max_message);
@@ -530,13 +648,50 @@ control_retry_accept(evutil_socket_t fd, short events, void *arg)
 	evconnlistener_enable(control_listener);
 }
 
+/*
+ * Out of descriptors: the spare one is given up to accept the client,
+ * tell it why and close it, so that it is not left waiting in silence.
+ * True when it did.
+ */
+static bool
+control_refuse_no_fd(struct evconnlistener *l)
+{
+	struct rlimit rl = { 0, 0 };
+	char why[192];
+	int fd, err;
+
+	if (control_spare_fd < 0)
+		return false;
+	close(control_spare_fd);
+	fd = accept4(evconnlistener_get_fd(l), NULL, NULL,
+	    SOCK_CLOEXEC | SOCK_NONBLOCK);
+	err = fd < 0 ? errno : 0;
+	if (fd >= 0 && !control_refuse_stranger(fd)) {
+		getrlimit(RLIMIT_NOFILE, &rl);
+		snprintf(why, sizeof why,
+		    "mcpd has %zu clients and no file descriptor left (RLIMIT_NOFILE %llu); close a client or raise the limit",
+		    control_nclients, (unsigned long long)rl.rlim_cur);
+		log_warnx("refused a control connection: %s", why);
+		control_refuse(fd, ERRORS_UNAVAILABLE, why,
+		    json_pack("{s:I}", "clients",
+			(json_int_t)control_nclients));
+	}
+	control_spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* Still out of descriptors even so: pause instead of spinning. */
+	return control_spare_fd >= 0 && err != EMFILE && err != ENFILE;
+}
+
 /* EMFILE and friends: pause accepting for a while instead of spinning. */
 static void
 control_accept_error(struct evconnlistener *l, void *arg)
 {
 	struct timeval tv = { CONTROL_RETRY_ACCEPT_MS / 1000, 0 };
+	int err = EVUTIL_SOCKET_ERROR();
 
 	(void)arg;
+	if ((err == EMFILE || err == ENFILE) && control_refuse_no_fd(l))
+		return;
+	errno = err;
 	log_warn("accept on the control socket");
 	evconnlistener_disable(l);
 	evtimer_add(control_retry_timer, &tv);
@@ -651,6 +806,9 @@ control_listen(const char *path, int activated_fd, char **cause)
 	evconnlistener_set_error_cb(control_listener, control_accept_error);
 	control_retry_timer = evtimer_new(mcpd_base, control_retry_accept,
 	    NULL);
+	if ((control_spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		log_warn(
+		    "no spare descriptor (/dev/null): a client beyond the descriptors waits unanswered");
 	control_learn_path(fd); /* may replace path: do it last */
 	return 0;
 }
@@ -688,6 +846,9 @@ control_close(void)
 		control_flush_now(c);
 		control_client_free(c);
 	}
+	if (control_spare_fd >= 0)
+		close(control_spare_fd);
+	control_spare_fd = -1;
 	if (control_path != NULL)
 		unlink(control_path);
 	free(control_path);

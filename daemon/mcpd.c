@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpd: options, paths, identity, the control socket, the loop, signals. */
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -15,6 +16,8 @@
 #include "mcpd.h"
 #include "paths.h"
 
+#define MCPD_FD_RESERVE 64 /* descriptors kept from clients, at least */
+
 struct mcpd_options mcpd_opts = {
 	.max_message = 16 * 1024 * 1024,
 	.call_timeout_ms = 60000,
@@ -24,7 +27,8 @@ struct mcpd_options mcpd_opts = {
 	.max_clients = 256,
 	.max_http_requests = 16,
 	.max_servers = 256,
-	.max_client_queue = 4096,
+	.max_client_requests = 64,
+	.max_client_output = 0, /* 0: twice max_message */
 	.docker_timeout_ms = 30000,
 	.stop_grace_ms = 15000,
 	.stop_force_ms = 15000,
@@ -250,7 +254,8 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	fprintf(status == 0 ? stdout : stderr,
 	    "usage: mcpd [-dv] [-s socket] [-S state_dir] [--max-message BYTES]\n"
 	    "            [--call-timeout MS] [--load-timeout MS] [--log-lines N]\n"
-	    "            [--max-clients N] [--max-servers N]\n"
+	    "            [--max-clients N] [--max-client-requests N]\n"
+	    "            [--max-client-output BYTES] [--max-servers N]\n"
 	    "            [--max-http-requests N]\n"
 	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS]\n"
@@ -284,6 +289,8 @@ enum {
 	MCPD_OPT_LOAD_TIMEOUT,
 	MCPD_OPT_LOG_LINES,
 	MCPD_OPT_MAX_CLIENTS,
+	MCPD_OPT_MAX_CLIENT_REQUESTS,
+	MCPD_OPT_MAX_CLIENT_OUTPUT,
 	MCPD_OPT_MAX_HTTP_REQUESTS,
 	MCPD_OPT_MAX_SERVERS,
 	MCPD_OPT_CA_FILE,
@@ -305,6 +312,10 @@ static const struct option mcpd_long_options[] = {
 	{ "load-timeout", required_argument, NULL, MCPD_OPT_LOAD_TIMEOUT },
 	{ "log-lines", required_argument, NULL, MCPD_OPT_LOG_LINES },
 	{ "max-clients", required_argument, NULL, MCPD_OPT_MAX_CLIENTS },
+	{ "max-client-requests", required_argument, NULL,
+	    MCPD_OPT_MAX_CLIENT_REQUESTS },
+	{ "max-client-output", required_argument, NULL,
+	    MCPD_OPT_MAX_CLIENT_OUTPUT },
 	{ "max-http-requests", required_argument, NULL,
 	    MCPD_OPT_MAX_HTTP_REQUESTS },
 	{ "max-servers", required_argument, NULL, MCPD_OPT_MAX_SERVERS },
@@ -363,6 +374,16 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			mcpd_opts.max_clients = mcpd_number("--max-clients",
 			    optarg, 1, 65536);
 			break;
+		case MCPD_OPT_MAX_CLIENT_REQUESTS:
+			mcpd_opts.max_client_requests =
+			    mcpd_number("--max-client-requests", optarg, 1,
+				65536);
+			break;
+		case MCPD_OPT_MAX_CLIENT_OUTPUT:
+			mcpd_opts.max_client_output =
+			    mcpd_number("--max-client-output", optarg, 65536,
+				1LL << 32);
+			break;
 		case MCPD_OPT_MAX_HTTP_REQUESTS:
 			mcpd_opts.max_http_requests =
 			    mcpd_number("--max-http-requests", optarg, 1, 1024);
@@ -409,6 +430,46 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 	}
 	if (optind != argc)
 		mcpd_usage(2);
+	if (mcpd_opts.max_client_output == 0)
+		mcpd_opts.max_client_output = 2 * mcpd_opts.max_message;
+}
+
+/*
+ * Takes every descriptor the hard limit allows, and fits --max-clients
+ * under it: a client holds one descriptor, and MCPD_FD_RESERVE plus half
+ * of what is left stay for mcpd itself, its servers (three pipes each),
+ * docker commands and HTTP connections.
+ */
+static void
+mcpd_fit_nofile(void)
+{
+	struct rlimit rl;
+	size_t fit;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		log_warn("getrlimit RLIMIT_NOFILE");
+		return;
+	}
+	child_set_nofile(rl.rlim_cur);
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t soft = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+			log_warn("cannot raise RLIMIT_NOFILE to %llu",
+			    (unsigned long long)rl.rlim_max);
+			rl.rlim_cur = soft;
+		}
+	}
+	fit = rl.rlim_cur > MCPD_FD_RESERVE + 2 ?
+	    (size_t)((rl.rlim_cur - MCPD_FD_RESERVE) / 2) :
+	    1;
+	if (mcpd_opts.max_clients <= fit)
+		return;
+	log_warnx(
+	    "--max-clients lowered from %zu to %zu to fit RLIMIT_NOFILE %llu",
+	    mcpd_opts.max_clients, fit, (unsigned long long)rl.rlim_cur);
+	mcpd_opts.max_clients = fit;
 }
 
 static void
@@ -470,6 +531,7 @@ main(int argc, char **argv)
 	mcpd_started_ms = mcpd_now_ms();
 	if ((mcpd_base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
+	mcpd_fit_nofile();
 	mcpd_prepare_state();
 	child_init();
 	mcpd_sigterm = mcpd_signal_new(SIGTERM);

@@ -4,6 +4,7 @@
 #define MCPD_H
 
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -43,7 +44,6 @@ struct mcpd_options {
 	size_t max_clients;	  /* control connections at once */
 	size_t max_http_requests; /* in flight to one remote server */
 	size_t max_servers;	  /* listed servers of all agents together */
-	size_t max_client_queue;  /* pending answers per client */
 	char *ca_file;		  /* TLS roots instead of the system's */
 	char *dns_server;	  /* resolver instead of resolv.conf's */
 	char *docker;		  /* the docker CLI (MCPD_DOCKER, --docker) */
@@ -51,6 +51,9 @@ struct mcpd_options {
 	int stop_grace_ms;	  /* shutdown: admitted jobs end, then force */
 	int stop_force_ms;	  /* forced: docker rm -f of all, then exit */
 	char *secrets_key;	  /* the secret store's key file, or NULL */
+	/* Per client: requests in flight, bytes of answers not yet sent. */
+	size_t max_client_requests;
+	size_t max_client_output;
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
@@ -82,6 +85,14 @@ void control_dispatch_internal(const char *agent, const char *method,
 bool control_is_internal(const struct request *);
 /* False once the client that asked has gone away. */
 bool control_is_live(const struct request *);
+/*
+ * fn(arg) is called once if the request's client goes (closes, or cannot
+ * be written to) while the request is pending; it must not answer the
+ * request itself, only make its owner answer it later (into nothing). The
+ * hook goes with the request: once answered, it is never called.
+ * fn NULL unregisters it. Internal requests never go.
+ */
+void control_on_gone(struct request *, void (*fn)(void *), void *arg);
 /* Answers and frees the request; result is stolen. */
 void control_reply(struct request *, json_t *result);
 /* Answers with a result given as checked raw JSON text, unchanged. */
@@ -168,6 +179,8 @@ struct child_io {
 };
 void child_init(void);
 void child_close(void);
+/* The soft RLIMIT_NOFILE children get (mcpd's own before it raised it). */
+void child_set_nofile(rlim_t soft);
 /*
  * Starts argv in its own process group, with a parent-death signal, no
  * shell, and the given environment. Returns 0, or a negative errno with
@@ -206,6 +219,11 @@ int sendq_push(struct sendq *, const json_t *msg);
 /* Queues an answer whose result is checked raw JSON text. */
 int sendq_push_raw_result(struct sendq *, const json_t *id, const char *raw,
     size_t len);
+/*
+ * fn(arg) after a write that left nothing unsent without going through the
+ * bufferevent (whose own write callback reports the other case).
+ */
+void sendq_on_drained(struct sendq *, void (*fn)(void *), void *arg);
 /* Writes what is queued now (before closing, say). */
 void sendq_flush(struct sendq *);
 /* Bytes not yet taken by the kernel. */
@@ -381,15 +399,25 @@ json_t *session_tools_peek(const struct session *);
 /* A 2026-07-28 server answered HeaderMismatch: its tool catalog is stale. */
 bool session_is_catalog_retired(const struct session *);
 json_t *session_server_info_peek(const struct session *);
-/* Sends a request; cb is called exactly once. params is stolen. */
+/* Sends a request; cb is called exactly once, from the loop. params is stolen. */
 void session_request(struct session *, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, void *arg);
 /*
  * The same, but a plain result may come to raw_cb as the server's text
- * (errors, and results that need a look, still come to cb).
+ * (errors, and results that need a look, still come to cb). Returns the
+ * request's id while it is pending, or 0 when nothing could be sent (cb
+ * then fails it on a later loop turn).
  */
-void session_request_raw(struct session *, const char *method, json_t *params,
-    int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg);
+int64_t session_request_raw(struct session *, const char *method,
+    json_t *params, int timeout_ms, session_reply_fn *cb,
+    session_raw_fn *raw_cb, void *arg);
+/*
+ * Sends notifications/cancelled {requestId: id, reason} to the server and
+ * fails the pending request as outcome-unknown (timeout when it had not
+ * been sent yet), its callback running from the loop (never inside this
+ * call); -ENOENT when id is not pending.
+ */
+int session_cancel(struct session *, int64_t id, const char *reason);
 struct transport *session_transport(const struct session *);
 
 /* server.c: configured connections, their gates and restart policy. */

@@ -20,6 +20,8 @@ struct sendq {
 	struct bufferevent *bev;
 	struct evbuffer *pending;
 	bool is_dirty;
+	void (*drained)(void *); /* the kernel took all that was pending */
+	void *drained_arg;
 	LIST_ENTRY(sendq) entry;
 };
 
@@ -48,11 +50,19 @@ sendq_free(struct sendq *q)
 	free(q);
 }
 
+void
+sendq_on_drained(struct sendq *q, void (*fn)(void *), void *arg)
+{
+	q->drained = fn;
+	q->drained_arg = arg;
+}
+
 /* Writes what is pending; what is left waits in the bufferevent. */
 void
 sendq_flush(struct sendq *q)
 {
 	struct evbuffer *out = bufferevent_get_output(q->bev);
+	bool had_pending = evbuffer_get_length(q->pending) > 0;
 
 	if (q->is_dirty) {
 		LIST_REMOVE(q, entry);
@@ -65,6 +75,9 @@ sendq_flush(struct sendq *q)
 	/* On EAGAIN, or an error the bufferevent will itself report. */
 	if (evbuffer_get_length(q->pending) > 0)
 		evbuffer_add_buffer(out, q->pending);
+	else if (had_pending && evbuffer_get_length(out) == 0 &&
+	    q->drained != NULL)
+		q->drained(q->drained_arg);
 }
 
 static void

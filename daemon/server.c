@@ -479,11 +479,58 @@ server_on_call_reply(void *arg, const struct session_reply *r)
 	control_fail(req, r->kind, data, "%s", r->message);
 }
 
+/*
+ * A call in flight, for the hook that cancels it if its client goes. The
+ * hook is registered only while the session holds the request, and every
+ * end of the request (answer, failure, deadline, a session that dies)
+ * comes through the callbacks below, which unregister it first: it can
+ * never reach a session that is gone.
+ */
+struct server_pending_call {
+	struct request *req;
+	struct session *session;
+	int64_t id;
+};
+
+static void
+server_call_gone(void *arg)
+{
+	struct server_pending_call *pc = arg;
+
+	session_cancel(pc->session, pc->id, "the client that asked has gone");
+}
+
+static void
+server_on_pending_call_raw(void *arg, const char *result, size_t len)
+{
+	struct server_pending_call *pc = arg;
+	struct request *req = pc->req;
+
+	control_on_gone(req, NULL, NULL);
+	session_unref(pc->session);
+	free(pc);
+	server_on_call_raw(req, result, len);
+}
+
+static void
+server_on_pending_call_reply(void *arg, const struct session_reply *r)
+{
+	struct server_pending_call *pc = arg;
+	struct request *req = pc->req;
+
+	control_on_gone(req, NULL, NULL);
+	session_unref(pc->session);
+	free(pc);
+	server_on_call_reply(req, r);
+}
+
 void
 server_call(struct server *s, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *req)
 {
+	struct server_pending_call *pc;
 	json_t *params;
+	int64_t id;
 
 	if (generation != 0 && generation != s->generation) {
 		control_fail(req, ERRORS_STALE_HANDLE,
@@ -518,6 +565,16 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 		return;
 	}
 	params = json_pack("{s:s, s:O}", "name", tool, "arguments", arguments);
-	session_request_raw(s->session, "tools/call", params, timeout_ms,
-	    server_on_call_reply, server_on_call_raw, req);
+	if ((pc = calloc(1, sizeof *pc)) == NULL)
+		fatal("calloc");
+	pc->req = req;
+	pc->session = s->session;
+	session_ref(pc->session); /* the hook may cancel through it */
+	/* 0: nothing to cancel, the request fails (from the loop). */
+	if ((id = session_request_raw(s->session, "tools/call", params,
+		 timeout_ms, server_on_pending_call_reply,
+		 server_on_pending_call_raw, pc)) > 0) {
+		pc->id = id;
+		control_on_gone(req, server_call_gone, pc);
+	}
 }

@@ -20,8 +20,8 @@ enum session_phase {
 
 struct pending {
 	int64_t id;
-	enum errors_kind refused_kind; /* refused before it was sent */
-	const char *refused_why;
+	enum errors_kind later_kind; /* how it fails from the loop */
+	const char *later_why;
 	session_reply_fn *cb;
 	session_raw_fn *raw_cb; /* NULL: results come parsed to cb */
 	void *arg;

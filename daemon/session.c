@@ -128,6 +128,40 @@ session_pending_expired(evutil_socket_t fd, short events, void *arg)
 	session_pending_fail(p, ERRORS_OUTCOME_UNKNOWN, msg);
 }
 
+static void
+session_pending_failed_later(evutil_socket_t fd, short events, void *arg)
+{
+	struct pending *p = arg;
+
+	(void)fd, (void)events;
+	session_pending_fail(p, p->later_kind, p->later_why);
+}
+
+/* The request fails from the loop, never inside its caller. */
+static void
+session_pending_later(struct pending *p, enum errors_kind kind,
+    const char *why)
+{
+	p->later_kind = kind;
+	p->later_why = why;
+	evtimer_assign(&p->timer, mcpd_base, session_pending_failed_later, p);
+	event_active(&p->timer, EV_TIMEOUT, 0);
+}
+
+int
+session_cancel(struct session *s, int64_t id, const char *reason)
+{
+	struct pending *p;
+
+	if ((p = session_pending_take(s, id)) == NULL)
+		return -ENOENT;
+	if (session_send_cancel(s, id, reason) == 1)
+		session_pending_later(p, ERRORS_TIMEOUT, "the request was cancelled before it could be sent; it did not run");
+	else
+		session_pending_later(p, ERRORS_OUTCOME_UNKNOWN, "the request was cancelled (mcpd sent notifications/cancelled); it was sent and may have run");
+	return 0;
+}
+
 /* The cached Tool a tools/call names, for the transport's headers. */
 static const json_t *
 session_tool_for(const struct session *s, const char *method,
@@ -147,26 +181,6 @@ session_tool_for(const struct session *s, const char *method,
 	return NULL;
 }
 
-static void
-session_pending_refused(evutil_socket_t fd, short events, void *arg)
-{
-	struct pending *p = arg;
-
-	(void)fd, (void)events;
-	session_pending_fail(p, p->refused_kind, p->refused_why);
-}
-
-/* A request that was never sent fails from the loop, not in the caller. */
-static void
-session_pending_refuse(struct pending *p, enum errors_kind kind,
-    const char *why)
-{
-	p->refused_kind = kind;
-	p->refused_why = why;
-	evtimer_assign(&p->timer, mcpd_base, session_pending_refused, p);
-	event_active(&p->timer, EV_TIMEOUT, 0);
-}
-
 void
 session_request(struct session *s, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, void *arg)
@@ -174,7 +188,7 @@ session_request(struct session *s, const char *method, json_t *params,
 	session_request_raw(s, method, params, timeout_ms, cb, NULL, arg);
 }
 
-void
+int64_t
 session_request_raw(struct session *s, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg)
 {
@@ -193,9 +207,9 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	p->timeout_ms = timeout_ms;
 	if (s->phase == SESSION_DEAD) {
 		json_decref(params);
-		session_pending_refuse(p, ERRORS_UNAVAILABLE,
+		session_pending_later(p, ERRORS_UNAVAILABLE,
 		    "the connection to the server is closed; nothing was sent");
-		return;
+		return 0;
 	}
 	if (s->is_modern || strcmp(method, "server/discover") == 0)
 		params = era_with_meta(params, ERA_MODERN);
@@ -206,18 +220,19 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	    session_tool_for(s, method, params));
 	json_decref(msg);
 	if (r < 0) {
-		session_pending_refuse(p, ERRORS_UNAVAILABLE,
+		session_pending_later(p, ERRORS_UNAVAILABLE,
 		    r == -ENOBUFS ?
 			"the server is not reading what it was sent; nothing "
 			"more is sent until it does" :
 			"the connection to the server is closed; nothing was "
 			"sent");
-		return;
+		return 0;
 	}
 	evtimer_assign(&p->timer, mcpd_base, session_pending_expired, p);
 	evtimer_add(&p->timer, &tv);
 	LIST_INSERT_HEAD(session_bucket(s, p->id), p, entry);
 	s->npending++;
+	return p->id;
 }
 
 void

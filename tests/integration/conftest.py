@@ -10,6 +10,7 @@ import atexit
 import json
 import os
 import re
+import resource
 import selectors
 import shutil
 import signal
@@ -506,7 +507,8 @@ def everything_cmd():
 class Daemon:
     """One real mcpd on a private socket and state dir."""
 
-    def __init__(self, args=(), env=None, base=None, preexec_fn=None):
+    def __init__(self, args=(), env=None, base=None, preexec_fn=None,
+                 nofile=None):
         for exe in (MCPD, MCPCTL, TESTSERVER):
             assert exe.is_file() and os.access(exe, os.X_OK), (
                 f"{exe} is missing: build with make (MCPD_BUILD={BUILD})")
@@ -525,7 +527,8 @@ class Daemon:
         self.stderr_path.touch()
         self.args = [str(a) for a in args]
         self.env = child_env(env)
-        self.preexec_fn = preexec_fn    # e.g. a lower RLIMIT_NOFILE
+        self.preexec_fn = preexec_fn    # run in the child before exec
+        self.nofile = nofile    # (soft, hard) RLIMIT_NOFILE, or None
         self.proc = None
         self.stderr_text = None
         self.seen_pids = set()
@@ -538,11 +541,20 @@ class Daemon:
     def start(self, timeout=10.0):
         argv = [str(MCPD), "-d", "-s", str(self.sock), "-S",
                 str(self.state)] + self.args
+        nofile = self.nofile
+
+        preexec_fn = self.preexec_fn
+
+        def limit():
+            if nofile is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
+            if preexec_fn is not None:
+                preexec_fn()
         with open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
                 env=self.env, cwd=str(self.base), start_new_session=True,
-                preexec_fn=self.preexec_fn)
+                preexec_fn=limit)
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
@@ -749,8 +761,9 @@ def mcpd_factory(request):
     daemons = []
     request.node._mcpd_daemons = daemons
 
-    def start(*args, env=None, base=None, preexec_fn=None):
-        d = Daemon(args, env=env, base=base, preexec_fn=preexec_fn)
+    def start(*args, env=None, base=None, preexec_fn=None, nofile=None):
+        d = Daemon(args, env=env, base=base, preexec_fn=preexec_fn,
+                   nofile=nofile)
         daemons.append(d)
         return d.start()
 

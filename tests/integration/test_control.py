@@ -5,17 +5,19 @@ oversized lines and pipelining (doc/control-protocol.md, Framing)."""
 import errno
 import json
 import os
+import resource
 import selectors
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
 from conftest import (DEFAULT_MAX_MESSAGE, DENIED, INVALID_PARAMS,
-                      INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-                      socket_mode)
+                      INVALID_REQUEST, METHOD_NOT_FOUND, MiB, PARSE_ERROR,
+                      UNAVAILABLE, poll, socket_mode)
 
 
 def test_hello_names_daemon_and_agent(mcpd):
@@ -44,7 +46,9 @@ def test_status_reports_paths_and_limits(mcpd):
     assert r["servers"] == {"total": 0, "ready": 0}
     assert r["clients"] >= 1
     assert r["limits"]["max_message"] == DEFAULT_MAX_MESSAGE
-    assert r["limits"]["max_client_queue"] == 4096
+    assert r["limits"]["max_client_requests"] == 64
+    assert r["limits"]["max_client_output"] == 2 * DEFAULT_MAX_MESSAGE
+    assert "max_client_queue" not in r["limits"]
     assert r["limits"]["log_lines"] == 1000
     assert isinstance(r["uptime_s"], (int, float)) and r["uptime_s"] >= 0
 
@@ -331,3 +335,302 @@ def test_32_clients_pipelining_500_calls_each(mcpd):
             s.close()
     row = mcpd.row("ts")
     assert row["state"] == "ready" and row["restarts"] == 0
+
+
+# --------------------------------------------------------------------------
+# Per-client bounds, clients that go, and the client limit (issue 10)
+
+def proc_status_kb(pid, key):
+    """A VmRSS/VmHWM-like field of /proc/PID/status, in KiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise AssertionError(f"no {key} in /proc/{pid}/status")
+
+
+def proc_io(pid, key):
+    with open(f"/proc/{pid}/io") as f:
+        for line in f:
+            k, v = line.split(":")
+            if k == key:
+                return int(v)
+    return 0
+
+
+def wait_quiet(pid, key="wchar", quiet=1.0, timeout=30.0):
+    """Waits until pid has not written for quiet seconds."""
+    last, since = proc_io(pid, key), time.monotonic()
+    deadline = since + timeout
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = proc_io(pid, key)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return
+    raise AssertionError(f"process {pid} kept writing for {timeout} s")
+
+
+def test_never_reading_client_is_bounded_and_gets_every_answer(mcpd):
+    ncalls, size = 1000, MiB
+    mcpd.load_testserver("ts")
+    ts_pid = mcpd.row("ts")["pid"]
+    rss0 = proc_status_kb(mcpd.pid, "VmRSS")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(str(mcpd.sock))
+    reqs = b"".join(json.dumps({
+        "jsonrpc": "2.0", "id": i, "method": "mcpd/call",
+        "params": {"server": "ts", "tool": "big",
+                   "arguments": {"bytes": size}}}).encode() + b"\n"
+        for i in range(ncalls))
+    # mcpd stops reading this client: the rest of the write may block.
+    writer = threading.Thread(target=s.sendall, args=(reqs,), daemon=True)
+    writer.start()
+    try:
+        # Until the server has answered everything mcpd let through.
+        time.sleep(1.0)
+        wait_quiet(ts_pid)
+        # The daemon still answers another client at once.
+        with mcpd.client() as other:
+            t0 = time.monotonic()
+            r = other.result("mcpd/call", {
+                "server": "ts", "tool": "echo",
+                "arguments": {"message": "meanwhile"}}, timeout=5)
+            assert r["structuredContent"] == {"message": "meanwhile"}
+            assert time.monotonic() - t0 < 2.0
+        held_rss = proc_status_kb(mcpd.pid, "VmRSS")
+        held_hwm = proc_status_kb(mcpd.pid, "VmHWM")
+        print(f"\nmcpd RSS before {rss0} KiB; while the client does not "
+              f"read: VmRSS {held_rss} KiB, VmHWM {held_hwm} KiB")
+        assert held_hwm < 100 * 1024, (held_rss, held_hwm)
+
+        # Now it reads: every answer comes, each exactly once and whole.
+        s.settimeout(30)
+        buf, got, want = bytearray(), {}, "x" * size
+        while len(got) < ncalls:
+            chunk = s.recv(4 << 20)
+            assert chunk, f"mcpd closed after {len(got)} answers"
+            buf += chunk
+            start = 0
+            while True:
+                nl = buf.find(b"\n", start)
+                if nl < 0:
+                    break
+                msg = json.loads(buf[start:nl])
+                start = nl + 1
+                assert msg["id"] not in got, msg["id"]
+                assert "result" in msg, str(msg)[:300]
+                assert msg["result"]["content"][0]["text"] == want
+                got[msg["id"]] = True
+            del buf[:start]
+        assert sorted(got) == list(range(ncalls))
+        assert not buf
+        writer.join(timeout=10)
+        assert not writer.is_alive()
+        end_hwm = proc_status_kb(mcpd.pid, "VmHWM")
+        print(f"after all {ncalls} answers: VmRSS "
+              f"{proc_status_kb(mcpd.pid, 'VmRSS')} KiB, VmHWM {end_hwm} KiB")
+        assert end_hwm < 100 * 1024, end_hwm
+    finally:
+        s.close()
+    assert mcpd.row("ts")["restarts"] == 0
+
+
+def test_client_limits_in_status_and_options(mcpd_factory):
+    d = mcpd_factory("--max-client-requests", "3",
+                     "--max-client-output", "100000")
+    limits = d.rpc.result("mcpd/status")["limits"]
+    assert limits["max_client_requests"] == 3
+    assert limits["max_client_output"] == 100000
+    d.load_testserver("ts")
+    # Ten slow calls at once, three at a time: all are answered.
+    with d.client() as c:
+        ids = [c.request("mcpd/call", {"server": "ts", "tool": "sleep_ms",
+                                       "arguments": {"ms": 300}})
+               for _ in range(10)]
+        t0 = time.monotonic()
+        for i in ids:
+            r = c.response(i, timeout=20)
+            assert r["result"]["content"][0]["text"] == "slept 300 ms"
+        # Four rounds of at most three: at least 1.2 s.
+        assert time.monotonic() - t0 >= 1.1
+    sleeps = [l for l in d.logs("ts") if l.startswith("sleep_ms ")]
+    assert len(sleeps) == 10
+
+
+def cancelled_ids(d, server="ts"):
+    return [l for l in d.logs(server) if l.startswith("client cancelled ")]
+
+
+def test_client_gone_mid_call_frees_its_slot_and_cancels(mcpd_factory):
+    d = mcpd_factory("--max-clients", "1")
+    # The one slot may still hold the start's probe for a moment.
+    d._rpc = poll(lambda: status_client(d), what="a free slot")
+    d.load_testserver("ts")
+    d.rpc.close()               # the slot is for the clients below
+    d._rpc = None
+    a = poll(lambda: status_client(d), what="a free slot")
+    a.request("mcpd/call", {"server": "ts", "tool": "sleep_ms",
+                            "arguments": {"ms": 30000}})
+    # The server has the call: it logged its upstream id.
+    line = poll(lambda: [l for l in a.result(
+        "mcpd/logs", {"server": "ts"})["lines"]
+        if l.startswith("sleep_ms ")], what="the sleep_ms line")[0]
+    upstream_id = line.split()[1].rstrip(":")
+    a.close()
+    # Its slot is free at once: a new client is served, not refused.
+    t0 = time.monotonic()
+    with d.client() as b:
+        assert b.result("mcpd/status", timeout=5)["pid"] == d.pid
+        assert time.monotonic() - t0 < 2.0
+        # The call was cancelled upstream, with its id and a reason.
+        got = poll(lambda: [l for l in b.result(
+            "mcpd/logs", {"server": "ts"})["lines"]
+            if l.startswith("client cancelled ")], what="the cancellation")
+        assert got == [f"client cancelled {upstream_id} "
+                       f"(the client that asked has gone)"]
+        # The server goes on serving.
+        r = b.result("mcpd/call", {"server": "ts", "tool": "echo",
+                                   "arguments": {"message": "next"}})
+        assert r["structuredContent"] == {"message": "next"}
+        row = b.result("mcpd/list")["servers"][0]
+        assert row["state"] == "ready" and row["restarts"] == 0
+
+
+def status_client(d):
+    """A connected client that mcpd served, or None if it refused it."""
+    c = d.client()
+    try:
+        c.request("mcpd/status", id_="probe")
+        msg = c.read_message()
+    except OSError:
+        msg = None
+    if msg is not None and msg.get("id") == "probe" and "result" in msg:
+        return c
+    c.close()
+    return None
+
+
+def test_half_closed_client_still_gets_its_answers(mcpd):
+    mcpd.load_testserver("ts")
+    with mcpd.client() as c:
+        slow = c.request("mcpd/call", {"server": "ts", "tool": "sleep_ms",
+                                       "arguments": {"ms": 1000}})
+        big = c.request("mcpd/call", {"server": "ts", "tool": "big",
+                                      "arguments": {"bytes": 2 * MiB}})
+        c.sock.shutdown(socket.SHUT_WR)
+        msgs = c.wait_closed(timeout=20)
+    by_id = {m["id"]: m for m in msgs}
+    assert sorted(by_id) == sorted([slow, big]), msgs
+    assert by_id[slow]["result"]["content"][0]["text"] == "slept 1000 ms"
+    assert len(by_id[big]["result"]["content"][0]["text"]) == 2 * MiB
+    assert cancelled_ids(mcpd) == []
+
+
+def refusal_of(d):
+    """The one line mcpd sends a client it turns away, then EOF."""
+    with d.client() as c:
+        msgs = c.wait_closed(timeout=10)
+    assert len(msgs) == 1, msgs
+    assert msgs[0]["id"] is None and "result" not in msgs[0]
+    return msgs[0]["error"]
+
+
+def test_client_beyond_max_clients_gets_one_error(mcpd_factory):
+    d = mcpd_factory("--max-clients", "2")
+    d.rpc.close()
+    d._rpc = None
+    first = poll(lambda: status_client(d), what="a first client")
+    second = status_client(d)
+    try:
+        assert second is not None
+        assert first.result("mcpd/status")["clients"] == 2
+        err = refusal_of(d)
+        assert err == {"code": UNAVAILABLE,
+                       "message": "mcpd has 2 clients, its limit; close one "
+                                  "or raise --max-clients",
+                       "data": {"kind": "unavailable", "limit": 2}}
+        # The two still work; once one goes, a new one gets in.
+        assert second.result("mcpd/list") == {"servers": []}
+        second.close()
+        third = poll(lambda: status_client(d), what="the freed slot")
+        third.close()
+    finally:
+        first.close()
+        if second is not None:
+            second.close()
+
+
+def open_fds(pid):
+    return {int(n) for n in os.listdir(f"/proc/{pid}/fd")}
+
+
+def test_low_nofile_fits_max_clients(mcpd_factory):
+    d = mcpd_factory(nofile=(100, 100))
+    assert ("--max-clients lowered from 256 to 18 to fit RLIMIT_NOFILE 100"
+            in d.read_stderr())
+    assert d.rpc.result("mcpd/status")["limits"]["max_clients"] == 18
+    clients = [d.rpc]
+    try:
+        while len(clients) < 18:
+            c = status_client(d)
+            assert c is not None, f"refused at {len(clients)} clients"
+            clients.append(c)
+        err = refusal_of(d)
+        assert err["code"] == UNAVAILABLE
+        assert err["data"] == {"kind": "unavailable", "limit": 18}
+        assert err["message"] == ("mcpd has 18 clients, its limit; close "
+                                  "one or raise --max-clients")
+    finally:
+        for c in clients[1:]:
+            c.close()
+    assert poll(lambda: d.rpc.result("mcpd/status")["clients"] == 1,
+                what="the clients to go")
+
+
+def test_client_beyond_the_descriptors_gets_an_answer(mcpd):
+    poll(lambda: mcpd.rpc.result("mcpd/status")["clients"] == 1,
+         what="the start's probe connection to go")
+    # Every descriptor below the soft limit is taken: the next accept
+    # fails with EMFILE. The client is answered all the same.
+    fds = open_fds(mcpd.pid)
+    lowest_free = min(set(range(len(fds) + 1)) - fds)
+    soft, hard = resource.prlimit(mcpd.pid, resource.RLIMIT_NOFILE)
+    resource.prlimit(mcpd.pid, resource.RLIMIT_NOFILE, (lowest_free, hard))
+    try:
+        err = refusal_of(mcpd)
+        assert err == {
+            "code": UNAVAILABLE,
+            "message": f"mcpd has 1 clients and no file descriptor left "
+                       f"(RLIMIT_NOFILE {lowest_free}); close a client or "
+                       f"raise the limit",
+            "data": {"kind": "unavailable", "clients": 1}}
+        # And again: the spare descriptor came back.
+        assert refusal_of(mcpd) == err
+        assert mcpd.rpc.result("mcpd/status")["pid"] == mcpd.pid
+    finally:
+        resource.prlimit(mcpd.pid, resource.RLIMIT_NOFILE, (soft, hard))
+    with mcpd.client() as c:
+        assert c.result("mcpd/status")["clients"] == 2
+
+
+def nofile_of(pid):
+    """(soft, hard) RLIMIT_NOFILE of pid, from /proc/PID/limits."""
+    with open(f"/proc/{pid}/limits") as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                soft, hard = line.split()[3:5]
+                return int(soft), int(hard)
+    raise AssertionError(f"no open files limit for {pid}")
+
+
+def test_nofile_raised_to_hard_limit_and_servers_get_the_old_one(
+        mcpd_factory):
+    d = mcpd_factory(nofile=(100, 400))
+    assert nofile_of(d.pid) == (400, 400)
+    assert ("--max-clients lowered from 256 to 168 to fit RLIMIT_NOFILE 400"
+            in d.read_stderr())
+    assert d.rpc.result("mcpd/status")["limits"]["max_clients"] == 168
+    d.load_testserver("ts")
+    assert nofile_of(d.row("ts")["pid"]) == (100, 400)

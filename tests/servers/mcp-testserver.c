@@ -387,6 +387,7 @@ ts_tool_sleep_ms(struct ts_call *call)
 {
 	json_int_t ms = ts_arg_int(call, "ms");
 	struct ts_timer *t, **tp;
+	char *id;
 
 	if (ms < 0 || ms > TS_SLEEP_MAX)
 		return ts_result(true, "ms must be within 0..%d", TS_SLEEP_MAX);
@@ -395,6 +396,9 @@ ts_tool_sleep_ms(struct ts_call *call)
 	t->deadline = ts_now_ms() + ms;
 	t->ms = (long)ms;
 	t->id = json_incref(call->id);
+	id = json_dumps(call->id, JSON_ENCODE_ANY);
+	ts_log("sleep_ms %s: %ld ms", id != NULL ? id : "?", t->ms);
+	free(id);
 	t->conn = call->conn;
 	for (tp = &ts.timers; *tp && (*tp)->deadline <= t->deadline;
 	     tp = &(*tp)->next)
@@ -688,10 +692,13 @@ static void
 ts_cancel(json_t *params)
 {
 	json_t *rid = json_object_get(params, "requestId");
+	const char *reason = json_string_value(json_object_get(params,
+	    "reason"));
 	char *s = json_dumps(rid, JSON_ENCODE_ANY);
 	struct ts_timer *t, **tp;
 
-	ts_log("client cancelled %s", s ? s : "?");
+	ts_log("client cancelled %s (%s)", s ? s : "?",
+	    reason ? reason : "no reason");
 	free(s);
 	for (tp = &ts.timers; (t = *tp) != NULL; tp = &t->next)
 		if (json_equal(t->id, rid))
