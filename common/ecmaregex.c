@@ -240,11 +240,15 @@ ecmaregex_translate_to(const char *s, FILE *out, const char **what)
 			r = ecmaregex_escape(&s, out, what);
 		else if (*s == '[')
 			r = ecmaregex_bracket(&s, out, what);
-		else if (strncmp(s, "(?:", 3) == 0 ||
+		else if (strncmp(s, "(?<", 3) == 0 &&
+		    isalpha((unsigned char)s[3]) && strchr(s, '>') == NULL) {
+			*what = "a group name without '>'";
+			r = -ENOTSUP;
+		} else if (strncmp(s, "(?:", 3) == 0 ||
 		    (strncmp(s, "(?<", 3) == 0 &&
 			isalpha((unsigned char)s[3]))) {
 			fputc('(', out); /* a group without a name */
-			s = s[2] == ':' ? s + 3 : strchrnul(s, '>') + 1;
+			s = s[2] == ':' ? s + 3 : strchr(s, '>') + 1;
 		} else if (strncmp(s, "(?", 2) == 0) {
 			*what = "lookaround";
 			r = -ENOTSUP;

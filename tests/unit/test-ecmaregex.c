@@ -172,6 +172,9 @@ static const struct {
 	{ "[z-a]", "a bracket expression" },
 	{ "[abc", "a bracket expression" },
 	{ "(a", "regcomp refuses it" },
+	/* Read past the pattern's end before (tests/fuzz/fuzz-jsonschema). */
+	{ "(?<n", "a group name without '>'" },
+	{ "a(?<name)b", "a group name without '>'" },
 };
 
 static void
