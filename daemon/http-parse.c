@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* The HTTP/1.1 response parser: status line, headers, body framing, limits. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,16 +45,24 @@ http_parse_clear(struct http_parse *p)
 	http_parse_clear_response(&p->resp);
 }
 
+/* RFC 9112 4: "HTTP/1.x" SP 3DIGIT [SP reason], nothing looser. */
 static int
 http_parse_status(struct http_parse *p, const char *line)
 {
-	int minor, status;
+	int status;
 
-	if (sscanf(line, "HTTP/1.%d %3d", &minor, &status) != 2 ||
-	    status < 100 || status > 599)
+	if (strncmp(line, "HTTP/1.", 7) != 0 ||
+	    !isdigit((unsigned char)line[7]) || line[8] != ' ' ||
+	    !isdigit((unsigned char)line[9]) ||
+	    !isdigit((unsigned char)line[10]) ||
+	    !isdigit((unsigned char)line[11]) ||
+	    (line[12] != '\0' && line[12] != ' '))
+		return -EPROTO;
+	status = (line[9] - '0') * 100 + (line[10] - '0') * 10 + line[11] - '0';
+	if (status < 100 || status > 599)
 		return -EPROTO;
 	p->resp.status = status;
-	p->is_keep_alive = minor >= 1;
+	p->is_keep_alive = line[7] >= '1';
 	return 0;
 }
 

@@ -162,6 +162,11 @@ test_garbage_status_lines(void)
 {
 	static const char *const lines[] = {
 		"HTTP/1.1\r\n\r\n",
+		"HTTP/1.1 2000 OK\r\n\r\n",
+		"HTTP/1.1 200OK\r\n\r\n",
+		"HTTP/1.1  200 OK\r\n\r\n",
+		"HTTP/1.-1 200 OK\r\n\r\n",
+		"HTTP/1.10 200 OK\r\n\r\n",
 		"HTTP/1.1 +20 OK\r\n\r\n",
 		"HTTP/1.1 OK\r\n\r\n",
 		"HTTP/2 200\r\n\r\n",
