@@ -120,7 +120,7 @@ bench: deps
 # target run for FUZZ_SECONDS; a crash input is kept under
 # $(FUZZ_BUILD)/crashes/<target>/ and fails the make.
 FUZZ_BUILD   ?= build-fuzz
-FUZZ_SECONDS ?= 25
+FUZZ_SECONDS ?= 30
 FUZZ_CC	     ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		-fno-omit-frame-pointer
