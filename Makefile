@@ -50,7 +50,7 @@ UNITS	   := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
 BENCHES	   := $(patsubst bench/%.c,$(BUILD)/%,$(BENCH_SRC))
 
 .PHONY: all deps run check check-unit check-integration check-conformance \
-	check-asan bench lint install clean
+	check-asan bench lint install clean fuzz fuzz-build
 
 all: $(MCPD) $(MCPCTL) $(TESTSERVER) $(UNITS) $(BENCHES)
 
@@ -116,10 +116,46 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	bench/run $(abspath $(BUILD))
 
+# libFuzzer targets (tests/fuzz/README.md): clang, its own build dir, each
+# target run for FUZZ_SECONDS; a crash input is kept under
+# $(FUZZ_BUILD)/crashes/<target>/ and fails the make.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 30
+FUZZ_CC	     ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-fno-omit-frame-pointer
+FUZZ_CFLAGS  = -std=gnu11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) $(WARN) \
+	       -Icommon -Idaemon -Ictl $(PKG_CFLAGS)
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(FUZZ_SRC))
+FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_TARGETS))
+# The parsers the targets reach: every common/ module, the daemon's HTTP
+# response parser and mcpctl's JSON-with-comments reader.
+FUZZ_LIB_SRC := $(COMMON_SRC) daemon/http-parse.c ctl/jsonc.c
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_LIB_SRC))
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/libfuzz.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz-%.o $(FUZZ_BUILD)/libfuzz.a
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz:
+	@scripts/install-deps --fuzz
+	@$(MAKE) --no-print-directory fuzz-build
+	tests/fuzz/run $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 lint:
 	mandoc -Tlint -W warning man/*.[1-9]
 	clang-format --dry-run --Werror common/*.[ch] daemon/*.[ch] ctl/*.[ch] \
-	    tests/unit/*.[ch] tests/servers/*.c bench/*.c
+	    tests/unit/*.[ch] tests/servers/*.c tests/fuzz/*.c bench/*.c
 
 install: $(MCPD) $(MCPCTL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -136,6 +172,6 @@ install: $(MCPD) $(MCPCTL)
 	install -m 0644 systemd/mcpd.socket $(DESTDIR)$(UNITDIR)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)

@@ -232,19 +232,36 @@ ecmaregex_braces(const char *s)
 static int
 ecmaregex_translate_to(const char *s, FILE *out, const char **what)
 {
+	bool was_quantifier = false, is_quantifier;
 	size_t n;
 	int r = 0;
 
 	while (*s != '\0' && r == 0) {
+		/*
+		 * "a++" and "a{2}{2}" are syntax errors in ECMA-262, and glibc's
+		 * regcomp takes memory exponential in such a stack (20 "+" take
+		 * 700 MB): refused.
+		 */
+		is_quantifier = strchr("*+?", *s) != NULL ||
+		    ecmaregex_braces(s) > 0;
+		if (is_quantifier && was_quantifier) {
+			*what = "a quantifier after a quantifier";
+			return -ENOTSUP;
+		}
+		was_quantifier = is_quantifier;
 		if (*s == '\\')
 			r = ecmaregex_escape(&s, out, what);
 		else if (*s == '[')
 			r = ecmaregex_bracket(&s, out, what);
-		else if (strncmp(s, "(?:", 3) == 0 ||
+		else if (strncmp(s, "(?<", 3) == 0 &&
+		    isalpha((unsigned char)s[3]) && strchr(s, '>') == NULL) {
+			*what = "a group name without '>'";
+			r = -ENOTSUP;
+		} else if (strncmp(s, "(?:", 3) == 0 ||
 		    (strncmp(s, "(?<", 3) == 0 &&
 			isalpha((unsigned char)s[3]))) {
 			fputc('(', out); /* a group without a name */
-			s = s[2] == ':' ? s + 3 : strchrnul(s, '>') + 1;
+			s = s[2] == ':' ? s + 3 : strchr(s, '>') + 1;
 		} else if (strncmp(s, "(?", 2) == 0) {
 			*what = "lookaround";
 			r = -ENOTSUP;

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: ISC */
 /* A validating JSON scanner: one pass, no allocation, spans of members. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonscan.h"
+
+#define JSONSCAN_DIGITS_MAX 18 /* before the point: below 2^63 */
 
 struct jsonscan {
 	const unsigned char *p;
@@ -56,18 +59,45 @@ jsonscan_utf8(struct jsonscan *s)
 	return 0;
 }
 
+/* The code unit of "\\uXXXX" at p (p[0] is the "u"), or -1. */
+static long
+jsonscan_unit(const unsigned char *p, const unsigned char *end)
+{
+	char hex[5];
+
+	if (end - p < 5 || p[0] != 'u' || !jsonscan_is_hex(p[1]) ||
+	    !jsonscan_is_hex(p[2]) || !jsonscan_is_hex(p[3]) ||
+	    !jsonscan_is_hex(p[4]))
+		return -1;
+	memcpy(hex, p + 1, 4);
+	hex[4] = '\0';
+	return strtol(hex, NULL, 16);
+}
+
+/*
+ * An escape. \u0000 and a surrogate that is not half of a pair are valid
+ * JSON text, but jansson refuses them: they are left to the parser.
+ */
 static int
 jsonscan_escape(struct jsonscan *s, bool *has_escape)
 {
+	long unit, low;
+
 	*has_escape = true;
 	if (++s->p >= s->end)
 		return -EINVAL;
 	if (*s->p == 'u') {
-		if (s->end - s->p < 5 || !jsonscan_is_hex(s->p[1]) ||
-		    !jsonscan_is_hex(s->p[2]) || !jsonscan_is_hex(s->p[3]) ||
-		    !jsonscan_is_hex(s->p[4]))
+		if ((unit = jsonscan_unit(s->p, s->end)) <= 0 ||
+		    (unit >= 0xdc00 && unit <= 0xdfff))
 			return -EINVAL;
 		s->p += 5;
+		if (unit >= 0xd800 && unit <= 0xdbff) {
+			if (s->end - s->p < 2 || s->p[0] != '\\' ||
+			    (low = jsonscan_unit(s->p + 1, s->end)) < 0xdc00 ||
+			    low > 0xdfff)
+				return -EINVAL;
+			s->p += 6;
+		}
 		return 0;
 	}
 	if (strchr("\"\\/bfnrt", *s->p) == NULL || *s->p == '\0')
@@ -113,14 +143,22 @@ jsonscan_digits(struct jsonscan *s)
 	return s->p - start;
 }
 
+/*
+ * A number. jansson refuses integers beyond 64 bits and reals beyond the
+ * range of a double: numbers that might be either (more than 18 digits
+ * before the point, an exponent of more than 2 digits) are left to it.
+ */
 static int
 jsonscan_number(struct jsonscan *s)
 {
+	const unsigned char *exp;
+	size_t n;
+
 	if (*s->p == '-')
 		s->p++;
 	if (s->p < s->end && *s->p == '0')
 		s->p++;
-	else if (jsonscan_digits(s) == 0)
+	else if ((n = jsonscan_digits(s)) == 0 || n > JSONSCAN_DIGITS_MAX)
 		return -EINVAL;
 	if (s->p < s->end && *s->p == '.') {
 		s->p++;
@@ -131,7 +169,12 @@ jsonscan_number(struct jsonscan *s)
 		s->p++;
 		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
 			s->p++;
-		if (jsonscan_digits(s) == 0)
+		exp = s->p;
+		if ((n = jsonscan_digits(s)) == 0)
+			return -EINVAL;
+		while (n > 0 && *exp == '0')
+			exp++, n--;
+		if (n > 2)
 			return -EINVAL;
 	}
 	return 0;

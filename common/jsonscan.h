@@ -21,7 +21,10 @@ struct jsonscan_member {
  * UTF-8, at most JSONSCAN_DEPTH deep) and records where the values of the
  * given top-level members are. Returns 0, or -EINVAL when the text is not
  * such an object (or is one this scanner does not vouch for: the caller
- * then falls back to a full parser).
+ * then falls back to a full parser). It vouches only for text jansson
+ * accepts as it is: \u0000, lone surrogates, integers of more than 18
+ * digits and exponents of more than 2 digits are left to the parser, so
+ * that text passed on unparsed means what a parse would have made of it.
  */
 int jsonscan_object(const char *text, size_t len,
     struct jsonscan_member *members, size_t nmembers);

@@ -352,8 +352,10 @@ names_image_normalize(const char *ref, char **ret, char **cause)
 	last_slash = memrchr(ref, '/', path_len);
 	colon = memchr(last_slash != NULL ? last_slash : ref, ':',
 	    path_len - (last_slash != NULL ? last_slash - ref : 0));
-	if (ref[0] == '\0' || strlen(ref) > 255)
-		why = "it is empty or longer than 255 characters";
+	/* Docker bounds the name without its tag or digest, as here. */
+	if (ref[0] == '\0' ||
+	    (colon != NULL ? (size_t)(colon - ref) : path_len) > 255)
+		why = "it is empty or its name is longer than 255 characters";
 	else if (strpbrk(ref, " \t\r\n\v\f") != NULL)
 		why = "it contains white space";
 	else if (colon != NULL &&

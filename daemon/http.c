@@ -18,25 +18,11 @@
 #include "log.h"
 #include "mcpd.h"
 
-#define HTTP_HEAD_MAX	 (64 * 1024) /* status line and headers */
-#define HTTP_HEADERS_MAX 100
 /*
  * An idle kept-alive connection is dropped before the server's own idle
  * timeout (Node's default is 5 s) can close it under a new request.
  */
-#define HTTP_IDLE_MS	 4000
-
-enum http_state {
-	HTTP_STATUS,
-	HTTP_HEADERS,
-	HTTP_BODY_LENGTH,
-	HTTP_CHUNK_SIZE,
-	HTTP_CHUNK_DATA,
-	HTTP_CHUNK_END,
-	HTTP_TRAILERS,
-	HTTP_BODY_CLOSE,
-	HTTP_DONE,
-};
+#define HTTP_IDLE_MS 4000
 
 struct http_conn {
 	struct http_client *client;
@@ -51,12 +37,7 @@ struct http_exchange {
 	struct http_conn *conn;
 	const struct http_cbs *cbs;
 	void *arg;
-	enum http_state state;
-	struct http_response resp;
-	size_t head_bytes;
-	size_t remaining;
-	bool is_keep_alive;
-	bool is_head_request;
+	struct http_parse parse;
 };
 
 struct http_client {
@@ -124,26 +105,6 @@ http_tls_close(void)
 	http_tls = NULL;
 }
 
-const char *
-http_response_header(const struct http_response *r, const char *name)
-{
-	for (size_t i = 0; i < r->nheaders; i++)
-		if (strcasecmp(r->headers[i].name, name) == 0)
-			return r->headers[i].value;
-	return NULL;
-}
-
-static void
-http_response_clear(struct http_response *r)
-{
-	for (size_t i = 0; i < r->nheaders; i++) {
-		free(r->headers[i].name);
-		free(r->headers[i].value);
-	}
-	free(r->headers);
-	memset(r, 0, sizeof *r);
-}
-
 static void http_conn_free(struct http_conn *);
 
 /* Ends an exchange: once, and never after a cancel. */
@@ -153,11 +114,11 @@ http_exchange_end(struct http_exchange *ex, int err, const char *why)
 	struct http_conn *conn = ex->conn;
 	const struct http_cbs *cbs = ex->cbs;
 	void *arg = ex->arg;
-	bool is_reusable = err == 0 && ex->is_keep_alive;
+	bool is_reusable = err == 0 && ex->parse.is_keep_alive;
 
 	if (conn != NULL)
 		conn->ex = NULL;
-	http_response_clear(&ex->resp);
+	http_parse_clear(&ex->parse);
 	free(ex);
 	if (conn != NULL && !is_reusable)
 		http_conn_free(conn);
@@ -174,193 +135,15 @@ http_exchange_cancel(struct http_exchange *ex)
 		return;
 	ex->cbs = NULL;
 	/* The connection cannot be reused mid-response: close it. */
-	if (ex->state != HTTP_DONE && ex->conn != NULL) {
+	if (ex->parse.state != HTTP_PARSE_DONE && ex->conn != NULL) {
 		struct http_conn *conn = ex->conn;
 
 		ex->conn = NULL;
 		conn->ex = NULL;
 		http_conn_free(conn);
 	}
-	http_response_clear(&ex->resp);
+	http_parse_clear(&ex->parse);
 	free(ex);
-}
-
-static int
-http_parse_status(struct http_exchange *ex, const char *line)
-{
-	int minor, status;
-
-	if (sscanf(line, "HTTP/1.%d %3d", &minor, &status) != 2 ||
-	    status < 100 || status > 599)
-		return -EPROTO;
-	ex->resp.status = status;
-	ex->is_keep_alive = minor >= 1;
-	return 0;
-}
-
-static int
-http_parse_header(struct http_exchange *ex, char *line)
-{
-	char *colon = strchr(line, ':'), *v;
-	struct http_header *h;
-
-	if (colon == NULL || colon == line ||
-	    ex->resp.nheaders >= HTTP_HEADERS_MAX)
-		return -EPROTO;
-	*colon = '\0';
-	for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
-		;
-	h = reallocarray(ex->resp.headers, ex->resp.nheaders + 1, sizeof *h);
-	if (h == NULL)
-		return -ENOMEM;
-	ex->resp.headers = h;
-	h[ex->resp.nheaders].name = strdup(line);
-	h[ex->resp.nheaders].value = strdup(v);
-	ex->resp.nheaders++;
-	return 0;
-}
-
-/* After the headers: how the body is framed, then the head callback. */
-static int
-http_begin_body(struct http_exchange *ex)
-{
-	const char *te = http_response_header(&ex->resp, "transfer-encoding");
-	const char *cl = http_response_header(&ex->resp, "content-length");
-	const char *conn = http_response_header(&ex->resp, "connection");
-	int status = ex->resp.status;
-
-	if (status >= 100 && status < 200) {
-		http_response_clear(&ex->resp); /* an interim answer */
-		ex->state = HTTP_STATUS;
-		return 0;
-	}
-	if (conn != NULL && strcasecmp(conn, "close") == 0)
-		ex->is_keep_alive = false;
-	if (ex->cbs != NULL && ex->cbs->head(ex->arg, &ex->resp) < 0)
-		return -ECANCELED;
-	if (ex->is_head_request || status == 204 || status == 304) {
-		ex->state = HTTP_DONE;
-	} else if (te != NULL && strcasecmp(te, "chunked") == 0) {
-		ex->state = HTTP_CHUNK_SIZE;
-	} else if (cl != NULL) {
-		char *end;
-
-		errno = 0;
-		ex->remaining = strtoull(cl, &end, 10);
-		if (errno != 0 || *end != '\0')
-			return -EPROTO;
-		ex->state = ex->remaining > 0 ? HTTP_BODY_LENGTH : HTTP_DONE;
-	} else {
-		ex->is_keep_alive = false;
-		ex->state = HTTP_BODY_CLOSE;
-	}
-	return 0;
-}
-
-static int
-http_read_line(struct http_exchange *ex, struct evbuffer *in, char **line)
-{
-	size_t len;
-
-	*line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF);
-	if (*line == NULL)
-		return evbuffer_get_length(in) > HTTP_HEAD_MAX ? -EMSGSIZE : 0;
-	ex->head_bytes += len + 2;
-	return ex->head_bytes > HTTP_HEAD_MAX ? -EMSGSIZE : 1;
-}
-
-static int
-http_read_head_line(struct http_exchange *ex, struct evbuffer *in)
-{
-	char *line;
-	int r;
-
-	if ((r = http_read_line(ex, in, &line)) <= 0)
-		return r;
-	if (ex->state == HTTP_STATUS)
-		r = http_parse_status(ex, line);
-	else if (line[0] != '\0')
-		r = http_parse_header(ex, line);
-	else
-		r = http_begin_body(ex);
-	if (r == 0 && ex->state == HTTP_STATUS && ex->resp.status != 0)
-		ex->state = HTTP_HEADERS;
-	free(line);
-	return r < 0 ? r : 1;
-}
-
-/* Hands up to max buffered body bytes to the body callback. */
-static int
-http_deliver(struct http_exchange *ex, struct evbuffer *in, size_t max)
-{
-	size_t n = evbuffer_get_length(in);
-	int r = 0;
-
-	if (n > max)
-		n = max;
-	if (n == 0)
-		return 0;
-	if (ex->cbs != NULL)
-		r = ex->cbs->body(ex->arg, (const char *)evbuffer_pullup(in, n),
-		    n);
-	evbuffer_drain(in, n);
-	return r < 0 ? -ECANCELED : (int)n;
-}
-
-static int
-http_read_chunk_line(struct http_exchange *ex, struct evbuffer *in)
-{
-	char *line, *end;
-	int r;
-
-	if ((r = http_read_line(ex, in, &line)) <= 0)
-		return r;
-	if (ex->state == HTTP_CHUNK_END) {
-		r = line[0] == '\0' ? 0 : -EPROTO;
-		ex->state = HTTP_CHUNK_SIZE;
-	} else if (ex->state == HTTP_TRAILERS) {
-		if (line[0] == '\0')
-			ex->state = HTTP_DONE;
-	} else {
-		errno = 0;
-		ex->remaining = strtoull(line, &end, 16);
-		r = errno != 0 || end == line ? -EPROTO : 0;
-		ex->state = ex->remaining > 0 ? HTTP_CHUNK_DATA : HTTP_TRAILERS;
-	}
-	ex->head_bytes = 0; /* the limit is per line here */
-	free(line);
-	return r < 0 ? r : 1;
-}
-
-/* One step of the response; >0 progress, 0 wants more, <0 error. */
-static int
-http_step(struct http_exchange *ex, struct evbuffer *in)
-{
-	int r;
-
-	switch (ex->state) {
-	case HTTP_STATUS:
-	case HTTP_HEADERS:
-		return http_read_head_line(ex, in);
-	case HTTP_BODY_LENGTH:
-	case HTTP_CHUNK_DATA:
-		if ((r = http_deliver(ex, in, ex->remaining)) <= 0)
-			return r;
-		ex->remaining -= r;
-		if (ex->remaining == 0)
-			ex->state = ex->state == HTTP_BODY_LENGTH ?
-			    HTTP_DONE :
-			    HTTP_CHUNK_END;
-		return 1;
-	case HTTP_BODY_CLOSE:
-		return http_deliver(ex, in, SIZE_MAX);
-	case HTTP_CHUNK_SIZE:
-	case HTTP_CHUNK_END:
-	case HTTP_TRAILERS:
-		return http_read_chunk_line(ex, in);
-	default:
-		return 0;
-	}
 }
 
 static const char *
@@ -384,8 +167,9 @@ http_conn_read(struct bufferevent *bev, void *arg)
 	struct http_exchange *ex;
 	int r;
 
-	while ((ex = conn->ex) != NULL && ex->state != HTTP_DONE) {
-		if ((r = http_step(ex, in)) == 0)
+	while ((ex = conn->ex) != NULL && ex->parse.state != HTTP_PARSE_DONE) {
+		if ((r = http_parse_step(&ex->parse, in, ex->cbs, ex->arg)) ==
+		    0)
 			return;
 		if (r < 0) {
 			http_exchange_end(ex, r, http_error_text(r));
@@ -459,7 +243,8 @@ http_conn_event(struct bufferevent *bev, short what, void *arg)
 		http_conn_free(conn);
 		return;
 	}
-	if ((what & BEV_EVENT_EOF) && ex->state == HTTP_BODY_CLOSE) {
+	if ((what & BEV_EVENT_EOF) &&
+	    ex->parse.state == HTTP_PARSE_BODY_CLOSE) {
 		http_exchange_end(ex, 0, NULL);
 		return;
 	}
@@ -565,7 +350,7 @@ http_send(struct http_client *c, const struct http_message *m,
 	}
 	ex->cbs = cbs;
 	ex->arg = arg;
-	ex->is_head_request = strcmp(m->method, "HEAD") == 0;
+	http_parse_init(&ex->parse, strcmp(m->method, "HEAD") == 0);
 	ex->conn->ex = ex;
 	out = bufferevent_get_output(ex->conn->bev);
 	evbuffer_add_printf(out, "%s %s HTTP/1.1\r\nHost: %s\r\n", m->method,

@@ -296,8 +296,49 @@ struct http_exchange *http_send(struct http_client *,
     const struct http_message *, const struct http_cbs *, void *arg);
 /* No more callbacks; the connection is closed (cancels the stream). */
 void http_exchange_cancel(struct http_exchange *);
+
+/*
+ * http-parse.c: the HTTP/1.1 response parser that http.c feeds, apart from
+ * any socket (and http_response_header, which it uses).
+ */
+#define HTTP_HEAD_MAX	 (64 * 1024) /* status line and headers; a chunk line */
+#define HTTP_HEADERS_MAX 100
+enum http_parse_state {
+	HTTP_PARSE_STATUS,
+	HTTP_PARSE_HEADERS,
+	HTTP_PARSE_BODY_LENGTH,
+	HTTP_PARSE_CHUNK_SIZE,
+	HTTP_PARSE_CHUNK_DATA,
+	HTTP_PARSE_CHUNK_END,
+	HTTP_PARSE_TRAILERS,
+	HTTP_PARSE_BODY_CLOSE, /* the body ends when the connection does */
+	HTTP_PARSE_DONE,
+};
+struct http_parse {
+	enum http_parse_state state;
+	struct http_response resp;
+	size_t head_bytes;
+	size_t remaining;
+	bool is_keep_alive;
+	bool is_head_request;
+};
+struct evbuffer;
+/* The value of the first header called name (any case), or NULL. */
 const char *http_response_header(const struct http_response *,
     const char *name);
+/* Sets up a parser of one response (a HEAD request's has no body). */
+void http_parse_init(struct http_parse *, bool is_head_request);
+/*
+ * Takes what it can of one step of the response from in, calling
+ * cbs->head and cbs->body (never cbs->done; cbs may be NULL): > 0 on
+ * progress, 0 when it needs more bytes, or -EPROTO (malformed), -EMSGSIZE
+ * (a line or the head over HTTP_HEAD_MAX), -ECANCELED (a callback
+ * refused), -ENOMEM.
+ */
+int http_parse_step(struct http_parse *, struct evbuffer *in,
+    const struct http_cbs *cbs, void *arg);
+/* Frees the headers the parser holds. */
+void http_parse_clear(struct http_parse *);
 
 /* netpolicy.c: the remote URL policy and DNS pinning. */
 struct netpolicy_query;

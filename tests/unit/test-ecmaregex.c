@@ -172,6 +172,14 @@ static const struct {
 	{ "[z-a]", "a bracket expression" },
 	{ "[abc", "a bracket expression" },
 	{ "(a", "regcomp refuses it" },
+	/* Read past the pattern's end before (tests/fuzz/fuzz-jsonschema). */
+	{ "(?<n", "a group name without '>'" },
+	{ "a(?<name)b", "a group name without '>'" },
+	/* glibc's regcomp took 700 MB for "a" and 20 "+" (fuzz-jsonschema). */
+	{ "a++++++++++++++++++++", "a quantifier after a quantifier" },
+	{ "a{2}{2}", "a quantifier after a quantifier" },
+	{ "a*?+", "a quantifier after a quantifier" },
+	{ "a?*", "a quantifier after a quantifier" },
 };
 
 static void

@@ -339,6 +339,41 @@ test_image_normalize(void)
 	}
 }
 
+/*
+ * The 255-character bound is on the name, as Docker's: a normalized
+ * reference normalizes again (mcpctl import sends the normalized form to
+ * mcpd/load). Found by tests/fuzz/fuzz-names.
+ */
+static void
+test_image_name_length(void)
+{
+	char name[256 + 1 + 128 + 1], *out = NULL, *again = NULL;
+
+	/* Each call below writes out only on success. */
+
+	memset(name, 'a', 255);
+	name[255] = '\0';
+	TAP_REQUIRE(names_image_normalize(name, &out, NULL) == 0,
+	    "a 255-character name is accepted");
+	TAP_CHECK_INT(strlen(out), 255 + strlen(":latest"));
+	TAP_CHECK(names_image_normalize(out, &again, NULL) == 0 &&
+		strcmp(again, out) == 0,
+	    "its normal form normalizes to itself");
+	free(out);
+	free(again);
+	out = NULL;
+	name[255] = ':';
+	memset(name + 256, 't', 128);
+	name[384] = '\0';
+	TAP_CHECK(names_image_normalize(name, &out, NULL) == 0,
+	    "a 255-character name and a 128-character tag are accepted");
+	free(out);
+	memset(name, 'a', 256);
+	name[256] = '\0';
+	TAP_CHECK(names_image_normalize(name, &out, NULL) == -EINVAL,
+	    "a 256-character name is refused");
+}
+
 static void
 test_from_image(void)
 {
@@ -362,6 +397,7 @@ test_from_image(void)
 static const struct tap_test tests[] = {
 	{ "image references: checked, :latest made explicit",
 	    test_image_normalize },
+	{ "the length bound is on the name", test_image_name_length },
 	{ "names_from_image", test_from_image },
 	{ "names_valid accepts and refuses", test_valid },
 	{ "names_secret_valid: [a-zA-Z0-9_.]{1,128}", test_secret_valid },
