@@ -9,6 +9,7 @@
 
 struct cmd_load_remote {
 	struct request *req;
+	char *agent; /* its client's, which may go meanwhile */
 	struct loadspec ls;
 	json_t *params;
 	int timeout;
@@ -28,8 +29,10 @@ cmd_load_remote_checked(void *arg, int err, const char *why,
 	else if (err != 0)
 		control_fail(lr->req, ERRORS_UNAVAILABLE, NULL, "%s", why);
 	else
-		cmd_load_start(lr->req, lr->params, &lr->ls, lr->timeout);
+		cmd_load_start(lr->req, lr->agent, lr->params, &lr->ls,
+		    lr->timeout);
 	loadspec_clear(&lr->ls);
+	free(lr->agent);
 	cmd_load_wipe(lr->params);
 	json_decref(lr->params);
 	free(lr);
@@ -44,6 +47,8 @@ cmd_load_remote(struct request *req, const json_t *params, struct loadspec *ls,
 	if (lr == NULL)
 		fatal("calloc");
 	lr->req = req;
+	if ((lr->agent = strdup(control_agent(req))) == NULL)
+		fatal("strdup");
 	lr->timeout = timeout;
 	lr->params = json_deep_copy(params);
 	lr->ls = *ls;

@@ -65,10 +65,9 @@ cmd_load_spec_move(struct server_spec *spec)
  * starts again first when its values (env, headers, secrets) changed.
  */
 void
-cmd_load_start(struct request *req, const json_t *params, struct loadspec *ls,
-    int timeout)
+cmd_load_start(struct request *req, const char *agent, const json_t *params,
+    struct loadspec *ls, int timeout)
 {
-	const char *agent = control_agent(req);
 	char *id = spec_id(agent, ls->mode, &ls->spec);
 	struct server *s = server_find(agent, id);
 	bool is_listed = s != NULL;
@@ -130,7 +129,7 @@ cmd_load_exec(struct request *req, json_t *params)
 	else if (ls.mode == SERVER_REMOTE)
 		cmd_load_remote(req, params, &ls, timeout);
 	else
-		cmd_load_start(req, params, &ls, timeout);
+		cmd_load_start(req, control_agent(req), params, &ls, timeout);
 	loadspec_error_clear(&err);
 	loadspec_clear(&ls);
 	free(cause);

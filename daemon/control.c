@@ -29,10 +29,6 @@
 struct request {
 	struct client *client; /* NULL once the client has gone */
 	json_t *id;
-	/* A request mcpd makes of itself (restore): no client, a callback. */
-	control_internal_fn *internal;
-	void *internal_arg;
-	char *internal_agent;
 	bool wants_progress; /* mcpd/progress notifications until the answer */
 	/* Called once if the client goes while the request is pending. */
 	void (*gone_fn)(void *);
@@ -270,14 +266,7 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 	struct client *c = r->client;
 	size_t before;
 
-	if (r->internal != NULL) {
-		if (msg == NULL)
-			msg = json_pack("{s:o*}", "result",
-			    json_loadb(raw, len, 0, NULL));
-		r->internal(r->internal_arg, msg);
-		json_decref(msg);
-		free(r->internal_agent);
-	} else if (c != NULL) {
+	if (c != NULL) {
 		TAILQ_REMOVE(&c->requests, r, entry);
 		c->nrequests--;
 		before = sendq_length(c->out);
@@ -299,29 +288,7 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 const char *
 control_agent(const struct request *r)
 {
-	if (r->internal != NULL)
-		return r->internal_agent;
 	return r->client != NULL ? r->client->agent : "default";
-}
-
-bool
-control_is_internal(const struct request *r)
-{
-	return r->internal != NULL;
-}
-
-void
-control_dispatch_internal(const char *agent, const char *method, json_t *params,
-    control_internal_fn *fn, void *arg)
-{
-	struct request *r = calloc(1, sizeof *r);
-
-	if (r == NULL || (r->internal_agent = strdup(agent)) == NULL)
-		fatal("out of memory");
-	r->id = json_integer(0);
-	r->internal = fn;
-	r->internal_arg = arg;
-	cmd_dispatch(r, method, params);
 }
 
 void
@@ -338,8 +305,6 @@ control_set_agent(struct request *r, const char *agent)
 void
 control_on_gone(struct request *r, void (*fn)(void *), void *arg)
 {
-	if (r->internal != NULL)
-		return; /* mcpd itself asked: it never goes */
 	r->gone_fn = fn;
 	r->gone_arg = arg;
 }
@@ -380,7 +345,7 @@ control_progress(const struct request *r, const char *server, const char *stage,
 bool
 control_is_live(const struct request *r)
 {
-	return r->client != NULL || r->internal != NULL;
+	return r->client != NULL;
 }
 
 void
@@ -434,15 +399,6 @@ control_fail_code(struct request *r, int code, json_t *data, const char *fmt,
 	va_start(ap, fmt);
 	msg = control_error_msg(r->id, code, 0, false, data, fmt, ap);
 	va_end(ap);
-	control_finish(r, msg, NULL, 0);
-}
-
-void
-control_fail_error(struct request *r, json_t *error)
-{
-	json_t *msg = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
-	    r->id, "error", error);
-
 	control_finish(r, msg, NULL, 0);
 }
 

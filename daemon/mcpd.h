@@ -77,12 +77,6 @@ size_t control_client_count(void);
 /* The agent the request's connection speaks for ("default" unless hello). */
 const char *control_agent(const struct request *);
 void control_set_agent(struct request *, const char *agent);
-/* The answer to an internal request: the whole message (borrowed). */
-typedef void control_internal_fn(void *arg, const json_t *msg);
-/* Runs a control method on behalf of agent, as mcpd itself (restore). */
-void control_dispatch_internal(const char *agent, const char *method,
-    json_t *params, control_internal_fn *fn, void *arg);
-bool control_is_internal(const struct request *);
 /* False once the client that asked has gone away. */
 bool control_is_live(const struct request *);
 /*
@@ -114,8 +108,6 @@ void control_want_progress(struct request *);
 /* One mcpd/progress notification, if the request (may be NULL) wants them. */
 void control_progress(const struct request *, const char *server,
     const char *stage, const char *message);
-/* Answers with an error object kept verbatim (data.kind already set). */
-void control_fail_error(struct request *, json_t *error);
 
 /* cmd.c: the command table and the central check of params shapes. */
 #define CMD_ANY	     (-1)
@@ -140,9 +132,12 @@ struct server *cmd_server(struct request *, const char *target);
 bool cmd_timeout(struct request *, json_t *params, int dflt, int *ret);
 /* cmd-load.c and cmd-load-remote.c */
 struct loadspec;
-/* Checks the variables, then loads ls (its spec is taken) through the gate. */
-void cmd_load_start(struct request *, const json_t *params, struct loadspec *,
-    int timeout);
+/*
+ * Checks the variables, then loads ls (its spec is taken) through the gate
+ * of agent's server (the agent of req's client when it asked).
+ */
+void cmd_load_start(struct request *, const char *agent, const json_t *params,
+    struct loadspec *, int timeout);
 /* Checks a URL against the policy first, then cmd_load_start (ls taken). */
 void cmd_load_remote(struct request *, const json_t *params, struct loadspec *,
     int timeout);

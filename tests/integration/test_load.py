@@ -12,7 +12,7 @@ import pytest
 from conftest import (MCPCTL, breakable_server, child_env, CONFLICT,
                       EVERYTHING_JS,
                       INVALID_PARAMS, NOT_FOUND, RFC3339_UTC, SERVER_ID,
-                      STALE_HANDLE, TESTSERVER, TESTSERVER_TOOLS, TIMEOUT,
+                      STALE_HANDLE, TESTSERVER, TESTSERVER_TOOLS,
                       UNAVAILABLE, descendants, direct_tools, everything_cmd,
                       group_members, is_alive, pgid_of, poll, process_groups,
                       rpc_error_of, ts_command, wait_gone)
@@ -189,7 +189,7 @@ def test_failed_reload_keeps_the_old_connection(mcpd, tmp_path):
     flag.touch()
     e = rpc_error_of(mcpd.rpc.result, "mcpd/reload", {"target": "wrapped"},
                      timeout=60)
-    assert e.code in (UNAVAILABLE, TIMEOUT), e
+    assert e.code == UNAVAILABLE, e
     row = mcpd.row("wrapped")
     assert row["state"] == "ready"
     assert row["generation"] == r1["generation"]
@@ -329,7 +329,7 @@ def test_load_fails_on_bad_handshake(mcpd, args, words):
 def test_load_deadline(mcpd):
     e = rpc_error_of(mcpd.load_testserver, "slow", "--start-delay-ms",
                      "30000", timeout_ms=500)
-    assert e.code in (UNAVAILABLE, TIMEOUT), e
+    assert e.code == UNAVAILABLE, e
     msg = e.message.lower()
     assert "500 ms" in msg or "time" in msg or "deadline" in msg, e.message
     assert_nothing_running(mcpd)

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import (DENIED, EVERYTHING_JS, INVALID_PARAMS, NODE,
-                      OUTCOME_UNKNOWN, SERVER_ID, TESTSERVER, UNAVAILABLE,
+                      OUTCOME_UNKNOWN, SERVER_ID, TESTSERVER, TIMEOUT, UNAVAILABLE,
                       RpcError,
                       free_port, poll, rpc_error_of, wait_listening)
 
@@ -919,7 +919,10 @@ def test_a_call_that_expires_while_waiting_is_never_sent(mcpd_factory,
                                                      "text": "late-ran"},
                                        "timeout_ms": 300})
         e = c.response(late, timeout=30)
-        assert "error" in e, e
+        # Never sent, so it did not run: timeout, not outcome-unknown.
+        assert e["error"]["code"] == TIMEOUT, e
+        assert e["error"]["data"]["kind"] == "timeout", e
+        assert "it did not run" in e["error"]["message"], e
         assert c.response(slow, timeout=30)["result"]["content"] == \
             [{"type": "text", "text": "slept 1500 ms"}]
     # The slot is free: a new call goes, and the late one never ran.
