@@ -93,8 +93,7 @@ import_var_put(FILE *f, const char *var, size_t len, char **reason)
 	if (len >= 4 && strncmp(var, "env:", 4) == 0) {
 		if (len == 4 || names_secret_span(var + 4) < len - 4)
 			return import_var_fail(var, len,
-			    "but mcpd's $(env.NAME) takes only letters, "
-			    "digits, '_' and '.'",
+			    "but mcpd's $(env.NAME) takes only letters, digits, '_' and '.'",
 			    reason);
 		fprintf(f, "$(env.%.*s)", (int)(len - 4), var + 4);
 	} else if (len >= 6 && strncmp(var, "input:", 6) == 0) {

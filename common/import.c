@@ -311,8 +311,7 @@ import_read(json_t *entry, struct import_found *found, char **reason)
 	v = found[IMPORT_CWD].value;
 	if (v != NULL && strstr(json_string_value(v), "$(") != NULL)
 		return errors_cause(reason, -EINVAL,
-		    "\"%s\" uses a variable, but mcpd takes a working "
-		    "directory as a path only; edit the entry",
+		    "\"%s\" uses a variable, but mcpd takes a working directory as a path only; edit the entry",
 		    found[IMPORT_CWD].key);
 	return 0;
 }
@@ -668,8 +667,7 @@ import_entry_build(const char *name, json_t *v, json_t **ret, char **reason)
 		return r;
 	if (f[IMPORT_COMMAND].value != NULL && f[IMPORT_URL].value != NULL)
 		return errors_cause(reason, -EINVAL,
-		    "both \"command\" and \"%s\" are given; an entry is one "
-		    "or the other",
+		    "both \"command\" and \"%s\" are given; an entry is one or the other",
 		    f[IMPORT_URL].key);
 	if (transport != NULL ? strcmp(transport, "stdio") == 0 :
 				f[IMPORT_COMMAND].value != NULL)

@@ -41,8 +41,7 @@ jsonrpc_classify_response(json_t *msg, struct jsonrpc_msg *m, char **cause)
 	message = json_object_get(error, "message");
 	if (!json_is_object(error) || !json_is_integer(code))
 		return jsonrpc_fail(cause,
-		    "error must be an object with an "
-		    "integer code");
+		    "error must be an object with an integer code");
 	m->type = JSONRPC_ERROR;
 	m->error = error;
 	m->error_code = (int)json_integer_value(code);

@@ -366,8 +366,8 @@ names_image_normalize(const char *ref, char **ret, char **cause)
 		why = "its digest is not ALGORITHM:HEX";
 	else if (!names_image_path_ok(ref,
 		     colon != NULL ? (size_t)(colon - ref) : path_len))
-		why = "its repository is not lower-case [a-z0-9] words "
-		      "joined by '/', '.', '_' or '-'";
+		why =
+		    "its repository is not lower-case [a-z0-9] words joined by '/', '.', '_' or '-'";
 	if (why != NULL) {
 		if (cause != NULL &&
 		    asprintf(cause,

@@ -116,6 +116,6 @@ callhelp_print(const struct callflags *cf)
 	}
 	printf("\noptions:\n%s", ctl_call_cmd.help);
 	if (has_reserved)
-		printf("\nA property named like an option of call or mcpctl is "
-		       "set with --arg-NAME.\n");
+		printf(
+		    "\nA property named like an option of call or mcpctl is set with --arg-NAME.\n");
 }

@@ -139,8 +139,7 @@ ctl_call_scan(struct ctl_call *c, int argc, char **argv)
 			c->words[c->nwords++] = w;
 		} else if (is_dash) {
 			return mcpctl_usage(&ctl_call_cmd,
-			    "unknown option '%s' (a tool's flags go after "
-			    "SERVER TOOL)",
+			    "unknown option '%s' (a tool's flags go after SERVER TOOL)",
 			    w);
 		} else {
 			c->target[c->ntarget++] = w;
@@ -325,12 +324,12 @@ ctl_call_check_input(const struct ctl_call *c, const struct callflags *cf)
 	if ((r = jsonschema_validate(schema, c->args, &cause)) == 0)
 		return 0;
 	if (ctl_call_is_unchecked(r, cause))
-		print_err("warning: the arguments were not checked against "
-			  "the inputSchema: %s",
+		print_err(
+		    "warning: the arguments were not checked against the inputSchema: %s",
 		    cause != NULL ? cause : strerror(-r));
 	else if (is_raw)
-		print_err("warning: the arguments do not match the "
-			  "inputSchema, sent as given: %s",
+		print_err(
+		    "warning: the arguments do not match the inputSchema, sent as given: %s",
 		    cause);
 	else
 		r = callflags_usage(cf,
@@ -354,20 +353,20 @@ ctl_call_check_output(const json_t *tool, const json_t *result)
 	if (schema == NULL)
 		return MCPCTL_EXIT_OK;
 	if (sc == NULL) {
-		print_err("warning: the tool has an outputSchema but sent no "
-			  "structuredContent");
+		print_err(
+		    "warning: the tool has an outputSchema but sent no structuredContent");
 		return MCPCTL_EXIT_ERROR;
 	}
 	if ((r = jsonschema_validate(schema, sc, &cause)) == 0)
 		return MCPCTL_EXIT_OK;
 	if (ctl_call_is_unchecked(r, cause)) {
-		print_err("warning: structuredContent was not checked against "
-			  "the outputSchema: %s",
+		print_err(
+		    "warning: structuredContent was not checked against the outputSchema: %s",
 		    cause != NULL ? cause : strerror(-r));
 		r = MCPCTL_EXIT_OK;
 	} else {
-		print_err("warning: structuredContent does not match the "
-			  "outputSchema: %s",
+		print_err(
+		    "warning: structuredContent does not match the outputSchema: %s",
 		    cause);
 		r = MCPCTL_EXIT_ERROR;
 	}
@@ -525,19 +524,15 @@ ctl_call_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 
 const struct mcpctl_cmd ctl_call_cmd = {
 	.name = "call",
-	.synopsis = "SERVER TOOL | HANDLE [--FLAG VALUE ...] [KEY=VALUE ...] "
-		    "[--args-json JSON] [--timeout MS]",
+	.synopsis =
+	    "SERVER TOOL | HANDLE [--FLAG VALUE ...] [KEY=VALUE ...] [--args-json JSON] [--timeout MS]",
 	.summary = "call a tool and print its result",
 	.help =
-	    "  --FLAG VALUE       one argument, a property of the tool's "
-	    "inputSchema;\n"
+	    "  --FLAG VALUE       one argument, a property of the tool's inputSchema;\n"
 	    "                     'mcpctl call SERVER TOOL --help' lists them\n"
-	    "  KEY=VALUE          one argument: VALUE as JSON if it parses, "
-	    "else a string\n"
-	    "  --args-json JSON   the whole arguments object; flags and "
-	    "KEY=VALUE go on top\n"
+	    "  KEY=VALUE          one argument: VALUE as JSON if it parses, else a string\n"
+	    "  --args-json JSON   the whole arguments object; flags and KEY=VALUE go on top\n"
 	    "  --timeout MS       deadline of the call (default 60000)\n"
-	    "  -h, --help         this text; after SERVER TOOL, the tool's "
-	    "flags\n",
+	    "  -h, --help         this text; after SERVER TOOL, the tool's flags\n",
 	.exec = ctl_call_exec,
 };

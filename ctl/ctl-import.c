@@ -132,8 +132,8 @@ ctl_import_rename(json_t *plan, json_t *e)
 	if (base == NULL) {
 		json_object_set_new(e, "status", json_string("failed"));
 		json_object_set_new(e, "error",
-		    json_string("no server name can be made of this name; "
-				"rename the entry in the file"));
+		    json_string(
+			"no server name can be made of this name; rename the entry in the file"));
 		return;
 	}
 	name = strdup(base);
@@ -429,8 +429,8 @@ ctl_import_dry_run(struct ctl_import *im, bool is_json)
 		print_json(params);
 		json_decref(params);
 	} else
-		printf("dry run, nothing loaded: %zu to load, %zu skipped, "
-		       "%zu failed\n",
+		printf(
+		    "dry run, nothing loaded: %zu to load, %zu skipped, %zu failed\n",
 		    nload, nskipped, nfailed);
 	return nfailed > 0 ? MCPCTL_EXIT_ERROR : MCPCTL_EXIT_OK;
 }
@@ -565,8 +565,8 @@ ctl_import_run(struct mcpctl *m, struct ctl_import *im)
 		print_json(e);
 		json_decref(e);
 	} else if (r == 0)
-		printf("%zu loaded, %zu already loaded, %zu skipped, %zu "
-		       "failed\n",
+		printf(
+		    "%zu loaded, %zu already loaded, %zu skipped, %zu failed\n",
 		    im->counts[CTL_IMPORT_LOADED],
 		    im->counts[CTL_IMPORT_ALREADY],
 		    im->counts[CTL_IMPORT_SKIPPED],
@@ -648,10 +648,10 @@ ctl_import_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 
 const struct mcpctl_cmd ctl_import_cmd = {
 	.name = "import",
-	.synopsis = "[--dry-run] [--no-persist] [--allow-local] "
-		    "[--timeout MS] FILE|-",
-	.summary = "load the MCP servers of a Claude Desktop, Cursor or "
-		   "VS Code config file",
+	.synopsis =
+	    "[--dry-run] [--no-persist] [--allow-local] [--timeout MS] FILE|-",
+	.summary =
+	    "load the MCP servers of a Claude Desktop, Cursor or VS Code config file",
 	.help =
 	    "  --dry-run          print what would be loaded, with env and\n"
 	    "                     header values as \"***\", and load nothing\n"

@@ -54,8 +54,8 @@ ctl_list_print(const json_t *result)
 	struct print_table *t;
 
 	if (json_array_size(servers) == 0) {
-		printf("no servers loaded; add one with: mcpctl load -- CMD "
-		       "[ARGS...]\n");
+		printf(
+		    "no servers loaded; add one with: mcpctl load -- CMD [ARGS...]\n");
 		return;
 	}
 	t = print_table_new(CTL_LIST_NCOLS - first, ctl_list_headers + first);
@@ -93,8 +93,8 @@ const struct mcpctl_cmd ctl_list_cmd = {
 	.name = "list",
 	.synopsis = "[--all]",
 	.summary = "list the servers, their state, tools and last error",
-	.help = "  --all              every agent's servers, with an AGENT "
-		"column\n"
-		"  -h, --help         this text\n",
+	.help =
+	    "  --all              every agent's servers, with an AGENT column\n"
+	    "  -h, --help         this text\n",
 	.exec = ctl_list_exec,
 };

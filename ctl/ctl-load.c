@@ -146,8 +146,7 @@ ctl_load_image_args(json_t *params, char **words, int nwords)
 	    strstr(json_string_value(json_object_get(params, "target")),
 		"://") != NULL)
 		return mcpctl_usage(&ctl_load_cmd,
-		    "a URL takes no arguments, and an image's arguments "
-		    "come after --: mcpctl load IMAGE -- ARGS...");
+		    "a URL takes no arguments, and an image's arguments come after --: mcpctl load IMAGE -- ARGS...");
 	args = json_array();
 	for (int i = 1; i < nwords; i++)
 		json_array_append_new(args, json_string(words[i]));
@@ -202,8 +201,8 @@ ctl_load_print_result(const char *verb, const json_t *result)
 		printf("endpoint: %s\n",
 		    json_string_value(json_object_get(result, "endpoint")));
 	if (json_is_false(json_object_get(result, "persistent")))
-		printf("not saved: mcpd will not bring it back after a "
-		       "restart\n");
+		printf(
+		    "not saved: mcpd will not bring it back after a restart\n");
 }
 
 /*
@@ -280,12 +279,9 @@ ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_load_cmd = {
 	.name = "load",
 	.synopsis =
-	    "[--name NAME] [--env K=V]... [--timeout MS] [--no-persist] "
-	    "-- CMD [ARGS...]\n"
-	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] "
-	    "[--allow-local] [--header K=V]... URL\n"
-	    "       mcpctl load [--name NAME] [--env K=V]... [--timeout MS] "
-	    "[--no-persist] IMAGE [-- ARGS...]",
+	    "[--name NAME] [--env K=V]... [--timeout MS] [--no-persist] -- CMD [ARGS...]\n"
+	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... URL\n"
+	    "       mcpctl load [--name NAME] [--env K=V]... [--timeout MS] [--no-persist] IMAGE [-- ARGS...]",
 	.summary = "start an MCP server and keep it running",
 	.help =
 	    "  --name NAME        the server's name (default: from CMD)\n"

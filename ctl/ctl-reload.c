@@ -44,8 +44,8 @@ ctl_reload_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_reload_cmd = {
 	.name = "reload",
 	.synopsis = "TARGET [--timeout MS]",
-	.summary = "restart a server (a process or remote one serves until "
-		   "the new one is ready)",
+	.summary =
+	    "restart a server (a process or remote one serves until the new one is ready)",
 	.help =
 	    "  --timeout MS       deadline of the restart and handshake\n"
 	    "  -h, --help         this text\n"

@@ -49,8 +49,7 @@ ctl_secret_check_name(const struct mcpctl_cmd *cmd, const char *name)
 	if (names_secret_valid(name))
 		return 0;
 	return mcpctl_usage(cmd,
-	    "invalid secret name '%s': use 1 to %d letters, digits, '_' and "
-	    "'.'",
+	    "invalid secret name '%s': use 1 to %d letters, digits, '_' and '.'",
 	    name, NAMES_SECRET_MAX);
 }
 
@@ -203,8 +202,8 @@ ctl_secret_read_value(const struct mcpctl_cmd *cmd, const char *name, char *buf)
 		return -MCPCTL_EXIT_USAGE;
 	}
 	if (n == 0) {
-		print_err("%s: the value is empty; nothing was set (pipe it "
-			  "in: mcpctl secret set %s < FILE)",
+		print_err(
+		    "%s: the value is empty; nothing was set (pipe it in: mcpctl secret set %s < FILE)",
 		    cmd->name, name);
 		return -MCPCTL_EXIT_USAGE;
 	}
@@ -311,9 +310,7 @@ ctl_secret_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		    "unknown secret command '%s': set, list or rm", sub);
 	if (strcmp(sub, "set") == 0 && argc - optind > 1)
 		return mcpctl_usage(cmd,
-		    "unexpected argument '%s': the value is read from "
-		    "standard input, never from the command line (where ps "
-		    "shows it)",
+		    "unexpected argument '%s': the value is read from standard input, never from the command line (where ps shows it)",
 		    argv[optind + 1]);
 	if ((r = mcpctl_positional(cmd, argc, argv, 1, 1, "NAME")) != 0 ||
 	    (r = ctl_secret_check_name(cmd, argv[optind])) != 0)

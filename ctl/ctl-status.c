@@ -113,8 +113,8 @@ ctl_status_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_status_cmd = {
 	.name = "status",
 	.synopsis = "",
-	.summary = "show mcpd's version, pid, identity, uptime, paths, "
-		   "counts, and whether the docker engine answers",
+	.summary =
+	    "show mcpd's version, pid, identity, uptime, paths, counts, and whether the docker engine answers",
 	.help = "  -h, --help         this text\n",
 	.exec = ctl_status_exec,
 };

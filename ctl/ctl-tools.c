@@ -30,8 +30,8 @@ ctl_tools_print(const json_t *result)
 	size_t i;
 
 	if (json_array_size(tools) == 0) {
-		printf("no tools; see 'mcpctl list' for the servers and their "
-		       "state\n");
+		printf(
+		    "no tools; see 'mcpctl list' for the servers and their state\n");
 		return;
 	}
 	if ((t = print_table_new(2, headers)) == NULL)

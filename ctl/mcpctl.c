@@ -177,8 +177,7 @@ mcpctl_check_name(const struct mcpctl_cmd *cmd, const char *what,
 	if (names_valid(name))
 		return 0;
 	return mcpctl_usage(cmd,
-	    "invalid %s '%s': use letters, digits, '_' and '-' (at most %d), "
-	    "starting with a letter or digit",
+	    "invalid %s '%s': use letters, digits, '_' and '-' (at most %d), starting with a letter or digit",
 	    what, name, NAMES_MAX);
 }
 
@@ -323,8 +322,7 @@ mcpctl_check_utf8(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if ((s = json_string(argv[i])) == NULL)
 			return mcpctl_usage(NULL,
-			    "argument %d is not valid "
-			    "UTF-8; mcpd can only be sent UTF-8 text",
+			    "argument %d is not valid UTF-8; mcpd can only be sent UTF-8 text",
 			    i);
 		json_decref(s);
 	}

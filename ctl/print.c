@@ -199,8 +199,8 @@ void
 print_unreachable(const char *path, int error)
 {
 	print_err("cannot reach mcpd at %s: %s", path, strerror(error));
-	fputs("is mcpd running? start it with 'systemctl --user start mcpd' "
-	      "or 'mcpd -d &', or point -s/MCPD_SOCKET at its socket\n",
+	fputs(
+	    "is mcpd running? start it with 'systemctl --user start mcpd' or 'mcpd -d &', or point -s/MCPD_SOCKET at its socket\n",
 	    stderr);
 }
 
@@ -212,18 +212,15 @@ print_error_hint(const json_t *error)
 	case ERRORS_NOT_FOUND:
 		return "see 'mcpctl list'";
 	case ERRORS_STALE_HANDLE:
-		return "the server was reloaded or restarted; get fresh "
-		       "handles with 'mcpctl tools'";
+		return "the server was reloaded or restarted; get fresh handles with 'mcpctl tools'";
 	case ERRORS_OUTCOME_UNKNOWN:
-		return "the tool may or may not have run; check before "
-		       "retrying";
+		return "the tool may or may not have run; check before retrying";
 	default:
 		break;
 	}
 	if (json_integer_value(json_object_get(error, "code")) ==
 	    JSONRPC_METHOD_NOT_FOUND)
-		return "this mcpd does not know the command; is it older "
-		       "than mcpctl?";
+		return "this mcpd does not know the command; is it older than mcpctl?";
 	return NULL;
 }
 

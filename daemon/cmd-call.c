@@ -22,8 +22,7 @@ cmd_call_handle(struct request *req, const char *handle, json_t *args,
 
 	if (names_handle_parse(handle, &server_part, &gen, &tool) < 0) {
 		cmd_call_bad(req, "handle",
-		    "a handle looks like "
-		    "<server>.<generation>/<tool>; see mcpctl tools");
+		    "a handle looks like <server>.<generation>/<tool>; see mcpctl tools");
 		return;
 	}
 	if ((s = cmd_server(req, server_part)) != NULL)

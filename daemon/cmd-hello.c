@@ -15,8 +15,7 @@ cmd_hello_exec(struct request *req, json_t *params)
 	if (agent != NULL && !names_valid(agent)) {
 		control_fail_code(req, JSONRPC_INVALID_PARAMS,
 		    json_pack("{s:s}", "field", "agent"),
-		    "agent must match "
-		    "[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
+		    "agent must match [A-Za-z0-9][A-Za-z0-9_-]{0,62}");
 		return;
 	}
 	if (agent != NULL)

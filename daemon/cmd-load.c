@@ -80,11 +80,13 @@ cmd_load_start(struct request *req, const char *agent, const json_t *params,
 		control_fail(req, ERRORS_UNAVAILABLE,
 		    json_pack("{s:I}", "limit",
 			(json_int_t)mcpd_opts.max_servers),
-		    "mcpd already has %zu servers, its limit; unload one, or start mcpd with a higher --max-servers", mcpd_opts.max_servers);
+		    "mcpd already has %zu servers, its limit; unload one, or start mcpd with a higher --max-servers",
+		    mcpd_opts.max_servers);
 	} else if (s == NULL && server_find(agent, ls->name) != NULL) {
 		control_fail(req, ERRORS_CONFLICT,
 		    json_pack("{s:s}", "name", ls->name),
-		    "the name %s is taken by another server; choose another with --name, or unload it first", ls->name);
+		    "the name %s is taken by another server; choose another with --name, or unload it first",
+		    ls->name);
 	} else if (s == NULL &&
 	    server_new(agent, ls->name, ls->mode, &ls->spec, &s) < 0) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");

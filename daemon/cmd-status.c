@@ -15,9 +15,7 @@ cmd_status_reply(struct request *req, json_t *docker)
 
 	control_reply(req,
 	    json_pack(
-		"{s:s, s:I, s:s, s:I, s:s, s:s, "
-		"s:o, s:{s:I, s:I}, s:I, s:b, s:{s:I, s:i, s:i, s:I, s:I, "
-		"s:I, s:I}}",
+		"{s:s, s:I, s:s, s:I, s:s, s:s, s:o, s:{s:I, s:I}, s:I, s:b, s:{s:I, s:i, s:i, s:I, s:I, s:I, s:I}}",
 		"version", MCPD_VERSION, "pid", (json_int_t)getpid(), "did",
 		identity_did(), "uptime_s",
 		(json_int_t)((mcpd_now_ms() - mcpd_started_ms) / 1000),

@@ -156,8 +156,7 @@ cmd_timeout(struct request *req, json_t *params, int dflt, int *ret)
 	if (ms < 1 || ms > 86400000) {
 		control_fail_code(req, JSONRPC_INVALID_PARAMS,
 		    json_pack("{s:s}", "field", "timeout_ms"),
-		    "timeout_ms must be "
-		    "between 1 and 86400000");
+		    "timeout_ms must be between 1 and 86400000");
 		return false;
 	}
 	*ret = (int)ms;

@@ -457,9 +457,7 @@ control_handle_line(struct client *c, const char *line, size_t len)
 	if (len == 0)
 		return;
 	if ((msg = jsonrpc_parse(line, len, &jerr)) == NULL) {
-		snprintf(text, sizeof text,
-		    "not JSON: %s at line %d column "
-		    "%d",
+		snprintf(text, sizeof text, "not JSON: %s at line %d column %d",
 		    jerr.text, jerr.line, jerr.column);
 		control_protocol_error(c, NULL, JSONRPC_PARSE_ERROR, text,
 		    NULL);
@@ -475,8 +473,7 @@ control_too_long(struct client *c)
 	char text[128];
 
 	snprintf(text, sizeof text,
-	    "message longer than the limit of %zu "
-	    "bytes; closing the connection",
+	    "message longer than the limit of %zu bytes; closing the connection",
 	    mcpd_opts.max_message);
 	control_protocol_error(c, NULL, JSONRPC_INVALID_REQUEST, text,
 	    json_pack("{s:I}", "limit", (json_int_t)mcpd_opts.max_message));
@@ -677,8 +674,7 @@ control_check_stale(const char *path, const struct sockaddr_un *sun,
 	close(fd);
 	if (r == 0) {
 		if (asprintf(cause,
-			"another mcpd already listens on %s; stop "
-			"it first (mcpctl -s %s shutdown)",
+			"another mcpd already listens on %s; stop it first (mcpctl -s %s shutdown)",
 			path, path) < 0)
 			*cause = NULL;
 		return -EADDRINUSE;
@@ -707,9 +703,7 @@ control_bind(const char *path, char **cause)
 			errno = -r;
 			free(dir);
 			return control_fail_listen(cause,
-			    "cannot create the "
-			    "directory of",
-			    path);
+			    "cannot create the directory of", path);
 		}
 	}
 	free(dir);

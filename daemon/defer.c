@@ -13,8 +13,8 @@ struct defer_entry {
 	STAILQ_ENTRY(defer_entry) entry;
 };
 
-static STAILQ_HEAD(, defer_entry) defer_queue =
-    STAILQ_HEAD_INITIALIZER(defer_queue);
+static STAILQ_HEAD(,
+    defer_entry) defer_queue = STAILQ_HEAD_INITIALIZER(defer_queue);
 static struct event *defer_event;
 
 /* Releases what was queued before this turn; later entries wait a turn. */

@@ -145,8 +145,8 @@ docker_note_use(void)
 	len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, pid, len) != len)
-		log_warn("cannot write %s (containers of this run may not be "
-			 "reaped after a crash)",
+		log_warn(
+		    "cannot write %s (containers of this run may not be reaped after a crash)",
 		    path);
 	if (fd >= 0)
 		close(fd);

@@ -122,9 +122,7 @@ docker_cli_path(char **cause)
 			*cause = NULL;
 	} else if (
 	    asprintf(cause,
-		"the docker CLI '%s' is not installed or not on PATH; "
-		"install docker.io (or podman) or set MCPD_DOCKER / mcpd "
-		"--docker to its path",
+		"the docker CLI '%s' is not installed or not on PATH; install docker.io (or podman) or set MCPD_DOCKER / mcpd --docker to its path",
 		prog) < 0)
 		*cause = NULL;
 	return NULL;
@@ -424,8 +422,8 @@ docker_container_new(const char *agent, const char *server,
 		ct->base = NULL;
 	ct->retry = evtimer_new(mcpd_base, docker_retry_due, ct);
 	ct->tell = event_new(mcpd_base, -1, 0, docker_nothing_to_remove, ct);
-	if (ct->base == NULL || ct->retry == NULL || ct->tell == NULL || ct->agent == NULL ||
-	    ct->server == NULL)
+	if (ct->base == NULL || ct->retry == NULL || ct->tell == NULL ||
+	    ct->agent == NULL || ct->server == NULL)
 		fatal("out of memory");
 	TAILQ_INIT(&ct->waiters);
 	return ct;

@@ -52,8 +52,7 @@ enable_secret_name(const char *id, const char *kind, const char *k,
  * keeps $(secret.mcpd.<id>.<kind>.<key>) and secrets gets name -> value.
  */
 static void
-enable_row_hide(json_t *obj, const char *id, const char *kind,
-    json_t *secrets)
+enable_row_hide(json_t *obj, const char *id, const char *kind, json_t *secrets)
 {
 	const char *k;
 	json_t *v;
@@ -220,9 +219,13 @@ static void
 enable_restore_status(void)
 {
 	if (enable_answered < enable_total)
-		notify_status("restoring saved servers: %zu of %zu done, %zu failed", enable_answered, enable_total, enable_failed);
+		notify_status(
+		    "restoring saved servers: %zu of %zu done, %zu failed",
+		    enable_answered, enable_total, enable_failed);
 	else
-		notify_status("restored %zu saved servers, %zu failed; listening on %s", enable_total, enable_failed, mcpd_opts.socket_path);
+		notify_status(
+		    "restored %zu saved servers, %zu failed; listening on %s",
+		    enable_total, enable_failed, mcpd_opts.socket_path);
 }
 
 static void
@@ -296,7 +299,9 @@ enable_restore(void)
 	size_t i;
 
 	if (store_error(mcpd_store) != NULL) {
-		log_warnx("enablement store: %s; nothing is restored, and loads that save fail until it is fixed", store_error(mcpd_store));
+		log_warnx(
+		    "enablement store: %s; nothing is restored, and loads that save fail until it is fixed",
+		    store_error(mcpd_store));
 		notify_status("enablement store refused: %s",
 		    store_error(mcpd_store));
 		return;

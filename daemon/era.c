@@ -114,10 +114,7 @@ era_tool_headers_valid(const json_t *tool, char **why)
 	}
 	json_decref(seen);
 	if (!ok && why != NULL &&
-	    asprintf(why,
-		"property %s has an invalid "
-		"x-mcp-header",
-		key) < 0)
+	    asprintf(why, "property %s has an invalid x-mcp-header", key) < 0)
 		*why = NULL;
 	return ok;
 }

@@ -253,9 +253,10 @@ http_conn_event(struct bufferevent *bev, short what, void *arg)
 	if (tls == NULL && conn->client->peer.is_tls)
 		tls = http_tls_failure(bev);
 	snprintf(why, sizeof why, "%s",
-	    tls != NULL			   ? tls :
-		(what & BEV_EVENT_EOF)	   ? "the server closed the connection "
-					     "before the response was complete" :
+	    tls != NULL ?
+		tls :
+		(what & BEV_EVENT_EOF) ?
+		"the server closed the connection before the response was complete" :
 		(what & BEV_EVENT_TIMEOUT) ? "the connection timed out" :
 					     strerror(EVUTIL_SOCKET_ERROR()));
 	free(tls);

@@ -119,8 +119,7 @@ identity_read(const char *path, int fd, char **cause)
 		return identity_fail(cause, errno, "cannot stat %s: %s", path);
 	if ((st.st_mode & 077) != 0 || st.st_uid != geteuid()) {
 		if (asprintf(cause,
-			"%s must be owned by uid %u with mode "
-			"0600 (it is %04o); fix it with: chmod 600 %s",
+			"%s must be owned by uid %u with mode 0600 (it is %04o); fix it with: chmod 600 %s",
 			path, (unsigned)geteuid(),
 			(unsigned)(st.st_mode & 07777), path) < 0)
 			*cause = NULL;
@@ -129,9 +128,8 @@ identity_read(const char *path, int fd, char **cause)
 	n = read(fd, identity_seed, sizeof identity_seed);
 	if (n != (ssize_t)sizeof identity_seed) {
 		if (asprintf(cause,
-			"%s is not a key file (%zd bytes, want "
-			"%zu)",
-			path, n, sizeof identity_seed) < 0)
+			"%s is not a key file (%zd bytes, want %zu)", path, n,
+			sizeof identity_seed) < 0)
 			*cause = NULL;
 		return -EINVAL;
 	}

@@ -80,7 +80,8 @@ loadspec_strv(struct loadspec_error *err, const char *field,
 		fatal("calloc");
 	json_array_foreach(array, i, v) {
 		if (!loadspec_is_cstring(v))
-			return loadspec_bad(err, field, "must be an array of strings without NUL bytes");
+			return loadspec_bad(err, field,
+			    "must be an array of strings without NUL bytes");
 		if (((*ret)[i] = strdup(json_string_value(v))) == NULL)
 			fatal("strdup");
 	}
@@ -100,9 +101,11 @@ loadspec_env(struct loadspec_error *err, const json_t *env,
 		fatal("calloc");
 	json_object_foreach((json_t *)(uintptr_t)env, k, v) {
 		if (!loadspec_env_key_ok(k))
-			return loadspec_bad(err, "env", "env names must match [A-Za-z_][A-Za-z0-9_]*");
+			return loadspec_bad(err, "env",
+			    "env names must match [A-Za-z_][A-Za-z0-9_]*");
 		if (!loadspec_is_cstring(v))
-			return loadspec_bad(err, "env", "env values must be strings without NUL bytes");
+			return loadspec_bad(err, "env",
+			    "env values must be strings without NUL bytes");
 		if (asprintf(&spec->env[i++], "%s=%s", k,
 			json_string_value(v)) < 0)
 			fatal("asprintf");
@@ -121,13 +124,16 @@ loadspec_name(struct loadspec_error *err, const json_t *params, char *derived,
 	if (name != NULL) {
 		free(derived);
 		if (!names_valid(name))
-			return loadspec_bad(err, "name", "name must match [A-Za-z0-9][A-Za-z0-9_-]{0,62}");
+			return loadspec_bad(err, "name",
+			    "name must match [A-Za-z0-9][A-Za-z0-9_-]{0,62}");
 		if ((*ret = strdup(name)) == NULL)
 			fatal("strdup");
 		return true;
 	}
 	if (derived == NULL) {
-		snprintf(why, sizeof why, "no usable name can be derived from %s; give one with name (mcpctl load --name)", from);
+		snprintf(why, sizeof why,
+		    "no usable name can be derived from %s; give one with name (mcpctl load --name)",
+		    from);
 		return loadspec_bad(err, "name", why);
 	}
 	*ret = derived;
@@ -147,30 +153,36 @@ loadspec_process(struct loadspec_error *err, const json_t *params,
 
 	if (json_object_get(params, "allow_local") != NULL ||
 	    json_object_get(params, "headers") != NULL)
-		return loadspec_bad(err, "allow_local", "allow_local and headers go with a URL target");
+		return loadspec_bad(err, "allow_local",
+		    "allow_local and headers go with a URL target");
 	if (json_object_get(params, "args") != NULL ||
 	    json_object_get(params, "volumes") != NULL ||
 	    json_object_get(params, "network") != NULL)
-		return loadspec_bad(err, "args", "args, volumes and network go with an image target");
+		return loadspec_bad(err, "args",
+		    "args, volumes and network go with an image target");
 	if (command == NULL)
-		return loadspec_bad(err, "command", "command (an argv array) is required");
+		return loadspec_bad(err, "command",
+		    "command (an argv array) is required");
 	if (transport != NULL && strcmp(transport, "stdio") != 0)
-		return loadspec_bad(err, "transport", "a command speaks transport stdio");
+		return loadspec_bad(err, "transport",
+		    "a command speaks transport stdio");
 	if (cwd != NULL && cwd[0] != '/')
 		return loadspec_bad(err, "cwd", "cwd must be an absolute path");
 	if (cwd != NULL && (spec->cwd = strdup(cwd)) == NULL)
 		fatal("strdup");
 	if (json_array_size(command) == 0)
-		return loadspec_bad(err, "command", "command needs at least the program to run");
+		return loadspec_bad(err, "command",
+		    "command needs at least the program to run");
 	if (!loadspec_strv(err, "command", command, &spec->argv))
 		return false;
 	if (spec->argv[0][0] == '\0')
-		return loadspec_bad(err, "command", "command must start with a program");
+		return loadspec_bad(err, "command",
+		    "command must start with a program");
 	ls->mode = SERVER_PROCESS;
 	return loadspec_env(err, json_object_get(params, "env"), spec) &&
 	    loadspec_name(err, params,
-		names_from_argv((const char *const *)spec->argv),
-		"the command", &ls->name);
+		names_from_argv((const char *const *)spec->argv), "the command",
+		&ls->name);
 }
 
 /* ---- an image: a container server ---- */
@@ -189,12 +201,14 @@ loadspec_docker_args(struct loadspec_error *err, const json_t *params,
 		return false;
 	for (size_t i = 0; spec->volumes != NULL && spec->volumes[i]; i++)
 		if (spec->volumes[i][0] == '\0' || spec->volumes[i][0] == '-')
-			return loadspec_bad(err, "volumes", "a volume is SOURCE:TARGET[:OPTIONS], not empty and not an option");
+			return loadspec_bad(err, "volumes",
+			    "a volume is SOURCE:TARGET[:OPTIONS], not empty and not an option");
 	if (network != NULL &&
 	    (network[0] == '\0' || network[0] == '-' ||
 		strlen(network) !=
 		    json_string_length(json_object_get(params, "network"))))
-		return loadspec_bad(err, "network", "network must name a docker network");
+		return loadspec_bad(err, "network",
+		    "network must name a docker network");
 	if (network != NULL && (spec->network = strdup(network)) == NULL)
 		fatal("strdup");
 	return true;
@@ -210,9 +224,11 @@ loadspec_image(struct loadspec_error *err, const json_t *params,
 	if (json_object_get(params, "allow_local") != NULL ||
 	    json_object_get(params, "headers") != NULL ||
 	    json_object_get(params, "cwd") != NULL)
-		return loadspec_bad(err, "target", "an image takes no allow_local, headers or cwd");
+		return loadspec_bad(err, "target",
+		    "an image takes no allow_local, headers or cwd");
 	if (json_object_get(params, "transport") != NULL)
-		return loadspec_bad(err, "transport", "a container's transport is detected: stdio first, streamable HTTP once it says it listens");
+		return loadspec_bad(err, "transport",
+		    "a container's transport is detected: stdio first, streamable HTTP once it says it listens");
 	if (names_image_normalize(target, &ls->spec.image, &cause) < 0) {
 		ok = loadspec_bad(err, "target",
 		    cause != NULL ? cause : "bad image");
@@ -271,15 +287,18 @@ loadspec_remote_spec(struct loadspec_error *err, const json_t *params,
 
 	for (size_t i = 0; local_only[i] != NULL; i++)
 		if (json_object_get(params, local_only[i]) != NULL)
-			return loadspec_bad(err, local_only[i], "a URL takes no command, env, cwd, args, volumes or network");
+			return loadspec_bad(err, local_only[i],
+			    "a URL takes no command, env, cwd, args, volumes or network");
 	if (transport != NULL && strcmp(transport, "streamable-http") != 0 &&
 	    strcmp(transport, "sse") != 0)
-		return loadspec_bad(err, "transport", "transport must be streamable-http or sse");
+		return loadspec_bad(err, "transport",
+		    "transport must be streamable-http or sse");
 	if (json_object_size(headers) > LOADSPEC_MAX_HEADERS)
 		return loadspec_bad(err, "headers", "at most 16 headers");
 	json_object_foreach(headers, k, v)
 		if (!loadspec_header_ok(k, v))
-			return loadspec_bad(err, "headers", "headers must map HTTP token names to single-line strings");
+			return loadspec_bad(err, "headers",
+			    "headers must map HTTP token names to single-line strings");
 	spec->remote.url = url_canonical(u);
 	spec->remote.allow_local = json_is_true(json_object_get(params,
 	    "allow_local"));
@@ -304,7 +323,8 @@ loadspec_remote(struct loadspec_error *err, const json_t *params,
 	bool ok;
 
 	if (url_parse(target, &u, &cause) < 0) {
-		ok = loadspec_bad(err, "target", cause != NULL ? cause : "bad URL");
+		ok = loadspec_bad(err, "target",
+		    cause != NULL ? cause : "bad URL");
 		free(cause);
 		return ok;
 	}
@@ -324,7 +344,8 @@ loadspec_parse(const json_t *params, struct loadspec *ls,
 
 	memset(ls, 0, sizeof *ls);
 	if (target != NULL && json_object_get(params, "command") != NULL)
-		return loadspec_bad(err, "target", "give command or target, not both");
+		return loadspec_bad(err, "target",
+		    "give command or target, not both");
 	if (target != NULL && strstr(target, "://") != NULL)
 		return loadspec_remote(err, params, target, ls);
 	if (target != NULL)

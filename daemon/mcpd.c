@@ -89,9 +89,8 @@ mcpd_secrets(char **cause)
 		return vault;
 	if ((key = mcpd_secrets_key_path()) == NULL) {
 		if (cause != NULL)
-			*cause =
-			    strdup("no place for the secret key: set HOME "
-				   "or XDG_CONFIG_HOME, or pass --secrets-key");
+			*cause = strdup(
+			    "no place for the secret key: set HOME or XDG_CONFIG_HOME, or pass --secrets-key");
 		return NULL;
 	}
 	store = mcpd_secrets_store_path();
@@ -160,8 +159,7 @@ mcpd_shutdown(struct request *req)
 			mcpd_shutdown_req = req;
 		else if (req != NULL)
 			control_fail(req, ERRORS_UNAVAILABLE, NULL,
-			    "mcpd is "
-			    "already shutting down");
+			    "mcpd is already shutting down");
 		return;
 	}
 	mcpd_stopping = true;
@@ -275,8 +273,7 @@ mcpd_number(const char *opt, const char *arg, long long min, long long max)
 	v = strtoll(arg, &end, 10);
 	if (errno != 0 || *end != '\0' || end == arg || v < min || v > max) {
 		fprintf(stderr,
-		    "mcpd: %s wants a number from %lld to %lld, "
-		    "not \"%s\"\n",
+		    "mcpd: %s wants a number from %lld to %lld, not \"%s\"\n",
 		    opt, min, max, arg);
 		exit(2);
 	}
@@ -480,8 +477,8 @@ mcpd_prepare_state(void)
 
 	if (mcpd_opts.state_dir == NULL &&
 	    (mcpd_opts.state_dir = paths_state_default()) == NULL)
-		fatalx("no state directory: set HOME, XDG_STATE_HOME or "
-		       "MCPD_STATE_DIR, or pass -S");
+		fatalx(
+		    "no state directory: set HOME, XDG_STATE_HOME or MCPD_STATE_DIR, or pass -S");
 	if ((r = paths_mkdir_p(mcpd_opts.state_dir, 0700)) < 0) {
 		errno = -r;
 		fatal("cannot create state directory %s", mcpd_opts.state_dir);

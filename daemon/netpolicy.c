@@ -94,19 +94,14 @@ netpolicy_check_url(struct netpolicy_query *q)
 
 	if (u->has_userinfo)
 		netpolicy_set(q, -EACCES,
-		    "%scredentials in the URL "
-		    "(user:pass@) are refused; send them as a header",
+		    "%scredentials in the URL (user:pass@) are refused; send them as a header",
 		    "");
 	else if (u->has_fragment)
-		netpolicy_set(q, -EACCES,
-		    "%sURL fragments (#...) are "
-		    "refused",
+		netpolicy_set(q, -EACCES, "%sURL fragments (#...) are refused",
 		    "");
 	else if (strcmp(u->scheme, "https") != 0 && !q->allow_local)
 		netpolicy_set(q, -EACCES,
-		    "%sonly https is allowed for remote "
-		    "endpoints (plain http needs --allow-local and a loopback "
-		    "address)",
+		    "%sonly https is allowed for remote endpoints (plain http needs --allow-local and a loopback address)",
 		    "");
 	return q->err;
 }
@@ -159,8 +154,7 @@ netpolicy_judge(struct netpolicy_query *q)
 	if (strcmp(q->url.scheme, "http") == 0 &&
 	    netaddr_classify(list[0]) != NETADDR_LOOPBACK)
 		netpolicy_set(q, -EACCES,
-		    "%splain http is allowed only to "
-		    "loopback addresses; use https",
+		    "%splain http is allowed only to loopback addresses; use https",
 		    "");
 }
 
@@ -257,7 +251,9 @@ netpolicy_check(const char *text, bool allow_local, netpolicy_fn *cb, void *arg)
 		q->is_checking = false;
 		q->dns = dns;
 		if (dns == NULL && q->deferred == NULL) {
-			netpolicy_set(q, -EHOSTUNREACH, "cannot resolve the host: %s", "the resolver refused the query");
+			netpolicy_set(q, -EHOSTUNREACH,
+			    "cannot resolve the host: %s",
+			    "the resolver refused the query");
 			netpolicy_defer(q);
 		}
 		return q;

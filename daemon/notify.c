@@ -25,8 +25,8 @@ notify_listen_fd(void)
 		log_warnx("%d sockets passed; using the first", n);
 	if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) <=
 	    0)
-		fatalx("the socket passed by systemd is not a listening unix "
-		       "stream socket");
+		fatalx(
+		    "the socket passed by systemd is not a listening unix stream socket");
 	return SD_LISTEN_FDS_START;
 }
 

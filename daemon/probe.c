@@ -445,13 +445,11 @@ probe_switch(struct probe *p, int port, char *path)
 	char *managed = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
 
 	probe_progress(p, "http-detected",
-	    "HTTP on port %d (path %s): removing the probe, starting %s with "
-	    "the port on 127.0.0.1",
+	    "HTTP on port %d (path %s): removing the probe, starting %s with the port on 127.0.0.1",
 	    port, path, managed);
 	free(managed);
 	log_server(LOG_INFO, p->target.server,
-	    "container %s serves HTTP on port %d (path %s): restarting it as "
-	    "a managed container",
+	    "container %s serves HTTP on port %d (path %s): restarting it as a managed container",
 	    docker_container_name(p->ct), port, path);
 	/* The container itself said it listens: it is this daemon's. */
 	docker_container_created(p->ct);

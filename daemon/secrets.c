@@ -188,8 +188,7 @@ secrets_key_read(struct secrets *s, int fd, const char *path, char **cause)
 		    strerror((int)-n));
 	else if (secrets_key_parse(buf, (size_t)n, s->key) < 0)
 		r = errors_cause(cause, -EINVAL,
-		    "%s is not a secrets key: it must hold %d random bytes or "
-		    "%d hex digits",
+		    "%s is not a secrets key: it must hold %d random bytes or %d hex digits",
 		    path, SECRETS_KEY_LEN, 2 * SECRETS_KEY_LEN);
 	sodium_free(buf);
 	return r;
@@ -281,8 +280,7 @@ secrets_key_file(struct secrets *s, const char *path, bool has_store,
 		/* A new key could never open the store that exists. */
 		if (has_store)
 			return errors_cause(cause, -ENOENT,
-			    "the key file %s is missing but %s exists; restore "
-			    "the key file, or remove %s to start an empty store",
+			    "the key file %s is missing but %s exists; restore the key file, or remove %s to start an empty store",
 			    path, s->store_path, s->store_path);
 		return secrets_key_create(s, path, cause);
 	}
@@ -294,8 +292,7 @@ secrets_key_file(struct secrets *s, const char *path, bool has_store,
 		    path);
 	else if ((st.st_mode & 077) != 0 || st.st_uid != geteuid())
 		r = errors_cause(cause, -EPERM,
-		    "%s must be owned by uid %u with mode 0600 (it is %04o); "
-		    "fix it with: chmod 600 %s",
+		    "%s must be owned by uid %u with mode 0600 (it is %04o); fix it with: chmod 600 %s",
 		    path, (unsigned)geteuid(), (unsigned)(st.st_mode & 07777),
 		    path);
 	else
@@ -421,8 +418,7 @@ secrets_store_decrypt(struct secrets *s, const unsigned char *buf, size_t len,
 	if (crypto_secretbox_open_easy(plain, buf + SECRETS_HEADER_LEN,
 		len - SECRETS_HEADER_LEN, buf + SECRETS_MAGIC_LEN, s->key) != 0)
 		r = errors_cause(cause, -EBADMSG,
-		    "cannot decrypt %s with the key from %s: the key is wrong, "
-		    "or the file is damaged or truncated",
+		    "cannot decrypt %s with the key from %s: the key is wrong, or the file is damaged or truncated",
 		    s->store_path, secrets_key_source(s));
 	else if ((r = secrets_decode(s, plain, plen, &bad)) == -ENOMEM)
 		r = errors_cause(cause, r, "out of memory");

@@ -40,8 +40,8 @@ struct server_job {
 };
 
 struct server {
-	int references;	  /* the list's, and each holder's (DESIGN 10) */
-	bool is_dead;	  /* out of the list: memory goes at the last unref */
+	int references;	    /* the list's, and each holder's (DESIGN 10) */
+	bool is_dead;	    /* out of the list: memory goes at the last unref */
 	struct event *kick; /* runs the next gate job from the loop */
 	char *id;
 	char *name;

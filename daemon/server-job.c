@@ -119,8 +119,7 @@ server_unload_kept(struct server *s, struct server_job *job)
 	char *text;
 
 	if (asprintf(&text,
-		"container %s could not be removed: %s; mcpd retries every "
-		"10 s and at shutdown; unload again to retry now",
+		"container %s could not be removed: %s; mcpd retries every 10 s and at shutdown; unload again to retry now",
 		name, why != NULL ? why : "unknown error") < 0)
 		fatal("asprintf");
 	server_set_error(s, text);
@@ -190,7 +189,8 @@ server_job_unload(struct server *s, struct server_job *job)
 		    0) {
 			server_job_error(job, ERRORS_STORAGE,
 			    json_pack("{s:s}", "server", s->name),
-			    "cannot remove the saved row of %s: %s; nothing was changed", s->name, cause != NULL ? cause : "unknown error");
+			    "cannot remove the saved row of %s: %s; nothing was changed",
+			    s->name, cause != NULL ? cause : "unknown error");
 			free(cause);
 			server_job_end(s);
 			return;

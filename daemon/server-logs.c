@@ -43,8 +43,7 @@ server_logs_send(struct server *s, json_t *line)
 		    json_pack("{s:s, s:O}", "server", s->name, "line", line));
 		if (r == -ENOBUFS)
 			server_follower_end(s, f,
-			    "the client read too slowly; lines were lost, "
-			    "follow again to go on");
+			    "the client read too slowly; lines were lost, follow again to go on");
 		else if (r < 0)
 			server_follower_end(s, f, "the client has gone");
 	}

@@ -118,8 +118,7 @@ server_schedule_restart(struct server *s)
 	if (s->failures >= SERVER_MAX_FAILURES) {
 		server_set_state(s, SERVER_FAILED);
 		log_server(LOG_WARNING, s->name,
-		    "gave up after %u failed "
-		    "restarts; reload it to try again",
+		    "gave up after %u failed restarts; reload it to try again",
 		    s->failures);
 		return;
 	}
@@ -163,8 +162,8 @@ server_recheck(struct server *s)
 	if (r == 1)
 		return true;
 	if (r == 0)
-		why = strdup("its saved row is gone (removed or changed since "
-			     "mcpd started); it is not restored");
+		why = strdup(
+		    "its saved row is gone (removed or changed since mcpd started); it is not restored");
 	else if (asprintf(&why, "the store cannot be read back: %s",
 		     cause != NULL ? cause : "unknown error") < 0)
 		why = NULL;
@@ -238,18 +237,14 @@ server_start_failed_now(struct server *s, const char *why)
 	if (s->session != NULL) {
 		server_job_fail(s, job,
 		    job->is_reconfigure ?
-			"cannot start %s with its new settings: %s; the "
-			"previous connection keeps serving" :
-			"reload of %s failed: %s; the previous "
-			"connection keeps serving",
+			"cannot start %s with its new settings: %s; the previous connection keeps serving" :
+			"reload of %s failed: %s; the previous connection keeps serving",
 		    why);
 	} else if (job->kind == SERVER_JOB_LOAD && s->generation == 0) {
 		/* A first load that failed leaves nothing behind... */
 		server_job_fail(s, job,
 		    s->is_persistent ?
-			"cannot load %s: %s; its row stays saved and mcpd "
-			"restores it at its next start (mcpctl reload to try "
-			"now, mcpctl unload to remove it)" :
+			"cannot load %s: %s; its row stays saved and mcpd restores it at its next start (mcpctl reload to try now, mcpctl unload to remove it)" :
 			"cannot load %s: %s",
 		    why);
 		/* ... but a saved row, or a container that would not go, stays listed. */
@@ -278,8 +273,7 @@ server_failed_cleared(void *arg, int err, const char *why)
 	job->failed_why = NULL;
 	if (err < 0 &&
 	    asprintf(&both,
-		"%s; its container %s could not be removed (%s): mcpd "
-		"retries every 10 s, and unload tries again at once",
+		"%s; its container %s could not be removed (%s): mcpd retries every 10 s, and unload tries again at once",
 		text, docker_container_name(s->container), why) < 0)
 		both = NULL;
 	server_start_failed_now(s, both != NULL ? both : text);

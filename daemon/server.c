@@ -77,7 +77,9 @@ server_set_state(struct server *s, enum server_state state)
 		return;
 	/* Logged, not fatal: one server's bug must not end every server. */
 	if ((server_state_next[s->state] & (1u << state)) == 0)
-		log_warnx("BUG: server %s: illegal state transition %s -> %s", s->name, server_state_name(s->state), server_state_name(state));
+		log_warnx("BUG: server %s: illegal state transition %s -> %s",
+		    s->name, server_state_name(s->state),
+		    server_state_name(state));
 	s->state = state;
 	s->since = time(NULL);
 	log_server(LOG_INFO, s->name, "%s", server_state_name(state));
@@ -355,8 +357,8 @@ server_describe(const struct server *s)
 
 	if (s->session != NULL)
 		pid = transport_stdio_pid(session_transport(s->session));
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o,"
-			 " s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
+	return json_pack(
+	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
 	    "id", s->id, "name", s->name, "agent", s->agent, "mode",
 	    server_mode_name(s->mode), "transport", server_transport_name(s),
 	    "endpoint", s->endpoint, "image",
@@ -462,15 +464,15 @@ server_on_call_reply(void *arg, const struct session_reply *r)
 	}
 	if (r->error != NULL && r->kind == ERRORS_STALE_HANDLE) {
 		data = json_pack("{s:O}", "upstream", r->error);
-		control_fail(req, ERRORS_STALE_HANDLE, data, "the server refused the call's headers (HeaderMismatch: %s), so the tools it listed no longer match what it checks; nothing was sent again; reload the server (mcpctl reload) and list its tools again", r->message);
+		control_fail(req, ERRORS_STALE_HANDLE, data,
+		    "the server refused the call's headers (HeaderMismatch: %s), so the tools it listed no longer match what it checks; nothing was sent again; reload the server (mcpctl reload) and list its tools again",
+		    r->message);
 		return;
 	}
 	if (r->error != NULL) {
 		data = json_pack("{s:O}", "upstream", r->error);
 		control_fail(req, ERRORS_UPSTREAM, data,
-		    "the server answered "
-		    "with an error: %s",
-		    r->message);
+		    "the server answered with an error: %s", r->message);
 		return;
 	}
 	data = r->kind == ERRORS_OUTCOME_UNKNOWN ?
@@ -536,8 +538,9 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 		control_fail(req, ERRORS_STALE_HANDLE,
 		    json_pack("{s:I}", "current_generation",
 			(json_int_t)s->generation),
-		    "the handle belongs to generation %" PRIu64 " of %s, which "
-		    "is now at generation %" PRIu64 "; list tools again",
+		    "the handle belongs to generation %" PRIu64
+		    " of %s, which is now at generation %" PRIu64
+		    "; list tools again",
 		    generation, s->name, s->generation);
 		return;
 	}
@@ -545,13 +548,14 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 		control_fail(req, ERRORS_STALE_HANDLE,
 		    json_pack("{s:I}", "current_generation",
 			(json_int_t)s->generation),
-		    "the tools of generation %" PRIu64 " of %s are retired: the server refused a call's headers (HeaderMismatch); reload it (mcpctl reload %s) and list its tools again", s->generation, s->name, s->name);
+		    "the tools of generation %" PRIu64
+		    " of %s are retired: the server refused a call's headers (HeaderMismatch); reload it (mcpctl reload %s) and list its tools again",
+		    s->generation, s->name, s->name);
 		return;
 	}
 	if (!session_is_ready(s->session)) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL,
-		    "server %s is %s; "
-		    "try again when it is ready%s%s%s",
+		    "server %s is %s; try again when it is ready%s%s%s",
 		    s->name, server_state_name(s->state),
 		    s->last_error != NULL ? " (last error: " : "",
 		    s->last_error != NULL ? s->last_error : "",

@@ -7,7 +7,7 @@
 
 #include "mcpd.h"
 
-#define SESSION_BUCKETS 1024 /* pending map buckets; ids are sequential */
+#define SESSION_BUCKETS		1024 /* pending map buckets; ids are sequential */
 #define SESSION_HEADER_MISMATCH (-32020) /* 2026-07-28: HeaderMismatch */
 
 enum session_phase {
@@ -50,8 +50,8 @@ struct session {
 	json_t *listing;      /* tools gathered by the listing under way */
 	json_t *seen_cursors; /* object used as a set */
 	int pages;
-	bool is_modern; /* 2026-07-28: _meta on every request */
-	bool is_denied; /* the handshake was refused by policy */
+	bool is_modern;		 /* 2026-07-28: _meta on every request */
+	bool is_denied;		 /* the handshake was refused by policy */
 	bool is_catalog_retired; /* a HeaderMismatch: its tools are stale */
 	bool has_retried_discover;
 	bool is_listing;

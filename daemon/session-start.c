@@ -124,8 +124,7 @@ session_on_tools_page(void *arg, const struct session_reply *r)
 	}
 	if (json_object_get(s->seen_cursors, cursor) != NULL) {
 		snprintf(why, sizeof why,
-		    "the server repeated the tools/list "
-		    "cursor \"%.64s\"; stopped to avoid an endless listing",
+		    "the server repeated the tools/list cursor \"%.64s\"; stopped to avoid an endless listing",
 		    cursor);
 		session_list_abort(s, why);
 		return;
@@ -204,8 +203,7 @@ session_on_initialize(void *arg, const struct session_reply *r)
 	    "protocolVersion"));
 	if (!session_version_supported(version)) {
 		session_fail(s,
-		    "the server chose protocol version %s; mcpd "
-		    "supports 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25",
+		    "the server chose protocol version %s; mcpd supports 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25",
 		    version != NULL ? version : "(none)");
 		return;
 	}

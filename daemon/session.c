@@ -72,8 +72,7 @@ session_fail_all_pending(struct session *s, const char *why)
 	char msg[512];
 
 	snprintf(msg, sizeof msg,
-	    "the connection to the server was lost "
-	    "(%s) after the request was sent; it may have run",
+	    "the connection to the server was lost (%s) after the request was sent; it may have run",
 	    why);
 	for (size_t i = 0; i < SESSION_BUCKETS; i++) {
 		struct pending *p;
@@ -111,19 +110,19 @@ session_pending_expired(evutil_socket_t fd, short events, void *arg)
 	session_pending_take(s, p->id);
 	if (session_send_cancel(s, p->id, "deadline passed") == 1) {
 		/* It waited for a free slot to the server the whole time. */
-		snprintf(msg, sizeof msg, "no answer within %d ms: the deadline passed before the request could be sent (the server had its limit of requests in flight); it did not run", p->timeout_ms);
+		snprintf(msg, sizeof msg,
+		    "no answer within %d ms: the deadline passed before the request could be sent (the server had its limit of requests in flight); it did not run",
+		    p->timeout_ms);
 		session_pending_fail(p, ERRORS_TIMEOUT, msg);
 		return;
 	}
 	if (s->phase != SESSION_READY)
 		snprintf(msg, sizeof msg,
-		    "no answer before the start's deadline of %d ms "
-		    "(mcpd sent notifications/cancelled)",
+		    "no answer before the start's deadline of %d ms (mcpd sent notifications/cancelled)",
 		    s->timeout_ms);
 	else
 		snprintf(msg, sizeof msg,
-		    "no answer within %d ms; the request was sent and may "
-		    "have run (mcpd sent notifications/cancelled)",
+		    "no answer within %d ms; the request was sent and may have run (mcpd sent notifications/cancelled)",
 		    p->timeout_ms);
 	session_pending_fail(p, ERRORS_OUTCOME_UNKNOWN, msg);
 }
@@ -139,8 +138,7 @@ session_pending_failed_later(evutil_socket_t fd, short events, void *arg)
 
 /* The request fails from the loop, never inside its caller. */
 static void
-session_pending_later(struct pending *p, enum errors_kind kind,
-    const char *why)
+session_pending_later(struct pending *p, enum errors_kind kind, const char *why)
 {
 	p->later_kind = kind;
 	p->later_why = why;
@@ -156,9 +154,11 @@ session_cancel(struct session *s, int64_t id, const char *reason)
 	if ((p = session_pending_take(s, id)) == NULL)
 		return -ENOENT;
 	if (session_send_cancel(s, id, reason) == 1)
-		session_pending_later(p, ERRORS_TIMEOUT, "the request was cancelled before it could be sent; it did not run");
+		session_pending_later(p, ERRORS_TIMEOUT,
+		    "the request was cancelled before it could be sent; it did not run");
 	else
-		session_pending_later(p, ERRORS_OUTCOME_UNKNOWN, "the request was cancelled (mcpd sent notifications/cancelled); it was sent and may have run");
+		session_pending_later(p, ERRORS_OUTCOME_UNKNOWN,
+		    "the request was cancelled (mcpd sent notifications/cancelled); it was sent and may have run");
 	return 0;
 }
 
@@ -222,10 +222,8 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	if (r < 0) {
 		session_pending_later(p, ERRORS_UNAVAILABLE,
 		    r == -ENOBUFS ?
-			"the server is not reading what it was sent; nothing "
-			"more is sent until it does" :
-			"the connection to the server is closed; nothing was "
-			"sent");
+			"the server is not reading what it was sent; nothing more is sent until it does" :
+			"the connection to the server is closed; nothing was sent");
 		return 0;
 	}
 	evtimer_assign(&p->timer, mcpd_base, session_pending_expired, p);
@@ -254,8 +252,7 @@ session_on_request(struct session *s, const struct jsonrpc_msg *m)
 		return;
 	}
 	snprintf(text, sizeof text,
-	    "mcpd does not offer %.128s (the client "
-	    "declared no such capability)",
+	    "mcpd does not offer %.128s (the client declared no such capability)",
 	    m->method);
 	session_answer(s,
 	    jsonrpc_error(m->id, JSONRPC_METHOD_NOT_FOUND, text, NULL));
@@ -289,9 +286,8 @@ session_on_response(struct session *s, const struct jsonrpc_msg *m)
 		"input_required") == 0) {
 		/* Answering input requests is for later: say so, resend nothing. */
 		r.kind = ERRORS_OUTCOME_UNKNOWN;
-		r.message = "the server asked for more input (resultType "
-			    "input_required), which mcpd does not answer yet; "
-			    "nothing was sent again";
+		r.message =
+		    "the server asked for more input (resultType input_required), which mcpd does not answer yet; nothing was sent again";
 	} else if (m->type == JSONRPC_RESULT)
 		r.result = m->result;
 	else {

@@ -126,8 +126,7 @@ store_check_rows(json_t *agents, char **what)
 			id = json_string_value(json_object_get(row, "id"));
 			if (id == NULL || *id == '\0')
 				r = store_what(what,
-				    "agent \"%s\", row %zu has no string "
-				    "\"id\"",
+				    "agent \"%s\", row %zu has no string \"id\"",
 				    agent, i + 1);
 			else if (json_object_get(seen, id) != NULL)
 				r = store_what(what,
@@ -160,9 +159,7 @@ store_check(const char *path, const json_t *doc, char **cause)
 		r = store_what(&what, "no valid \"version\" (an integer)");
 	else if (json_integer_value(version) > STORE_VERSION)
 		return errors_cause(cause, -ENOTSUP,
-		    "%s was written by a newer mcpd (version %lld); "
-		    "this mcpd reads version %d: upgrade mcpd or move the "
-		    "file aside",
+		    "%s was written by a newer mcpd (version %lld); this mcpd reads version %d: upgrade mcpd or move the file aside",
 		    path, (long long)json_integer_value(version),
 		    STORE_VERSION);
 	else if (!json_is_object(agents))

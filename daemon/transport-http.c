@@ -220,8 +220,7 @@ shttp_on_endpoint(struct shttp_transport *ht, const char *data)
 	free(uorigin);
 	if (ht->post_path == NULL) {
 		shttp_report(ht,
-		    "the SSE endpoint event names another origin "
-		    "or no usable path; refused");
+		    "the SSE endpoint event names another origin or no usable path; refused");
 		return;
 	}
 	shttp_flush_queue(ht);
@@ -343,8 +342,7 @@ shttp_status_failure(struct shttp_post *p, enum errors_kind *kind, char *why,
 	if (p->status < 400) {
 		*kind = ERRORS_DENIED;
 		snprintf(why, size,
-		    "the server answered HTTP %d; redirects "
-		    "are refused",
+		    "the server answered HTTP %d; redirects are refused",
 		    p->status);
 	} else {
 		*kind = p->status >= 500 ? ERRORS_OUTCOME_UNKNOWN :
@@ -420,8 +418,7 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 		return;
 	if (err == 0 && shttp_is_session_lost(p)) {
 		snprintf(text, sizeof text,
-		    "the server no longer knows our "
-		    "session (HTTP %d); it will be re-initialized",
+		    "the server no longer knows our session (HTTP %d); it will be re-initialized",
 		    p->status);
 		shttp_report(p->ht, text);
 		return;
@@ -434,13 +431,10 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 	if (err == -ECONNREFUSED) {
 		kind = ERRORS_UNAVAILABLE;
 		snprintf(text, sizeof text,
-		    "cannot reach the server (%s); "
-		    "nothing was sent",
-		    why);
+		    "cannot reach the server (%s); nothing was sent", why);
 	} else if (err != 0)
 		snprintf(text, sizeof text,
-		    "the HTTP exchange failed after "
-		    "the request was sent: %s",
+		    "the HTTP exchange failed after the request was sent: %s",
 		    why);
 	else if (!shttp_status_failure(p, &kind, text, sizeof text)) {
 		if (p->ht->is_legacy_sse) {
@@ -452,8 +446,7 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 			shttp_deliver(p,
 			    (const char *)evbuffer_pullup(p->body, -1), len);
 		snprintf(text, sizeof text,
-		    "the server ended the response "
-		    "without an answer");
+		    "the server ended the response without an answer");
 	}
 	shttp_fail_request(p, kind, text);
 	shttp_post_free(p);

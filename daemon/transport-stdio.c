@@ -72,8 +72,7 @@ stdio_deliver_line(struct stdio_transport *st, char *line, size_t len)
 	if (msg == NULL) {
 		/* Not protocol: keep it where an operator will look. */
 		snprintf(note, sizeof note,
-		    "[mcpd: stdout line is not JSON "
-		    "and was ignored: %.120s]",
+		    "[mcpd: stdout line is not JSON and was ignored: %.120s]",
 		    line);
 		st->t.cbs->stderr_line(st->t.cb_arg, note, strlen(note));
 		return;
@@ -100,8 +99,7 @@ stdio_drain_stdout(struct stdio_transport *st)
 	}
 	if (!st->is_closing && r < 0) {
 		snprintf(why, sizeof why,
-		    "the server sent a message longer than "
-		    "the limit of %zu bytes",
+		    "the server sent a message longer than the limit of %zu bytes",
 		    st->out_lines.max);
 		stdio_report_closed(st, why);
 		return false;

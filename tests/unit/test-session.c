@@ -16,8 +16,8 @@
 /* The loopback: what the session sent, and what the "server" answers. */
 struct loopback {
 	struct transport t;
-	json_t *sent;	 /* every message the session sent */
-	json_t *outbox;	 /* for the session, delivered from the loop */
+	json_t *sent;	/* every message the session sent */
+	json_t *outbox; /* for the session, delivered from the loop */
 	struct event *deliver;
 	int send_result;   /* what send returns for requests */
 	int cancel_result; /* ... and for notifications/cancelled */
@@ -243,7 +243,9 @@ static json_int_t
 last_id(void)
 {
 	return json_integer_value(json_object_get(json_array_get(lb.sent,
-	    json_array_size(lb.sent) - 1), "id"));
+						      json_array_size(lb.sent) -
+							  1),
+	    "id"));
 }
 
 static void
@@ -336,7 +338,7 @@ test_deadline_after_sending(void)
 	    id);
 	/* A late answer changes nothing. */
 	lb_say(jsonrpc_result(json_object_get(json_array_get(lb.sent,
-					      json_array_size(lb.sent) - 2),
+						  json_array_size(lb.sent) - 2),
 				  "id"),
 	    json_object()));
 	run_turns(2);
@@ -409,8 +411,7 @@ test_list_changed_relists(void)
 	struct session *s = start(false, 1);
 
 	lb.ntools = 4;
-	lb_say(jsonrpc_notification("notifications/tools/list_changed",
-	    NULL));
+	lb_say(jsonrpc_notification("notifications/tools/list_changed", NULL));
 	run_until(&nchanged, 1);
 	TAP_CHECK_INT(nchanged, 1);
 	TAP_CHECK_INT(json_array_size(session_tools_peek(s)), 4);
@@ -437,8 +438,8 @@ test_server_requests(void)
 	last = json_array_get(lb.sent, json_array_size(lb.sent) - 1);
 	TAP_CHECK(json_equal(json_object_get(last, "id"), id), "no answer");
 	TAP_CHECK_INT(json_integer_value(json_object_get(json_object_get(last,
-			  "error"),
-		      "code")),
+							     "error"),
+			  "code")),
 	    JSONRPC_METHOD_NOT_FOUND);
 	json_decref(id);
 	session_free(s);
@@ -496,15 +497,19 @@ test_close_done_from_the_loop(void)
 }
 
 static const struct tap_test tests[] = {
-	{ "legacy handshake: discover, initialize, tools", test_legacy_handshake },
+	{ "legacy handshake: discover, initialize, tools",
+	    test_legacy_handshake },
 	{ "modern handshake: discover, tools, _meta", test_modern_handshake },
 	{ "replies routed by id, once each", test_replies_routed_by_id },
-	{ "deadline after sending: outcome-unknown + cancelled", test_deadline_after_sending },
+	{ "deadline after sending: outcome-unknown + cancelled",
+	    test_deadline_after_sending },
 	{ "deadline before sending: timeout", test_deadline_before_sending },
 	{ "refused send fails from the loop", test_refused_send_fails_later },
-	{ "request to a dead session; references", test_request_to_dead_session },
+	{ "request to a dead session; references",
+	    test_request_to_dead_session },
 	{ "list_changed lists again", test_list_changed_relists },
-	{ "server requests: ping answered, others refused", test_server_requests },
+	{ "server requests: ping answered, others refused",
+	    test_server_requests },
 	{ "HeaderMismatch retires a modern catalog", test_header_mismatch },
 	{ "close completes from the loop", test_close_done_from_the_loop },
 };
