@@ -483,6 +483,11 @@ mcpd_prepare_state(void)
 		errno = -r;
 		fatal("cannot create state directory %s", mcpd_opts.state_dir);
 	}
+	/* Before anything in it is read or any container is touched. */
+	if (lock_state_dir(mcpd_opts.state_dir, &cause) < 0)
+		fatalx("%s", cause != NULL ? cause : "cannot lock the state directory");
+	if (generation_init(mcpd_opts.state_dir, &cause) < 0)
+		fatalx("generations: %s", cause != NULL ? cause : "failed");
 	if (identity_load(mcpd_opts.state_dir, &cause) < 0)
 		fatalx("identity: %s", cause != NULL ? cause : "failed");
 	if (store_open(mcpd_opts.state_dir, &mcpd_store) < 0)

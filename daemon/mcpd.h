@@ -667,6 +667,21 @@ char *spec_id(const char *agent, enum server_mode, const struct server_spec *);
 char *spec_endpoint(const struct server_spec *);
 const char *spec_transport_name(const struct server_spec *);
 
+/* generation.c: generations that never repeat across restarts. */
+/* Reads the ceiling an earlier run left and reserves this run's block. */
+int generation_init(const char *state_dir, char **cause);
+/* The first generation a connection of this run gets. */
+uint64_t generation_first(void);
+/* The generation after current (0: none yet); saves a new ceiling first. */
+uint64_t generation_after(uint64_t current);
+
+/* lock.c: one daemon per state dir. */
+/*
+ * Takes the exclusive lock of dir (mcpd.lock, holding the pid) for the
+ * daemon's life: the descriptor, or -EBUSY with *cause naming the holder.
+ */
+int lock_state_dir(const char *dir, char **cause);
+
 /* identity.c: the daemon's did:key and derived identities. */
 int identity_load(const char *state_dir, char **cause);
 const char *identity_did(void);

@@ -50,7 +50,7 @@ struct server {
 	enum server_mode mode;
 	struct server_spec spec;
 	enum server_state state;
-	uint64_t generation;
+	uint64_t generation; /* of the serving connection; 0: none yet */
 	struct session *session; /* serves calls */
 	struct session *next;	 /* being started by the running job */
 	/* What the serving and the starting connections run with. */

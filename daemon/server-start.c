@@ -143,7 +143,7 @@ server_promote(struct server *s)
 	s->session = s->next;
 	s->next = NULL;
 	memcpy(s->digest, s->next_digest, sizeof s->digest);
-	s->generation++;
+	s->generation = generation_after(s->generation);
 	server_set_state(s, SERVER_READY);
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);

@@ -28,7 +28,8 @@ import pytest
 
 from conftest import (breakable_server, owner_containers, EVERYTHING_JS, MCPD,
                       NODE, REPO, STALE_HANDLE, STORAGE, TESTSERVER, cmdline,
-                      descendants, free_port, poll, process_groups, ts_command,
+                      descendants, free_port, is_alive, poll, process_groups,
+                      ts_command,
                       wait_gone, wait_listening)
 
 DID_KEY = re.compile(r"^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$")
@@ -216,13 +217,16 @@ def test_restart_restores_saved_servers(mcpd_factory, everything, images,
     assert all(listed[n]["persistent"] is True for n in loaded)
     assert listed["unsaved"]["persistent"] is False
 
+    before = max(r["generation"] for r in d1.list())
     d2 = restart(mcpd_factory, d1, how)
     assert did_of(d2) == did
     rows = wait_ready(d2, loaded)
     for r in rows:
         assert r["id"] == loaded[r["name"]]["id"], r
         assert r["persistent"] is True, r
-        assert r["generation"] == 1, r
+        # Generations never repeat across restarts: no handle issued
+        # before reaches the new connection.
+        assert r["generation"] > before, (r, before)
         assert r["restarts"] == 0, r
     # The rows were read, never rewritten.
     assert store_bytes(d2) == saved
@@ -240,8 +244,9 @@ def test_restart_restores_saved_servers(mcpd_factory, everything, images,
              [str(d2.pid)], timeout=30, interval=0.5,
              what="only the new daemon's container to be left")
     tools = d2.tools("proc")
+    gen = d2.row("proc")["generation"]
     assert {t["handle"] for t in tools if t["name"] == "echo"} == \
-        {"proc.1/echo"}
+        {f"proc.{gen}/echo"}
 
 
 def test_forced_stop_keeps_the_rows(mcpd_factory, images, container_guard):
@@ -786,3 +791,53 @@ def test_sd_notify_ready_restore_status_stopping(mcpd_factory, tmp_path):
         assert ns.msgs.index("READY=1") < ns.msgs.index("STOPPING=1")
     finally:
         ns.close()
+
+
+def test_one_daemon_per_state_dir(mcpd_factory, tmp_path):
+    """A second mcpd on a state dir that a live daemon holds refuses to
+    start, naming the holder; it reaps nothing and restores nothing, so
+    the first daemon's servers keep running, once each."""
+    d1 = mcpd_factory()
+    d1.load(ts_command(), name="only", persist=True)
+    pid = d1.row("only")["pid"]
+    sock = tmp_path / "second.sock"
+    p = subprocess.run([str(MCPD), "-d", "-s", str(sock), "-S",
+                        str(d1.state)], stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=30)
+    err = p.stderr.decode()
+    assert p.returncode == 1, (p.returncode, err)
+    assert (f"another mcpd (pid {d1.pid}) holds the state directory "
+            f"{d1.state}") in err, err
+    assert not sock.exists()
+    assert is_alive(pid)
+    assert [r["name"] for r in d1.list()] == ["only"]
+    assert d1.row("only")["pid"] == pid
+    # The second daemon started no copy of the server, reaped nothing.
+    assert "only:" not in err and "restor" not in err, err
+    # Once the first has stopped, the state dir can be taken again.
+    assert d1.stop() == []
+    d2 = mcpd_factory(base=d1.base)
+    wait_ready(d2, ["only"])
+
+
+def test_a_handle_from_before_a_restart_is_stale(mcpd_factory):
+    """x.1/echo was issued for the process before the restart; after it,
+    it must not reach the new process (generations start again above
+    every one an earlier run issued), also for a server loaded again by
+    hand under the same name."""
+    d1 = mcpd_factory()
+    saved = d1.load(ts_command(), name="saved", persist=True)
+    again = d1.load(ts_command("--tools", "3"), name="again")
+    old = [f"saved.{saved['generation']}/echo",
+           f"again.{again['generation']}/echo"]
+    d2 = restart(mcpd_factory, d1)
+    wait_ready(d2, ["saved"])
+    d2.load(ts_command("--tools", "3"), name="again")
+    for handle in old:
+        e = d2.rpc.error("mcpd/call", {"handle": handle,
+                                       "arguments": {"message": "x"}})
+        assert e["code"] == STALE_HANDLE, (handle, e)
+        assert e["data"]["kind"] == "stale-handle", e
+    for r in d2.list():
+        assert r["generation"] > max(saved["generation"],
+                                     again["generation"]), r
