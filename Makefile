@@ -10,7 +10,7 @@ BUILD	?= build
 CC	?= cc
 PKG_CONFIG ?= pkg-config
 PYTEST	?= pytest-3
-VERSION	:= 0.1.0
+VERSION	:= 0.2.0
 
 PKGS	:= libevent libevent_openssl jansson libsystemd openssl libsodium
 WARN	:= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

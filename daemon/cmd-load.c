@@ -61,40 +61,41 @@ cmd_load_spec_move(struct server_spec *spec)
 }
 
 /*
- * Same id: the same target again, answered by the running server, which
- * starts again first when its values (env, headers, secrets) changed.
+ * A server is its name: the same name and target again is answered by the
+ * running server (which starts again first when its values changed); the
+ * name of a server that runs another target is a conflict.
  */
 void
 cmd_load_start(struct request *req, const char *agent, const json_t *params,
     struct loadspec *ls, int timeout)
 {
-	char *id = spec_id(agent, ls->mode, &ls->spec);
-	struct server *s = server_find(agent, id);
+	struct server *s = server_find_name(agent, ls->name);
 	bool is_listed = s != NULL;
 	bool is_saved = !json_is_false(json_object_get(params, "persist"));
 	struct server_spec *asked = NULL;
+	char *id = NULL;
 
 	if (!cmd_load_vars_ok(req, &ls->spec)) {
 		/* Failed: a variable has no value now. */
+	} else if (s != NULL && !server_runs(s, ls->mode, &ls->spec)) {
+		control_fail(req, ERRORS_CONFLICT,
+		    json_pack("{s:s, s:s}", "name", ls->name, "endpoint",
+			server_endpoint(s)),
+		    "the name %s is taken by a server that runs %s; choose another name with --name, or unload %s first", ls->name, server_endpoint(s), ls->name);
 	} else if (s == NULL && server_count(NULL) >= mcpd_opts.max_servers) {
 		control_fail(req, ERRORS_UNAVAILABLE,
 		    json_pack("{s:I}", "limit",
 			(json_int_t)mcpd_opts.max_servers),
-		    "mcpd already has %zu servers, its limit; unload one, or start mcpd with a higher --max-servers",
-		    mcpd_opts.max_servers);
-	} else if (s == NULL && server_find(agent, ls->name) != NULL) {
-		control_fail(req, ERRORS_CONFLICT,
-		    json_pack("{s:s}", "name", ls->name),
-		    "the name %s is taken by another server; choose another with --name, or unload it first",
-		    ls->name);
+		    "mcpd already has %zu servers, its limit; unload one, or start mcpd with a higher --max-servers", mcpd_opts.max_servers);
 	} else if (s == NULL &&
-	    server_new(agent, ls->name, ls->mode, &ls->spec, &s) < 0) {
+	    ((id = server_id_for(agent, ls->name)) == NULL ||
+		server_new(agent, id, ls->name, ls->mode, &ls->spec, &s) < 0)) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");
 	} else {
 		json_t *secrets = is_saved ? json_object() : NULL;
-		/* The same target again keeps the name it runs under. */
-		json_t *row = is_saved ? enable_row_new(id, server_name(s),
-					     ls->mode, params, secrets) :
+		json_t *row = is_saved ? enable_row_new(server_id(s),
+					     server_name(s), ls->mode, params,
+					     secrets) :
 					 NULL;
 
 		/* A new server took spec; a listed one gets it with the job. */

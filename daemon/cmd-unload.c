@@ -42,11 +42,12 @@ static void
 cmd_unload_exec(struct request *req, json_t *params)
 {
 	const char *target = cmd_string(params, "target");
-	struct server *s = server_find_target(control_agent(req), target);
+	bool failed;
+	struct server *s = cmd_server_or_none(req, target, &failed);
 
 	if (s != NULL)
 		server_unload(s, req);
-	else
+	else if (!failed)
 		cmd_unload_saved_only(req, target);
 }
 

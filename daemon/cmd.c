@@ -130,12 +130,38 @@ cmd_string(json_t *params, const char *key)
 	return json_string_value(json_object_get(params, key));
 }
 
+/* Fails req: target names several servers (names: stolen). */
+static void
+cmd_ambiguous(struct request *req, const char *target, json_t *names)
+{
+	char *list = json_dumps(names, JSON_COMPACT);
+
+	control_fail(req, ERRORS_CONFLICT,
+	    json_pack("{s:s, s:o}", "what", "server", "names", names),
+	    "%s is the target of %zu servers, %s; name one of them", target, json_array_size(names), list != NULL ? list : "");
+	free(list);
+}
+
+struct server *
+cmd_server_or_none(struct request *req, const char *target, bool *ret_failed)
+{
+	json_t *names;
+	struct server *s = server_find_target(control_agent(req), target,
+	    &names);
+
+	*ret_failed = names != NULL;
+	if (names != NULL)
+		cmd_ambiguous(req, target, names);
+	return s;
+}
+
 struct server *
 cmd_server(struct request *req, const char *target)
 {
-	struct server *s = server_find_target(control_agent(req), target);
+	bool failed;
+	struct server *s = cmd_server_or_none(req, target, &failed);
 
-	if (s == NULL)
+	if (s == NULL && !failed)
 		control_fail(req, ERRORS_NOT_FOUND,
 		    json_pack("{s:s}", "what", "server"),
 		    "no server %s for agent %s", target, control_agent(req));

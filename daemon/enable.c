@@ -262,7 +262,8 @@ enable_row_spec(const char *agent, const json_t *row, struct loadspec *ls)
 		loadspec_clear(ls);
 		return why != NULL ? why : strdup("its params do not parse");
 	}
-	if (server_find(agent, id) != NULL || server_find(agent, ls->name)) {
+	if (server_find(agent, id) != NULL ||
+	    server_find_name(agent, ls->name) != NULL) {
 		loadspec_clear(ls);
 		return strdup("another saved row has the same id or name");
 	}
@@ -285,7 +286,9 @@ enable_restore_row(const char *agent, const json_t *row)
 		free(why);
 		return;
 	}
-	if (server_new(agent, ls.name, ls.mode, &ls.spec, &s) < 0)
+	/* Its saved id, whichever rule made it (rows of before 0.2 too). */
+	if (server_new(agent, json_string_value(json_object_get(row, "id")),
+		ls.name, ls.mode, &ls.spec, &s) < 0)
 		fatalx("out of memory restoring %s", label);
 	loadspec_clear(&ls);
 	server_restore(s, mcpd_opts.load_timeout_ms, enable_restored, label);

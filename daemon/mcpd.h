@@ -126,8 +126,14 @@ struct cmd_entry {
 void cmd_dispatch(struct request *, const char *method, json_t *params);
 /* A string param or NULL. */
 const char *cmd_string(json_t *params, const char *key);
-/* The caller's server named by target, or NULL after failing req. */
+/*
+ * The caller's server named by target (id, name, container name, or the
+ * endpoint of just one server), or NULL after failing req.
+ */
 struct server *cmd_server(struct request *, const char *target);
+/* The same, but NULL without failing req unless target is ambiguous. */
+struct server *cmd_server_or_none(struct request *, const char *target,
+    bool *ret_failed);
 /* Reads an optional timeout_ms (1 ms to 24 h); false after failing req. */
 bool cmd_timeout(struct request *, json_t *params, int dflt, int *ret);
 /* cmd-load.c and cmd-load-remote.c */
@@ -482,13 +488,27 @@ const char *server_mode_name(enum server_mode);
 /* A holder's reference (DESIGN 10): the memory stays until the last. */
 void server_ref(struct server *);
 void server_unref(struct server *);
-/* By id, name or endpoint, within one agent (NULL: any agent). */
-struct server *server_find(const char *agent, const char *target);
-/* The same, or else the container server of an image given without tag. */
-struct server *server_find_target(const char *agent, const char *target);
+/* By id, name or container name, within one agent (NULL: any agent). */
+struct server *server_find(const char *agent, const char *key);
+/*
+ * The same, or else the one server whose canonical endpoint (or image,
+ * given without a tag) is target; NULL with *ret_names (new array) when
+ * several share it.
+ */
+struct server *server_find_target(const char *agent, const char *target,
+    json_t **ret_names);
+/* agent's server called name, or NULL. */
+struct server *server_find_name(const char *agent, const char *name);
+const char *server_id(const struct server *);
+/* The id of agent's server called name (new string): stable, from both. */
+char *server_id_for(const char *agent, const char *name);
+/* True when s runs mode and spec's endpoint (the same target). */
+bool server_runs(const struct server *, enum server_mode,
+    const struct server_spec *);
+const char *server_endpoint(const struct server *);
 /* Creates a server in state starting; *spec is moved into it. */
-int server_new(const char *agent, const char *name, enum server_mode,
-    struct server_spec *spec, struct server **ret);
+int server_new(const char *agent, const char *id, const char *name,
+    enum server_mode, struct server_spec *spec, struct server **ret);
 /* Gate jobs; each answers req when it ends. */
 /*
  * row (stolen, may be NULL): saved and read back before the start, after
@@ -661,8 +681,6 @@ void spec_copy(struct server_spec *dst, const struct server_spec *src);
 #define SPEC_DIGEST_LEN 32
 void spec_digest(const struct server_spec *resolved,
     unsigned char out[SPEC_DIGEST_LEN]);
-/* The id a target gets for this agent (new string). */
-char *spec_id(const char *agent, enum server_mode, const struct server_spec *);
 /* The canonical URL, or the command line (new string). */
 char *spec_endpoint(const struct server_spec *);
 const char *spec_transport_name(const struct server_spec *);

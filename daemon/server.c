@@ -107,38 +107,99 @@ server_is_container_named(const struct server *s, const char *target)
 }
 
 struct server *
-server_find(const char *agent, const char *target)
+server_find(const char *agent, const char *key)
 {
 	struct server *s;
 
 	TAILQ_FOREACH(s, &server_list, entry) {
 		if (s->state == SERVER_STOPPED || !server_in_scope(s, agent))
 			continue;
-		if (strcmp(s->id, target) == 0 ||
-		    strcmp(s->name, target) == 0 ||
-		    strcmp(s->endpoint, target) == 0 ||
-		    server_is_container_named(s, target))
+		if (strcmp(s->id, key) == 0 || strcmp(s->name, key) == 0 ||
+		    server_is_container_named(s, key))
 			return s;
 	}
 	return NULL;
 }
 
-struct server *
-server_find_target(const char *agent, const char *target)
+/* Its canonical endpoint, or its image given without a tag. */
+static bool
+server_has_endpoint(const struct server *s, const char *target,
+    const char *image)
 {
-	struct server *s = server_find(agent, target);
-	char *image = NULL;
+	return strcmp(s->endpoint, target) == 0 ||
+	    (image != NULL && s->mode == SERVER_CONTAINER &&
+		strcmp(s->endpoint, image) == 0);
+}
 
-	/* An image without its tag: the :latest a load made explicit. */
-	if (s != NULL || names_image_normalize(target, &image, NULL) < 0)
+struct server *
+server_find_target(const char *agent, const char *target, json_t **ret_names)
+{
+	struct server *s = server_find(agent, target), *found = NULL;
+	char *image = NULL;
+	json_t *names;
+
+	*ret_names = NULL;
+	if (s != NULL)
 		return s;
+	/* An image without its tag: the :latest a load made explicit. */
+	if (names_image_normalize(target, &image, NULL) < 0)
+		image = NULL;
+	names = json_array();
 	TAILQ_FOREACH(s, &server_list, entry)
 		if (s->state != SERVER_STOPPED && server_in_scope(s, agent) &&
-		    s->mode == SERVER_CONTAINER &&
-		    strcmp(s->endpoint, image) == 0)
-			break;
+		    server_has_endpoint(s, target, image)) {
+			found = s;
+			json_array_append_new(names, json_string(s->name));
+		}
 	free(image);
-	return s;
+	if (json_array_size(names) > 1) {
+		*ret_names = names;
+		return NULL;
+	}
+	json_decref(names);
+	return found;
+}
+
+struct server *
+server_find_name(const char *agent, const char *name)
+{
+	struct server *s;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (s->state != SERVER_STOPPED && server_in_scope(s, agent) &&
+		    strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
+const char *
+server_id(const struct server *s)
+{
+	return s->id;
+}
+
+char *
+server_id_for(const char *agent, const char *name)
+{
+	return identity_connection_id(agent, "server", name, strlen(name));
+}
+
+bool
+server_runs(const struct server *s, enum server_mode mode,
+    const struct server_spec *spec)
+{
+	char *endpoint = spec_endpoint(spec);
+	bool same = s->mode == mode && endpoint != NULL &&
+	    strcmp(s->endpoint, endpoint) == 0;
+
+	free(endpoint);
+	return same;
+}
+
+const char *
+server_endpoint(const struct server *s)
+{
+	return s->endpoint;
 }
 
 size_t
@@ -157,19 +218,19 @@ server_count(size_t *ret_ready)
 }
 
 int
-server_new(const char *agent, const char *name, enum server_mode mode,
-    struct server_spec *spec, struct server **ret)
+server_new(const char *agent, const char *id, const char *name,
+    enum server_mode mode, struct server_spec *spec, struct server **ret)
 {
 	struct server *s;
 
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		return -ENOMEM;
 	s->agent = strdup(agent);
+	s->id = strdup(id);
 	s->name = strdup(name);
 	s->mode = mode;
 	s->spec = *spec;
 	memset(spec, 0, sizeof *spec);
-	s->id = spec_id(agent, mode, &s->spec);
 	s->endpoint = spec_endpoint(&s->spec);
 	s->logs = logring_new(mcpd_opts.log_lines);
 	s->restart_timer = evtimer_new(mcpd_base, server_restart_due, s);

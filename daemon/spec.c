@@ -232,44 +232,15 @@ spec_transport_name(const struct server_spec *spec)
 	return spec->remote.url != NULL ? "streamable-http" : "stdio";
 }
 
-/* Appends each string of v (up to '=' when is_names) and a NUL. */
+/* Appends each string of v and a NUL, then a NUL. */
 static void
-spec_target_add(FILE *f, char *const *v, bool is_names)
+spec_target_add(FILE *f, char *const *v)
 {
 	for (size_t i = 0; v != NULL && v[i] != NULL; i++) {
-		fwrite(v[i], 1, is_names ? strcspn(v[i], "=") : strlen(v[i]),
-		    f);
+		fwrite(v[i], 1, strlen(v[i]), f);
 		fputc('\0', f);
 	}
 	fputc('\0', f);
-}
-
-/*
- * What identifies a process or container target: argv (or image, args,
- * volumes, network), cwd, then the env names (values may be secrets).
- */
-static char *
-spec_local_target(const struct server_spec *spec, size_t *ret_len)
-{
-	char *target = NULL,
-	     *const image[] = { spec->image, spec->network, NULL };
-	FILE *f = open_memstream(&target, ret_len);
-
-	if (f == NULL)
-		return NULL;
-	if (spec->image != NULL) {
-		spec_target_add(f, image, false);
-		spec_target_add(f, spec->args, false);
-		spec_target_add(f, spec->volumes, false);
-	} else
-		spec_target_add(f, spec->argv, false);
-	fprintf(f, "%s%c", spec->cwd != NULL ? spec->cwd : "", '\0');
-	spec_target_add(f, spec->env, true);
-	if (fclose(f) != 0) {
-		free(target);
-		return NULL;
-	}
-	return target;
 }
 
 void
@@ -286,11 +257,11 @@ spec_digest(const struct server_spec *spec, unsigned char out[SPEC_DIGEST_LEN])
 
 	if (f == NULL)
 		fatal("open_memstream");
-	spec_target_add(f, spec->argv, false);
-	spec_target_add(f, spec->env, false);
-	spec_target_add(f, spec->args, false);
-	spec_target_add(f, spec->volumes, false);
-	spec_target_add(f, strs, false);
+	spec_target_add(f, spec->argv);
+	spec_target_add(f, spec->env);
+	spec_target_add(f, spec->args);
+	spec_target_add(f, spec->volumes);
+	spec_target_add(f, strs);
 	if (spec->remote.headers != NULL &&
 	    (headers = json_dumps(spec->remote.headers, JSON_SORT_KEYS)) !=
 		NULL) {
@@ -305,21 +276,4 @@ spec_digest(const struct server_spec *spec, unsigned char out[SPEC_DIGEST_LEN])
 	    NULL, 0);
 	explicit_bzero(buf, len);
 	free(buf);
-}
-
-char *
-spec_id(const char *agent, enum server_mode mode,
-    const struct server_spec *spec)
-{
-	size_t len;
-	char *target, *id;
-
-	if (spec->remote.url != NULL)
-		return identity_connection_id(agent, server_mode_name(mode),
-		    spec->remote.url, strlen(spec->remote.url));
-	if ((target = spec_local_target(spec, &len)) == NULL)
-		return NULL;
-	id = identity_connection_id(agent, server_mode_name(mode), target, len);
-	free(target);
-	return id;
 }

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (breakable_server, owner_containers, EVERYTHING_JS, MCPD,
+from conftest import (CONFLICT, breakable_server, owner_containers,
+                      EVERYTHING_JS, MCPD,
                       NODE, REPO, STALE_HANDLE, STORAGE, TESTSERVER, cmdline,
                       descendants, free_port, is_alive, poll, process_groups,
                       ts_command,
@@ -335,34 +336,76 @@ def test_saved_load_that_fails_at_restore_stays_listed(mcpd_factory,
     assert store_rows(d2) == []
 
 
-def test_repeat_load_under_another_name_keeps_the_saved_name(mcpd_factory):
-    """The same target loaded again with another --name is the running
-    server (its answer says the old name): the saved row must keep that
-    name too, or the server comes back renamed after a restart, and its
-    new name may even collide with another saved server."""
+def test_a_server_is_its_name(mcpd_factory):
+    """Two instances of one command under two names are two servers (the
+    id comes from agent and name); the same name and target again is the
+    running server; a name taken by another target is a conflict naming
+    it, and changes nothing; an endpoint that several servers share is
+    refused as ambiguous, listing their names."""
     d1 = mcpd_factory()
-    a = d1.ctl("load", "--name", "a", "--", TESTSERVER)
+    a = d1.ctl("load", "--name", "acct-a", "--env", "ACCOUNT=a", "--",
+               TESTSERVER)
     assert a.rc == 0, a
-    b = d1.ctl("load", "--name", "b", "--", TESTSERVER, "--tools", "2")
+    pid_a = d1.row("acct-a")["pid"]
+    b = d1.ctl("load", "--name", "acct-b", "--env", "ACCOUNT=b", "--",
+               TESTSERVER)
     assert b.rc == 0, b
-    again = d1.ctl("load", "--name", "b", "--", TESTSERVER)
-    assert again.rc == 0, again
+    assert "was_loaded" not in b.json and "reconfigured" not in b.json, b
+    assert a.json["id"] != b.json["id"]
+    assert d1.row("acct-a")["pid"] == pid_a        # not restarted
+    assert environ_of(pid_a)["ACCOUNT"] == "a"
+    assert environ_of(d1.row("acct-b")["pid"])["ACCOUNT"] == "b"
+    # The same name and target again: the running server.
+    again = d1.ctl("load", "--name", "acct-a", "--env", "ACCOUNT=a", "--",
+                   TESTSERVER)
+    assert again.rc == 0 and again.json.get("was_loaded") is True, again
     assert again.json["id"] == a.json["id"]
-    assert again.json["name"] == "a"       # the running server answered
-    assert sorted((r["name"], r["id"]) for r in d1.list()) == sorted(
-        [("a", a.json["id"]), ("b", b.json["id"])])
-    # What is saved is what runs: two servers, a and b.
+    # A name that another target holds.
+    e = d1.rpc.error("mcpd/load", {"command": [str(TESTSERVER), "--tools",
+                                               "2"], "name": "acct-a"})
+    assert e["code"] == CONFLICT and e["data"]["kind"] == "conflict", e
+    assert e["data"]["endpoint"] == str(TESTSERVER), e
+    assert "the name acct-a is taken by a server that runs" in e["message"]
+    assert d1.row("acct-a")["pid"] == pid_a
+    # Both run the same command: its endpoint names neither alone.
+    e = d1.rpc.error("mcpd/unload", {"target": str(TESTSERVER)})
+    assert e["code"] == CONFLICT, e
+    assert sorted(e["data"]["names"]) == ["acct-a", "acct-b"], e
+    assert len(d1.list()) == 2
+    # Saved under their ids, and back under them after a restart.
     assert sorted((r["name"], r["id"]) for r in store_rows(d1)) == sorted(
-        [("a", a.json["id"]), ("b", b.json["id"])]), store_rows(d1)
+        [("acct-a", a.json["id"]), ("acct-b", b.json["id"])])
     d2 = restart(mcpd_factory, d1)
-    rows = wait_ready(d2, ["a", "b"], timeout=30)
+    rows = wait_ready(d2, ["acct-a", "acct-b"], timeout=30)
     assert sorted((r["name"], r["id"]) for r in rows) == sorted(
-        [("a", a.json["id"]), ("b", b.json["id"])])
+        [("acct-a", a.json["id"]), ("acct-b", b.json["id"])])
+
+
+def test_rows_of_the_old_id_rule_keep_their_ids(mcpd_factory):
+    """Rows saved before servers were identified by name carry ids made
+    from the target: they restore under those ids, a load of the same
+    name and target is that server, and unload by the old id works."""
+    d1 = mcpd_factory()
+    d1.load(ts_command(), name="legacy", persist=True)
+    assert d1.stop() == []
+    doc = json.loads((d1.state / "enabled.json").read_bytes())
+    (row,) = doc["agents"]["default"]
+    row["id"] = "0123456789ab"      # what the old rule would have made
+    (d1.state / "enabled.json").write_text(json.dumps(doc, indent=2) + "\n")
+    d2 = mcpd_factory(base=d1.base)
+    (r,) = wait_ready(d2, ["legacy"])
+    assert r["id"] == "0123456789ab", r
+    again = d2.load(ts_command(), name="legacy", persist=True)
+    assert again["id"] == "0123456789ab" and again.get("was_loaded"), again
+    assert [x["id"] for x in store_rows(d2)] == ["0123456789ab"]
+    out = d2.ctl("unload", "0123456789ab")
+    assert out.rc == 0 and out.json["removed_saved"] is True, out
+    assert store_rows(d2) == []
 
 
 def test_a_saved_row_that_cannot_be_restored_can_be_unloaded(mcpd_factory):
-    """Two saved rows of one agent with the same name (what the bug above
-    writes): the second cannot be restored under that name. mcpctl unload
+    """Two saved rows of one agent with the same name (what an edit by hand
+    may write): the second cannot be restored under that name. mcpctl unload
     of its id must still remove its row (else it fails at every start and
     only an edit of the file removes it); the other one is untouched."""
     base = Path(tempfile.mkdtemp(prefix="mcpd-it-", dir="/tmp"))
