@@ -2,6 +2,7 @@
 /* Child processes: spawning without a shell, pipes, and reaping exits. */
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "errors.h"
 #include "log.h"
 #include "mcpd.h"
 
@@ -393,6 +395,65 @@ child_env_build(char *const *extra)
 fail:
 	child_strv_free(env);
 	return NULL;
+}
+
+/* 0 when path (relative to cwd, NULL: mcpd's) is a file exec can run. */
+static int
+child_is_runnable(const char *path, const char *cwd)
+{
+	char *full = NULL;
+	struct stat st;
+	int r = 0;
+
+	if (path[0] != '/' && cwd != NULL &&
+	    asprintf(&full, "%s/%s", cwd, path) < 0)
+		return -ENOMEM;
+	if (full != NULL)
+		path = full;
+	if (stat(path, &st) < 0)
+		r = -errno;
+	else if (S_ISDIR(st.st_mode))
+		r = -EISDIR;
+	else if (!S_ISREG(st.st_mode) || access(path, X_OK) < 0)
+		r = -EACCES;
+	free(full);
+	return r;
+}
+
+int
+child_find_program(const struct child_spec *spec, char **cause)
+{
+	const char *file = spec->argv[0], *path = NULL, *p, *end;
+	char *candidate;
+	int r, first = -ENOENT;
+
+	if (strchr(file, '/') != NULL) {
+		if ((r = child_is_runnable(file, spec->cwd)) == 0)
+			return 0;
+		return errors_cause(cause, r, "cannot run %s: %s", file, strerror(-r));
+	}
+	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
+		if (strncmp(spec->env[i], "PATH=", 5) == 0)
+			path = spec->env[i] + 5;
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p = end + 1) {
+		end = strchrnul(p, ':');
+		if (asprintf(&candidate, "%.*s%s%s", (int)(end - p), p,
+			end > p ? "/" : "", file) < 0)
+			return -ENOMEM;
+		r = child_is_runnable(candidate, spec->cwd);
+		free(candidate);
+		if (r == 0)
+			return 0;
+		if (first == -ENOENT)
+			first = r; /* execvp reports the first that exists */
+		if (*end == '\0')
+			break;
+	}
+	if (first == -ENOENT)
+		return errors_cause(cause, -ENOENT, "no program %s on the PATH a server gets (%s)", file, path);
+	return errors_cause(cause, first, "cannot run %s from the PATH a server gets (%s): %s", file, path, strerror(-first));
 }
 
 char **

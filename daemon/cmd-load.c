@@ -19,9 +19,34 @@ cmd_load_bad(struct request *req, const char *field, const char *why)
 	return false;
 }
 
-/* Every $(...) resolves now: nothing is saved or started that cannot. */
+/* A process server's program can be run (checked on the resolved spec). */
+static int
+cmd_load_program_ok(struct request *req, const struct server_spec *resolved)
+{
+	struct child_spec child = { resolved->argv, NULL, resolved->cwd };
+	char **env = child_env_build(resolved->env);
+	char *cause = NULL;
+	int r;
+
+	if (env == NULL)
+		fatal("out of memory");
+	child.env = env;
+	if ((r = child_find_program(&child, &cause)) < 0)
+		control_fail(req, ERRORS_NOT_FOUND,
+		    json_pack("{s:s}", "what", "command"),
+		    "%s; nothing was saved or started", cause != NULL ? cause : "cannot run the command");
+	child_strv_wipe_free(env);
+	free(cause);
+	return r;
+}
+
+/*
+ * What can only fail for a reason known now fails now, before anything
+ * is saved or started: every $(...) resolves, and a command can be run.
+ */
 static bool
-cmd_load_vars_ok(struct request *req, const struct server_spec *spec)
+cmd_load_can_start(struct request *req, enum server_mode mode,
+    const struct server_spec *spec)
 {
 	struct server_spec resolved;
 	char *cause = NULL;
@@ -41,8 +66,11 @@ cmd_load_vars_ok(struct request *req, const struct server_spec *spec)
 	else if (r < 0)
 		control_fail(req, ERRORS_STORAGE, NULL, "%s",
 		    cause != NULL ? cause : "cannot resolve variables");
-	else
+	else {
+		if (mode == SERVER_PROCESS)
+			r = cmd_load_program_ok(req, &resolved);
 		spec_clear(&resolved);
+	}
 	free(cause);
 	return r == 0;
 }
@@ -75,8 +103,8 @@ cmd_load_start(struct request *req, const char *agent, const json_t *params,
 	struct server_spec *asked = NULL;
 	char *id = NULL;
 
-	if (!cmd_load_vars_ok(req, &ls->spec)) {
-		/* Failed: a variable has no value now. */
+	if (!cmd_load_can_start(req, ls->mode, &ls->spec)) {
+		/* Failed: a variable has no value, or no such program. */
 	} else if (s != NULL && !server_runs(s, ls->mode, &ls->spec)) {
 		control_fail(req, ERRORS_CONFLICT,
 		    json_pack("{s:s, s:s}", "name", ls->name, "endpoint",

@@ -194,6 +194,12 @@ int child_spawn(const struct child_spec *, struct child_io *ret, char **cause);
  */
 void child_watch(pid_t, void (*exited)(void *, int), void *arg);
 void child_unwatch(pid_t);
+/*
+ * 0 when spec's program can be run as execvp would find it (its PATH from
+ * spec->env, a relative path from spec->cwd); else a negative errno with
+ * *cause saying what is missing. Checked before a load saves anything.
+ */
+int child_find_program(const struct child_spec *, char **cause);
 /* "exited with status 1", "killed by signal 9". */
 char *child_describe_status(int status);
 /* The minimal environment of DESIGN 8 plus extra ("K=V"), new array. */

@@ -179,14 +179,24 @@ def test_daemon_error_exit_1(mcpd):
     assert rc == 1
     assert out["code"] == NOT_FOUND or out.get("error", {}).get(
         "code") == NOT_FOUND, out
-    r = mcpd.ctl("load", "--no-persist", "--name", "x", "--",
-                 "/nonexistent/mcp-x", is_json=False)
-    assert r.rc == 1, r
-    assert "/nonexistent/mcp-x" in r.err
-    assert mcpd.list() == []
-    # Saved (the default), a failed load stays listed and says how to go.
-    r = mcpd.ctl("load", "--name", "x", "--", "/nonexistent/mcp-x",
+    # A program that is not there is known before anything is saved.
+    for persist in (["--no-persist"], []):
+        r = mcpd.ctl("load", *persist, "--name", "x", "--",
+                     "/nonexistent/mcp-x", is_json=False)
+        assert r.rc == 1, r
+        assert "cannot run /nonexistent/mcp-x: No such file or directory; " \
+            "nothing was saved or started" in r.err, r.err
+        assert mcpd.list() == []
+        assert not (mcpd.state / "enabled.json").exists()
+    r = mcpd.ctl("load", "--name", "x", "--", "no-such-mcp-program",
                  is_json=False)
+    assert r.rc == 1, r
+    assert "no program no-such-mcp-program on the PATH a server gets" in \
+        r.err, r.err
+    assert mcpd.list() == []
+    # Saved (the default), a load that fails only once started stays
+    # listed and says how to go.
+    r = mcpd.ctl("load", "--name", "x", "--", "/bin/false", is_json=False)
     assert r.rc == 1, r
     assert "stays saved" in r.err and "mcpctl unload" in r.err, r.err
     (row,) = mcpd.list()

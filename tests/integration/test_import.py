@@ -667,11 +667,11 @@ def test_process_load_and_reload_progress(mcpd, tmp_path):
     r = mcpd.ctl("reload", "ts")
     assert r.rc == 0 and r.err == "", r
 
-    # A failed load: its stage, then the error.
-    r = mcpd.ctl("load", "--no-persist", "--", tmp_path / "nope",
+    # A load that fails once started: its stage, then the error.
+    r = mcpd.ctl("load", "--no-persist", "--", "/bin/false",
                  is_json=False)
     assert r.rc == 1, r
     assert re.search(r"^  failed: ", r.err, re.M), r.err
     assert re.search(r"^mcpctl: ", r.err, re.M), r.err
-    r = mcpd.ctl("load", "--no-persist", "--", tmp_path / "nope")
+    r = mcpd.ctl("load", "--no-persist", "--", "/bin/false")
     assert r.rc == 1 and not re.search(r"^  ", r.err, re.M), r

@@ -287,13 +287,27 @@ def test_name_conflict(mcpd):
     assert process_groups(mcpd.pid) == {pgid_of(pid)}
 
 
-def test_load_of_missing_command_fails_clearly(mcpd):
+def test_load_of_missing_command_fails_clearly(mcpd, tmp_path):
     missing = "/nonexistent/mcpd-test/mcp-nothing"
-    e = rpc_error_of(mcpd.load, [missing], name="nothing")
-    assert e.code == UNAVAILABLE and e.data["kind"] == "unavailable"
-    assert missing in e.message
-    assert "no such file" in e.message.lower()
+    e = rpc_error_of(mcpd.load, [missing], name="nothing", persist=True)
+    assert e.code == NOT_FOUND and e.data == {"kind": "not-found",
+                                              "what": "command"}, e
+    assert e.message == (f"cannot run {missing}: No such file or "
+                         f"directory; nothing was saved or started"), e
+    assert not (mcpd.state / "enabled.json").exists()
     assert_nothing_running(mcpd)
+    # Not executable, or a directory: the same, before anything is saved.
+    for path, why in ((tmp_path / "plain", "Permission denied"),
+                      (tmp_path, "Is a directory")):
+        if path != tmp_path:
+            path.write_text("#!/bin/sh\n")
+        e = rpc_error_of(mcpd.load, [str(path)], name="nothing",
+                         persist=True)
+        assert e.code == NOT_FOUND, e
+        assert e.message == (f"cannot run {path}: {why}; nothing was "
+                             f"saved or started"), e
+    assert not (mcpd.state / "enabled.json").exists()
+    assert mcpd.list() == []
 
 
 def test_load_target_shapes_are_checked(mcpd):
