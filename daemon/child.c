@@ -430,7 +430,8 @@ child_find_program(const struct child_spec *spec, char **cause)
 	if (strchr(file, '/') != NULL) {
 		if ((r = child_is_runnable(file, spec->cwd)) == 0)
 			return 0;
-		return errors_cause(cause, r, "cannot run %s: %s", file, strerror(-r));
+		return errors_cause(cause, r, "cannot run %s: %s", file,
+		    strerror(-r));
 	}
 	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
 		if (strncmp(spec->env[i], "PATH=", 5) == 0)
@@ -452,8 +453,11 @@ child_find_program(const struct child_spec *spec, char **cause)
 			break;
 	}
 	if (first == -ENOENT)
-		return errors_cause(cause, -ENOENT, "no program %s on the PATH a server gets (%s)", file, path);
-	return errors_cause(cause, first, "cannot run %s from the PATH a server gets (%s): %s", file, path, strerror(-first));
+		return errors_cause(cause, -ENOENT,
+		    "no program %s on the PATH a server gets (%s)", file, path);
+	return errors_cause(cause, first,
+	    "cannot run %s from the PATH a server gets (%s): %s", file, path,
+	    strerror(-first));
 }
 
 char **

@@ -34,7 +34,8 @@ cmd_load_program_ok(struct request *req, const struct server_spec *resolved)
 	if ((r = child_find_program(&child, &cause)) < 0)
 		control_fail(req, ERRORS_NOT_FOUND,
 		    json_pack("{s:s}", "what", "command"),
-		    "%s; nothing was saved or started", cause != NULL ? cause : "cannot run the command");
+		    "%s; nothing was saved or started",
+		    cause != NULL ? cause : "cannot run the command");
 	child_strv_wipe_free(env);
 	free(cause);
 	return r;
@@ -109,22 +110,24 @@ cmd_load_start(struct request *req, const char *agent, const json_t *params,
 		control_fail(req, ERRORS_CONFLICT,
 		    json_pack("{s:s, s:s}", "name", ls->name, "endpoint",
 			server_endpoint(s)),
-		    "the name %s is taken by a server that runs %s; choose another name with --name, or unload %s first", ls->name, server_endpoint(s), ls->name);
+		    "the name %s is taken by a server that runs %s; choose another name with --name, or unload %s first",
+		    ls->name, server_endpoint(s), ls->name);
 	} else if (s == NULL && server_count(NULL) >= mcpd_opts.max_servers) {
 		control_fail(req, ERRORS_UNAVAILABLE,
 		    json_pack("{s:I}", "limit",
 			(json_int_t)mcpd_opts.max_servers),
-		    "mcpd already has %zu servers, its limit; unload one, or start mcpd with a higher --max-servers", mcpd_opts.max_servers);
+		    "mcpd already has %zu servers, its limit; unload one, or start mcpd with a higher --max-servers",
+		    mcpd_opts.max_servers);
 	} else if (s == NULL &&
 	    ((id = server_id_for(agent, ls->name)) == NULL ||
 		server_new(agent, id, ls->name, ls->mode, &ls->spec, &s) < 0)) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");
 	} else {
 		json_t *secrets = is_saved ? json_object() : NULL;
-		json_t *row = is_saved ? enable_row_new(server_id(s),
-					     server_name(s), ls->mode, params,
-					     secrets) :
-					 NULL;
+		json_t *row = is_saved ?
+		    enable_row_new(server_id(s), server_name(s), ls->mode,
+			params, secrets) :
+		    NULL;
 
 		/* A new server took spec; a listed one gets it with the job. */
 		if (is_listed)

@@ -138,7 +138,8 @@ cmd_ambiguous(struct request *req, const char *target, json_t *names)
 
 	control_fail(req, ERRORS_CONFLICT,
 	    json_pack("{s:s, s:o}", "what", "server", "names", names),
-	    "%s is the target of %zu servers, %s; name one of them", target, json_array_size(names), list != NULL ? list : "");
+	    "%s is the target of %zu servers, %s; name one of them", target,
+	    json_array_size(names), list != NULL ? list : "");
 	free(list);
 }
 

@@ -46,8 +46,7 @@ generation_init(const char *state_dir, char **cause)
 	size_t n;
 
 	free(generation_path);
-	if (asprintf(&generation_path, "%s/%s", state_dir, GENERATION_FILE) <
-	    0)
+	if (asprintf(&generation_path, "%s/%s", state_dir, GENERATION_FILE) < 0)
 		return -ENOMEM;
 	if ((f = fopen(generation_path, "re")) != NULL) {
 		n = fread(text, 1, sizeof text - 1, f);
@@ -56,9 +55,12 @@ generation_init(const char *state_dir, char **cause)
 		errno = 0;
 		generation_base = strtoull(text, &end, 10);
 		if (errno != 0 || end == text || (*end != '\n' && *end != '\0'))
-			return errors_cause(cause, -EINVAL, "%s is damaged (it should hold one number); remove it only if no handle issued before matters", generation_path);
+			return errors_cause(cause, -EINVAL,
+			    "%s is damaged (it should hold one number); remove it only if no handle issued before matters",
+			    generation_path);
 	} else if (errno != ENOENT)
-		return errors_cause(cause, -errno, "cannot read %s: %s", generation_path, strerror(errno));
+		return errors_cause(cause, -errno, "cannot read %s: %s",
+		    generation_path, strerror(errno));
 	return generation_save(generation_base + GENERATION_BLOCK, cause);
 }
 
@@ -77,7 +79,9 @@ generation_after(uint64_t current)
 	if (next > generation_ceiling &&
 	    generation_save(next + GENERATION_BLOCK, &cause) < 0) {
 		/* Said loudly: a handle of the next run could match this one. */
-		log_warnx("generation %" PRIu64 " is above the saved ceiling: %s", next, cause != NULL ? cause : "cannot write");
+		log_warnx("generation %" PRIu64
+			  " is above the saved ceiling: %s",
+		    next, cause != NULL ? cause : "cannot write");
 		free(cause);
 	}
 	return next;

@@ -39,7 +39,8 @@ lock_state_dir(const char *dir, char **cause)
 		return -ENOMEM;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
-		errors_cause(cause, -errno, "cannot open %s: %s", path, strerror(errno));
+		errors_cause(cause, -errno, "cannot open %s: %s", path,
+		    strerror(errno));
 		free(path);
 		return -EIO;
 	}
@@ -48,18 +49,24 @@ lock_state_dir(const char *dir, char **cause)
 
 		holder = lock_holder(fd);
 		if (err == EWOULDBLOCK && holder > 0)
-			errors_cause(cause, -EBUSY, "another mcpd (pid %ld) holds the state directory %s (lock %s); stop it first (mcpctl shutdown), or give this one another state directory with -S", holder, dir, path);
+			errors_cause(cause, -EBUSY,
+			    "another mcpd (pid %ld) holds the state directory %s (lock %s); stop it first (mcpctl shutdown), or give this one another state directory with -S",
+			    holder, dir, path);
 		else if (err == EWOULDBLOCK)
-			errors_cause(cause, -EBUSY, "another mcpd holds the state directory %s (lock %s); stop it first (mcpctl shutdown), or give this one another state directory with -S", dir, path);
+			errors_cause(cause, -EBUSY,
+			    "another mcpd holds the state directory %s (lock %s); stop it first (mcpctl shutdown), or give this one another state directory with -S",
+			    dir, path);
 		else
-			errors_cause(cause, -err, "cannot lock %s: %s", path, strerror(err));
+			errors_cause(cause, -err, "cannot lock %s: %s", path,
+			    strerror(err));
 		close(fd);
 		free(path);
 		return err == EWOULDBLOCK ? -EBUSY : -err;
 	}
 	len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
-		errors_cause(cause, -errno, "cannot write %s: %s", path, strerror(errno));
+		errors_cause(cause, -errno, "cannot write %s: %s", path,
+		    strerror(errno));
 		close(fd);
 		free(path);
 		return -EIO;

@@ -174,6 +174,7 @@ mcpd_shutdown(struct request *req)
 static void __attribute__((noreturn)) mcpd_exit_forced(void)
 {
 	log_warnx("forced exit: processes of servers get SIGKILL");
+	control_close(); /* what was answered still reaches its client */
 	notify_stopping();
 	_exit(1);
 }
@@ -225,11 +226,30 @@ mcpd_force(void)
 }
 
 static void
+mcpd_force_due(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd, (void)events, (void)arg;
+	log_warnx("shutdown did not end within %d ms after the grace",
+	    mcpd_opts.stop_force_ms);
+	mcpd_force();
+}
+
+/*
+ * The grace is over: calls still in flight are cancelled (upstream too)
+ * and answered outcome-unknown, and the stop goes on; what has not ended
+ * --stop-force ms later is forced.
+ */
+static void
 mcpd_stop_overdue(evutil_socket_t fd, short events, void *arg)
 {
 	(void)fd, (void)events, (void)arg;
-	log_warnx("shutdown did not end within %d ms", mcpd_opts.stop_grace_ms);
-	mcpd_force();
+	log_warnx(
+	    "shutdown did not end within %d ms: calls still in flight are cancelled",
+	    mcpd_opts.stop_grace_ms);
+	server_cancel_calls("mcpd is shutting down");
+	event_free(mcpd_stop_timer);
+	mcpd_stop_timer = evtimer_new(mcpd_base, mcpd_force_due, NULL);
+	mcpd_timer_add(mcpd_stop_timer, mcpd_opts.stop_force_ms);
 }
 
 static void
@@ -485,7 +505,8 @@ mcpd_prepare_state(void)
 	}
 	/* Before anything in it is read or any container is touched. */
 	if (lock_state_dir(mcpd_opts.state_dir, &cause) < 0)
-		fatalx("%s", cause != NULL ? cause : "cannot lock the state directory");
+		fatalx("%s",
+		    cause != NULL ? cause : "cannot lock the state directory");
 	if (generation_init(mcpd_opts.state_dir, &cause) < 0)
 		fatalx("generations: %s", cause != NULL ? cause : "failed");
 	if (identity_load(mcpd_opts.state_dir, &cause) < 0)

@@ -466,6 +466,10 @@ int64_t session_request_raw(struct session *, const char *method,
  * call); -ENOENT when id is not pending.
  */
 int session_cancel(struct session *, int64_t id, const char *reason);
+/* session_cancel of every pending request. */
+void session_cancel_all(struct session *, const char *reason);
+/* fn(arg) runs from the loop once no request is pending (soon if none is). */
+void session_when_idle(struct session *, void (*fn)(void *), void *arg);
 struct transport *session_transport(const struct session *);
 
 /* server.c: configured connections, their gates and restart policy. */
@@ -532,8 +536,13 @@ void server_restore(struct server *, int timeout_ms,
     void (*done)(void *arg, const char *error), void *arg);
 void server_reload(struct server *, struct request *, int timeout_ms);
 void server_unload(struct server *, struct request *);
-/* Stops every server; done() when none is left. */
+/*
+ * Stops every server once admitted jobs and calls in flight have ended;
+ * done() when none is left.
+ */
 void server_stop_all(void (*done)(void *), void *arg);
+/* Cancels every call in flight (upstream too): the grace is over. */
+void server_cancel_calls(const char *reason);
 /* The result of a load or reload. */
 json_t *server_load_result(const struct server *);
 /* The list row. */

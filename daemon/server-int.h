@@ -35,6 +35,7 @@ struct server_job {
 	bool was_live;	    /* the unload stopped a live session */
 	bool was_saved;	    /* ... and removed a saved row */
 	bool had_container; /* ... and removed a container */
+	bool has_drained;   /* a shutdown: the calls in flight have ended */
 	char *failed_why;   /* a failed start, while its container goes */
 	TAILQ_ENTRY(server_job) entry;
 };
@@ -50,7 +51,7 @@ struct server {
 	enum server_mode mode;
 	struct server_spec spec;
 	enum server_state state;
-	uint64_t generation; /* of the serving connection; 0: none yet */
+	uint64_t generation;	 /* of the serving connection; 0: none yet */
 	struct session *session; /* serves calls */
 	struct session *next;	 /* being started by the running job */
 	/* What the serving and the starting connections run with. */

@@ -178,10 +178,31 @@ server_unload_close(void *arg, int err, const char *why)
 		server_unload_done(s);
 }
 
+static void server_job_unload(struct server *s, struct server_job *job);
+
+/* A shutdown's wait for the calls in flight is over. */
+static void
+server_job_drained(void *arg)
+{
+	struct server *s = arg;
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+
+	if (!s->is_dead && job != NULL && job->kind == SERVER_JOB_SHUTDOWN)
+		server_job_unload(s, job);
+}
+
 static void
 server_job_unload(struct server *s, struct server_job *job)
 {
 	char *cause = NULL;
+
+	/* Shutdown lets calls in flight end first, within the grace. */
+	if (job->kind == SERVER_JOB_SHUTDOWN && !job->has_drained &&
+	    s->session != NULL) {
+		job->has_drained = true;
+		session_when_idle(s->session, server_job_drained, s);
+		return;
+	}
 
 	if (job->kind == SERVER_JOB_UNLOAD && s->is_persistent) {
 		/* The row goes first: a crash from here on does not restore it. */
@@ -384,6 +405,16 @@ void
 server_unload(struct server *s, struct request *req)
 {
 	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0);
+}
+
+void
+server_cancel_calls(const char *reason)
+{
+	struct server *s;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (s->session != NULL)
+			session_cancel_all(s->session, reason);
 }
 
 static void

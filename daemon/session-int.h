@@ -21,7 +21,7 @@ enum session_phase {
 struct pending {
 	int64_t id;
 	enum errors_kind later_kind; /* how it fails from the loop */
-	const char *later_why;
+	char *later_why;
 	session_reply_fn *cb;
 	session_raw_fn *raw_cb; /* NULL: results come parsed to cb */
 	void *arg;
@@ -43,6 +43,8 @@ struct session {
 	int64_t next_id;
 	struct pending_list buckets[SESSION_BUCKETS];
 	size_t npending;
+	void (*idle_fn)(void *); /* once nothing is pending */
+	void *idle_arg;
 	char *protocol_version;
 	json_t *server_info;
 	json_t *capabilities;

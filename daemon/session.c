@@ -34,9 +34,14 @@ session_pending_find(struct session *s, int64_t id)
 static void
 session_pending_remove(struct session *s, struct pending *p)
 {
+	void (*idle)(void *) = s->idle_fn;
+
 	LIST_REMOVE(p, entry);
 	event_del(&p->timer);
-	s->npending--;
+	if (--s->npending == 0 && idle != NULL) {
+		s->idle_fn = NULL;
+		defer_call(idle, s->idle_arg);
+	}
 }
 
 static struct pending *
@@ -78,9 +83,7 @@ session_fail_all_pending(struct session *s, const char *why)
 		struct pending *p;
 
 		while ((p = LIST_FIRST(&s->buckets[i])) != NULL) {
-			LIST_REMOVE(p, entry);
-			event_del(&p->timer);
-			s->npending--;
+			session_pending_remove(s, p);
 			session_pending_fail(p, ERRORS_OUTCOME_UNKNOWN, msg);
 		}
 	}
@@ -132,18 +135,46 @@ session_pending_failed_later(evutil_socket_t fd, short events, void *arg)
 {
 	struct pending *p = arg;
 
+	char *why = p->later_why;
+
 	(void)fd, (void)events;
-	session_pending_fail(p, p->later_kind, p->later_why);
+	session_pending_fail(p, p->later_kind, why);
+	free(why);
 }
 
-/* The request fails from the loop, never inside its caller. */
+/* The request fails (why: a format of one %s) from the loop, never in its caller. */
 static void
-session_pending_later(struct pending *p, enum errors_kind kind, const char *why)
+session_pending_later(struct pending *p, enum errors_kind kind, const char *why,
+    const char *detail)
 {
 	p->later_kind = kind;
-	p->later_why = why;
+	if (asprintf(&p->later_why, why, detail != NULL ? detail : "") < 0)
+		fatal("asprintf");
 	evtimer_assign(&p->timer, mcpd_base, session_pending_failed_later, p);
 	event_active(&p->timer, EV_TIMEOUT, 0);
+}
+
+void
+session_when_idle(struct session *s, void (*fn)(void *), void *arg)
+{
+	if (s->npending == 0) {
+		defer_call(fn, arg);
+		return;
+	}
+	s->idle_fn = fn;
+	s->idle_arg = arg;
+}
+
+void
+session_cancel_all(struct session *s, const char *reason)
+{
+	struct pending *p, *next;
+
+	for (size_t i = 0; i < SESSION_BUCKETS; i++)
+		for (p = LIST_FIRST(&s->buckets[i]); p != NULL; p = next) {
+			next = LIST_NEXT(p, entry);
+			session_cancel(s, p->id, reason);
+		}
 }
 
 int
@@ -155,10 +186,12 @@ session_cancel(struct session *s, int64_t id, const char *reason)
 		return -ENOENT;
 	if (session_send_cancel(s, id, reason) == 1)
 		session_pending_later(p, ERRORS_TIMEOUT,
-		    "the request was cancelled before it could be sent; it did not run");
+		    "the request was cancelled (%s) before it could be sent; it did not run",
+		    reason);
 	else
 		session_pending_later(p, ERRORS_OUTCOME_UNKNOWN,
-		    "the request was cancelled (mcpd sent notifications/cancelled); it was sent and may have run");
+		    "the request was cancelled (%s; mcpd sent notifications/cancelled); it was sent and may have run",
+		    reason);
 	return 0;
 }
 
@@ -208,7 +241,8 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	if (s->phase == SESSION_DEAD) {
 		json_decref(params);
 		session_pending_later(p, ERRORS_UNAVAILABLE,
-		    "the connection to the server is closed; nothing was sent");
+		    "the connection to the server is closed; nothing was sent%s",
+		    NULL);
 		return 0;
 	}
 	if (s->is_modern || strcmp(method, "server/discover") == 0)
@@ -222,8 +256,9 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	if (r < 0) {
 		session_pending_later(p, ERRORS_UNAVAILABLE,
 		    r == -ENOBUFS ?
-			"the server is not reading what it was sent; nothing more is sent until it does" :
-			"the connection to the server is closed; nothing was sent");
+			"the server is not reading what it was sent; nothing more is sent until it does%s" :
+			"the connection to the server is closed; nothing was sent%s",
+		    NULL);
 		return 0;
 	}
 	evtimer_assign(&p->timer, mcpd_base, session_pending_expired, p);

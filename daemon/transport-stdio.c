@@ -53,6 +53,9 @@ stdio_bev_free(struct bufferevent **bev)
 static void
 stdio_close_stdin(struct stdio_transport *st)
 {
+	/* What was sent last (a cancellation, say) still goes first. */
+	if (st->inq != NULL)
+		sendq_flush(st->inq);
 	sendq_free(st->inq);
 	st->inq = NULL;
 	stdio_bev_free(&st->in);

@@ -160,19 +160,55 @@ def test_shutdown_stops_servers_and_removes_socket(mcpd):
     assert group_members(groups) == []
 
 
-def test_shutdown_answers_calls_in_flight(mcpd):
-    mcpd.load_testserver("ts", "--start-delay-ms", "0")
-    with mcpd.client(timeout=30) as a, mcpd.client(timeout=30) as b:
-        # A call in flight when the shutdown starts gets an answer.
+def test_shutdown_lets_calls_in_flight_finish(mcpd_factory):
+    """Calls in flight when the shutdown starts finish within --stop-grace,
+    like admitted jobs; a new call is refused at once."""
+    d = mcpd_factory("--stop-grace", "10000")
+    d.load_testserver("ts")
+    with d.client(timeout=30) as a, d.client(timeout=30) as b, \
+            d.client(timeout=30) as c:
+        slow = a.request("mcpd/call", {"server": "ts", "tool": "sleep_ms",
+                                       "arguments": {"ms": 3000}})
+        probe = a.request("mcpd/call", {"server": "ts", "tool": "echo",
+                                        "arguments": {"message": "p"}})
+        a.response(probe)
+        stop = b.request("mcpd/shutdown")
+        e = c.error("mcpd/call", {"server": "ts", "tool": "echo",
+                                  "arguments": {"message": "late"}})
+        assert e["code"] == UNAVAILABLE, e
+        resp = a.response(slow, timeout=20)
+        assert resp["result"]["content"] == [
+            {"type": "text", "text": "slept 3000 ms"}], resp
+        assert b.response(stop, timeout=20)["result"] == {}
+    assert d.proc.wait(timeout=10) == 0
+
+
+def test_shutdown_cancels_calls_at_the_end_of_the_grace(mcpd_factory):
+    """What still runs when the grace ends is cancelled upstream
+    (notifications/cancelled) and answered outcome-unknown; the stop then
+    goes on in order (exit 0, not a forced stop)."""
+    d = mcpd_factory("--stop-grace", "1000")
+    log = d.base / "ts.log"     # outlives the pipe mcpd closes
+    d.load_testserver("ts", "--log-file", log)
+    with d.client(timeout=30) as a, d.client(timeout=30) as b:
         slow = a.request("mcpd/call", {"server": "ts", "tool": "sleep_ms",
                                        "arguments": {"ms": 20000}})
         probe = a.request("mcpd/call", {"server": "ts", "tool": "echo",
                                         "arguments": {"message": "p"}})
         a.response(probe)
-        assert b.result("mcpd/shutdown", timeout=30) == {}
+        stop = b.request("mcpd/shutdown")
         resp = a.response(slow, timeout=10)
-        assert resp["error"]["code"] == OUTCOME_UNKNOWN
-    assert mcpd.proc.wait(timeout=10) == 0
+        assert resp["error"]["code"] == OUTCOME_UNKNOWN, resp
+        assert resp["error"]["data"]["execution_outcome"] == "unknown"
+        assert "cancelled (mcpd is shutting down; mcpd sent " \
+            "notifications/cancelled)" in resp["error"]["message"], resp
+        assert b.response(stop, timeout=20)["result"] == {}
+    assert d.proc.wait(timeout=10) == 0
+    err = d.read_stderr()
+    assert "calls still in flight are cancelled" in err, err
+    assert "forced" not in err, err
+    assert re.search(r"^client cancelled \d+ \(mcpd is shutting down\)$",
+                     log.read_text(), re.M), log.read_text()
 
 
 def test_sigterm_stops_servers_and_removes_socket(mcpd):

@@ -91,6 +91,7 @@ static struct {
 	long ntools;
 	long http_port; /* -1: stdio */
 	const char *protocol_version;
+	const char *log_file; /* every stderr line is appended here too */
 	int is_garbage;
 	int is_early_notify;
 	int is_ping_client;
@@ -122,11 +123,20 @@ static void
 ts_log(const char *fmt, ...)
 {
 	va_list ap;
+	FILE *f;
 
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	/* A file outlives the pipe: lines written while mcpd stops it. */
+	if (opt.log_file != NULL && (f = fopen(opt.log_file, "a")) != NULL) {
+		va_start(ap, fmt);
+		vfprintf(f, fmt, ap);
+		va_end(ap);
+		fputc('\n', f);
+		fclose(f);
+	}
 }
 
 static void
@@ -1348,6 +1358,7 @@ ts_options(int argc, char **argv)
 		{ "tools", required_argument, NULL, 0 },
 		{ "http", required_argument, NULL, 0 },
 		{ "protocol-version", required_argument, NULL, 0 },
+		{ "log-file", required_argument, NULL, 0 },
 		{ "garbage", no_argument, &opt.is_garbage, 1 },
 		{ "early-notify", no_argument, &opt.is_early_notify, 1 },
 		{ "ping-client", no_argument, &opt.is_ping_client, 1 },
@@ -1365,6 +1376,8 @@ ts_options(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "", longopts, &i)) == 0) {
 		if (i == 5)
 			opt.protocol_version = optarg;
+		if (i == 6)
+			opt.log_file = optarg;
 		if (i > 4 || longopts[i].flag != NULL)
 			continue;
 		errno = 0;
@@ -1379,7 +1392,8 @@ ts_options(int argc, char **argv)
 		       "\t[--early-notify] [--ping-client] "
 		       "[--protocol-version V] [--page-size N]\n"
 		       "\t[--repeat-cursor] [--tools N] [--modern] "
-		       "[--http PORT [--http-port-only-message]]");
+		       "[--log-file PATH]\n"
+		       "\t[--http PORT [--http-port-only-message]]");
 		exit(2);
 	}
 	if (opt.is_repeat_cursor && opt.page_size == 0)
