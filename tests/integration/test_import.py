@@ -961,3 +961,27 @@ def test_podman_entry_runs_with_podman(images, owners, mcpd_factory,
     assert LOADED.match(report(r.out)[0][0]).group(1) == "pod", r.out
     assert d.row("pod")["mode"] == "container"
     assert "run" in log.read_text().split()
+
+
+def test_container_name_held_hint_is_imports(dmcpd, tmp_path):
+    """mcpd's conflict over a container name says what import can do
+    (rename the entry), never an option import does not have."""
+    held = f"rax-probe-held-{dmcpd.pid}"
+    p = subprocess.run([DOCKER, "create", "--name", held,
+                        "mcpd-test/stdio:latest"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    try:
+        cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {"held": {
+            "command": "docker", "args": ["run", "-i", "mcpd-test/stdio"]}}})
+        r = dmcpd.ctl("import", "--no-persist", cfg, is_json=False)
+        assert r.rc == 1, r
+        line = report(r.out)[0][0]
+        assert line.startswith(f"failed held: cannot load held: the container "
+                               f"name {held} is "
+                               f"taken by "), r.out
+        assert line.endswith(" or rename the entry in the file"), r.out
+        assert "--name" not in r.out + r.err
+    finally:
+        subprocess.run([DOCKER, "rm", "-f", held], capture_output=True,
+                       timeout=60)
