@@ -84,18 +84,72 @@ import_var_put_input(FILE *f, const char *var, size_t var_len, const char *id,
 	return r;
 }
 
+/* What import_translate_vars needs: the workspace, and the reason. */
+struct import_vars {
+	const char *workspace; /* the folder that holds .vscode/, or NULL */
+	char *why;
+};
+
+/* Writes the value of ${env:NAME} (name: the len bytes of NAME). */
+static int
+import_var_put_env(FILE *f, const char *var, size_t var_len, const char *name,
+    size_t len, char **reason)
+{
+	char *copy = strndup(name, len);
+	const char *value;
+	int r = 0;
+
+	if (copy == NULL)
+		return -ENOMEM;
+	/* VS Code reads its own environment: here, mcpctl's. */
+	if (len == 0 || strchr(copy, '=') != NULL)
+		r = import_var_fail(var, var_len, "which names no variable",
+		    reason);
+	else if ((value = getenv(copy)) == NULL)
+		r = import_var_fail(var, var_len,
+		    "but that variable is not set in the environment of mcpctl import (VS Code reads it there too); set it and import again",
+		    reason);
+	else
+		fputs(value, f);
+	free(copy);
+	return r;
+}
+
+/* Writes the workspace folder, or its last component when is_base. */
+static int
+import_var_put_workspace(FILE *f, const char *var, size_t len,
+    const char *workspace, bool is_base, char **reason)
+{
+	const char *slash;
+
+	if (workspace == NULL)
+		return import_var_fail(var, len,
+		    "which is known only for a file in a workspace's .vscode folder; edit the entry",
+		    reason);
+	slash = strrchr(workspace, '/');
+	fputs(is_base && slash != NULL && slash[1] != '\0' ? slash + 1 :
+							     workspace,
+	    f);
+	return 0;
+}
+
+/* Whether the len bytes of var are word. */
+static bool
+import_var_is(const char *var, size_t len, const char *word)
+{
+	return strlen(word) == len && strncmp(var, word, len) == 0;
+}
+
 /* Writes what VS Code's ${var} (len bytes, up to the '}') stands for. */
 static int
-import_var_put(FILE *f, const char *var, size_t len, char **reason)
+import_var_put(FILE *f, const char *var, size_t len, const char *workspace,
+    char **reason)
 {
 	const char *home = getenv("HOME");
 
 	if (len >= 4 && strncmp(var, "env:", 4) == 0) {
-		if (len == 4 || names_secret_span(var + 4) < len - 4)
-			return import_var_fail(var, len,
-			    "but mcpd's $(env.NAME) takes only letters, digits, '_' and '.'",
-			    reason);
-		fprintf(f, "$(env.%.*s)", (int)(len - 4), var + 4);
+		return import_var_put_env(f, var, len, var + 4, len - 4,
+		    reason);
 	} else if (len >= 6 && strncmp(var, "input:", 6) == 0) {
 		if (len == 6)
 			return import_var_fail(var, len, "which names no input",
@@ -103,11 +157,18 @@ import_var_put(FILE *f, const char *var, size_t len, char **reason)
 		/* VS Code prompts for it: a secret, its name made valid. */
 		return import_var_put_input(f, var, len, var + 6, len - 6,
 		    reason);
-	} else if (len == 8 && strncmp(var, "userHome", 8) == 0) {
+	} else if (import_var_is(var, len, "userHome")) {
 		if (home == NULL || home[0] == '\0')
 			return import_var_fail(var, len, "but HOME is not set",
 			    reason);
 		fputs(home, f);
+	} else if (import_var_is(var, len, "workspaceFolder") ||
+	    import_var_is(var, len, "workspaceFolderBasename")) {
+		return import_var_put_workspace(f, var, len, workspace,
+		    len > 15, reason);
+	} else if (import_var_is(var, len, "pathSeparator") ||
+	    import_var_is(var, len, "/")) {
+		fputc('/', f);
 	} else
 		return import_var_fail(var, len,
 		    "which only the editor knows; edit the entry", reason);
@@ -116,12 +177,14 @@ import_var_put(FILE *f, const char *var, size_t len, char **reason)
 
 /*
  * Translates VS Code's variables in the string s, in place: ${env:NAME}
- * and ${input:ID} become references that mcpd resolves at each start,
- * ${userHome} is HOME here; any other ${...} fails (see import.h).
+ * is the value mcpctl has, ${input:ID} a reference that mcpd resolves at
+ * each start, ${userHome} is HOME here, ${workspaceFolder} the folder
+ * that holds .vscode/; any other ${...} fails (see import.h).
  */
 static int
 import_translate_vars(json_t *s, void *ctx)
 {
+	struct import_vars *iv = ctx;
 	const char *in = json_string_value(s), *p, *end;
 	char *out = NULL;
 	size_t len;
@@ -136,7 +199,8 @@ import_translate_vars(json_t *s, void *ctx)
 	     (end = strchr(p + 2, '}')) != NULL;
 	     in = end + 1) {
 		fwrite(in, 1, p - in, f);
-		r = import_var_put(f, p + 2, end - (p + 2), ctx);
+		r = import_var_put(f, p + 2, end - (p + 2), iv->workspace,
+		    &iv->why);
 	}
 	fputs(in, f);
 	if (fclose(f) != 0 && r == 0)
@@ -149,14 +213,15 @@ import_translate_vars(json_t *s, void *ctx)
 
 /* A field's value with VS Code's variables translated; reasons name key. */
 int
-import_translate(json_t *v, const char *key, char **reason)
+import_translate(json_t *v, const char *key, const char *workspace,
+    char **reason)
 {
-	char *why = NULL;
-	int r = import_each_string(v, import_translate_vars, &why);
+	struct import_vars iv = { workspace, NULL };
+	int r = import_each_string(v, import_translate_vars, &iv);
 
 	if (r == -EINVAL)
-		r = errors_cause(reason, r, "\"%s\" %s", key, why);
-	free(why);
+		r = errors_cause(reason, r, "\"%s\" %s", key, iv.why);
+	free(iv.why);
 	return r;
 }
 

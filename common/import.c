@@ -129,6 +129,7 @@ struct import_container {
 	json_t *volumes;
 	const char *network;
 	size_t image; /* the image's index in the entry's args */
+	bool is_podman;
 };
 
 static void import_append(char *buf, size_t size, const char *fmt, ...)
@@ -276,7 +277,8 @@ import_check_type(json_t *v, const char *key, enum import_type type,
  * translates its values (entry is the caller's copy of the file's).
  */
 static int
-import_read(json_t *entry, struct import_found *found, char **reason)
+import_read(json_t *entry, const char *workspace, struct import_found *found,
+    char **reason)
 {
 	const struct import_field *field;
 	const char *key;
@@ -293,7 +295,8 @@ import_read(json_t *entry, struct import_found *found, char **reason)
 			if ((r = import_check_type(v, key, field->type,
 				 reason)) < 0 ||
 			    (field->has_values &&
-				(r = import_translate(v, key, reason)) < 0))
+				(r = import_translate(v, key, workspace,
+				     reason)) < 0))
 				return r;
 			/* Compared translated: aliases may spell one value. */
 			if (found[i].value != NULL &&
@@ -421,9 +424,9 @@ import_remote(const char *name, const struct import_found *f,
 	return *ret != NULL ? 0 : -ENOMEM;
 }
 
-/* Whether the command is "docker run ..." (or podman's). */
-static bool
-import_is_docker_run(const struct import_found *f)
+/* The program of a "docker run ..." (or podman's) command, else NULL. */
+static const char *
+import_docker_run_cli(const struct import_found *f)
 {
 	const char *cmd = json_string_value(f[IMPORT_COMMAND].value);
 	const char *base = strrchr(cmd, '/');
@@ -431,8 +434,11 @@ import_is_docker_run(const struct import_found *f)
 	    json_string_value(json_array_get(f[IMPORT_ARGS].value, 0));
 
 	base = base != NULL ? base + 1 : cmd;
-	return (strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0) &&
-	    first != NULL && strcmp(first, "run") == 0;
+	if (first == NULL || strcmp(first, "run") != 0)
+		return NULL;
+	if (strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0)
+		return base;
+	return NULL;
 }
 
 /* The flag a names and its attached value ("--env=X", "-e=X", "-eX"). */
@@ -585,21 +591,24 @@ import_container_pack(const char *name, const struct import_found *f,
 	/* Checked as mcpd will check it; an implicit :latest made explicit. */
 	if ((r = names_image_normalize(given, &image, reason)) < 0)
 		return r;
-	*ret = json_pack("{s:s, s:s, s:s, s:s, s:o, s:O, s:O, s:s*, s:s*}",
-	    "name", name, "kind", "container", "transport", "stdio", "image",
-	    image, "args", import_strings_from(args, c->image + 1), "env",
-	    c->env, "volumes", c->volumes, "network", c->network, "cwd",
-	    json_string_value(f[IMPORT_CWD].value));
+	*ret =
+	    json_pack("{s:s, s:s, s:s, s:s, s:o, s:O, s:O, s:s*, s:s*, s:s*}",
+		"name", name, "kind", "container", "transport", "stdio",
+		"image", image, "args", import_strings_from(args, c->image + 1),
+		"env", c->env, "volumes", c->volumes, "network", c->network,
+		"cwd", json_string_value(f[IMPORT_CWD].value), "runtime",
+		c->is_podman ? "podman" : NULL);
 	free(image);
 	return *ret != NULL ? 0 : -ENOMEM;
 }
 
 /* A docker run command: the container it runs. */
 static int
-import_container(const char *name, const struct import_found *f, json_t **ret,
-    char **reason)
+import_container(const char *name, const struct import_found *f,
+    const char *cli, json_t **ret, char **reason)
 {
-	struct import_container c = { json_object(), json_array(), NULL, 0 };
+	struct import_container c = { json_object(), json_array(), NULL, 0,
+		strcmp(cli, "podman") == 0 };
 	int r;
 
 	if (c.env == NULL || c.volumes == NULL)
@@ -619,6 +628,7 @@ import_command(const char *name, const struct import_found *f, json_t **ret,
 {
 	static const enum import_field_id unused[] = { IMPORT_HEADERS };
 	const char *cmd = json_string_value(f[IMPORT_COMMAND].value);
+	const char *cli;
 	json_t *argv;
 	int r;
 
@@ -629,8 +639,8 @@ import_command(const char *name, const struct import_found *f, json_t **ret,
 	if ((r = import_check_unused(f, unused, 1, "the entry is a command",
 		 reason)) < 0)
 		return r;
-	if (import_is_docker_run(f))
-		return import_container(name, f, ret, reason);
+	if ((cli = import_docker_run_cli(f)) != NULL)
+		return import_container(name, f, cli, ret, reason);
 	argv = import_strings_from(f[IMPORT_ARGS].value, 0);
 	if (argv != NULL &&
 	    json_array_insert_new(argv, 0, json_string(cmd)) < 0) {
@@ -646,7 +656,8 @@ import_command(const char *name, const struct import_found *f, json_t **ret,
 
 /* One entry of the file (a copy); an -EINVAL makes it an invalid entry. */
 static int
-import_entry_build(const char *name, json_t *v, json_t **ret, char **reason)
+import_entry_build(const char *name, json_t *v, const char *workspace,
+    json_t **ret, char **reason)
 {
 	struct import_found f[IMPORT_NFIELDS];
 	const char *transport;
@@ -661,7 +672,7 @@ import_entry_build(const char *name, json_t *v, json_t **ret, char **reason)
 		    "skipped", "reason", "disabled in the file");
 		return *ret != NULL ? 0 : -ENOMEM;
 	}
-	if ((r = import_read(v, f, reason)) < 0 ||
+	if ((r = import_read(v, workspace, f, reason)) < 0 ||
 	    (r = import_transport_named(&f[IMPORT_TRANSPORT], &transport,
 		 reason)) < 0)
 		return r;
@@ -679,13 +690,14 @@ import_entry_build(const char *name, json_t *v, json_t **ret, char **reason)
 
 /* The entry name names in the file, or NULL when out of memory. */
 static json_t *
-import_entry(const char *name, const json_t *v)
+import_entry(const char *name, const json_t *v, const char *workspace)
 {
 	/* Translated in a copy: the caller's file stays as it was read. */
 	json_t *copy = json_deep_copy(v), *e = NULL;
 	char *reason = NULL;
-	int r = copy != NULL ? import_entry_build(name, copy, &e, &reason) :
-			       -ENOMEM;
+	int r = copy != NULL ?
+	    import_entry_build(name, copy, workspace, &e, &reason) :
+	    -ENOMEM;
 
 	if (r == 0 && import_entry_secrets(e) < 0) {
 		json_decref(e);
@@ -779,6 +791,13 @@ import_find_servers(const json_t *root, json_t **ret, char **cause)
 int
 import_parse(const json_t *root, json_t **ret_entries, char **cause)
 {
+	return import_parse_in(root, NULL, ret_entries, cause);
+}
+
+int
+import_parse_in(const json_t *root, const char *workspace, json_t **ret_entries,
+    char **cause)
+{
 	json_t *servers, *entries, *v;
 	const char *name;
 	int r;
@@ -788,7 +807,8 @@ import_parse(const json_t *root, json_t **ret_entries, char **cause)
 	if ((entries = json_array()) == NULL)
 		goto nomem;
 	json_object_foreach(servers, name, v)
-		if (json_array_append_new(entries, import_entry(name, v)) < 0)
+		if (json_array_append_new(entries,
+			import_entry(name, v, workspace)) < 0)
 			goto nomem;
 	*ret_entries = entries;
 	return 0;

@@ -42,6 +42,8 @@
  *                 "volumes": [each -v/--volume as written]
  *                 "network": only when --network is given
  *                 "cwd": only when the file gives one
+ *                 "runtime": "podman", only for a "podman run": the
+ *                            entry needs mcpd to run podman
  *   process, remote, container
  *                 "secrets": [NAME...], only when there are any: each
  *                            secret a $(secret.NAME) of "command",
@@ -53,7 +55,7 @@
  *
  * Values (env, headers) are kept as written, "$(secret.X)" references
  * included; no value is ever put in an argv ("command", "args") or in a
- * reason. A container entry is a "docker run" (or podman) command: its -e
+ * reason. A container entry is a "docker run" (or "podman run") command: its -e
  * values come from the flag ("-e NAME=VALUE") or from the entry's "env"
  * ("-e NAME"); the rest of "env" configured the docker CLI, not the
  * container, and is dropped.
@@ -63,18 +65,24 @@
  * (any other "$" text, "$(...)" included, stays as written, and so does a
  * "${" without a "}"):
  *
- *   ${env:NAME}   $(env.NAME), which mcpd resolves from its environment at
- *                 each start; a NAME of other than letters, digits, "_"
- *                 and "." makes the entry invalid
+ *   ${env:NAME}   the value of NAME in the environment of the process
+ *                 that imports (VS Code reads its own); an unset NAME
+ *                 makes the entry invalid
  *   ${input:ID}   $(secret.ID), each character of ID other than those
  *                 (letters, digits, "_", ".") made "_": VS Code prompts
  *                 for inputs, mcpd keeps them as secrets; ${input:} makes
  *                 the entry invalid
  *   ${userHome}   the HOME of the process that imports
- *   ${...}        any other (${workspaceFolder}, ${pathSeparator},
- *                 ${input}...) makes the entry invalid: only the editor
- *                 knows it. A reason names the variable only when it
- *                 looks like one (letters, digits, "_.:/-"), never a value
+ *   ${workspaceFolder}, ${workspaceFolderBasename}
+ *                 the workspace folder given to import_parse_in (the
+ *                 folder that holds .vscode/), or its last component;
+ *                 without one, the entry is invalid
+ *   ${pathSeparator}, ${/}
+ *                 "/"
+ *   ${...}        any other (${input}, ${config:...}...) makes the entry
+ *                 invalid: only the editor knows it. A reason names the
+ *                 variable only when it looks like one (letters, digits,
+ *                 "_.:/-"), never a value
  */
 
 /*
@@ -84,5 +92,19 @@
  * or which member is not an object of servers; or -ENOMEM.
  */
 int import_parse(const json_t *root, json_t **ret_entries, char **cause);
+/* import_parse of a file in workspace (for ${workspaceFolder}), or NULL. */
+int import_parse_in(const json_t *root, const char *workspace,
+    json_t **ret_entries, char **cause);
+
+/*
+ * import-check.c, on the mcpd/load params that mcpctl import makes of an
+ * entry: the endpoint mcpd/list would show for them (a new string, NULL
+ * when out of memory), and whether mcpd will certainly refuse or fail
+ * them (-EINVAL and *why: a plain http URL without allow_local, a literal
+ * address the policy refuses, a command that is not on PATH or not an
+ * executable file), else 0.
+ */
+char *import_endpoint(const json_t *params);
+int import_check_load(const json_t *params, char **why);
 
 #endif

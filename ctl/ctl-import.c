@@ -8,35 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl-import.h"
 #include "import.h"
-#include "jsonrpc.h"
 #include "mcpctl.h"
 #include "names.h"
 #include "vars.h"
 
-struct ctl_import {
-	const char *path; /* FILE, or "-" */
-	bool is_dry_run;
-	bool is_no_persist;
-	bool is_allow_local;
-	json_int_t timeout_ms; /* 0 for the daemon's default */
-	char *dir;	       /* where a process runs without a "cwd" */
-	json_t *plan;	       /* one object per entry, in file order */
-	size_t counts[4];      /* by enum ctl_import_status */
-};
-
-enum ctl_import_status {
-	CTL_IMPORT_LOADED,
-	CTL_IMPORT_ALREADY,
-	CTL_IMPORT_SKIPPED,
-	CTL_IMPORT_FAILED,
-};
-
-static const char *const ctl_import_status_names[] = { "loaded", "already",
-	"skipped", "failed" };
-
 static const struct option ctl_import_options[] = {
 	{ "dry-run", no_argument, NULL, 'n' },
+	{ "prune", no_argument, NULL, 'p' },
 	{ "no-persist", no_argument, NULL, 'P' },
 	{ "allow-local", no_argument, NULL, 'L' },
 	{ "timeout", required_argument, NULL, 't' },
@@ -44,31 +24,60 @@ static const struct option ctl_import_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Writes s to f with its control characters as spaces. */
-static void
+void
 ctl_import_put(FILE *f, const char *s)
 {
 	for (; s != NULL && *s != '\0'; s++)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
 }
 
+/* Whether the directory dir is named ".vscode". */
+static bool
+ctl_import_is_vscode(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+
+	return slash != NULL && strcmp(slash + 1, ".vscode") == 0;
+}
+
 /*
- * Where a process runs when its entry gives no "cwd": the directory of
- * FILE, resolved, so that the same file gives the same params from
- * anywhere; the current directory for standard input.
+ * Where FILE is and what that makes: FILE's absolute path (the origin of
+ * what it loads); the workspace folder when FILE is in a .vscode folder;
+ * where a process runs when its entry gives no "cwd": the workspace
+ * folder, else FILE's directory, resolved, so that the same file gives
+ * the same params from anywhere; the current directory for standard
+ * input.
  */
 static int
 ctl_import_dir(struct ctl_import *im)
 {
-	char *copy;
+	char *copy = NULL, *dir = NULL, *slash;
 
 	if (strcmp(im->path, "-") == 0) {
 		im->dir = getcwd(NULL, 0);
-	} else if ((copy = strdup(im->path)) != NULL) {
-		im->dir = realpath(dirname(copy), NULL);
+	} else if ((copy = strdup(im->path)) != NULL &&
+	    (dir = realpath(dirname(copy), NULL)) != NULL) {
 		free(copy);
+		copy = strdup(im->path);
+		if (copy != NULL &&
+		    asprintf(&im->origin, "%s/%s",
+			strcmp(dir, "/") == 0 ? "" : dir, basename(copy)) < 0)
+			im->origin = NULL;
+		if (ctl_import_is_vscode(dir)) {
+			slash = strrchr(dir, '/');
+			im->workspace = slash == dir ?
+			    strdup("/") :
+			    strndup(dir, slash - dir);
+			im->dir = im->workspace != NULL ?
+			    strdup(im->workspace) :
+			    NULL;
+		} else
+			im->dir = strdup(dir);
 	}
-	if (im->dir != NULL)
+	free(copy);
+	free(dir);
+	if (im->dir != NULL &&
+	    (im->origin != NULL || strcmp(im->path, "-") == 0))
 		return 0;
 	print_err("import: cannot name the directory of %s: %s",
 	    strcmp(im->path, "-") == 0 ? "the current directory" : im->path,
@@ -158,7 +167,7 @@ ctl_import_copy(json_t *params, const char *key, const json_t *v)
 	json_object_set_new(params, key, json_deep_copy(v));
 }
 
-/* An entry's cwd, made absolute against the directory of FILE. */
+/* An entry's cwd, made absolute against the directory it runs in. */
 static json_t *
 ctl_import_cwd(const struct ctl_import *im, const json_t *entry)
 {
@@ -207,6 +216,8 @@ ctl_import_params(const struct ctl_import *im, const json_t *entry,
 		    json_object_get(entry, "network"));
 	}
 	json_object_set_new(p, "name", json_string(name));
+	if (im->origin != NULL)
+		json_object_set_new(p, "origin", json_string(im->origin));
 	if (im->is_no_persist)
 		json_object_set_new(p, "persist", json_false());
 	if (im->timeout_ms > 0)
@@ -215,12 +226,18 @@ ctl_import_params(const struct ctl_import *im, const json_t *entry,
 	return p;
 }
 
-/* Whether the entry e of the plan has the status. */
-static bool
+bool
 ctl_import_is(const json_t *e, const char *status)
 {
 	return strcmp(json_string_value(json_object_get(e, "status")),
 		   status) == 0;
+}
+
+void
+ctl_import_fail(json_t *e, const char *error)
+{
+	json_object_set_new(e, "status", json_string("failed"));
+	json_object_set_new(e, "error", json_string(error));
 }
 
 /*
@@ -253,6 +270,9 @@ ctl_import_plan(struct ctl_import *im, const json_t *entries)
 			    reason);
 		if (secrets != NULL)
 			json_object_set(e, "secrets", secrets);
+		if (json_object_get(entry, "runtime") != NULL)
+			json_object_set(e, "runtime",
+			    json_object_get(entry, "runtime"));
 		json_array_append_new(im->plan, e);
 	}
 	/* Valid names first, so that a renamed entry cannot take one. */
@@ -366,31 +386,66 @@ ctl_import_put_secrets(const json_t *e)
 		    json_string_value(v), json_string_value(v));
 }
 
-/* One line of the report, then a renamed entry's note and its secrets. */
+/* The line of an entry that --dry-run would load. */
 static void
+ctl_import_put_planned(const json_t *e)
+{
+	const char *name = json_string_value(json_object_get(e, "name"));
+	const char *kind = json_string_value(json_object_get(e, "kind"));
+	const char *action = json_string_value(json_object_get(e, "action"));
+	char *text = json_dumps(json_object_get(e, "params"), JSON_COMPACT);
+
+	if (action != NULL && strcmp(action, "load-again") == 0)
+		printf("would load again %s (%s; mcpd compares the values)",
+		    name, kind);
+	else if (action != NULL && strcmp(action, "replace") == 0) {
+		printf("would replace %s (%s; it runs ", name, kind);
+		ctl_import_put(stdout,
+		    json_string_value(json_object_get(e, "was")));
+		printf(" now)");
+	} else
+		printf("would load %s (%s)", name, kind);
+	printf(": mcpd/load %s\n", text);
+	free(text);
+	if (json_object_get(e, "runtime") != NULL && action == NULL)
+		printf(
+		    "  runs with podman: mcpd must run containers with podman (mcpd --docker podman)\n");
+}
+
+/* The line of an entry that was loaded, or is as it was. */
+static void
+ctl_import_put_loaded(const json_t *e, const char *status)
+{
+	const char *name = json_string_value(json_object_get(e, "name"));
+	const char *id = json_string_value(json_object_get(e, "id"));
+	json_int_t tools = json_integer_value(json_object_get(e, "tools"));
+
+	if (strcmp(status, "unchanged") == 0)
+		printf("unchanged %s (id %s)\n", name, id);
+	else
+		printf("%s %s (id %s, %lld tool%s)\n", status, name, id,
+		    (long long)tools, tools == 1 ? "" : "s");
+}
+
+void
 ctl_import_put_entry(const json_t *e, bool is_dry_run)
 {
 	const char *name = json_string_value(json_object_get(e, "name"));
-	json_int_t tools = json_integer_value(json_object_get(e, "tools"));
+	const char *status = json_string_value(json_object_get(e, "status"));
 	bool is_skipped = ctl_import_is(e, "skipped");
-	char *text;
 
-	if (ctl_import_is(e, "load")) {
-		text = json_dumps(json_object_get(e, "params"), JSON_COMPACT);
-		printf("would load %s (%s): mcpd/load %s\n", name,
-		    json_string_value(json_object_get(e, "kind")), text);
-		free(text);
-	} else if (ctl_import_is(e, "loaded")) {
-		printf("loaded %s (id %s, %lld tool%s)\n", name,
-		    json_string_value(json_object_get(e, "id")),
-		    (long long)tools, tools == 1 ? "" : "s");
-	} else if (ctl_import_is(e, "already")) {
-		printf("already loaded %s (id %s)\n", name,
-		    json_string_value(json_object_get(e, "id")));
-	} else {
+	if (strcmp(status, "load") == 0)
+		ctl_import_put_planned(e);
+	else if (strcmp(status, "unload") == 0)
+		printf("would unload %s (--prune)\n", name);
+	else if (strcmp(status, "unloaded") == 0)
+		printf("unloaded %s (--prune)\n", name);
+	else if (!is_skipped && strcmp(status, "failed") != 0)
+		ctl_import_put_loaded(e, status);
+	else {
 		if (is_dry_run)
-			printf("would %s %s: ", is_skipped ? "skip" : "fail",
-			    name);
+			printf("%s %s: ",
+			    is_skipped ? "would skip" : "will fail", name);
 		else
 			printf("%s %s: ", is_skipped ? "skipped" : "failed",
 			    name);
@@ -403,178 +458,61 @@ ctl_import_put_entry(const json_t *e, bool is_dry_run)
 	ctl_import_put_secrets(e);
 }
 
-/* The plan of --dry-run: what would be sent, values masked. */
+/*
+ * The plan of --dry-run: what would be sent, values masked, compared with
+ * what mcpd has when one answers.
+ */
 static int
-ctl_import_dry_run(struct ctl_import *im, bool is_json)
+ctl_import_dry_run(struct mcpctl *m, struct ctl_import *im)
 {
-	size_t i, nload = 0, nskipped = 0, nfailed = 0;
+	size_t i, n[6] = { 0 };
+	const char *action;
 	json_t *e, *params;
+	bool is_compared;
+	int r;
 
+	if ((r = ctl_import_ask(m, im, true)) > 1)
+		return r;
+	is_compared = r == 0;
+	ctl_import_compare(im);
 	json_array_foreach(im->plan, i, e) {
 		if ((params = json_object_get(e, "params")) != NULL)
 			json_object_set_new(e, "params",
 			    ctl_import_masked(params));
-		nload += ctl_import_is(e, "load");
-		nskipped += ctl_import_is(e, "skipped");
-		nfailed += ctl_import_is(e, "failed");
-		if (!is_json)
+		action = json_string_value(json_object_get(e, "action"));
+		n[0] += ctl_import_is(e, "load") &&
+		    (action == NULL || strcmp(action, "load") == 0);
+		n[1] += ctl_import_is(e, "load") && action != NULL &&
+		    strcmp(action, "load-again") == 0;
+		n[2] += ctl_import_is(e, "load") && action != NULL &&
+		    strcmp(action, "replace") == 0;
+		n[3] += ctl_import_is(e, "unload");
+		n[4] += ctl_import_is(e, "skipped");
+		n[5] += ctl_import_is(e, "failed");
+		if (!m->is_json)
 			ctl_import_put_entry(e, true);
-		if (ctl_import_is(e, "load"))
+		if (ctl_import_is(e, "unload"))
+			json_object_set_new(e, "action", json_string("unload"));
+		if (ctl_import_is(e, "load") || ctl_import_is(e, "unload"))
 			json_object_set_new(e, "status",
 			    json_string("planned"));
+		json_object_del(e, "endpoint");
 	}
-	if (is_json) {
-		params = json_pack("{s:b, s:O}", "dry_run", 1, "entries",
-		    im->plan);
-		print_json(params);
-		json_decref(params);
-	} else
-		printf(
-		    "dry run, nothing loaded: %zu to load, %zu skipped, %zu failed\n",
-		    nload, nskipped, nfailed);
-	return nfailed > 0 ? MCPCTL_EXIT_ERROR : MCPCTL_EXIT_OK;
-}
-
-/* Opens the connection (and says hello for --agent); 0 or the status. */
-static int
-ctl_import_connect(struct mcpctl *m)
-{
-	json_t *result;
-	int r;
-
-	if (m->conn != NULL)
-		return 0;
-	if ((r = conn_open(m->socket_path, &m->conn)) < 0) {
-		print_unreachable(m->socket_path, -r);
-		return MCPCTL_EXIT_UNREACHABLE;
-	}
-	if (m->agent == NULL)
-		return 0;
-	/* With the connection open, this sends only the hello. */
-	r = mcpctl_request(m, "mcpd/hello",
-	    json_pack("{s:s, s:{s:s, s:s}}", "agent", m->agent, "client",
-		"name", "mcpctl", "version", MCPD_VERSION),
-	    &result);
-	if (r == 0)
-		json_decref(result);
-	return r;
-}
-
-/* The outcome of one load, as the fields of its entry. */
-static void
-ctl_import_outcome(json_t *e, json_t *msg)
-{
-	struct jsonrpc_msg jm;
-	json_t *lines;
-
-	/* conn_call returns only a classified result or error. */
-	jsonrpc_classify(msg, &jm, NULL);
-	json_object_del(e, "params");
-	if (jm.type == JSONRPC_ERROR) {
-		json_object_set_new(e, "status", json_string("failed"));
-		json_object_set_new(e, "error",
-		    json_string(jm.error_message != NULL &&
-				jm.error_message[0] != '\0' ?
-			    jm.error_message :
-			    "mcpd answered with an error"));
-		lines = json_object_get(json_object_get(jm.error, "data"),
-		    "stderr");
-		if (json_array_size(lines) > 0)
-			json_object_set(e, "stderr", lines);
-		return;
-	}
-	json_object_set_new(e, "status",
-	    json_string(json_is_true(json_object_get(jm.result, "was_loaded")) ?
-		    "already" :
-		    "loaded"));
-	json_object_set(e, "id", json_object_get(jm.result, "id"));
-	if (json_is_integer(json_object_get(jm.result, "tools")))
-		json_object_set(e, "tools",
-		    json_object_get(jm.result, "tools"));
-}
-
-/* Loads one entry; 0, or the exit status when the connection broke. */
-static int
-ctl_import_one(struct mcpctl *m, json_t *e)
-{
-	json_t *params = json_incref(json_object_get(e, "params")), *msg;
-	char *cause = NULL;
-	int r;
-
-	if ((r = ctl_import_connect(m)) != 0) {
-		json_decref(params);
-		return r;
-	}
-	ctl_load_progress(m, params);
-	if ((r = conn_call(m->conn, "mcpd/load", params, &msg, &cause)) < 0) {
-		print_err("%s", cause != NULL ? cause : strerror(-r));
-		free(cause);
-		if (r == -EMSGSIZE || r == -EBADMSG)
-			return MCPCTL_EXIT_ERROR;
-		fprintf(stderr, "mcpd at %s may have stopped or crashed\n",
-		    m->socket_path);
-		return MCPCTL_EXIT_UNREACHABLE;
-	}
-	ctl_import_outcome(e, msg);
-	json_decref(msg);
-	return 0;
-}
-
-/* The stderr lines of a failed load, under its line. */
-static void
-ctl_import_put_stderr(const json_t *e)
-{
-	const json_t *line;
-	size_t i;
-
-	json_array_foreach(json_object_get(e, "stderr"), i, line) {
-		fputs("  stderr: ", stdout);
-		ctl_import_put(stdout, json_string_value(line));
-		putchar('\n');
-	}
-}
-
-/* Loads the plan in order and reports each entry; returns the status. */
-static int
-ctl_import_run(struct mcpctl *m, struct ctl_import *im)
-{
-	const char *status;
-	int r = 0;
-	size_t i, k;
-	json_t *e;
-
-	json_array_foreach(im->plan, i, e) {
-		status = json_string_value(json_object_get(e, "status"));
-		if (strcmp(status, "load") == 0 &&
-		    (r = ctl_import_one(m, e)) != 0)
-			break;
-		status = json_string_value(json_object_get(e, "status"));
-		for (k = 0; k < 4; k++)
-			if (strcmp(status, ctl_import_status_names[k]) == 0)
-				im->counts[k]++;
-		if (!m->is_json) {
-			ctl_import_put_entry(e, false);
-			ctl_import_put_stderr(e);
-			fflush(stdout);
-		}
-	}
-	if (r != 0)
-		json_array_clear(im->plan); /* reported so far; the rest not */
-	if (m->is_json && r == 0) {
-		e = json_pack("{s:O}", "entries", im->plan);
+	if (m->is_json) {
+		e = json_pack("{s:b, s:b, s:O}", "dry_run", 1, "compared",
+		    is_compared, "entries", im->plan);
 		print_json(e);
 		json_decref(e);
-	} else if (r == 0)
+	} else
 		printf(
-		    "%zu loaded, %zu already loaded, %zu skipped, %zu failed\n",
-		    im->counts[CTL_IMPORT_LOADED],
-		    im->counts[CTL_IMPORT_ALREADY],
-		    im->counts[CTL_IMPORT_SKIPPED],
-		    im->counts[CTL_IMPORT_FAILED]);
-	if (r != 0)
-		return r;
-	return im->counts[CTL_IMPORT_FAILED] > 0 ? MCPCTL_EXIT_ERROR :
-						   MCPCTL_EXIT_OK;
+		    "dry run, nothing changed: %zu to load, %zu to load again, %zu to replace, %zu to unload, %zu skipped, %zu will fail\n",
+		    n[0], n[1], n[2], n[3], n[4], n[5]);
+	if (!is_compared && !m->is_json)
+		fprintf(stderr,
+		    "no mcpd answers at %s: every entry is planned as a new load%s\n",
+		    m->socket_path,
+		    im->is_prune ? ", and --prune has nothing to unload" : "");
+	return n[5] > 0 ? MCPCTL_EXIT_ERROR : MCPCTL_EXIT_OK;
 }
 
 static int
@@ -588,6 +526,9 @@ ctl_import_options_parse(struct ctl_import *im, const struct mcpctl_cmd *cmd,
 		switch (c) {
 		case 'n':
 			im->is_dry_run = true;
+			break;
+		case 'p':
+			im->is_prune = true;
 			break;
 		case 'P':
 			im->is_no_persist = true;
@@ -610,6 +551,9 @@ ctl_import_options_parse(struct ctl_import *im, const struct mcpctl_cmd *cmd,
 		 "FILE (a client's config file, or - for standard input)")))
 		return r;
 	im->path = argv[optind];
+	if (im->is_prune && strcmp(im->path, "-") == 0)
+		return mcpctl_usage(cmd,
+		    "--prune needs a FILE: it unloads the servers an import of that file loaded, and standard input is no file");
 	return -1;
 }
 
@@ -628,18 +572,24 @@ ctl_import_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		print_err("import: %s",
 		    cause != NULL ? cause : strerror(ENOMEM));
 		r = MCPCTL_EXIT_USAGE;
-	} else if (import_parse(root, &entries, &cause) < 0) {
+	} else if ((r = ctl_import_dir(&im)) != 0) {
+		/* Said why. */
+	} else if (import_parse_in(root, im.workspace, &entries, &cause) < 0) {
 		print_err("import: %s: %s",
 		    strcmp(im.path, "-") == 0 ? "standard input" : im.path,
 		    cause != NULL ? cause : strerror(ENOMEM));
 		r = MCPCTL_EXIT_USAGE;
-	} else if ((r = ctl_import_dir(&im)) == 0) {
+	} else {
 		ctl_import_plan(&im, entries);
-		r = im.is_dry_run ? ctl_import_dry_run(&im, m->is_json) :
+		r = im.is_dry_run ? ctl_import_dry_run(m, &im) :
 				    ctl_import_run(m, &im);
 	}
 	free(cause);
 	free(im.dir);
+	free(im.workspace);
+	free(im.origin);
+	free(im.docker);
+	json_decref(im.servers);
 	json_decref(im.plan);
 	json_decref(entries);
 	json_decref(root);
@@ -649,12 +599,16 @@ ctl_import_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_import_cmd = {
 	.name = "import",
 	.synopsis =
-	    "[--dry-run] [--no-persist] [--allow-local] [--timeout MS] FILE|-",
+	    "[--dry-run] [--prune] [--no-persist] [--allow-local] [--timeout MS] FILE|-",
 	.summary =
-	    "load the MCP servers of a Claude Desktop, Cursor or VS Code config file",
+	    "load, update or prune the MCP servers of a Claude Desktop, Cursor or VS Code config file",
 	.help =
-	    "  --dry-run          print what would be loaded, with env and\n"
-	    "                     header values as \"***\", and load nothing\n"
+	    "  --dry-run          print what would change, with env and header\n"
+	    "                     values as \"***\", and change nothing; flag\n"
+	    "                     the entries that will fail\n"
+	    "  --prune            unload the servers an import of FILE loaded\n"
+	    "                     whose entries FILE no longer has (or has\n"
+	    "                     disabled)\n"
 	    "  --no-persist       do not bring them back after mcpd restarts\n"
 	    "  --allow-local      allow plain http to loopback URLs\n"
 	    "  --timeout MS       deadline of each start and handshake\n"
@@ -666,13 +620,21 @@ const struct mcpctl_cmd ctl_import_cmd = {
 	    "a VS Code settings.json ({\"mcp\": {\"servers\": ...}}). Each\n"
 	    "entry is loaded under its name, made a server name when it is\n"
 	    "not one (\"my server\" -> my-server): a command in its \"cwd\",\n"
-	    "else in FILE's directory; a URL; a `docker run` command as a\n"
-	    "container server. Disabled entries are skipped. Importing the\n"
-	    "same file again reports the servers as already loaded.\n"
+	    "else in FILE's directory (in the workspace folder, the one that\n"
+	    "holds .vscode/, for a file in .vscode/); a URL; a `docker run`\n"
+	    "command as a container server (`podman run` too, when mcpd runs\n"
+	    "podman). Disabled entries are skipped.\n"
 	    "\n"
-	    "VS Code's ${env:NAME} becomes $(env.NAME), ${input:ID} the\n"
-	    "secret $(secret.ID) (set it with mcpctl secret set ID; the report\n"
-	    "says which), ${userHome} $HOME; an entry with any other ${...}\n"
-	    "(${workspaceFolder}...) fails.\n",
+	    "Importing FILE again updates what it loaded: an entry with new\n"
+	    "values is reconfigured, one with a new command, image or URL\n"
+	    "replaced (its old server unloaded first), one as it was is\n"
+	    "unchanged. A name taken by a server FILE did not load is not\n"
+	    "touched.\n"
+	    "\n"
+	    "VS Code's ${env:NAME} is NAME in mcpctl's environment,\n"
+	    "${input:ID} the secret $(secret.ID) (set it with mcpctl secret\n"
+	    "set ID; the report says which), ${userHome} $HOME,\n"
+	    "${workspaceFolder} the workspace folder; an entry with any other\n"
+	    "${...} fails.\n",
 	.exec = ctl_import_exec,
 };

@@ -185,6 +185,7 @@ static const struct cmd_param cmd_load_params[] = {
 	{ "volumes", JSON_ARRAY, false },
 	{ "network", JSON_STRING, false },
 	{ "progress", JSON_TRUE, false },
+	{ "origin", JSON_STRING, false },
 	{ NULL, 0, false },
 };
 

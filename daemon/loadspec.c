@@ -12,6 +12,7 @@
 #include "url.h"
 
 #define LOADSPEC_MAX_HEADERS 16 /* the transport sends up to 32 fields */
+#define LOADSPEC_MAX_ORIGIN  4096
 
 /* Records the first refusal; always false, so that callers return it. */
 static bool
@@ -341,8 +342,15 @@ loadspec_parse(const json_t *params, struct loadspec *ls,
     struct loadspec_error *err)
 {
 	const char *target = loadspec_string(params, "target");
+	const json_t *origin = json_object_get(params, "origin");
 
 	memset(ls, 0, sizeof *ls);
+	/* Kept in the saved row as given: where an import read the server. */
+	if (origin != NULL &&
+	    (!loadspec_is_cstring(origin) ||
+		json_string_length(origin) > LOADSPEC_MAX_ORIGIN))
+		return loadspec_bad(err, "origin",
+		    "origin must be a string of at most 4096 bytes without NUL");
 	if (target != NULL && json_object_get(params, "command") != NULL)
 		return loadspec_bad(err, "target",
 		    "give command or target, not both");

@@ -415,11 +415,14 @@ json_t *
 server_describe(const struct server *s)
 {
 	pid_t pid = -1;
+	/* Where an import read it (mcpd/load origin), kept in its saved row. */
+	const json_t *row = store_row_peek(mcpd_store, s->agent, s->id);
+	const json_t *params = json_object_get(row, "params");
 
 	if (s->session != NULL)
 		pid = transport_stdio_pid(session_transport(s->session));
 	return json_pack(
-	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:I, s:I, s:b, s:I, s:o, s:o, s:o}",
+	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:I, s:I, s:b, s:I, s:o, s:o, s:o, s:o?}",
 	    "id", s->id, "name", s->name, "agent", s->agent, "mode",
 	    server_mode_name(s->mode), "transport", server_transport_name(s),
 	    "endpoint", s->endpoint, "image",
@@ -432,7 +435,8 @@ server_describe(const struct server *s)
 	    "generation", (json_int_t)s->generation, "persistent",
 	    s->is_persistent, "restarts", (json_int_t)s->restarts, "last_error",
 	    server_string_or_null(s->last_error), "since", server_since(s),
-	    "pid", pid > 0 ? json_integer(pid) : json_null());
+	    "pid", pid > 0 ? json_integer(pid) : json_null(), "origin",
+	    json_string(json_string_value(json_object_get(params, "origin"))));
 }
 
 void

@@ -21,12 +21,13 @@ import textwrap
 import pytest
 
 from conftest import (BUILD, MCPCTL, REPO, TESTSERVER, TESTSERVER_TOOLS,
-                      all_procs, child_env, cmdline, run_ctl)
+                      all_procs, child_env, cmdline, run_ctl, wait_gone)
 
 DOCKER = shutil.which("docker") or "/usr/bin/docker"
 NTOOLS = len(TESTSERVER_TOOLS)
 LOADED = re.compile(r"^loaded (\S+) \(id ([0-9a-f]{12}), (\d+) tools?\)$")
-SUMMARY = re.compile(r"^(\d+) loaded, (\d+) already loaded, (\d+) skipped, "
+SUMMARY = re.compile(r"^(\d+) loaded, (\d+) reconfigured, (\d+) replaced, "
+                     r"(\d+) unchanged, (\d+) unloaded, (\d+) skipped, "
                      r"(\d+) failed$")
 
 
@@ -124,7 +125,7 @@ def test_claude_desktop_config(mcpd, tmp_path):
     assert [LOADED.match(l).group(1) for l in lines] == ["testserver",
                                                          "paged"], r.out
     assert all(int(LOADED.match(l).group(3)) == NTOOLS for l in lines)
-    assert counts == [2, 0, 0, 0]
+    assert counts == [2, 0, 0, 0, 0, 0, 0]
 
     rows = {row["name"]: row for row in mcpd.list()}
     assert set(rows) == {"testserver", "paged"}
@@ -194,8 +195,12 @@ def test_vscode_mcp_json_with_comments_and_inputs(mcpd, tmp_path):
         }}
         """)
     r = mcpd.ctl("import", "--dry-run", cfg)
-    assert r.rc == 0, r
+    assert r.rc == 1, r      # --dry-run flags plain http
     got = entries(r)
+    assert got["web"]["status"] == "failed", got
+    assert got["web"]["error"] == ("plain http is refused without "
+                                   "--allow-local, which allows it to "
+                                   "loopback addresses only"), got
     assert got["ts"]["params"]["command"] == [str(TESTSERVER),
                                               "--page-size", "4"]
     assert got["ts"]["params"]["env"] == {"URL": "***", "Q": "***",
@@ -207,7 +212,7 @@ def test_vscode_mcp_json_with_comments_and_inputs(mcpd, tmp_path):
     lines, counts = report(r.out)
     assert LOADED.match(lines[0]).group(1) == "ts", r.out
     assert lines[1].startswith("failed web: "), r.out
-    assert counts == [1, 0, 0, 1]
+    assert counts == [1, 0, 0, 0, 0, 0, 1]
     pid = mcpd.row("ts")["pid"]
     env = proc_environ(pid)
     # Strings kept what looked like comments: only real ones went.
@@ -216,11 +221,13 @@ def test_vscode_mcp_json_with_comments_and_inputs(mcpd, tmp_path):
     assert env[b"W"] == b"C:\\tmp\\"
 
 
-def test_vscode_variables_become_mcpd_references(mcpd_factory, tmp_path):
+def test_vscode_variables(mcpd_factory, tmp_path):
     """${input:ID} is a secret that must be set first, ${env:NAME} comes
-    from mcpd's environment; both reach the server once it starts."""
+    from the environment of mcpctl import (as VS Code reads its own), not
+    mcpd's; both reach the server once it starts."""
     d = mcpd_factory("--secrets-key", tmp_path / "keys" / "secrets.key",
                      env={"MCPD_IT_X": "2"})
+    ctl_env = child_env({"MCPD_IT_X": "3"})
     value = "key-" + os.urandom(8).hex()
     cfg = write(tmp_path / "ws" / ".vscode" / "mcp.json", f"""
         {{
@@ -246,30 +253,32 @@ def test_vscode_variables_become_mcpd_references(mcpd_factory, tmp_path):
         """)
     needs = "  needs secret api_key: mcpctl secret set api_key"
 
-    r = d.ctl("import", "--dry-run", cfg, is_json=False)
+    r = d.ctl("import", "--dry-run", cfg, is_json=False, env=ctl_env)
     assert r.rc == 0, r
     lines = r.out.splitlines()
     assert lines[0].startswith("would load keyed (process): mcpd/load "), r
+    # A .vscode/mcp.json entry runs in the workspace folder.
     assert json.loads(lines[0].split("mcpd/load ", 1)[1]) == {
-        "command": [str(TESTSERVER), "--tools", "$(env.MCPD_IT_X)"],
+        "command": [str(TESTSERVER), "--tools", "3"],
         "env": {"API_KEY": "$(secret.api_key)"},
-        "cwd": str(cfg.parent), "name": "keyed"}
+        "cwd": str(cfg.parent.parent), "name": "keyed",
+        "origin": str(cfg)}
     assert lines[1] == needs, r.out
-    r = d.ctl("import", "--dry-run", cfg)
+    r = d.ctl("import", "--dry-run", cfg, env=ctl_env)
     assert r.rc == 0 and entries(r)["keyed"]["secrets"] == ["api_key"], r
     assert d.list() == []
 
     # Not set yet: the load fails, nothing is saved, the report says how.
-    r = d.ctl("import", cfg, is_json=False)
+    r = d.ctl("import", cfg, is_json=False, env=ctl_env)
     assert r.rc == 1, r
     lines, counts = report(r.out)
     assert lines[0].startswith("failed keyed: no value for "
                                "$(secret.api_key); nothing was saved or "
                                "started"), r.out
     assert needs in r.out.splitlines(), r.out
-    assert counts == [0, 0, 0, 1]
+    assert counts == [0, 0, 0, 0, 0, 0, 1]
     assert d.list() == [] and saved_rows(d) == []
-    r = d.ctl("import", cfg)
+    r = d.ctl("import", cfg, env=ctl_env)
     assert r.rc == 1, r
     got = entries(r)["keyed"]
     assert got["status"] == "failed" and got["secrets"] == ["api_key"], r
@@ -277,15 +286,16 @@ def test_vscode_variables_become_mcpd_references(mcpd_factory, tmp_path):
     rc, out, err = ctl_stdin(d.sock, "secret", "set", "api_key",
                              data=value.encode())
     assert rc == 0, (out, err)
-    r = d.ctl("import", cfg, is_json=False)
+    r = d.ctl("import", cfg, is_json=False, env=ctl_env)
     assert r.rc == 0, r
     lines, counts = report(r.out)
-    assert LOADED.match(lines[0]).group(1, 3) == ("keyed", str(NTOOLS + 2))
+    assert LOADED.match(lines[0]).group(1, 3) == ("keyed", str(NTOOLS + 3))
     assert needs not in r.out and value not in r.out + r.err, r.out
-    assert counts == [1, 0, 0, 0]
+    assert counts == [1, 0, 0, 0, 0, 0, 0]
     pid = d.row("keyed")["pid"]
     assert proc_environ(pid)[b"API_KEY"] == value.encode()
-    assert cmdline(pid) == [str(TESTSERVER), "--tools", "2"]
+    assert cmdline(pid) == [str(TESTSERVER), "--tools", "3"]
+    assert proc_cwd(pid) == str(cfg.parent.parent)
     assert [row["params"]["env"] for row in saved_rows(d)] == [
         {"API_KEY": "$(secret.api_key)"}]
 
@@ -306,7 +316,7 @@ def test_vscode_settings_json(mcpd, tmp_path):
     assert r.rc == 0, r
     lines, counts = report(r.out)
     assert LOADED.match(lines[0]).group(1) == "settings-ts"
-    assert counts == [1, 0, 0, 0]
+    assert counts == [1, 0, 0, 0, 0, 0, 0]
     assert mcpd.row("settings-ts")["state"] == "ready"
 
 
@@ -337,7 +347,7 @@ def test_transport_inference(mcpd, tmp_path):
         "camel": {"transport": "streamableHttp",
                   "serverUrl": "https://b.example.com/"},
         "cmd": {"command": "npx", "args": ["-y", "@x/server-y"]},
-        "cmd-typed": {"type": "stdio", "command": "uvx", "args": ["srv"]},
+        "cmd-typed": {"type": "stdio", "command": "sh", "args": ["srv"]},
     }})
     r = mcpd.ctl("import", "--dry-run", cfg)
     assert r.rc == 0, r
@@ -365,7 +375,7 @@ def test_disabled_and_invalid_entries(mcpd, tmp_path):
     assert r.rc == 0, r
     lines, counts = report(r.out)
     assert lines[1] == "skipped off: disabled in the file", r.out
-    assert counts == [1, 0, 1, 0]
+    assert counts == [1, 0, 0, 0, 0, 1, 0]
     assert [row["name"] for row in mcpd.list()] == ["on"]
 
     r = mcpd.ctl("import", cfg)
@@ -387,7 +397,7 @@ def test_failures_are_per_entry(mcpd, tmp_path):
     r = mcpd.ctl("import", "--no-persist", cfg, is_json=False)
     assert r.rc == 1, r
     lines, counts = report(r.out)
-    assert counts == [2, 0, 0, 4], r.out
+    assert counts == [2, 0, 0, 0, 0, 0, 4], r.out
     assert LOADED.match(lines[0]).group(1) == "first"
     assert lines[1].startswith("failed missing: "), r.out
     assert lines[2] == 'failed wrong: "command" is a number, not a string'
@@ -480,23 +490,30 @@ def test_dry_run_needs_no_daemon_and_masks_values(tmp_path):
                     "env": {"GITHUB_TOKEN": "***",
                             "REF": "$(secret.gh_token)",
                             "MIXED": "***$(secret.gh_token)", "EMPTY": ""},
-                    "cwd": str(tmp_path), "name": "gh"}
+                    "cwd": str(tmp_path), "name": "gh",
+                    "origin": str(cfg)}
     assert "would skip off: disabled in the file" in lines
-    assert lines[-1].startswith("dry run, nothing loaded: 3 to load"), r.out
+    assert lines[-1] == ("dry run, nothing changed: 3 to load, 0 to load "
+                         "again, 0 to replace, 0 to unload, 1 skipped, 0 "
+                         "will fail"), r.out
+    assert r.err == (f"no mcpd answers at {sock}: every entry is planned "
+                     f"as a new load\n"), r.err
 
     r = run_ctl(sock, "import", "--dry-run", "--no-persist", cfg)
     assert r.rc == 0, r
     got = entries(r)
-    assert r.json["dry_run"] is True
+    assert r.json["dry_run"] is True and r.json["compared"] is False
     assert got["api"]["params"] == {
         "target": "https://api.example.com/mcp",
         "headers": {"Authorization": "***"},
-        "transport": "streamable-http", "name": "api", "persist": False}
+        "transport": "streamable-http", "name": "api",
+        "origin": str(cfg), "persist": False}
     assert got["box"]["kind"] == "container"
     assert got["box"]["params"] == {
         "target": "mcpd-test/stdio:latest", "args": ["--tools", "2"],
         "env": {"TOKEN": "***"}, "volumes": ["/srv:/srv"],
-        "network": "none", "name": "box", "persist": False}
+        "network": "none", "name": "box", "origin": str(cfg),
+        "persist": False}
     assert "s3cret" not in r.out
 
 
@@ -521,7 +538,7 @@ def test_import_twice_changes_nothing(mcpd, tmp_path):
     lines, counts = report(r.out)
     ids = {LOADED.match(l).group(1): LOADED.match(l).group(2)
            for l in lines[:2]}
-    assert counts == [2, 0, 1, 0]
+    assert counts == [2, 0, 0, 0, 0, 1, 0]
     first = enabled(mcpd)
     mtime = (mcpd.state / "enabled.json").stat().st_mtime_ns
     pids = {row["name"]: row["pid"] for row in mcpd.list()}
@@ -531,9 +548,9 @@ def test_import_twice_changes_nothing(mcpd, tmp_path):
                  cwd=tmp_path)
     assert r.rc == 0, r
     lines, counts = report(r.out)
-    assert lines[:2] == [f"already loaded one (id {ids['one']})",
-                         f"already loaded two (id {ids['two']})"], r.out
-    assert counts == [0, 2, 1, 0]
+    assert lines[:2] == [f"unchanged one (id {ids['one']})",
+                         f"unchanged two (id {ids['two']})"], r.out
+    assert counts == [0, 0, 0, 2, 0, 1, 0]
     assert enabled(mcpd) == first
     assert (mcpd.state / "enabled.json").stat().st_mtime_ns == mtime
     assert {row["name"]: row["pid"] for row in mcpd.list()} == pids
@@ -541,8 +558,8 @@ def test_import_twice_changes_nothing(mcpd, tmp_path):
     r = mcpd.ctl("import", cfg)
     assert r.rc == 0, r
     assert [(e["name"], e["status"], e.get("id")) for e in
-            r.json["entries"]] == [("one", "already", ids["one"]),
-                                   ("two", "already", ids["two"]),
+            r.json["entries"]] == [("one", "unchanged", ids["one"]),
+                                   ("two", "unchanged", ids["two"]),
                                    ("off", "skipped", None)]
     assert enabled(mcpd) == first
     # The literal value went to the secret store, not into the file.
@@ -675,3 +692,296 @@ def test_process_load_and_reload_progress(mcpd, tmp_path):
     assert re.search(r"^mcpctl: ", r.err, re.M), r.err
     r = mcpd.ctl("load", "--no-persist", "--", "/bin/false")
     assert r.rc == 1 and not re.search(r"^  ", r.err, re.M), r
+
+
+# --------------------------------------------------------------------------
+# Importing again: updates, --prune, --dry-run against what mcpd has
+
+def ts_entry(*args, env=None):
+    entry = {"command": str(TESTSERVER), "args": [str(a) for a in args]}
+    if env:
+        entry["env"] = env
+    return entry
+
+
+def pids(mcpd):
+    return {row["name"]: row["pid"] for row in mcpd.list()}
+
+
+def test_reimport_updates_what_it_loaded(mcpd, tmp_path):
+    """The same entry name with new values is reconfigured, with a new
+    command replaced, as it was unchanged; an entry the file no longer has
+    is unloaded only with --prune, and a server loaded by hand never."""
+    cfg = tmp_path / "cfg" / "mcp.json"
+    write_json(cfg, {"mcpServers": {
+        "conf": ts_entry(env={"K": "one"}),
+        "cmd": ts_entry("--tools", "1"),
+        "same": ts_entry("--tools", "2"),
+        "gone": ts_entry("--tools", "3"),
+    }})
+    r = mcpd.ctl("import", cfg, is_json=False)
+    assert r.rc == 0, r
+    ids = {LOADED.match(l).group(1): LOADED.match(l).group(2)
+           for l in report(r.out)[0]}
+    r = mcpd.ctl("load", "--name", "hand", "--", TESTSERVER, "--tools", "4",
+                 is_json=False)
+    assert r.rc == 0, r
+    before = pids(mcpd)
+    rows = {row["name"]: row for row in mcpd.list()}
+    assert {n: rows[n]["origin"] for n in rows} == {
+        "conf": str(cfg), "cmd": str(cfg), "same": str(cfg),
+        "gone": str(cfg), "hand": None}
+
+    write_json(cfg, {"mcpServers": {
+        "conf": ts_entry(env={"K": "two"}),
+        "cmd": ts_entry("--tools", "5"),
+        "same": ts_entry("--tools", "2"),
+    }})
+    r = mcpd.ctl("import", cfg, is_json=False)
+    assert r.rc == 0, r
+    new_cmd = mcpd.row("cmd")["id"]
+    assert r.out.splitlines() == [
+        f"reconfigured conf (id {ids['conf']}, {NTOOLS} tools)",
+        f"replaced cmd (id {new_cmd}, {NTOOLS + 5} tools)",
+        f"unchanged same (id {ids['same']})",
+        "0 loaded, 1 reconfigured, 1 replaced, 1 unchanged, 0 unloaded, "
+        "0 skipped, 0 failed"], r.out
+    now = pids(mcpd)
+    assert set(now) == {"conf", "cmd", "same", "gone", "hand"}
+    assert now["same"] == before["same"] and now["gone"] == before["gone"]
+    assert now["conf"] != before["conf"] and now["cmd"] != before["cmd"]
+    assert proc_environ(now["conf"])[b"K"] == b"two"
+    assert cmdline(now["cmd"]) == [str(TESTSERVER), "--tools", "5"]
+    assert {row["name"] for row in saved_rows(mcpd)} == {
+        "conf", "cmd", "same", "gone", "hand"}
+
+    r = mcpd.ctl("import", "--prune", cfg, is_json=False)
+    assert r.rc == 0, r
+    assert r.out.splitlines() == [
+        f"unchanged conf (id {ids['conf']})",
+        f"unchanged cmd (id {new_cmd})",
+        f"unchanged same (id {ids['same']})",
+        "unloaded gone (--prune)",
+        "0 loaded, 0 reconfigured, 0 replaced, 3 unchanged, 1 unloaded, "
+        "0 skipped, 0 failed"], r.out
+    assert set(pids(mcpd)) == {"conf", "cmd", "same", "hand"}
+    assert {row["name"] for row in saved_rows(mcpd)} == {
+        "conf", "cmd", "same", "hand"}
+    wait_gone([before["gone"]])
+
+    # A disabled entry counts as gone for --prune; --json says the same.
+    write_json(cfg, {"mcpServers": {
+        "conf": ts_entry(env={"K": "two"}),
+        "cmd": dict(ts_entry("--tools", "5"), disabled=True),
+    }})
+    r = mcpd.ctl("import", "--prune", cfg)
+    assert r.rc == 0, r
+    got = [(e["name"], e["status"]) for e in r.json["entries"]]
+    assert got[:2] == [("conf", "unchanged"), ("cmd", "skipped")], got
+    assert sorted(got[2:]) == [("cmd", "unloaded"), ("same", "unloaded")]
+    assert set(pids(mcpd)) == {"conf", "hand"}
+
+
+def test_reimport_never_takes_a_name_it_did_not_load(mcpd, tmp_path):
+    """An entry whose name a hand-loaded server has, with another command,
+    fails and leaves that server alone; the message suggests nothing import
+    does not have (no --name)."""
+    r = mcpd.ctl("load", "--name", "taken", "--", TESTSERVER, "--tools", "1",
+                 is_json=False)
+    assert r.rc == 0, r
+    pid = mcpd.row("taken")["pid"]
+    cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {
+        "taken": ts_entry("--tools", "2")}})
+    want = (f"failed taken: the name taken is taken by a server that this "
+            f"file did not import ({TESTSERVER} --tools 1); rename the "
+            f"entry in the file, or unload taken first (mcpctl unload "
+            f"taken)")
+    r = mcpd.ctl("import", "--prune", cfg, is_json=False)
+    assert r.rc == 1, r
+    assert r.out.splitlines() == [
+        want, "0 loaded, 0 reconfigured, 0 replaced, 0 unchanged, "
+        "0 unloaded, 0 skipped, 1 failed"], r.out
+    assert "--name" not in r.out + r.err
+    r = mcpd.ctl("import", "--dry-run", cfg, is_json=False)
+    assert r.rc == 1 and r.out.splitlines()[0] == \
+        want.replace("failed", "will fail", 1), r
+    assert pids(mcpd) == {"taken": pid}
+    assert mcpd.row("taken")["origin"] is None
+
+
+def test_dry_run_compares_with_mcpd_and_flags_failures(mcpd, tmp_path):
+    cfg = tmp_path / "cfg" / "mcp.json"
+    write_json(cfg, {"mcpServers": {
+        "keep": ts_entry(env={"K": "one"}),
+        "cmd": ts_entry("--tools", "1"),
+        "gone": ts_entry("--tools", "3"),
+    }})
+    r = mcpd.ctl("import", cfg, is_json=False)
+    assert r.rc == 0, r
+    write_json(cfg, {"mcpServers": {
+        "keep": ts_entry(env={"K": "two"}),
+        "cmd": ts_entry("--tools", "2"),
+        "new": ts_entry(),
+        "web": {"url": "http://mcp.example.com/mcp"},
+        "missing": {"command": "mcpd-it-no-such-program", "args": ["x"]},
+        "nopath": {"command": str(tmp_path / "no-such-program")},
+    }})
+    state = enabled(mcpd)
+    before = mcpd.list()
+    r = mcpd.ctl("import", "--dry-run", "--prune", cfg, is_json=False)
+    assert r.rc == 1, r
+    o = f'"origin":"{cfg}"'
+    assert r.out.splitlines() == [
+        f"would load again keep (process; mcpd compares the values): "
+        f'mcpd/load {{"command":["{TESTSERVER}"],"env":{{"K":"***"}},'
+        f'"cwd":"{cfg.parent}","name":"keep",{o}}}',
+        f"would replace cmd (process; it runs {TESTSERVER} --tools 1 now): "
+        f'mcpd/load {{"command":["{TESTSERVER}","--tools","2"],'
+        f'"cwd":"{cfg.parent}","name":"cmd",{o}}}',
+        f'would load new (process): mcpd/load {{"command":["{TESTSERVER}"],'
+        f'"cwd":"{cfg.parent}","name":"new",{o}}}',
+        "will fail web: plain http is refused without --allow-local, "
+        "which allows it to loopback addresses only",
+        "will fail missing: the command mcpd-it-no-such-program is not on "
+        "PATH; install it, or give its path",
+        f"will fail nopath: the command {tmp_path}/no-such-program is not "
+        f"an executable file",
+        "would unload gone (--prune)",
+        "dry run, nothing changed: 1 to load, 1 to load again, 1 to "
+        "replace, 1 to unload, 0 skipped, 3 will fail"], r.out
+    assert r.err == "", r
+
+    r = mcpd.ctl("import", "--dry-run", "--prune", cfg)
+    assert r.rc == 1 and r.json["compared"] is True, r
+    assert [(e["name"], e["status"], e.get("action")) for e in
+            r.json["entries"]] == [
+        ("keep", "planned", "load-again"), ("cmd", "planned", "replace"),
+        ("new", "planned", "load"), ("web", "failed", None),
+        ("missing", "failed", None), ("nopath", "failed", None),
+        ("gone", "planned", "unload")]
+    # Nothing changed: the same servers, processes and saved rows.
+    assert enabled(mcpd) == state
+    assert [(r["name"], r["pid"], r["generation"]) for r in mcpd.list()] \
+        == [(r["name"], r["pid"], r["generation"]) for r in before]
+
+
+def test_vscode_workspace_folder_and_env(mcpd_factory, tmp_path):
+    """${workspaceFolder} is the folder that holds .vscode/, which is also
+    where a .vscode/mcp.json entry runs; ${env:X} is mcpctl's X."""
+    d = mcpd_factory("--secrets-key", tmp_path / "keys" / "secrets.key",
+                     env={"MCPD_IT_X": "from-mcpd"})
+    ws = tmp_path / "proj"
+    (ws / "sub").mkdir(parents=True)
+    cfg = write(ws / ".vscode" / "mcp.json", f"""
+        {{
+          "servers": {{
+            "here": {{
+              "command": "{TESTSERVER}",
+              "env": {{"WS": "${{workspaceFolder}}",
+                      "BASE": "${{workspaceFolderBasename}}",
+                      "X": "${{env:MCPD_IT_X}}"}},
+            }},
+            "sub": {{
+              "command": "{TESTSERVER}",
+              "cwd": "${{workspaceFolder}}/sub",
+            }},
+            "rel": {{"command": "{TESTSERVER}", "args": ["--tools", "1"],
+                    "cwd": "sub"}},
+          }},
+        }}
+        """)
+    r = d.ctl("import", cfg, is_json=False,
+              env=child_env({"MCPD_IT_X": "from-mcpctl"}))
+    assert r.rc == 0, r
+    rows = {row["name"]: row for row in d.list()}
+    env = proc_environ(rows["here"]["pid"])
+    assert (env[b"WS"], env[b"BASE"], env[b"X"]) == (
+        str(ws).encode(), b"proj", b"from-mcpctl")
+    assert proc_cwd(rows["here"]["pid"]) == str(ws)
+    assert proc_cwd(rows["sub"]["pid"]) == str(ws / "sub")
+    assert proc_cwd(rows["rel"]["pid"]) == str(ws / "sub")
+
+    # Unset in mcpctl's environment: the entry fails, naming the variable.
+    r = d.ctl("import", cfg, is_json=False, env=child_env())
+    assert r.rc == 1, r
+    assert report(r.out)[0][0] == (
+        'failed here: "env" uses ${env:MCPD_IT_X}, but that variable is '
+        'not set in the environment of mcpctl import (VS Code reads it '
+        'there too); set it and import again'), r.out
+    # Out of a .vscode folder, ${workspaceFolder} is unknown.
+    other = write_json(tmp_path / "mcp.json", {"mcpServers": {
+        "ws": {"command": str(TESTSERVER), "cwd": "${workspaceFolder}"}}})
+    r = d.ctl("import", "--dry-run", other, is_json=False)
+    assert r.rc == 1 and r.out.splitlines()[0] == (
+        'will fail ws: "cwd" uses ${workspaceFolder}, which is known only '
+        "for a file in a workspace's .vscode folder; edit the entry"), r
+
+
+PODMAN_ENTRY = {"command": "podman",
+                "args": ["run", "-i", "--rm", "mcpd-test/stdio"]}
+
+
+def test_podman_entry_refused_unless_mcpd_runs_podman(mcpd, tmp_path):
+    cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {
+        "pod": PODMAN_ENTRY, "ts": ts_entry()}})
+    cli = mcpd.rpc.result("mcpd/status")["docker"]["cli"] or "docker"
+    why = (f"the entry uses podman; mcpd runs containers with {cli}; start "
+           f"mcpd with --docker podman")
+    r = mcpd.ctl("import", "--no-persist", cfg, is_json=False)
+    assert r.rc == 1, r
+    lines, counts = report(r.out)
+    assert lines[0] == f"failed pod: {why}", r.out
+    assert counts == [1, 0, 0, 0, 0, 0, 1]
+    assert [row["name"] for row in mcpd.list()] == ["ts"]
+    r = mcpd.ctl("import", "--dry-run", cfg, is_json=False)
+    assert r.rc == 1 and r.out.splitlines()[0] == f"will fail pod: {why}", r
+
+
+def test_podman_entry_runs_with_podman(images, owners, mcpd_factory,
+                                       tmp_path):
+    """With mcpd running a CLI named podman (here a wrapper that logs and
+    runs docker), the entry loads, and that CLI ran its container."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "podman.log"
+    podman = bindir / "podman"
+    podman.write_text(f'#!/bin/sh\necho "$1" >> {log}\n'
+                      f'exec {DOCKER} "$@"\n')
+    podman.chmod(0o755)
+    d = mcpd_factory("--secrets-key", tmp_path / "keys" / "secrets.key",
+                     "--docker", podman)
+    owners.append(d.rpc.result("mcpd/status")["did"])
+    cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {
+        "pod": PODMAN_ENTRY}})
+    r = d.ctl("import", "--dry-run", cfg, is_json=False)
+    assert r.rc == 0, r
+    assert r.out.startswith("would load pod (container): mcpd/load "), r.out
+    r = d.ctl("import", "--no-persist", cfg, is_json=False)
+    assert r.rc == 0, r
+    assert LOADED.match(report(r.out)[0][0]).group(1) == "pod", r.out
+    assert d.row("pod")["mode"] == "container"
+    assert "run" in log.read_text().split()
+
+
+def test_container_name_held_hint_is_imports(dmcpd, tmp_path):
+    """mcpd's conflict over a container name says what import can do
+    (rename the entry), never an option import does not have."""
+    held = f"rax-probe-held-{dmcpd.pid}"
+    p = subprocess.run([DOCKER, "create", "--name", held,
+                        "mcpd-test/stdio:latest"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    try:
+        cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {"held": {
+            "command": "docker", "args": ["run", "-i", "mcpd-test/stdio"]}}})
+        r = dmcpd.ctl("import", "--no-persist", cfg, is_json=False)
+        assert r.rc == 1, r
+        line = report(r.out)[0][0]
+        assert line.startswith(f"failed held: cannot load held: the container "
+                               f"name {held} is "
+                               f"taken by "), r.out
+        assert line.endswith(" or rename the entry in the file"), r.out
+        assert "--name" not in r.out + r.err
+    finally:
+        subprocess.run([DOCKER, "rm", "-f", held], capture_output=True,
+                       timeout=60)

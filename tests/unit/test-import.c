@@ -598,7 +598,12 @@ test_docker_run(void)
 		    "'image':'img:latest','args':[],'env':{},'volumes':[]}" },
 		{ "{'command': 'podman', 'args': ['run', '-i', 'img']}",
 		    "{'name':'x','kind':'container','transport':'stdio',"
-		    "'image':'img:latest','args':[],'env':{},'volumes':[]}" },
+		    "'image':'img:latest','args':[],'env':{},'volumes':[],"
+		    "'runtime':'podman'}" },
+		{ "{'command': '/usr/bin/podman', 'args': ['run', 'img']}",
+		    "{'name':'x','kind':'container','transport':'stdio',"
+		    "'image':'img:latest','args':[],'env':{},'volumes':[],"
+		    "'runtime':'podman'}" },
 		/* Other docker commands, and other programs, are processes. */
 		{ "{'command': 'docker', 'args': ['exec', '-i', 'c', 'srv']}",
 		    "{'name':'x','kind':'process','transport':'stdio',"
@@ -867,10 +872,15 @@ static void
 test_vars_translated(void)
 {
 	static const struct vars_case cases[] = {
-		{ "${env:GITHUB_TOKEN}", "$(env.GITHUB_TOKEN)", "[]" },
-		{ "${env:a.b_C9}", "$(env.a.b_C9)", "[]" },
-		/* HOME is a variable like any other; only ${userHome} is not. */
-		{ "${env:HOME}", "$(env.HOME)", "[]" },
+		/* ${env:NAME} is read here, as VS Code reads its own. */
+		{ "${env:GITHUB_TOKEN}", "ghp-1", "[]" },
+		{ "${env:a.b_C9}", "v9", "[]" },
+		{ "${env:MY-VAR}", "dash", "[]" },
+		{ "${env:HOME}", "/home/test-user", "[]" },
+		{ "x${env:EMPTY}y", "xy", "[]" },
+		/* A value is not read again for variables. */
+		{ "${env:NESTED}", "${env:A}$(secret.s)", "['s']" },
+		{ "${pathSeparator}${/}", "//", "[]" },
 		{ "${userHome}/.config", "/home/test-user/.config", "[]" },
 		{ "${input:github-token}", "$(secret.github_token)",
 		    "['github_token']" },
@@ -880,21 +890,28 @@ test_vars_translated(void)
 		{ "${input:cl\xc3\xa9 x/y}", "$(secret.cl__x_y)",
 		    "['cl__x_y']" },
 		{ "Bearer ${input:tok} for ${env:USER}",
-		    "Bearer $(secret.tok) for $(env.USER)", "['tok']" },
+		    "Bearer $(secret.tok) for alice", "['tok']" },
 		{ "${input:a}${input:b}:${input:a}",
 		    "$(secret.a)$(secret.b):$(secret.a)", "['a','b']" },
 		/* mcpd's own references and any other "$" text stay. */
 		{ "$(env.X) $(secret.s) $HOME $5 $(weird) {env:A} $",
 		    "$(env.X) $(secret.s) $HOME $5 $(weird) {env:A} $",
 		    "['s']" },
-		{ "$${env:A}", "$$(env.A)", "[]" },
+		{ "$${env:A}", "$a", "[]" },
 		/* A "${" without a "}" is text. */
 		{ "x${env:A", "x${env:A", "[]" },
-		{ "${env:A}-${", "$(env.A)-${", "[]" },
+		{ "${env:A}-${", "a-${", "[]" },
 		{ "${", "${", "[]" },
 	};
 
 	setenv("HOME", "/home/test-user", 1);
+	setenv("GITHUB_TOKEN", "ghp-1", 1);
+	setenv("a.b_C9", "v9", 1);
+	setenv("MY-VAR", "dash", 1);
+	setenv("EMPTY", "", 1);
+	setenv("NESTED", "${env:A}$(secret.s)", 1);
+	setenv("USER", "alice", 1);
+	setenv("A", "a", 1);
 	for (size_t i = 0; i < TAP_COUNT(cases); i++)
 		check_vars(&cases[i]);
 }
@@ -925,7 +942,7 @@ check_vars_reason(const char *value, const char *why)
 	}
 }
 
-/* A working directory is a path: ${userHome} only, no variable. */
+/* A working directory is a path: made here, never mcpd's reference. */
 static void
 test_vars_cwd(void)
 {
@@ -933,12 +950,17 @@ test_vars_cwd(void)
 				  "working directory as a path only; edit "
 				  "the entry";
 	const struct reason_case cases[] = {
-		{ "{'command': 'srv', 'cwd': '${env:PROJECT}'}", why },
 		{ "{'command': 'srv', 'cwd': '/p/${input:dir}'}", why },
 		{ "{'command': 'srv', 'cwd': '$(env.X)/p'}", why },
 	};
 
 	check_reasons(cases, TAP_COUNT(cases));
+	setenv("PROJECT", "/srv/project", 1);
+	check_json("${env:PROJECT} in cwd",
+	    json_pack("{s:s, s:s}", "command", "srv", "cwd", "${env:PROJECT}"),
+	    json_pack("{s:s, s:s, s:s, s:[s], s:{}, s:s}", "name", "x", "kind",
+		"process", "transport", "stdio", "command", "srv", "env", "cwd",
+		"/srv/project"));
 	setenv("HOME", "/home/test-user", 1);
 	check_json("${userHome} in cwd",
 	    json_pack("{s:s, s:s}", "command", "srv", "cwd", "${userHome}/p"),
@@ -991,15 +1013,13 @@ test_vars_refused(void)
 		const char *value;
 		const char *why;
 	} cases[] = {
+		/* Known only for a file in a workspace's .vscode folder. */
 		{ "${workspaceFolder}/src",
-		    "uses ${workspaceFolder}, which only the editor knows; "
-		    "edit the entry" },
+		    "uses ${workspaceFolder}, which is known only for a file "
+		    "in a workspace's .vscode folder; edit the entry" },
 		{ "${workspaceFolderBasename}",
-		    "uses ${workspaceFolderBasename}, which only the editor "
-		    "knows; edit the entry" },
-		{ "a${pathSeparator}b",
-		    "uses ${pathSeparator}, which only the editor knows; edit "
-		    "the entry" },
+		    "uses ${workspaceFolderBasename}, which is known only for "
+		    "a file in a workspace's .vscode folder; edit the entry" },
 		{ "${input}",
 		    "uses ${input}, which only the editor knows; edit the "
 		    "entry" },
@@ -1010,16 +1030,18 @@ test_vars_refused(void)
 		    "uses ${config:editor.tabSize}, which only the editor "
 		    "knows; edit the entry" },
 		{ "${input:}", "uses ${input:}, which names no input" },
-		{ "${env:}",
-		    "uses ${env:}, but mcpd's $(env.NAME) takes only letters, "
-		    "digits, '_' and '.'" },
-		{ "${env:MY-VAR}",
-		    "uses ${env:MY-VAR}, but mcpd's $(env.NAME) takes only "
-		    "letters, digits, '_' and '.'" },
+		{ "${env:}", "uses ${env:}, which names no variable" },
+		{ "${env:A=B}",
+		    "uses a ${...} variable, which names no variable" },
+		{ "${env:MCPD_UNSET}",
+		    "uses ${env:MCPD_UNSET}, but that variable is not set in "
+		    "the environment of mcpctl import (VS Code reads it there "
+		    "too); set it and import again" },
 		/* What does not look like a name is not repeated. */
 		{ "${env:A B}",
-		    "uses a ${...} variable, but mcpd's $(env.NAME) takes only "
-		    "letters, digits, '_' and '.'" },
+		    "uses a ${...} variable, but that variable is not set in "
+		    "the environment of mcpctl import (VS Code reads it there "
+		    "too); set it and import again" },
 		{ "p4${ss w0rd}!",
 		    "uses a ${...} variable, which only the editor knows; edit "
 		    "the entry" },
@@ -1029,6 +1051,9 @@ test_vars_refused(void)
 		    "the entry" },
 	};
 
+	setenv("A", "a", 1);
+	unsetenv("MCPD_UNSET");
+	unsetenv("A B");
 	for (size_t i = 0; i < TAP_COUNT(cases); i++)
 		check_vars_reason(cases[i].value, cases[i].why);
 	unsetenv("HOME");
@@ -1125,6 +1150,133 @@ test_unknown_roots(void)
 	    "\"mcp\".\"servers\" is a string, not an object of servers");
 }
 
+/* A file in a workspace's .vscode folder knows ${workspaceFolder}. */
+static void
+test_vars_workspace(void)
+{
+	json_t *root = load("{'servers': {'x': {'command': "
+			    "'${workspaceFolder}/bin/srv', 'args': "
+			    "['${workspaceFolderBasename}'], 'cwd': "
+			    "'${workspaceFolder}/data'}}}"),
+	       *entries = NULL, *want;
+	char *cause = NULL;
+
+	TAP_CHECK_INT(import_parse_in(root, "/home/me/proj", &entries, &cause),
+	    0);
+	want = json_pack("{s:s, s:s, s:s, s:[s,s], s:{}, s:s}", "name", "x",
+	    "kind", "process", "transport", "stdio", "command",
+	    "/home/me/proj/bin/srv", "proj", "env", "cwd",
+	    "/home/me/proj/data");
+	TAP_CHECK(json_equal(json_array_get(entries, 0), want),
+	    "the workspace folder is put in every field");
+	json_decref(want);
+	json_decref(entries);
+	json_decref(root);
+	free(cause);
+}
+
+/* What mcpd/list shows as the endpoint of the params import sends. */
+static void
+test_endpoint(void)
+{
+	static const struct {
+		const char *params;
+		const char *want;
+	} cases[] = {
+		{ "{'command': ['srv']}", "srv" },
+		{ "{'command': ['/bin/srv', '--tools', '2'], 'cwd': '/x'}",
+		    "/bin/srv --tools 2" },
+		{ "{'command': ['a b', 'a;b', '', '$(env.X)']}",
+		    "'a b' 'a;b' '' '$(env.X)'" },
+		{ "{'target': 'HTTPS://Example.COM:443'}",
+		    "https://example.com/" },
+		{ "{'target': 'https://h.example/mcp?', 'headers': {}}",
+		    "https://h.example/mcp" },
+		{ "{'target': 'img:latest'}", "img:latest" },
+		{ "{'target': 'img:1', 'args': ['stdio', 'a b']}",
+		    "img:1 stdio 'a b'" },
+	};
+	json_t *params;
+	char *got;
+
+	for (size_t i = 0; i < TAP_COUNT(cases); i++) {
+		params = load(cases[i].params);
+		got = import_endpoint(params);
+		TAP_CHECK(tap_str_eq(got, cases[i].want),
+		    "%s: expected %s, got %s", cases[i].params, cases[i].want,
+		    tap_str_show(got));
+		free(got);
+		json_decref(params);
+	}
+}
+
+/* Loads that mcpd certainly refuses or fails, and some it may not. */
+static void
+test_check_load(void)
+{
+	static const struct {
+		const char *params;
+		const char *why; /* NULL: nothing to say */
+	} cases[] = {
+		{ "{'command': ['/bin/sh']}", NULL },
+		{ "{'command': ['sh', '-c', 'x']}", NULL },
+		{ "{'command': ['mcpd-no-such-program']}",
+		    "the command mcpd-no-such-program is not on PATH; install "
+		    "it, or give its path" },
+		{ "{'command': ['sh'], 'env': {'PATH': '/nowhere'}}",
+		    "the command sh is not on PATH; install it, or give its "
+		    "path" },
+		{ "{'command': ['sh'], 'env': {'PATH': '$(env.P)'}}", NULL },
+		{ "{'command': ['$(env.SRV)']}", NULL },
+		{ "{'command': ['/nowhere/srv']}",
+		    "the command /nowhere/srv is not an executable file" },
+		{ "{'command': ['./sh'], 'cwd': '/bin'}", NULL },
+		{ "{'command': ['./sh'], 'cwd': '/'}",
+		    "the command ./sh is not an executable file" },
+		{ "{'command': ['/etc/passwd']}",
+		    "the command /etc/passwd is not an executable file" },
+		{ "{'target': 'https://mcp.example.com/mcp'}", NULL },
+		{ "{'target': 'http://mcp.example.com/mcp'}",
+		    "plain http is refused without --allow-local, which allows "
+		    "it to loopback addresses only" },
+		{ "{'target': 'http://127.0.0.1:8080/mcp', 'allow_local': "
+		  "true}",
+		    NULL },
+		{ "{'target': 'http://localhost:8080/mcp', 'allow_local': "
+		  "true}",
+		    NULL },
+		{ "{'target': 'https://127.0.0.1/mcp'}",
+		    "127.0.0.1 is loopback (127.0.0.0/8); --allow-local allows "
+		    "it" },
+		{ "{'target': 'http://10.1.2.3/mcp', 'allow_local': true}",
+		    "10.1.2.3 is private (RFC 1918)" },
+		{ "{'target': 'https://u:p@h.example/mcp'}",
+		    "credentials in the URL (user:pass@) are refused; send "
+		    "them as a header" },
+		{ "{'target': 'http://$(secret.host)/mcp'}", NULL },
+		{ "{'target': 'img:latest'}", NULL },
+	};
+	json_t *params;
+	char *why = NULL;
+	int r;
+
+	setenv("PATH", "/usr/bin:/bin", 1);
+	for (size_t i = 0; i < TAP_COUNT(cases); i++) {
+		params = load(cases[i].params);
+		r = import_check_load(params, &why);
+		if (cases[i].why == NULL)
+			TAP_CHECK(r == 0, "%s: refused: %s", cases[i].params,
+			    tap_str_show(why));
+		else
+			TAP_CHECK(r == -EINVAL && tap_str_eq(why, cases[i].why),
+			    "%s: expected %s, got %d %s", cases[i].params,
+			    cases[i].why, r, tap_str_show(why));
+		free(why);
+		why = NULL;
+		json_decref(params);
+	}
+}
+
 static const struct tap_test tests[] = {
 	{ "Claude Desktop's claude_desktop_config.json", test_claude_desktop },
 	{ "Cursor's mcp.json: commands, URLs, headers, cwd", test_cursor },
@@ -1145,7 +1297,7 @@ static const struct tap_test tests[] = {
 	{ "docker run refusals name the flag", test_docker_refusals },
 	{ "docker run values leak into no field", test_docker_no_values_leak },
 	{ "roots of no known shape are refused", test_unknown_roots },
-	{ "VS Code variables become mcpd references in every value",
+	{ "VS Code variables are translated in every value",
 	    test_vars_translated },
 	{ "an ${input:ID} that makes a secret name past 128 is invalid",
 	    test_vars_input_length },
@@ -1153,6 +1305,11 @@ static const struct tap_test tests[] = {
 	    test_vars_refused },
 	{ "variables: URLs, names, docker env, disabled entries, the file",
 	    test_vars_where },
+	{ "${workspaceFolder} of a file in a workspace", test_vars_workspace },
+	{ "the endpoint mcpd shows for the params import sends",
+	    test_endpoint },
+	{ "loads that cannot work are flagged before they are sent",
+	    test_check_load },
 };
 
 int
