@@ -111,8 +111,10 @@ const struct mcpctl_cmd ctl_list_cmd = {
 	    "  -h, --help         this text\n"
 	    "\n"
 	    "A server's last error is shown under its row, with when it\n"
-	    "happened (\"error (2m ago): ...\"), unless the server has connected\n"
-	    "again since.\n",
+	    "happened (\"error (2m ago): ...\"): the error's own time when\n"
+	    "mcpd gives it, else, for a server that is not ready, when it\n"
+	    "entered its state. An error of an older generation than the\n"
+	    "current one is left out when mcpd says which it belongs to.\n",
 	.exec = ctl_list_exec,
 	.alias = "ls",
 	.options = ctl_list_options,
