@@ -20,6 +20,8 @@ static const char *const callflags_reserved[] = {
 	"json",
 	"socket",
 	"agent",
+	"request-timeout",
+	"quiet",
 	"version",
 	NULL,
 };
@@ -311,11 +313,24 @@ callflags_usage(const struct callflags *cf, const char *fmt, ...)
 	return MCPCTL_EXIT_USAGE;
 }
 
+/* The flag of the property named exactly prop, or NULL. */
+static const struct callflags_flag *
+callflags_find_prop(const struct callflags *cf, const char *prop)
+{
+	for (size_t i = 0; cf != NULL && i < cf->nflags; i++)
+		if (strcmp(cf->flags[i].prop, prop) == 0)
+			return &cf->flags[i];
+	return NULL;
+}
+
+static json_t *callflags_convert(enum callflags_type t, const char *s);
+
 int
-callflags_pair(json_t *args, const char *word)
+callflags_pair(const struct callflags *cf, json_t *args, const char *word)
 {
 	const char *eq = strchr(word, '=');
-	json_t *v;
+	const struct callflags_flag *f;
+	json_t *v = NULL;
 	char *key;
 
 	if (eq == NULL || eq == word)
@@ -323,16 +338,25 @@ callflags_pair(json_t *args, const char *word)
 		    "expected KEY=VALUE, not '%s'", word);
 	if ((key = strndup(word, eq - word)) == NULL)
 		return MCPCTL_EXIT_ERROR;
-	/* A value that parses as JSON is that JSON; anything else a string. */
-	if ((v = json_loads(eq + 1, JSON_DECODE_ANY, NULL)) == NULL)
+	/*
+	 * The property's type in the inputSchema says what VALUE is (a
+	 * string stays a string: message=42 is "42"); without one, a value
+	 * that parses as JSON is that JSON, anything else a string. A value
+	 * that is not of the type is sent as JSON or text, and the check
+	 * against the schema warns.
+	 */
+	if ((f = callflags_find_prop(cf, key)) != NULL &&
+	    f->type != CALLFLAGS_ANY)
+		v = callflags_convert(f->type, eq + 1);
+	if (v == NULL &&
+	    (v = json_loads(eq + 1, JSON_DECODE_ANY, NULL)) == NULL)
 		v = json_string(eq + 1);
 	json_object_set_new(args, key, v);
 	free(key);
 	return 0;
 }
 
-/* Edit distance with transpositions (optimal string alignment), caseless. */
-static size_t
+size_t
 callflags_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), *d, r, cost;
@@ -678,7 +702,7 @@ callflags_parse(const struct callflags *cf, char **words, int nwords,
 			r = callflags_usage(cf, "unknown option '%s'",
 			    words[i]);
 		else
-			r = callflags_pair(args, words[i]);
+			r = callflags_pair(cf, args, words[i]);
 	}
 	free(seen);
 	return r;

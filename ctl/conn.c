@@ -5,11 +5,14 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -22,14 +25,59 @@
 
 struct conn {
 	int fd;
+	char *path; /* the socket, for the messages */
+	pid_t peer; /* the daemon's pid (SO_PEERCRED), or 0 */
 	struct evbuffer *in;
 	struct linebuf lb;
 	json_int_t next_id;
+	json_int_t ping_id; /* an outstanding mcpd/list asked "are you there" */
+	int64_t deadline;   /* monotonic ms by which mcpd must say something */
 };
 
 /* What conn_set_notify installed: one client, one handler. */
 static conn_notify_fn conn_notify;
 static void *conn_notify_arg;
+/* What conn_set_timeout set: ms mcpd may stay silent; 0 for no limit. */
+static int conn_timeout_ms = CONN_TIMEOUT_DEFAULT_MS;
+
+void
+conn_set_timeout(int ms)
+{
+	conn_timeout_ms = ms;
+}
+
+int
+conn_get_timeout(void)
+{
+	return conn_timeout_ms;
+}
+
+static int64_t
+conn_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The ms left until the deadline (at least 0), or -1 without a limit. */
+static int
+conn_left(const struct conn *c)
+{
+	int64_t left;
+
+	if (conn_timeout_ms <= 0)
+		return -1;
+	left = c->deadline - conn_now();
+	return left > 0 ? (int)left : 0;
+}
+
+static void
+conn_arm(struct conn *c)
+{
+	c->deadline = conn_now() + conn_timeout_ms;
+}
 
 void
 conn_set_notify(conn_notify_fn fn, void *arg)
@@ -42,6 +90,7 @@ static int
 conn_connect(const char *path)
 {
 	struct sockaddr_un sun;
+	int64_t deadline;
 	int fd, saved;
 
 	memset(&sun, 0, sizeof sun);
@@ -49,13 +98,21 @@ conn_connect(const char *path)
 	if (strlen(path) >= sizeof sun.sun_path)
 		return -ENAMETOOLONG;
 	strcpy(sun.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
+	/* A full backlog (a daemon that does not accept) is EAGAIN: retry. */
+	deadline = conn_now() + (conn_timeout_ms > 0 ? conn_timeout_ms : 0);
+	while (connect(fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
 		saved = errno;
+		if (saved == EINTR ||
+		    (saved == EAGAIN &&
+			(conn_timeout_ms <= 0 || conn_now() < deadline))) {
+			usleep(20000);
+			continue;
+		}
 		close(fd);
-		return -saved;
+		return saved == EAGAIN ? -ETIMEDOUT : -saved;
 	}
 	return fd;
 }
@@ -63,17 +120,24 @@ conn_connect(const char *path)
 int
 conn_open(const char *path, struct conn **ret)
 {
+	struct ucred cred;
+	socklen_t len = sizeof cred;
 	struct conn *c;
 	int fd;
 
 	if ((fd = conn_connect(path)) < 0)
 		return fd;
 	if ((c = calloc(1, sizeof *c)) == NULL ||
-	    (c->in = evbuffer_new()) == NULL) {
+	    (c->in = evbuffer_new()) == NULL ||
+	    (c->path = strdup(path)) == NULL) {
+		if (c != NULL)
+			evbuffer_free(c->in);
 		free(c);
 		close(fd);
 		return -ENOMEM;
 	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+		c->peer = cred.pid;
 	c->fd = fd;
 	c->next_id = 1;
 	linebuf_init(&c->lb, MCPCTL_MAX_RESPONSE);
@@ -88,11 +152,44 @@ conn_free(struct conn *c)
 		return;
 	evbuffer_free(c->in);
 	close(c->fd);
+	free(c->path);
 	free(c);
+}
+
+pid_t
+conn_peer(const struct conn *c)
+{
+	return c->peer;
 }
 
 static int conn_fail(char **, int, const char *, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The deadline passed: what to tell the user. */
+static int
+conn_silent(const struct conn *c, char **cause)
+{
+	char pid[32] = "PID";
+
+	if (c->peer > 0)
+		snprintf(pid, sizeof pid, "%ld", (long)c->peer);
+	return conn_fail(cause, -ETIMEDOUT,
+	    "mcpd at %s did not answer within %g s; is it stopped? (kill -CONT %s)",
+	    c->path, conn_timeout_ms / 1000.0, pid);
+}
+
+/* Waits until fd is ready for events; 0, or -ETIMEDOUT at the deadline. */
+static int
+conn_wait(const struct conn *c, short events)
+{
+	struct pollfd pfd = { .fd = c->fd, .events = events };
+	int r;
+
+	while ((r = poll(&pfd, 1, conn_left(c))) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return r == 0 ? -ETIMEDOUT : 0;
+}
 
 /* Fills *cause and returns error. */
 static int
@@ -133,6 +230,15 @@ conn_send(struct conn *c, json_t *msg, char **cause)
 		}
 		if (errno == EINTR)
 			continue;
+		if (errno == EAGAIN) {
+			if ((r = conn_wait(c, POLLOUT)) == -ETIMEDOUT) {
+				conn_silent(c, cause);
+				break;
+			}
+			if (r == 0)
+				continue;
+			errno = -r;
+		}
 		r = -errno;
 		conn_fail(cause, r, "cannot send the request: %s",
 		    strerror(-r));
@@ -183,11 +289,16 @@ conn_receive(struct conn *c, json_t **ret_msg, char **cause)
 			return conn_fail(cause, r, "%s", strerror(-r));
 		if (r == 1)
 			break;
+		if ((r = conn_wait(c, POLLIN)) == -ETIMEDOUT)
+			return r; /* conn_call decides: ask, or give up */
+		if (r < 0)
+			return conn_fail(cause, r,
+			    "cannot read mcpd's answer: %s", strerror(-r));
 		r = conn_read(c);
 		if (r == 0)
 			return conn_fail(cause, -EPIPE,
 			    "mcpd closed the connection before it answered");
-		if (r < 0 && errno != EINTR) {
+		if (r < 0 && errno != EINTR && errno != EAGAIN) {
 			r = -errno;
 			return conn_fail(cause, r,
 			    "cannot read mcpd's answer: %s", strerror(-r));
@@ -230,24 +341,70 @@ conn_match(json_t *msg, json_int_t id, char **cause)
 	return json_is_integer(m.id) && json_integer_value(m.id) == id;
 }
 
-int
-conn_call(struct conn *c, const char *method, json_t *params, json_t **ret_msg,
-    char **cause)
+/* Sends one request; its id is c->next_id - 1. */
+static int
+conn_request(struct conn *c, const char *method, json_t *params, char **cause)
 {
 	json_t *id = json_integer(c->next_id++);
 	json_t *req = jsonrpc_request(id, method, params);
-	json_t *msg;
 	int r;
 
 	json_decref(id);
 	r = conn_send(c, req, cause);
 	json_decref(req);
-	if (r < 0)
+	return r;
+}
+
+/* Whether msg answers the "are you there" of conn_call. */
+static bool
+conn_is_pong(struct conn *c, const json_t *msg)
+{
+	const json_t *id = json_object_get(msg, "id");
+
+	if (c->ping_id == 0 || json_object_get(msg, "method") != NULL ||
+	    !json_is_integer(id) || json_integer_value(id) != c->ping_id)
+		return false;
+	c->ping_id = 0;
+	return true;
+}
+
+int
+conn_call(struct conn *c, const char *method, json_t *params, json_t **ret_msg,
+    char **cause)
+{
+	json_int_t id;
+	json_t *msg;
+	int r;
+
+	conn_arm(c);
+	if ((r = conn_request(c, method, params, cause)) < 0)
 		return r;
+	id = c->next_id - 1;
 	do {
-		if ((r = conn_receive(c, &msg, cause)) < 0)
+		r = conn_receive(c, &msg, cause);
+		/*
+		 * Silent for the whole timeout: a call or a load may take
+		 * longer, so ask whether mcpd is there (mcpd/list answers at
+		 * once, also while it stops); give up when that goes
+		 * unanswered too.
+		 */
+		if (r == -ETIMEDOUT && c->ping_id == 0) {
+			conn_arm(c);
+			if ((r = conn_request(c, "mcpd/list", NULL, cause)) < 0)
+				return r;
+			c->ping_id = c->next_id - 1;
+			continue;
+		}
+		if (r == -ETIMEDOUT)
+			return conn_silent(c, cause);
+		if (r < 0)
 			return r;
-		if ((r = conn_match(msg, c->next_id - 1, cause)) != 1)
+		conn_arm(c);
+		if (conn_is_pong(c, msg)) {
+			json_decref(msg);
+			continue;
+		}
+		if ((r = conn_match(msg, id, cause)) != 1)
 			json_decref(msg);
 	} while (r == 0);
 	if (r < 0)

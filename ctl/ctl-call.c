@@ -21,13 +21,10 @@ struct ctl_call {
 	int nwords;
 	int pairs_from; /* words from here on came after "--" */
 	bool is_help;
+	bool is_quiet;	    /* --quiet: no progress or log lines on stderr */
 	bool has_flags;	    /* a word like --name among words */
 	bool has_args_json; /* --args-json was given */
 };
-
-/* Global options of mcpctl, refused after the command name. */
-static const char *const ctl_call_globals[] = { "--json", "--socket", "--agent",
-	"--version", NULL };
 
 /* Whether the first len bytes of w are the option name. */
 static bool
@@ -36,16 +33,12 @@ ctl_call_is_named(const char *w, size_t len, const char *name)
 	return strlen(name) == len && strncmp(w, name, len) == 0;
 }
 
-static bool
-ctl_call_is_global(const char *w, size_t len)
-{
-	if (w[1] != '-')
-		return strcmp(w, "-s") == 0 || strcmp(w, "-V") == 0;
-	for (size_t i = 0; ctl_call_globals[i] != NULL; i++)
-		if (ctl_call_is_named(w, len, ctl_call_globals[i]))
-			return true;
-	return false;
-}
+/* call's own options that take a value, for mcpctl's global options. */
+static const struct option ctl_call_options[] = {
+	{ "timeout", required_argument, NULL, 't' },
+	{ "args-json", required_argument, NULL, 'a' },
+	{ NULL, 0, NULL, 0 },
+};
 
 /* The value of --args-json, an object that replaces c->args; 0 or 2. */
 static int
@@ -80,9 +73,10 @@ ctl_call_option(struct ctl_call *c, int argc, char **argv, int *at)
 		c->is_help = true;
 		return 0;
 	}
-	if (ctl_call_is_global(w, len))
-		return mcpctl_usage(&ctl_call_cmd,
-		    "global option '%.*s' goes before call", (int)len, w);
+	if (strcmp(w, "-q") == 0 || strcmp(w, "--quiet") == 0) {
+		c->is_quiet = true;
+		return 0;
+	}
 	if (!ctl_call_is_named(w, len, "--timeout") &&
 	    !ctl_call_is_named(w, len, "--args-json"))
 		return -1;
@@ -183,9 +177,13 @@ ctl_call_target(struct ctl_call *c)
 	return 0;
 }
 
-/* Without flags, the words are KEY=VALUE pairs, checked before connecting. */
+/*
+ * Without flags, the words are KEY=VALUE pairs: set in args, typed by the
+ * tool's inputSchema (cf, or NULL without one). Checked once before
+ * connecting, with a scratch args.
+ */
 static int
-ctl_call_pairs(struct ctl_call *c)
+ctl_call_pairs(struct ctl_call *c, const struct callflags *cf, json_t *args)
 {
 	int r = 0;
 
@@ -195,7 +193,7 @@ ctl_call_pairs(struct ctl_call *c)
 			r = mcpctl_usage(&ctl_call_cmd, "unknown option '%s'",
 			    c->words[i]);
 		else
-			r = callflags_pair(c->args, c->words[i]);
+			r = callflags_pair(cf, args, c->words[i]);
 	}
 	return r;
 }
@@ -216,7 +214,13 @@ ctl_call_parse(struct ctl_call *c, int argc, char **argv)
 		return r;
 	if (c->server == NULL || c->tool == NULL || c->see == NULL)
 		return MCPCTL_EXIT_ERROR;
-	return c->has_flags || c->is_help ? 0 : ctl_call_pairs(c);
+	if (!c->has_flags && !c->is_help) {
+		json_t *scratch = json_object();
+
+		r = ctl_call_pairs(c, NULL, scratch);
+		json_decref(scratch);
+	}
+	return r;
 }
 
 static void
@@ -290,7 +294,7 @@ ctl_call_no_tool(const struct ctl_call *c, const json_t *tools)
 	print_err("server '%s' has no tool '%s'%s%s%s", c->server, c->tool,
 	    near != NULL ? "; did you mean " : "", near != NULL ? near : "",
 	    near != NULL ? "?" : "");
-	fprintf(stderr, "see mcpctl tools %s\n", c->server);
+	fprintf(stderr, "see its tools with 'mcpctl tools %s'\n", c->server);
 	free(near);
 	free(names);
 	return MCPCTL_EXIT_ERROR;
@@ -452,6 +456,70 @@ ctl_call_print(FILE *f, const json_t *result)
 	print_pretty(f, structured);
 }
 
+/* Prints s on stderr with control characters as spaces. */
+static void
+ctl_call_put_clean(const char *s)
+{
+	for (; *s != '\0'; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s,
+		    stderr);
+}
+
+/*
+ * A notification about the call, on stderr as it comes: mcpd/progress
+ * (the server's notifications/progress: progress, total, message) as
+ * "  progress 3/10: message", and a server's log message (level, logger,
+ * data: notifications/message) as "  [level] logger: data".
+ */
+static void
+ctl_call_notify(void *arg, json_int_t id, const char *method,
+    const json_t *params)
+{
+	const json_t *req = json_object_get(params, "request");
+	const json_t *progress = json_object_get(params, "progress");
+	const json_t *total = json_object_get(params, "total");
+	const json_t *data = json_object_get(params, "data");
+	const char *level = json_string_value(json_object_get(params, "level"));
+	const char *logger = json_string_value(json_object_get(params,
+	    "logger"));
+	const char *message = json_string_value(json_object_get(params,
+	    "message"));
+	const char *stage = json_string_value(json_object_get(params, "stage"));
+	char *text;
+
+	(void)arg;
+	if (!json_is_integer(req) || json_integer_value(req) != id)
+		return;
+	fflush(stdout);
+	if (level != NULL) {
+		fprintf(stderr, "  [%s] ", level);
+		if (logger != NULL) {
+			ctl_call_put_clean(logger);
+			fputs(": ", stderr);
+		}
+		text = print_value(data != NULL ?
+			data :
+			json_object_get(params, "message"));
+		ctl_call_put_clean(text != NULL ? text : "");
+		free(text);
+	} else if (strcmp(method, "mcpd/progress") == 0 &&
+	    json_is_number(progress)) {
+		fprintf(stderr, "  progress %g", json_number_value(progress));
+		if (json_is_number(total))
+			fprintf(stderr, "/%g", json_number_value(total));
+		if (message != NULL) {
+			fputs(": ", stderr);
+			ctl_call_put_clean(message);
+		}
+	} else if (strcmp(method, "mcpd/progress") == 0 && stage != NULL) {
+		fprintf(stderr, "  %s: ", stage);
+		ctl_call_put_clean(message != NULL ? message : "");
+	} else {
+		return;
+	}
+	fputc('\n', stderr);
+}
+
 /* Sends the call, prints the result, checks it; the exit status. */
 static int
 ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool)
@@ -461,7 +529,11 @@ ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool)
 
 	c->params = NULL;
 	json_object_set(params, "arguments", c->args);
-	if ((r = mcpctl_request(m, "mcpd/call", params, &result)) != 0)
+	if (!c->is_quiet && !m->is_json)
+		conn_set_notify(ctl_call_notify, NULL);
+	r = mcpctl_request(m, "mcpd/call", params, &result);
+	conn_set_notify(NULL, NULL);
+	if (r != 0)
 		return r;
 	r = MCPCTL_EXIT_OK;
 	if (json_is_true(json_object_get(result, "isError")))
@@ -484,7 +556,12 @@ ctl_call_run(struct mcpctl *m, struct ctl_call *c, const json_t *tools)
 	struct callflags *cf = NULL;
 	int r;
 
-	if (tool == NULL && (c->has_flags || c->is_help))
+	/*
+	 * No such tool: say so here, with the nearest names, unless the
+	 * server lists none (not ready: mcpd says why when called).
+	 */
+	if (tool == NULL &&
+	    (c->has_flags || c->is_help || json_array_size(tools) > 0))
 		return ctl_call_no_tool(c, tools);
 	if (tool != NULL && callflags_new(tool, c->see, &cf) < 0) {
 		print_err("%s", strerror(ENOMEM));
@@ -496,6 +573,8 @@ ctl_call_run(struct mcpctl *m, struct ctl_call *c, const json_t *tools)
 	} else if (c->has_flags &&
 	    (r = callflags_parse(cf, c->words, c->nwords, c->pairs_from,
 		 c->args)) != 0) {
+		/* said */
+	} else if (!c->has_flags && (r = ctl_call_pairs(c, cf, c->args)) != 0) {
 		/* said */
 	} else if (cf != NULL && (r = ctl_call_check_input(c, cf)) != 0) {
 		/* said */
@@ -525,14 +604,20 @@ ctl_call_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_call_cmd = {
 	.name = "call",
 	.synopsis =
-	    "SERVER TOOL | HANDLE [--FLAG VALUE ...] [KEY=VALUE ...] [--args-json JSON] [--timeout MS]",
+	    "SERVER TOOL | HANDLE [--FLAG VALUE ...] [KEY=VALUE ...] [--args-json JSON] [--timeout MS] [--quiet]",
 	.summary = "call a tool and print its result",
 	.help =
 	    "  --FLAG VALUE       one argument, a property of the tool's inputSchema;\n"
 	    "                     'mcpctl call SERVER TOOL --help' lists them\n"
-	    "  KEY=VALUE          one argument: VALUE as JSON if it parses, else a string\n"
+	    "  KEY=VALUE          one argument: VALUE of the property's type in the\n"
+	    "                     inputSchema (message=42 is the string \"42\" when\n"
+	    "                     message is a string); without one, JSON if it\n"
+	    "                     parses, else a string\n"
 	    "  --args-json JSON   the whole arguments object; flags and KEY=VALUE go on top\n"
-	    "  --timeout MS       deadline of the call (default 60000)\n"
+	    "  --timeout MS       deadline of the call (default: mcpd's, 60000)\n"
+	    "  -q, --quiet        do not print the server's progress and log\n"
+	    "                     messages (on stderr, as they come)\n"
 	    "  -h, --help         this text; after SERVER TOOL, the tool's flags\n",
 	.exec = ctl_call_exec,
+	.options = ctl_call_options,
 };

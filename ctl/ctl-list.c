@@ -10,6 +10,7 @@
 
 static const struct option ctl_list_options[] = {
 	{ "all", no_argument, NULL, 'a' },
+	{ "wide", no_argument, NULL, 'w' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -25,21 +26,26 @@ static const char *const ctl_list_headers[CTL_LIST_NCOLS] = { "AGENT", "NAME",
 
 /* Set by the --all flag: whether the AGENT column is shown. */
 static bool ctl_list_is_all;
+/* Set by --wide: nothing is cut to fit the terminal. */
+static bool ctl_list_is_wide;
 
 static void
 ctl_list_row(struct print_table *t, const json_t *row, size_t first)
 {
-	const char *err = json_string_value(json_object_get(row, "last_error"));
-	char *cells[CTL_LIST_NCOLS], *note = NULL;
-
 	const json_t *ct = json_object_get(row, "container");
+	char *cells[CTL_LIST_NCOLS], *note = NULL, *ago;
+	const char *at, *err = print_row_error(row, &at);
 
 	for (size_t i = first; i < CTL_LIST_NCOLS; i++)
 		cells[i] = print_value(strcmp(ctl_list_keys[i], "container") ?
 			json_object_get(row, ctl_list_keys[i]) :
 			json_object_get(ct, "name"));
-	if (err != NULL && asprintf(&note, "error: %s", err) < 0)
+	ago = at != NULL ? print_ago(at) : NULL;
+	if (err != NULL &&
+	    asprintf(&note, "error%s%s%s: %s", ago != NULL ? " (" : "",
+		ago != NULL ? ago : "", ago != NULL ? ")" : "", err) < 0)
 		note = NULL;
+	free(ago);
 	print_table_add(t, (const char *const *)cells + first, note);
 	for (size_t i = first; i < CTL_LIST_NCOLS; i++)
 		free(cells[i]);
@@ -61,6 +67,8 @@ ctl_list_print(const json_t *result)
 	t = print_table_new(CTL_LIST_NCOLS - first, ctl_list_headers + first);
 	if (t == NULL)
 		return;
+	if (!ctl_list_is_wide)
+		print_table_set_width(t, print_tty_width());
 	json_array_foreach(servers, i, row)
 		ctl_list_row(t, row, first);
 	print_table_write(t, stdout);
@@ -74,12 +82,15 @@ ctl_list_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	json_t *params;
 	int c, r;
 
-	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_list_options)) != -1) {
+	while ((c = mcpctl_getopt(argc, argv, ":hw", ctl_list_options)) != -1) {
 		if (c == 'h')
 			return mcpctl_help(cmd);
-		if (c != 'a')
+		if (c == 'w')
+			ctl_list_is_wide = true;
+		else if (c == 'a')
+			ctl_list_is_all = true;
+		else
 			return mcpctl_bad_option(cmd, c, argv);
-		ctl_list_is_all = true;
 	}
 	if ((r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0)
 		return r;
@@ -91,10 +102,20 @@ ctl_list_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 
 const struct mcpctl_cmd ctl_list_cmd = {
 	.name = "list",
-	.synopsis = "[--all]",
+	.synopsis = "[--all] [-w]",
 	.summary = "list the servers, their state, tools and last error",
 	.help =
 	    "  --all              every agent's servers, with an AGENT column\n"
-	    "  -h, --help         this text\n",
+	    "  -w, --wide         cut nothing (on a terminal, columns are cut\n"
+	    "                     with ... to fit its width)\n"
+	    "  -h, --help         this text\n"
+	    "\n"
+	    "A server's last error is shown under its row, with when it\n"
+	    "happened (\"error (2m ago): ...\"): the error's own time when\n"
+	    "mcpd gives it, else, for a server that is not ready, when it\n"
+	    "entered its state. An error of an older generation than the\n"
+	    "current one is left out when mcpd says which it belongs to.\n",
 	.exec = ctl_list_exec,
+	.alias = "ls",
+	.options = ctl_list_options,
 };

@@ -4,6 +4,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,9 +13,21 @@
 #include "mcpctl.h"
 #include "names.h"
 
+#define CTL_LOAD_ENV_FILE_MAX (1 << 20) /* bytes of an --env-file */
+
+enum {
+	CTL_LOAD_SECRET_ENV = 256,
+	CTL_LOAD_ENV_FILE,
+	CTL_LOAD_NETWORK,
+};
+
 static const struct option ctl_load_options[] = {
 	{ "name", required_argument, NULL, 'n' },
 	{ "env", required_argument, NULL, 'e' },
+	{ "secret-env", required_argument, NULL, CTL_LOAD_SECRET_ENV },
+	{ "env-file", required_argument, NULL, CTL_LOAD_ENV_FILE },
+	{ "volume", required_argument, NULL, 'v' },
+	{ "network", required_argument, NULL, CTL_LOAD_NETWORK },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "no-persist", no_argument, NULL, 'P' },
 	{ "transport", required_argument, NULL, 'T' },
@@ -75,9 +89,123 @@ ctl_load_add_pair(json_t *params, const char *key, const char *opt,
 	return 0;
 }
 
+/* Sets params.env[name] = value (copied). */
+static void
+ctl_load_set_env(json_t *params, const char *name, size_t len,
+    const char *value)
+{
+	json_t *env = json_object_get(params, "env");
+	char *k = strndup(name, len);
+
+	if (env == NULL) {
+		env = json_object();
+		json_object_set_new(params, "env", env);
+	}
+	if (k != NULL)
+		json_object_set_new(env, k, json_string(value));
+	free(k);
+}
+
+/*
+ * --env K=V, --env K= (a warning: a shell may have eaten $(secret.X)), or
+ * --env K: the value of K in mcpctl's environment, as docker does. 0 or 2.
+ */
+static int
+ctl_load_env(json_t *params, const char *arg)
+{
+	const char *eq = strchr(arg, '='), *value;
+	size_t len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+
+	if (!ctl_load_is_env_name(arg, len))
+		return mcpctl_usage(&ctl_load_cmd,
+		    "--env: '%.*s' is not a valid name", (int)len, arg);
+	if (eq == NULL) {
+		if ((value = getenv(arg)) == NULL)
+			return mcpctl_usage(&ctl_load_cmd,
+			    "--env %s: %s is not set in mcpctl's environment (give --env %s=VALUE, or export it)",
+			    arg, arg, arg);
+		ctl_load_set_env(params, arg, len, value);
+		return 0;
+	}
+	if (eq[1] == '\0')
+		print_err(
+		    "warning: --env %.*s= sets %.*s to the empty string; if it was '$(secret.NAME)', the shell took $(...) for a command: single-quote it ('%.*s=$(secret.NAME)') or use --secret-env %.*s=NAME",
+		    (int)len, arg, (int)len, arg, (int)len, arg, (int)len, arg);
+	ctl_load_set_env(params, arg, len, eq + 1);
+	return 0;
+}
+
+/* --secret-env NAME=SECRET: env NAME is the reference $(secret.SECRET). */
+static int
+ctl_load_secret_env(json_t *params, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *ref;
+
+	if (eq == NULL || !ctl_load_is_env_name(arg, eq - arg) ||
+	    !names_secret_valid(eq + 1))
+		return mcpctl_usage(&ctl_load_cmd,
+		    "--secret-env needs NAME=SECRET (a variable name, then a secret's name as 'mcpctl secret list' shows it), not '%s'",
+		    arg);
+	if (asprintf(&ref, "$(secret.%s)", eq + 1) < 0)
+		return MCPCTL_EXIT_ERROR;
+	ctl_load_set_env(params, arg, eq - arg, ref);
+	free(ref);
+	return 0;
+}
+
+/*
+ * --env-file FILE: KEY=VALUE lines as docker reads them: '#' lines and
+ * blank ones skipped, VALUE as written (no quotes taken off), a bare KEY
+ * taken from mcpctl's environment. 0 or 2.
+ */
+static int
+ctl_load_env_file(json_t *params, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *p;
+	size_t cap = 0, total = 0;
+	ssize_t n;
+	int r = 0, lineno = 0;
+
+	if (f == NULL)
+		return mcpctl_usage(&ctl_load_cmd, "--env-file %s: %s", path,
+		    strerror(errno));
+	while (r == 0 && (n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if ((total += n) > CTL_LOAD_ENV_FILE_MAX) {
+			r = mcpctl_usage(&ctl_load_cmd,
+			    "--env-file %s: larger than %d bytes", path,
+			    CTL_LOAD_ENV_FILE_MAX);
+			break;
+		}
+		line[strcspn(line, "\r\n")] = '\0';
+		p = line + strspn(line, " \t");
+		if (*p == '\0' || *p == '#')
+			continue;
+		if (strchr(p, '=') == NULL && getenv(p) == NULL)
+			continue; /* docker skips an unset bare name */
+		if (!ctl_load_is_env_name(p, strcspn(p, "=")))
+			r = mcpctl_usage(&ctl_load_cmd,
+			    "--env-file %s:%d: '%.*s' is not a valid name",
+			    path, lineno, (int)strcspn(p, "="), p);
+		else if (strchr(p, '=') == NULL)
+			ctl_load_set_env(params, p, strlen(p), getenv(p));
+		else
+			ctl_load_set_env(params, p, strcspn(p, "="),
+			    strchr(p, '=') + 1);
+	}
+	if (line != NULL)
+		explicit_bzero(line, cap);
+	free(line);
+	fclose(f);
+	return r;
+}
+
 static int
 ctl_load_option(json_t *params, int c, char **argv)
 {
+	json_t *volumes;
 	json_int_t ms;
 	int r;
 
@@ -88,8 +216,21 @@ ctl_load_option(json_t *params, int c, char **argv)
 		json_object_set_new(params, "name", json_string(optarg));
 		return 0;
 	case 'e':
-		return ctl_load_add_pair(params, "env", "--env", optarg,
-		    ctl_load_is_env_name);
+		return ctl_load_env(params, optarg);
+	case CTL_LOAD_SECRET_ENV:
+		return ctl_load_secret_env(params, optarg);
+	case CTL_LOAD_ENV_FILE:
+		return ctl_load_env_file(params, optarg);
+	case 'v':
+		if ((volumes = json_object_get(params, "volumes")) == NULL) {
+			volumes = json_array();
+			json_object_set_new(params, "volumes", volumes);
+		}
+		json_array_append_new(volumes, json_string(optarg));
+		return 0;
+	case CTL_LOAD_NETWORK:
+		json_object_set_new(params, "network", json_string(optarg));
+		return 0;
 	case 'H':
 		return ctl_load_add_pair(params, "headers", "--header", optarg,
 		    ctl_load_is_header_name);
@@ -132,6 +273,15 @@ ctl_load_is_target(char **words, int nwords)
 	return (nwords == 1 || strcmp(words[1], "--") == 0) &&
 	    strpbrk(w, ":/") != NULL && w[0] != '/' && w[0] != '.' &&
 	    stat(w, &st) < 0;
+}
+
+/* Whether word starts a command, whose words are not mcpctl's. */
+static bool
+ctl_load_is_tail(const char *word)
+{
+	char *words[2] = { (char *)(uintptr_t)word, NULL };
+
+	return !ctl_load_is_target(words, 1);
 }
 
 /* IMAGE -- ARGS: the arguments of the container's command. */
@@ -263,7 +413,7 @@ ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	int c, r = 0;
 
 	while (r == 0 &&
-	    (c = mcpctl_getopt(argc, argv, "+:h", ctl_load_options)) != -1)
+	    (c = mcpctl_getopt(argc, argv, "+:he:v:", ctl_load_options)) != -1)
 		r = ctl_load_option(params, c, argv);
 	if (r == 0)
 		r = ctl_load_words(params, argv + optind, argc - optind,
@@ -279,21 +429,37 @@ ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_load_cmd = {
 	.name = "load",
 	.synopsis =
-	    "[--name NAME] [--env K=V]... [--timeout MS] [--no-persist] -- CMD [ARGS...]\n"
-	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... URL\n"
-	    "       mcpctl load [--name NAME] [--env K=V]... [--timeout MS] [--no-persist] IMAGE [-- ARGS...]",
+	    "[--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [--timeout MS] [--no-persist] -- CMD [ARGS...]\n"
+	    "       mcpctl load [--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [-v VOLUME]... [--network NET] [--timeout MS] [--no-persist] IMAGE [-- ARGS...]\n"
+	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... [--timeout MS] [--no-persist] URL",
 	.summary = "start an MCP server and keep it running",
 	.help =
-	    "  --name NAME        the server's name (default: from CMD)\n"
-	    "  --env K=V          put K=V in its environment (repeatable)\n"
-	    "  --timeout MS       deadline of start and handshake (60000)\n"
+	    "  every form:\n"
+	    "  --name NAME        the server's name (default: from CMD, the\n"
+	    "                     image's last path component, or the URL's host)\n"
+	    "  --timeout MS       deadline of start and handshake (default: mcpd's\n"
+	    "                     --load-timeout, 60000)\n"
 	    "  --no-persist       do not bring it back after mcpd restarts\n"
-	    "  --transport T      streamable-http or sse for a URL (default:\n"
-	    "                     a path with /mcp is streamable HTTP, else\n"
-	    "                     streamable HTTP with a fallback to sse)\n"
+	    "  -h, --help         this text\n"
+	    "  CMD and IMAGE:\n"
+	    "  -e, --env K=V      put K=V in its environment (repeatable); K=\n"
+	    "                     alone is the empty string (with a warning)\n"
+	    "  -e, --env K        ... with the value K has in mcpctl's environment\n"
+	    "  --secret-env K=SECRET\n"
+	    "                     K is the secret SECRET ('mcpctl secret set'),\n"
+	    "                     sent as the reference $(secret.SECRET)\n"
+	    "  --env-file FILE    KEY=VALUE lines, as docker reads them ('#'\n"
+	    "                     comments; a bare KEY from mcpctl's environment)\n"
+	    "  IMAGE only:\n"
+	    "  -v, --volume V     a docker -v value, HOST:CONTAINER[:OPTS]\n"
+	    "                     (repeatable)\n"
+	    "  --network NET      the docker network of the container\n"
+	    "  URL only:\n"
+	    "  --transport T      streamable-http or sse (default: a path with\n"
+	    "                     /mcp is streamable HTTP, else streamable HTTP\n"
+	    "                     with a fallback to sse)\n"
 	    "  --allow-local      allow plain http to a loopback URL\n"
 	    "  --header K=V       an HTTP header to send (repeatable)\n"
-	    "  -h, --help         this text\n"
 	    "\n"
 	    "CMD runs in the current directory. Without --, a lone URL names\n"
 	    "a remote server (https only, public addresses only, unless\n"
@@ -305,6 +471,9 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "port published on 127.0.0.1 only. --env values reach docker\n"
 	    "through its environment, never its command line.\n"
 	    "\n"
+	    "In a shell, write a reference in single quotes:\n"
+	    "--env 'TOKEN=$(secret.gh)'; or --secret-env TOKEN=gh.\n"
+	    "\n"
 	    "Loading what is already loaded changes nothing (\"already\n"
 	    "loaded\"), unless --env or --header values (or a secret they\n"
 	    "name) differ from what it runs with: then it restarts with the\n"
@@ -314,4 +483,6 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "probing, http-detected, connecting, connected or failed) is\n"
 	    "printed on stderr as it comes.\n",
 	.exec = ctl_load_exec,
+	.options = ctl_load_options,
+	.is_tail = ctl_load_is_tail,
 };

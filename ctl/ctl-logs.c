@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpctl logs: the last stderr lines of one server, and with -f the new ones. */
 
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mcpctl.h"
@@ -23,6 +26,9 @@ ctl_logs_print(const json_t *result)
 			print_line(stdout, json_string_value(line));
 }
 
+/* Lines of history that -n 0 -f skips (mcpd sends them first). */
+static size_t ctl_logs_skip;
+
 /* An mcpd/log of request id: its line, as it comes (--json: as JSON). */
 static void
 ctl_logs_follow_print(void *arg, json_int_t id, const char *method,
@@ -35,6 +41,10 @@ ctl_logs_follow_print(void *arg, json_int_t id, const char *method,
 	if (strcmp(method, "mcpd/log") != 0 || !json_is_integer(req) ||
 	    json_integer_value(req) != id || line == NULL)
 		return;
+	if (ctl_logs_skip > 0) {
+		ctl_logs_skip--;
+		return;
+	}
 	if (*is_json)
 		print_json(params);
 	else
@@ -53,11 +63,50 @@ ctl_logs_follow_ended(const json_t *result)
 	    why != NULL ? why : "the daemon ended it");
 }
 
+/* -n LINES: 0 or more; 0 and *ret, or 2. */
+static int
+ctl_logs_lines(const struct mcpctl_cmd *cmd, const char *s, json_int_t *ret)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 0 || v > INT32_MAX)
+		return mcpctl_usage(cmd,
+		    "-n needs a number of lines (0 or more), not '%s'", s);
+	*ret = v;
+	return 0;
+}
+
+/*
+ * -n 0: none of the old lines. mcpd's 0 means all, so ask for one (the
+ * last, if any) and skip what comes of it; 0 or the exit status.
+ */
+static int
+ctl_logs_none(struct mcpctl *m, json_t *params, bool is_follow)
+{
+	json_t *result;
+	int r;
+
+	r = mcpctl_request(m, "mcpd/logs",
+	    json_pack("{s:O, s:i}", "server", json_object_get(params, "server"),
+		"lines", 1),
+	    &result);
+	if (r != 0)
+		return r;
+	ctl_logs_skip = json_array_size(json_object_get(result, "lines"));
+	json_decref(result);
+	if (is_follow)
+		json_object_set_new(params, "lines", json_integer(1));
+	return 0;
+}
+
 static int
 ctl_logs_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
-	json_int_t lines = 0;
+	json_int_t lines = -1;
 	json_t *params;
 	bool is_follow = false;
 	int c, r = 0;
@@ -71,8 +120,7 @@ ctl_logs_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		else if (c != 'n')
 			return mcpctl_bad_option(cmd, c, argv);
 		else
-			r = mcpctl_parse_positive(cmd, "-n", optarg, "lines",
-			    &lines);
+			r = ctl_logs_lines(cmd, optarg, &lines);
 	}
 	if (r != 0 ||
 	    (r = mcpctl_positional(cmd, argc, argv, 1, 1, "SERVER")) != 0)
@@ -80,10 +128,21 @@ ctl_logs_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	params = json_pack("{s:s}", "server", argv[optind]);
 	if (lines > 0)
 		json_object_set_new(params, "lines", json_integer(lines));
+	if (lines == 0 && (r = ctl_logs_none(m, params, is_follow)) != 0) {
+		json_decref(params);
+		return r;
+	}
+	if (lines == 0 && !is_follow) {
+		json_decref(params);
+		if (m->is_json)
+			printf("{\"lines\":[]}\n");
+		return MCPCTL_EXIT_OK;
+	}
 	if (!is_follow)
 		return mcpctl_run(m, "mcpd/logs", params, ctl_logs_print);
 	json_object_set_new(params, "follow", json_true());
 	conn_set_notify(ctl_logs_follow_print, &m->is_json);
+	conn_set_timeout(0); /* following has no end to wait for */
 	return mcpctl_run(m, "mcpd/logs", params, ctl_logs_follow_ended);
 }
 
@@ -91,10 +150,13 @@ const struct mcpctl_cmd ctl_logs_cmd = {
 	.name = "logs",
 	.synopsis = "SERVER [-n LINES] [-f]",
 	.summary = "print the last lines the server wrote to its stderr",
-	.help = "  -n, --lines LINES  how many lines (default 100)\n"
-		"  -f, --follow       then print each new line as it comes,\n"
-		"                     until the server is unloaded or mcpd\n"
-		"                     stops (or Ctrl-C)\n"
-		"  -h, --help         this text\n",
+	.help =
+	    "  -n, --lines LINES  how many lines (default 100; 0: none, so\n"
+	    "                     that -n 0 -f prints only new ones)\n"
+	    "  -f, --follow       then print each new line as it comes,\n"
+	    "                     until the server is unloaded or mcpd\n"
+	    "                     stops (or Ctrl-C); no --request-timeout\n"
+	    "  -h, --help         this text\n",
 	.exec = ctl_logs_exec,
+	.options = ctl_logs_options,
 };

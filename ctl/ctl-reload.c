@@ -55,4 +55,5 @@ const struct mcpctl_cmd ctl_reload_cmd = {
 	    "removed first (its container name is fixed), so its calls fail\n"
 	    "until the new container is ready.\n",
 	.exec = ctl_reload_exec,
+	.options = ctl_reload_options,
 };

@@ -5,7 +5,16 @@
 
 #include "mcpctl.h"
 
-#define CTL_TOOLS_WIDTH 100 /* columns a row may take */
+#define CTL_TOOLS_WIDTH 100 /* columns a row may take, not on a terminal */
+
+static const struct option ctl_tools_options[] = {
+	{ "no-trunc", no_argument, NULL, 'W' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Set by --no-trunc: descriptions are not cut. */
+static bool ctl_tools_is_wide;
 
 /* The first line of a tool's description, a new string. */
 static char *
@@ -36,7 +45,10 @@ ctl_tools_print(const json_t *result)
 	}
 	if ((t = print_table_new(2, headers)) == NULL)
 		return;
-	print_table_set_width(t, CTL_TOOLS_WIDTH);
+	if (!ctl_tools_is_wide)
+		print_table_set_width(t,
+		    print_tty_width() > 0 ? print_tty_width() :
+					    CTL_TOOLS_WIDTH);
 	json_array_foreach(tools, i, tool) {
 		summary = ctl_tools_summary(tool);
 		cells[0] = json_string_value(json_object_get(tool, "handle"));
@@ -53,10 +65,16 @@ ctl_tools_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
 	json_t *params;
-	int r;
+	int c, r;
 
-	if ((r = mcpctl_parse_plain(cmd, argc, argv)) >= 0 ||
-	    (r = mcpctl_positional(cmd, argc, argv, 0, 1, "")) != 0)
+	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_tools_options)) != -1) {
+		if (c == 'h')
+			return mcpctl_help(cmd);
+		if (c != 'W')
+			return mcpctl_bad_option(cmd, c, argv);
+		ctl_tools_is_wide = true;
+	}
+	if ((r = mcpctl_positional(cmd, argc, argv, 0, 1, "")) != 0)
 		return r;
 	params = json_object();
 	if (optind < argc)
@@ -67,8 +85,13 @@ ctl_tools_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 
 const struct mcpctl_cmd ctl_tools_cmd = {
 	.name = "tools",
-	.synopsis = "[SERVER]",
+	.synopsis = "[SERVER] [--no-trunc]",
 	.summary = "list the tools of every server, or of one, by handle",
-	.help = "  -h, --help         this text\n",
+	.help =
+	    "  --no-trunc         the first line of each description, whole\n"
+	    "                     (else cut with ... to the terminal's width,\n"
+	    "                     or to 100 columns when not on a terminal)\n"
+	    "  -h, --help         this text\n",
+	.options = ctl_tools_options,
 	.exec = ctl_tools_exec,
 };

@@ -28,24 +28,94 @@ ctl_unload_print(const json_t *result)
 	free(id);
 }
 
+static const struct option ctl_unload_options[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Unloads one target; its exit status (said on stderr when not 0). */
+static int
+ctl_unload_one(struct mcpctl *m, const char *target)
+{
+	return mcpctl_run(m, "mcpd/unload",
+	    json_pack("{s:s}", "target", target), ctl_unload_print);
+}
+
+/* Every server of the agent, by id; the worst exit status. */
+static int
+ctl_unload_all(struct mcpctl *m)
+{
+	json_t *result, *ids = json_array();
+	const json_t *row;
+	size_t i;
+	int r, worst = 0;
+
+	if ((r = mcpctl_request(m, "mcpd/list", json_object(), &result)) != 0) {
+		json_decref(ids);
+		return r;
+	}
+	json_array_foreach(json_object_get(result, "servers"), i, row)
+		json_array_append(ids, json_object_get(row, "id"));
+	json_decref(result);
+	if (json_array_size(ids) == 0 && !m->is_json)
+		printf("no servers to unload\n");
+	json_array_foreach(ids, i, row) {
+		r = ctl_unload_one(m, json_string_value(row));
+		if (r > worst)
+			worst = r;
+		if (r == MCPCTL_EXIT_UNREACHABLE)
+			break; /* the others would fail the same way */
+	}
+	json_decref(ids);
+	return worst;
+}
+
 static int
 ctl_unload_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
-	int r;
+	bool is_all = false;
+	int c, r, worst = 0;
 
-	if ((r = mcpctl_parse_plain(cmd, argc, argv)) >= 0 ||
-	    (r = mcpctl_positional(cmd, argc, argv, 1, 1, MCPCTL_TARGET)) != 0)
+	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_unload_options)) !=
+	    -1) {
+		if (c == 'h')
+			return mcpctl_help(cmd);
+		if (c != 'a')
+			return mcpctl_bad_option(cmd, c, argv);
+		is_all = true;
+	}
+	if (is_all)
+		return optind < argc ?
+		    mcpctl_usage(cmd, "--all takes no TARGET, not '%s'",
+			argv[optind]) :
+		    ctl_unload_all(m);
+	if ((r = mcpctl_positional(cmd, argc, argv, 1, argc, MCPCTL_TARGET)) !=
+	    0)
 		return r;
-	return mcpctl_run(m, "mcpd/unload",
-	    json_pack("{s:s}", "target", argv[optind]), ctl_unload_print);
+	for (int i = optind; i < argc; i++) {
+		r = ctl_unload_one(m, argv[i]);
+		if (r > worst)
+			worst = r;
+		if (r == MCPCTL_EXIT_UNREACHABLE)
+			break;
+	}
+	return worst;
 }
 
 const struct mcpctl_cmd ctl_unload_cmd = {
 	.name = "unload",
-	.synopsis = "TARGET",
+	.synopsis = "TARGET... | --all",
 	.summary =
-	    "stop a server (by name, id, endpoint or container) and forget it",
-	.help = "  -h, --help         this text\n",
+	    "stop servers (by name, id, endpoint or container) and forget them",
+	.help =
+	    "  --all              every server of the agent\n"
+	    "  -h, --help         this text\n"
+	    "\n"
+	    "Each TARGET is unloaded in turn, one line each; the exit status\n"
+	    "is the worst of them.\n",
 	.exec = ctl_unload_exec,
+	.alias = "rm",
+	.options = ctl_unload_options,
 };

@@ -20,32 +20,38 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_unload_cmd,
 	&ctl_reload_cmd,
 	&ctl_list_cmd,
+	&ctl_inspect_cmd,
+	&ctl_wait_cmd,
 	&ctl_tools_cmd,
 	&ctl_call_cmd,
 	&ctl_logs_cmd,
 	&ctl_secret_cmd,
 	&ctl_status_cmd,
 	&ctl_shutdown_cmd,
+	&ctl_help_cmd,
+	&ctl_version_cmd,
 	NULL,
 };
 
 enum {
 	MCPCTL_OPT_JSON = 256,
 	MCPCTL_OPT_AGENT,
+	MCPCTL_OPT_TIMEOUT,
 };
 
 static const struct option mcpctl_options[] = {
 	{ "socket", required_argument, NULL, 's' },
 	{ "json", no_argument, NULL, MCPCTL_OPT_JSON },
 	{ "agent", required_argument, NULL, MCPCTL_OPT_AGENT },
+	{ "request-timeout", required_argument, NULL, MCPCTL_OPT_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static const char mcpctl_global_usage[] =
-    "usage: mcpctl [-s SOCKET] [--json] [--agent NAME] COMMAND [ARGS]\n"
-    "       mcpctl -h | --help | -V | --version\n"
+    "usage: mcpctl [-s SOCKET] [--json] [--agent NAME] [--request-timeout SECONDS] COMMAND [ARGS]\n"
+    "       mcpctl help [COMMAND] | version | -h | --help | -V | --version\n"
     "\n"
     "Control mcpd, the supervisor of MCP servers.\n";
 
@@ -53,11 +59,17 @@ static const char mcpctl_global_options[] =
     "  -s, --socket SOCKET  mcpd's control socket (default: %s)\n"
     "  --json               print mcpd's answer as one JSON line\n"
     "  --agent NAME         act for agent NAME (default: default)\n"
-    "  -h, --help           this text; 'mcpctl COMMAND --help' for one\n"
+    "  --request-timeout SECONDS\n"
+    "                       how long mcpd may stay silent before mcpctl\n"
+    "                       gives up (default 30, or MCPCTL_TIMEOUT; 0: never)\n"
+    "  -h, --help           this text; 'mcpctl help COMMAND' for one\n"
     "  -V, --version        print the version\n"
     "\n"
+    "The global options may come before or after COMMAND (not after --, nor\n"
+    "after load's CMD, whose words are the server's).\n"
+    "\n"
     "exit status:\n"
-    "  0 success          3 mcpd unreachable, or it hung up\n"
+    "  0 success          3 mcpd unreachable, silent, or it hung up\n"
     "  1 mcpd error       4 outcome unknown: the call may have run\n"
     "  2 usage error      5 the tool answered with isError\n";
 
@@ -69,12 +81,30 @@ mcpctl_global_help(void)
 
 	printf("%s\ncommands:\n", mcpctl_global_usage);
 	for (size_t i = 0; (cmd = mcpctl_cmds[i]) != NULL; i++)
-		printf("  %s%s%s\n      %s\n", cmd->name,
+		printf("  %s%s%s\n      %s%s%s%s\n", cmd->name,
 		    cmd->synopsis[0] != '\0' ? " " : "", cmd->synopsis,
-		    cmd->summary);
+		    cmd->summary, cmd->alias != NULL ? " (alias: " : "",
+		    cmd->alias != NULL ? cmd->alias : "",
+		    cmd->alias != NULL ? ")" : "");
 	printf("\noptions:\n");
 	printf(mcpctl_global_options, sock != NULL ? sock : "?");
 	free(sock);
+}
+
+/* mcpctl alone: the usage and the command names, on stdout. */
+static int
+mcpctl_short_usage(void)
+{
+	const char *sep = "";
+
+	printf("%s\ncommands: ", mcpctl_global_usage);
+	for (size_t i = 0; mcpctl_cmds[i] != NULL; i++) {
+		printf("%s%s", sep, mcpctl_cmds[i]->name);
+		sep = ", ";
+	}
+	printf(
+	    "\nsee 'mcpctl --help' for the options, 'mcpctl help COMMAND' for one command\n");
+	return MCPCTL_EXIT_OK;
 }
 
 int
@@ -112,21 +142,6 @@ mcpctl_getopt(int argc, char **argv, const char *optstring,
 	return getopt_long(argc, argv, optstring, longopts, NULL);
 }
 
-/* Whether opt ("--json", "-s", "--socket=x") is one of mcpctl_options. */
-static bool
-mcpctl_is_global(const char *opt)
-{
-	const struct option *o;
-
-	if (opt[1] != '-')
-		return strchr("sV", opt[1]) != NULL;
-	for (o = mcpctl_options; o->name != NULL; o++)
-		if (strncmp(opt + 2, o->name, strcspn(opt + 2, "=")) == 0 &&
-		    o->name[strcspn(opt + 2, "=")] == '\0')
-			return strcmp(o->name, "help") != 0;
-	return false;
-}
-
 int
 mcpctl_bad_option(const struct mcpctl_cmd *cmd, int c, char **argv)
 {
@@ -137,9 +152,6 @@ mcpctl_bad_option(const struct mcpctl_cmd *cmd, int c, char **argv)
 		given = shortopt;
 	if (c == ':')
 		return mcpctl_usage(cmd, "option '%s' needs a value", given);
-	if (cmd != NULL && mcpctl_is_global(given))
-		return mcpctl_usage(cmd, "global option '%s' goes before %s",
-		    given, cmd->name);
 	return mcpctl_usage(cmd, "unknown option '%s'", given);
 }
 
@@ -205,6 +217,8 @@ mcpctl_conn_failed(struct mcpctl *m, int r, char *cause)
 	free(cause);
 	if (r == -EMSGSIZE || r == -EBADMSG)
 		return MCPCTL_EXIT_ERROR;
+	if (r == -ETIMEDOUT)
+		return MCPCTL_EXIT_UNREACHABLE; /* the cause says it all */
 	fprintf(stderr, "mcpd at %s may have stopped or crashed; ",
 	    m->socket_path);
 	fprintf(stderr, "see its log: journalctl --user -u mcpd\n");
@@ -218,7 +232,12 @@ mcpctl_connect(struct mcpctl *m)
 	int r;
 
 	if ((r = conn_open(m->socket_path, &m->conn)) < 0) {
-		print_unreachable(m->socket_path, -r);
+		if (r == -ETIMEDOUT)
+			print_err(
+			    "mcpd at %s did not accept the connection within %g s; is it stopped?",
+			    m->socket_path, conn_get_timeout() / 1000.0);
+		else
+			print_unreachable(m->socket_path, -r);
 		return MCPCTL_EXIT_UNREACHABLE;
 	}
 	if (m->agent == NULL)
@@ -278,7 +297,41 @@ mcpctl_run(struct mcpctl *m, const char *method, json_t *params,
 	return 0;
 }
 
-/* Parses the options before COMMAND; -1 to go on, else the exit status. */
+/* Every argument ends up in JSON, which carries only UTF-8; 0 or 2. */
+static int
+mcpctl_check_utf8(int argc, char **argv)
+{
+	json_t *s;
+
+	for (int i = 1; i < argc; i++) {
+		if ((s = json_string(argv[i])) == NULL)
+			return mcpctl_usage(NULL,
+			    "argument %d is not valid UTF-8; mcpd can only be sent UTF-8 text",
+			    i);
+		json_decref(s);
+	}
+	return 0;
+}
+
+/* Sets the request timeout from SECONDS (what says where it came from). */
+static int
+mcpctl_set_timeout(const char *what, const char *text)
+{
+	char *end;
+	double secs;
+
+	errno = 0;
+	secs = strtod(text, &end);
+	if (errno != 0 || end == text || *end != '\0' || !(secs >= 0) ||
+	    secs > 86400 * 365)
+		return mcpctl_usage(NULL,
+		    "%s needs a number of seconds (0 for no limit), not '%s'",
+		    what, text);
+	conn_set_timeout(secs > 0 && secs < 0.001 ? 1 : (int)(secs * 1000));
+	return 0;
+}
+
+/* Parses the global options, now first; -1 to go on, else the exit status. */
 static int
 mcpctl_parse_global(struct mcpctl *m, int argc, char **argv)
 {
@@ -298,6 +351,11 @@ mcpctl_parse_global(struct mcpctl *m, int argc, char **argv)
 				return r;
 			m->agent = optarg;
 			break;
+		case MCPCTL_OPT_TIMEOUT:
+			if ((r = mcpctl_set_timeout("--request-timeout",
+				 optarg)) != 0)
+				return r;
+			break;
 		case 'h':
 			mcpctl_global_help();
 			return MCPCTL_EXIT_OK;
@@ -309,33 +367,135 @@ mcpctl_parse_global(struct mcpctl *m, int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return mcpctl_usage(NULL, "missing COMMAND");
+		return mcpctl_short_usage();
 	return -1;
 }
 
-/* Every argument ends up in JSON, which carries only UTF-8; 0 or 2. */
-static int
-mcpctl_check_utf8(int argc, char **argv)
+/* The command named name (or by its alias), or NULL. */
+const struct mcpctl_cmd *
+mcpctl_find(const char *name)
 {
-	json_t *s;
+	const struct mcpctl_cmd *cmd;
 
-	for (int i = 1; i < argc; i++) {
-		if ((s = json_string(argv[i])) == NULL)
-			return mcpctl_usage(NULL,
-			    "argument %d is not valid UTF-8; mcpd can only be sent UTF-8 text",
-			    i);
-		json_decref(s);
-	}
+	for (size_t i = 0; (cmd = mcpctl_cmds[i]) != NULL; i++)
+		if (strcmp(cmd->name, name) == 0 ||
+		    (cmd->alias != NULL && strcmp(cmd->alias, name) == 0))
+			return cmd;
+	return NULL;
+}
+
+int
+mcpctl_unknown_command(const char *name)
+{
+	const struct mcpctl_cmd *cmd, *best = NULL;
+	size_t d, best_d = 3; /* at most 2 edits away */
+
+	for (size_t i = 0; (cmd = mcpctl_cmds[i]) != NULL; i++)
+		if ((d = callflags_distance(name, cmd->name)) < best_d) {
+			best = cmd;
+			best_d = d;
+		}
+	if (best != NULL)
+		return mcpctl_usage(NULL,
+		    "unknown command '%s'; did you mean '%s'?", name,
+		    best->name);
+	return mcpctl_usage(NULL, "unknown command '%s'", name);
+}
+
+/* The global option argv[i] is, with its value in argv[i + 1]: 1, 2, or 0. */
+static int
+mcpctl_global_words(char **argv, int argc, int i)
+{
+	static const char *const with_value[] = { "--socket", "--agent",
+		"--request-timeout", NULL };
+	const char *w = argv[i];
+	size_t len = strcspn(w, "=");
+
+	if (strcmp(w, "--json") == 0)
+		return 1;
+	if (strncmp(w, "-s", 2) == 0)
+		return w[2] != '\0' ? 1 : 1 + (i + 1 < argc);
+	for (size_t k = 0; with_value[k] != NULL; k++)
+		if (strlen(with_value[k]) == len &&
+		    strncmp(w, with_value[k], len) == 0)
+			return w[len] == '=' ? 1 : 1 + (i + 1 < argc);
 	return 0;
 }
 
-static const struct mcpctl_cmd *
-mcpctl_find(const char *name)
+/* Whether the option word w of cmd takes the next word as its value. */
+static bool
+mcpctl_takes_value(const struct mcpctl_cmd *cmd, const char *w)
 {
-	for (size_t i = 0; mcpctl_cmds[i] != NULL; i++)
-		if (strcmp(mcpctl_cmds[i]->name, name) == 0)
-			return mcpctl_cmds[i];
-	return NULL;
+	const struct option *o;
+
+	if (cmd == NULL || cmd->options == NULL || strchr(w, '=') != NULL)
+		return false;
+	for (o = cmd->options; o->name != NULL; o++) {
+		if (o->has_arg != required_argument)
+			continue;
+		if (strncmp(w, "--", 2) == 0 ? strcmp(w + 2, o->name) == 0 :
+					       (w[1] == o->val && w[2] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Moves the global options that come after COMMAND before it, in order, so
+ * that getopt sees them first: up to "--", and for load up to its CMD. A
+ * word that is the value of the command's own option stays.
+ */
+static void
+mcpctl_hoist(int argc, char **argv)
+{
+	char **globals = calloc(argc + 1, sizeof *globals);
+	char **rest = calloc(argc + 1, sizeof *rest);
+	const struct mcpctl_cmd *cmd = NULL;
+	int ng = 0, nr = 0, i = 1, n;
+	bool has_cmd = false;
+
+	if (globals == NULL || rest == NULL)
+		goto out;
+	while (i < argc) {
+		const char *w = argv[i];
+
+		if (strcmp(w, "--") == 0)
+			break;
+		if (has_cmd && (n = mcpctl_global_words(argv, argc, i)) > 0) {
+			while (n-- > 0)
+				globals[ng++] = argv[i++];
+			continue;
+		}
+		if (!has_cmd && w[0] == '-' && w[1] != '\0') {
+			/* Before COMMAND, getopt reads everything. */
+			if ((n = mcpctl_global_words(argv, argc, i)) == 0)
+				n = 1;
+			while (n-- > 0)
+				globals[ng++] = argv[i++];
+			continue;
+		}
+		if (!has_cmd) {
+			has_cmd = true;
+			cmd = mcpctl_find(w);
+			rest[nr++] = argv[i++];
+			continue;
+		}
+		rest[nr++] = argv[i++];
+		if (w[0] == '-' && w[1] != '\0') {
+			if (mcpctl_takes_value(cmd, w) && i < argc)
+				rest[nr++] = argv[i++];
+		} else if (cmd != NULL && cmd->is_tail != NULL &&
+		    cmd->is_tail(w)) {
+			break;
+		}
+	}
+	while (i < argc)
+		rest[nr++] = argv[i++];
+	memcpy(argv + 1, globals, ng * sizeof *argv);
+	memcpy(argv + 1 + ng, rest, nr * sizeof *argv);
+out:
+	free(globals);
+	free(rest);
 }
 
 int
@@ -343,15 +503,22 @@ main(int argc, char **argv)
 {
 	struct mcpctl m = { 0 };
 	const struct mcpctl_cmd *cmd;
+	const char *env;
 	char *sock = NULL;
 	int r;
 
 	signal(SIGPIPE, SIG_IGN);
-	if ((r = mcpctl_check_utf8(argc, argv)) != 0 ||
-	    (r = mcpctl_parse_global(&m, argc, argv)) >= 0)
+	if ((r = mcpctl_check_utf8(argc, argv)) != 0)
+		return r;
+	env = getenv("MCPCTL_TIMEOUT");
+	if (env != NULL && env[0] != '\0' &&
+	    (r = mcpctl_set_timeout("MCPCTL_TIMEOUT", env)) != 0)
+		return r;
+	mcpctl_hoist(argc, argv);
+	if ((r = mcpctl_parse_global(&m, argc, argv)) >= 0)
 		return r;
 	if ((cmd = mcpctl_find(argv[optind])) == NULL)
-		return mcpctl_usage(NULL, "unknown command '%s'", argv[optind]);
+		return mcpctl_unknown_command(argv[optind]);
 	if (m.socket_path == NULL) {
 		if ((sock = paths_socket_default()) == NULL) {
 			print_err("cannot name the default socket: %s",
@@ -370,3 +537,92 @@ main(int argc, char **argv)
 		r = MCPCTL_EXIT_ERROR;
 	return r;
 }
+
+/* mcpctl help [COMMAND]: the global help, or COMMAND --help. */
+static int
+mcpctl_help_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	const struct mcpctl_cmd *which;
+	int r;
+
+	(void)m;
+	if ((r = mcpctl_parse_plain(cmd, argc, argv)) >= 0 ||
+	    (r = mcpctl_positional(cmd, argc, argv, 0, 1, "")) != 0)
+		return r;
+	if (optind == argc) {
+		mcpctl_global_help();
+		return MCPCTL_EXIT_OK;
+	}
+	if ((which = mcpctl_find(argv[optind])) == NULL)
+		return mcpctl_unknown_command(argv[optind]);
+	return mcpctl_help(which);
+}
+
+const struct mcpctl_cmd ctl_help_cmd = {
+	.name = "help",
+	.synopsis = "[COMMAND]",
+	.summary =
+	    "print the help of mcpctl, or of one command (as COMMAND --help)",
+	.help = "  -h, --help         this text\n",
+	.exec = mcpctl_help_exec,
+};
+
+/* mcpctl version: mcpctl's, and mcpd's when it answers. */
+static int
+mcpctl_version_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	const json_t *daemon;
+	json_t *msg = NULL, *out;
+	struct jsonrpc_msg jm;
+	char *cause = NULL;
+	int r;
+
+	if ((r = mcpctl_parse_plain(cmd, argc, argv)) >= 0 ||
+	    (r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0)
+		return r;
+	/* Not mcpctl_request: a daemon that is not there is no error here. */
+	if ((r = conn_open(m->socket_path, &m->conn)) == 0)
+		r = conn_call(m->conn, "mcpd/hello",
+		    json_pack("{s:{s:s, s:s}}", "client", "name", "mcpctl",
+			"version", MCPD_VERSION),
+		    &msg, &cause);
+	if (r == 0 && jsonrpc_classify(msg, &jm, NULL) == 0 &&
+	    jm.type == JSONRPC_RESULT)
+		daemon = json_object_get(jm.result, "daemon");
+	else
+		daemon = NULL;
+	if (m->is_json) {
+		out = json_pack("{s:s, s:O?}", "mcpctl", MCPD_VERSION, "mcpd",
+		    daemon);
+		print_json(out);
+		json_decref(out);
+	} else {
+		printf("mcpctl %s\n", MCPD_VERSION);
+		if (daemon != NULL)
+			printf("mcpd %s (pid %lld) at %s\n",
+			    json_string_value(json_object_get(daemon,
+				"version")),
+			    (long long)
+				json_integer_value(json_object_get(daemon,
+				    "pid")),
+			    m->socket_path);
+		else
+			printf("mcpd: no answer at %s (%s)\n", m->socket_path,
+			    cause != NULL ? cause :
+				r < 0	  ? strerror(-r) :
+					    "it answered with an error");
+	}
+	free(cause);
+	json_decref(msg);
+	return MCPCTL_EXIT_OK;
+}
+
+const struct mcpctl_cmd ctl_version_cmd = {
+	.name = "version",
+	.synopsis = "",
+	.summary = "print the version of mcpctl, and of mcpd when it answers",
+	.help = "  -h, --help         this text\n",
+	.exec = mcpctl_version_exec,
+};

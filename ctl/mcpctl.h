@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -38,10 +39,22 @@ struct mcpctl_cmd {
 	const char *help; /* option lines for `mcpctl CMD --help`, or NULL */
 	int (*exec)(struct mcpctl *, const struct mcpctl_cmd *, int argc,
 	    char **argv);
+	const char *alias; /* another name (ls, rm), or NULL */
+	/* Its options, so that a global one is told from an option's value. */
+	const struct option *options;
+	/*
+	 * Whether a word that is no option starts what belongs to someone
+	 * else (load's CMD): no global option is looked for after it.
+	 */
+	bool (*is_tail)(const char *word);
 };
 /* getopt_long on a command's argv (argv[0] is the command name). */
 int mcpctl_getopt(int argc, char **argv, const char *optstring,
     const struct option *);
+/* The command named name (or by its alias), or NULL. */
+const struct mcpctl_cmd *mcpctl_find(const char *name);
+/* "unknown command", with the nearest one (2 edits at most); returns 2. */
+int mcpctl_unknown_command(const char *name);
 /* Prints the command's usage on stdout; returns 0. */
 int mcpctl_help(const struct mcpctl_cmd *);
 /* Prints "mcpctl: CMD: reason" and where to look; returns 2. */
@@ -80,9 +93,21 @@ int mcpctl_run(struct mcpctl *, const char *method, json_t *params,
     void (*human)(const json_t *result));
 
 /* conn.c: one blocking connection to the daemon's control socket. */
+/* How long mcpd may stay silent before mcpctl asks, then gives up. */
+#define CONN_TIMEOUT_DEFAULT_MS 30000
+/*
+ * Sets that for every connection: ms, or 0 for no limit. A request that
+ * gets no message for ms makes conn_call send mcpd/list on the same
+ * connection; when that gets none within ms either, conn_call fails with
+ * -ETIMEDOUT. Also the limit of a connect to a full backlog.
+ */
+void conn_set_timeout(int ms);
+int conn_get_timeout(void);
 /* Connects to path; 0 and *ret, or a negative errno. */
 int conn_open(const char *path, struct conn **ret);
 void conn_free(struct conn *);
+/* The daemon's pid, from the socket's peer credentials, or 0. */
+pid_t conn_peer(const struct conn *);
 /*
  * Sends a request (params stolen) and reads until its response. Returns 0
  * with the whole response message in *ret_msg; -EMSGSIZE or -EBADMSG when
@@ -105,12 +130,17 @@ struct print_table;
 /* A table with ncols columns named by headers. */
 struct print_table *print_table_new(size_t ncols, const char *const *headers);
 void print_table_free(struct print_table *);
-/* Lines no wider than width columns: the last column is cut with "...". */
+/*
+ * Lines no wider than width columns (0: no limit): columns are cut with
+ * "...", the last one first; notes too.
+ */
 void print_table_set_width(struct print_table *, size_t width);
 /* Adds a row (cells copied; NULL prints "-"); note goes indented below. */
 void print_table_add(struct print_table *, const char *const *cells,
     const char *note);
 void print_table_write(const struct print_table *, FILE *);
+/* The columns of the terminal on stdout, or 0 when stdout is no terminal. */
+size_t print_tty_width(void);
 /* The result as one compact JSON line on stdout. */
 void print_json(const json_t *);
 /* Pretty JSON (two-space indent) and a newline. */
@@ -125,6 +155,13 @@ void print_unreachable(const char *path, int error);
 void print_error(const json_t *error, bool is_json);
 /* A JSON value as text: strings bare, null as "-", others compact. */
 char *print_value(const json_t *);
+/* "5s ago", "3m ago", "2h ago", "4d ago" for an RFC 3339 UTC time, or NULL. */
+char *print_ago(const char *rfc3339);
+/*
+ * The last error of an mcpd/list row worth showing, or NULL: none, or one
+ * of an older generation. *ret_at: when it happened (RFC 3339), or NULL.
+ */
+const char *print_row_error(const json_t *row, const char **ret_at);
 
 /* callflags.c: a tool's inputSchema as the flags of call. */
 enum callflags_type {
@@ -156,8 +193,11 @@ int callflags_new(const json_t *tool, const char *see, struct callflags **ret);
 void callflags_free(struct callflags *);
 /* Whether "--name" belongs to call or mcpctl, never to a tool. */
 bool callflags_is_reserved(const char *name);
-/* Sets one KEY=VALUE word in args (JSON if it parses, else a string); 0/2. */
-int callflags_pair(json_t *args, const char *word);
+/*
+ * Sets one KEY=VALUE word in args: VALUE of the type the inputSchema of cf
+ * (may be NULL) gives KEY, else JSON if it parses, else a string; 0 or 2.
+ */
+int callflags_pair(const struct callflags *, json_t *args, const char *word);
 /*
  * Sets in args what words say: flags, their values and KEY=VALUE pairs,
  * only pairs from index pairs_from on. 0, or 2 after saying why.
@@ -169,6 +209,8 @@ int callflags_check_required(const struct callflags *, const json_t *args);
 /* Says "mcpctl: call: reason" and points at the tool's --help; returns 2. */
 int callflags_usage(const struct callflags *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Edit distance with transpositions (optimal string alignment), caseless. */
+size_t callflags_distance(const char *a, const char *b);
 /* ", " joined prefix+name of the (up to 3) names nearest given, or NULL. */
 char *callflags_nearest(const char *given, const char *const *names, size_t n,
     const char *prefix);
@@ -208,5 +250,9 @@ extern const struct mcpctl_cmd ctl_status_cmd;
 extern const struct mcpctl_cmd ctl_shutdown_cmd;
 extern const struct mcpctl_cmd ctl_import_cmd;
 extern const struct mcpctl_cmd ctl_secret_cmd;
+extern const struct mcpctl_cmd ctl_inspect_cmd;
+extern const struct mcpctl_cmd ctl_wait_cmd;
+extern const struct mcpctl_cmd ctl_help_cmd;
+extern const struct mcpctl_cmd ctl_version_cmd;
 
 #endif

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /* What mcpctl prints: aligned tables, JSON lines, and errors with hints. */
+#define _GNU_SOURCE 1 /* asprintf, timegm */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "errors.h"
 #include "jsonrpc.h"
@@ -121,23 +125,71 @@ print_table_row(const struct print_table *t, const size_t *widths, size_t row,
     FILE *f)
 {
 	char *const *cells = t->cells + row * t->ncols;
-	size_t last = t->ncols - 1, at = 0;
+	size_t last = t->ncols - 1, w;
 
 	while (last > 0 && cells[last][0] == '\0')
 		last--;
-	for (size_t i = 0; i < last; i++) {
-		fprintf(f, "%s%*s", cells[i],
-		    (int)(widths[i] - print_width(cells[i]) + PRINT_GAP), "");
-		at += widths[i] + PRINT_GAP;
+	for (size_t i = 0; i <= last; i++) {
+		w = print_width(cells[i]);
+		if (w > widths[i]) {
+			print_cut(f, cells[i], widths[i]);
+			w = widths[i] < 4 ? 4 : widths[i];
+		} else {
+			fputs(cells[i], f);
+		}
+		if (i < last)
+			fprintf(f, "%*s", (int)(widths[i] - w + PRINT_GAP), "");
 	}
-	if (t->width > 0 && last == t->ncols - 1)
-		print_cut(f, cells[last], t->width > at ? t->width - at : 0);
-	else
-		fputs(cells[last], f);
 	fputc('\n', f);
 	for (const char *p = t->notes[row]; p != NULL; p = strchr(p, '\n')) {
 		p += *p == '\n';
-		fprintf(f, "  %.*s\n", (int)strcspn(p, "\n"), p);
+		w = strcspn(p, "\n");
+		fputs("  ", f);
+		if (t->width > 2) {
+			char *line = strndup(p, w);
+
+			if (line != NULL)
+				print_cut(f, line, t->width - 2);
+			free(line);
+		} else {
+			fprintf(f, "%.*s", (int)w, p);
+		}
+		fputc('\n', f);
+	}
+}
+
+/*
+ * Narrows the columns until a line fits t->width: the last one first (down
+ * to 12 columns), then the widest, none below its header or 6 columns.
+ */
+static void
+print_table_fit(const struct print_table *t, size_t *widths)
+{
+	size_t total = 0, last = t->ncols - 1, min, best, floor_w;
+
+	for (size_t i = 0; i < t->ncols; i++)
+		total += widths[i] + (i < last ? PRINT_GAP : 0);
+	floor_w = print_width(t->cells[last]) > 12 ?
+	    print_width(t->cells[last]) :
+	    12;
+	while (total > t->width && widths[last] > floor_w) {
+		widths[last]--;
+		total--;
+	}
+	while (total > t->width) {
+		best = t->ncols;
+		for (size_t i = 0; i < t->ncols; i++) {
+			min = print_width(t->cells[i]);
+			if (min < 6)
+				min = 6;
+			if (widths[i] > min &&
+			    (best == t->ncols || widths[i] > widths[best]))
+				best = i;
+		}
+		if (best == t->ncols)
+			break; /* as narrow as it goes */
+		widths[best]--;
+		total--;
 	}
 }
 
@@ -153,9 +205,27 @@ print_table_write(const struct print_table *t, FILE *f)
 			if ((w = print_width(t->cells[r * t->ncols + i])) >
 			    widths[i])
 				widths[i] = w;
+	if (t->width > 0)
+		print_table_fit(t, widths);
 	for (size_t r = 0; r < t->nrows; r++)
 		print_table_row(t, widths, r, f);
 	free(widths);
+}
+
+size_t
+print_tty_width(void)
+{
+	struct winsize ws;
+	const char *cols;
+	long n;
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if ((cols = getenv("COLUMNS")) != NULL && (n = atol(cols)) > 0)
+		return (size_t)n;
+	return 80;
 }
 
 void
@@ -208,8 +278,13 @@ print_unreachable(const char *path, int error)
 static const char *
 print_error_hint(const json_t *error)
 {
+	const json_t *data = json_object_get(error, "data");
+	const char *what = json_string_value(json_object_get(data, "what"));
+
 	switch (jsonrpc_error_get_kind(error)) {
 	case ERRORS_NOT_FOUND:
+		if (what != NULL && strcmp(what, "tool") == 0)
+			return "see 'mcpctl tools SERVER' for its tools";
 		return "see 'mcpctl list'";
 	case ERRORS_STALE_HANDLE:
 		return "the server was reloaded or restarted; get fresh handles with 'mcpctl tools'";
@@ -251,6 +326,32 @@ print_error_stderr(const json_t *data)
 			fprintf(stderr, "  %s\n", json_string_value(line));
 }
 
+/*
+ * "server NAME is failed; try again when it is ready (...)": waiting does
+ * not help a failed server. Says so, and where to see why; true if it did.
+ */
+static bool
+print_error_failed(const char *message)
+{
+	static const char again[] = "; try again when it is ready";
+	const char *is = strstr(message, " is failed");
+	const char *tail = strstr(message, again);
+	int namelen;
+
+	if (strncmp(message, "server ", 7) != 0 || is == NULL)
+		return false;
+	namelen = (int)(is - message - 7);
+	if (tail != NULL)
+		print_err("%.*s%s", (int)(tail - message), message,
+		    tail + sizeof again - 1);
+	else
+		print_err("%s", message);
+	fprintf(stderr,
+	    "it will not start by itself; see why with 'mcpctl logs %.*s' and 'mcpctl inspect %.*s', then 'mcpctl reload %.*s'\n",
+	    namelen, message + 7, namelen, message + 7, namelen, message + 7);
+	return true;
+}
+
 void
 print_error(const json_t *error, bool is_json)
 {
@@ -263,6 +364,10 @@ print_error(const json_t *error, bool is_json)
 		print_json(error);
 	if (message == NULL || message[0] == '\0')
 		message = "mcpd answered with an error";
+	if (print_error_failed(message)) {
+		print_error_stderr(data);
+		return;
+	}
 	print_err("%s", message);
 	print_error_upstream(data, message);
 	/* A message that already names an mcpctl command needs no hint. */
@@ -279,4 +384,66 @@ print_value(const json_t *v)
 	if (json_is_string(v))
 		return strdup(json_string_value(v));
 	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+/* An RFC 3339 UTC time ("2026-01-02T03:04:05Z") as seconds, or -1. */
+static time_t
+print_parse_time(const char *text)
+{
+	struct tm tm = { 0 };
+	const char *end;
+
+	if (text == NULL ||
+	    (end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm)) == NULL)
+		return -1;
+	return timegm(&tm);
+}
+
+char *
+print_ago(const char *rfc3339)
+{
+	time_t t = print_parse_time(rfc3339), now = time(NULL);
+	long long d;
+	char *out;
+	int r;
+
+	if (t < 0)
+		return NULL;
+	d = now > t ? (long long)(now - t) : 0;
+	if (d < 60)
+		r = asprintf(&out, "%llds ago", d);
+	else if (d < 3600)
+		r = asprintf(&out, "%lldm ago", d / 60);
+	else if (d < 86400)
+		r = asprintf(&out, "%lldh ago", d / 3600);
+	else
+		r = asprintf(&out, "%lldd ago", d / 86400);
+	return r < 0 ? NULL : out;
+}
+
+const char *
+print_row_error(const json_t *row, const char **ret_at)
+{
+	const char *err = json_string_value(json_object_get(row, "last_error"));
+	const char *state = json_string_value(json_object_get(row, "state"));
+	const json_t *gen = json_object_get(row, "last_error_generation");
+	const char *at = json_string_value(json_object_get(row,
+	    "last_error_at"));
+
+	*ret_at = NULL;
+	if (err == NULL)
+		return NULL;
+	/* An error of an older connection: the current one is past it. */
+	if (json_is_integer(gen) &&
+	    json_integer_value(gen) <
+		json_integer_value(json_object_get(row, "generation")))
+		return NULL;
+	/*
+	 * Without the error's own time: a server that is not ready got its
+	 * error when it left ready, which is its state's "since".
+	 */
+	if (at == NULL && state != NULL && strcmp(state, "ready") != 0)
+		at = json_string_value(json_object_get(row, "since"));
+	*ret_at = at;
+	return err;
 }

@@ -11,6 +11,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_unload_entry,
 	&cmd_reload_entry,
 	&cmd_list_entry,
+	&cmd_inspect_entry,
 	&cmd_tools_entry,
 	&cmd_call_entry,
 	&cmd_logs_entry,

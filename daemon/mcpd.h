@@ -156,6 +156,7 @@ extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
 extern const struct cmd_entry cmd_reload_entry;
 extern const struct cmd_entry cmd_list_entry;
+extern const struct cmd_entry cmd_inspect_entry;
 extern const struct cmd_entry cmd_tools_entry;
 extern const struct cmd_entry cmd_call_entry;
 extern const struct cmd_entry cmd_logs_entry;
