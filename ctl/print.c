@@ -326,32 +326,6 @@ print_error_stderr(const json_t *data)
 			fprintf(stderr, "  %s\n", json_string_value(line));
 }
 
-/*
- * "server NAME is failed; try again when it is ready (...)": waiting does
- * not help a failed server. Says so, and where to see why; true if it did.
- */
-static bool
-print_error_failed(const char *message)
-{
-	static const char again[] = "; try again when it is ready";
-	const char *is = strstr(message, " is failed");
-	const char *tail = strstr(message, again);
-	int namelen;
-
-	if (strncmp(message, "server ", 7) != 0 || is == NULL)
-		return false;
-	namelen = (int)(is - message - 7);
-	if (tail != NULL)
-		print_err("%.*s%s", (int)(tail - message), message,
-		    tail + sizeof again - 1);
-	else
-		print_err("%s", message);
-	fprintf(stderr,
-	    "it will not start by itself; see why with 'mcpctl logs %.*s' and 'mcpctl inspect %.*s', then 'mcpctl reload %.*s'\n",
-	    namelen, message + 7, namelen, message + 7, namelen, message + 7);
-	return true;
-}
-
 void
 print_error(const json_t *error, bool is_json)
 {
@@ -364,10 +338,6 @@ print_error(const json_t *error, bool is_json)
 		print_json(error);
 	if (message == NULL || message[0] == '\0')
 		message = "mcpd answered with an error";
-	if (print_error_failed(message)) {
-		print_error_stderr(data);
-		return;
-	}
 	print_err("%s", message);
 	print_error_upstream(data, message);
 	/* A message that already names an mcpctl command needs no hint. */

@@ -110,10 +110,13 @@ cmd_inspect_exec(struct request *req, json_t *params)
 {
 	const char *target = cmd_string(params, "target");
 	const char *agent = control_agent(req);
-	struct server *s = server_find_target(agent, target);
+	bool failed;
+	struct server *s = cmd_server_or_none(req, target, &failed);
 	const json_t *row;
 	json_t *out;
 
+	if (failed)
+		return; /* an endpoint of several servers */
 	row = enable_row_find(agent, s != NULL ? s->id : target);
 	if (s == NULL && row == NULL) {
 		cmd_server(req, target); /* fails req: not found */

@@ -70,6 +70,8 @@ struct server {
 	struct event *restart_timer;
 	struct event *healthy_timer;
 	char *last_error;
+	time_t last_error_at;
+	uint64_t last_error_generation; /* the generation it happened in */
 	time_t since;
 	TAILQ_ENTRY(server) entry;
 };

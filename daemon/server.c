@@ -93,6 +93,8 @@ server_set_error(struct server *s, const char *why)
 
 	free(s->last_error);
 	s->last_error = copy;
+	s->last_error_at = time(NULL);
+	s->last_error_generation = s->generation;
 }
 
 /* Its container is called that (rax-probe-... or rax-mcp-...). */
@@ -356,12 +358,12 @@ server_string_or_null(const char *s)
 }
 
 static json_t *
-server_since(const struct server *s)
+server_time(time_t when)
 {
 	char buf[32];
 	struct tm tm;
 
-	gmtime_r(&s->since, &tm);
+	gmtime_r(&when, &tm);
 	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return json_string(buf);
 }
@@ -416,12 +418,13 @@ server_describe(const struct server *s)
 {
 	pid_t pid = -1;
 	/* Where an import read it (mcpd/load origin), kept in its saved row. */
-	const json_t *row = store_row_peek(mcpd_store, s->agent, s->id);
-	const json_t *params = json_object_get(row, "params");
+	const json_t *saved = store_row_peek(mcpd_store, s->agent, s->id);
+	const json_t *params = json_object_get(saved, "params");
+	json_t *row;
 
 	if (s->session != NULL)
 		pid = transport_stdio_pid(session_transport(s->session));
-	return json_pack(
+	row = json_pack(
 	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:I, s:I, s:b, s:I, s:o, s:o, s:o, s:o?}",
 	    "id", s->id, "name", s->name, "agent", s->agent, "mode",
 	    server_mode_name(s->mode), "transport", server_transport_name(s),
@@ -434,9 +437,19 @@ server_describe(const struct server *s)
 	    (json_int_t)json_array_size(session_tools_peek(s->session)),
 	    "generation", (json_int_t)s->generation, "persistent",
 	    s->is_persistent, "restarts", (json_int_t)s->restarts, "last_error",
-	    server_string_or_null(s->last_error), "since", server_since(s),
-	    "pid", pid > 0 ? json_integer(pid) : json_null(), "origin",
+	    server_string_or_null(s->last_error), "since",
+	    server_time(s->since), "pid",
+	    pid > 0 ? json_integer(pid) : json_null(), "origin",
 	    json_string(json_string_value(json_object_get(params, "origin"))));
+
+	/* When the last error came, and to which connection it belongs. */
+	if (s->last_error != NULL) {
+		json_object_set_new(row, "last_error_at",
+		    server_time(s->last_error_at));
+		json_object_set_new(row, "last_error_generation",
+		    json_integer((json_int_t)s->last_error_generation));
+	}
+	return row;
 }
 
 void
@@ -616,6 +629,15 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 		    "the tools of generation %" PRIu64
 		    " of %s are retired: the server refused a call's headers (HeaderMismatch); reload it (mcpctl reload %s) and list its tools again",
 		    s->generation, s->name, s->name);
+		return;
+	}
+	if (s->state == SERVER_FAILED) {
+		/* Waiting does not help: it will not start by itself. */
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "server %s failed: %s; it will not start by itself: see why with mcpctl logs %s and mcpctl inspect %s, then mcpctl reload %s",
+		    s->name,
+		    s->last_error != NULL ? s->last_error : "no error kept",
+		    s->name, s->name, s->name);
 		return;
 	}
 	if (!session_is_ready(s->session)) {

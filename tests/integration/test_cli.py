@@ -28,6 +28,10 @@ from conftest import (EVERYTHING_JS, MCPCTL, NODE, REPO, TESTSERVER,
                       child_env, run_ctl)
 
 
+# The version the Makefile builds into both programs.
+VERSION = re.search(r"^VERSION\s*:=\s*(\S+)$",
+                    (REPO / "Makefile").read_text(), re.M).group(1)
+
 def ctl(sock, *args, env=None, timeout=30.0, stdin=None):
     """mcpctl with exactly args (no -s/--json added): rc, out, err."""
     argv = [str(MCPCTL)] + [str(a) for a in args]
@@ -177,11 +181,11 @@ def test_bare_help_and_version(mcpd, tmp_path):
     assert rc == 0 and "exit status:" in out
     rc, out, err = ctl(mcpd.sock, "version")
     assert rc == 0, err
-    assert out.splitlines()[0] == "mcpctl 0.1.0"
+    assert out.splitlines()[0] == f"mcpctl {VERSION}"
     assert f"(pid {mcpd.pid})" in out.splitlines()[1]
     rc, out, err = ctl(tmp_path / "none.sock", "version")
     assert rc == 0, err
-    assert out.splitlines()[0] == "mcpctl 0.1.0"
+    assert out.splitlines()[0] == f"mcpctl {VERSION}"
     assert "no answer" in out
 
 
@@ -266,7 +270,7 @@ def test_wait_ready_failed_and_late(mcpd):
     assert rc == 3 and "no server nope appeared within 1 s" in err
     assert time.monotonic() - t0 < 5
     rc, _, _ = ctl(mcpd.sock, "load", "--name", "bad", "--",
-                   "/nonexistent/mcp-x")
+                   "/bin/false")
     assert rc == 1
     rc, out, err = ctl(mcpd.sock, "wait", "bad", "--timeout", "5")
     assert rc == 3
@@ -276,7 +280,7 @@ def test_wait_ready_failed_and_late(mcpd):
 
 def test_failed_server_call_says_how_to_see_why(mcpd):
     rc, _, _ = ctl(mcpd.sock, "load", "--name", "bad", "--",
-                   "/nonexistent/mcp-x")
+                   "/bin/false")
     assert rc == 1
     rc, out, err = ctl(mcpd.sock, "call", "bad", "echo", "message=x")
     assert rc == 1
@@ -286,7 +290,7 @@ def test_failed_server_call_says_how_to_see_why(mcpd):
 
 def test_list_shows_when_the_error_happened(mcpd):
     rc, _, _ = ctl(mcpd.sock, "load", "--name", "bad", "--",
-                   "/nonexistent/mcp-x")
+                   "/bin/false")
     assert rc == 1
     rc, out, err = ctl(mcpd.sock, "list")
     assert rc == 0, err
