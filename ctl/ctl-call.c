@@ -529,8 +529,11 @@ ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool)
 
 	c->params = NULL;
 	json_object_set(params, "arguments", c->args);
-	if (!c->is_quiet && !m->is_json)
+	if (!c->is_quiet && !m->is_json) {
+		/* The server's progress and log messages, on stderr. */
+		json_object_set_new(params, "progress", json_true());
 		conn_set_notify(ctl_call_notify, NULL);
+	}
 	r = mcpctl_request(m, "mcpd/call", params, &result);
 	conn_set_notify(NULL, NULL);
 	if (r != 0)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,10 @@ ctl_logs_print(const json_t *result)
 	json_array_foreach(json_object_get(result, "lines"), i, line)
 		if (json_is_string(line))
 			print_line(stdout, json_string_value(line));
+	/* A remote server has no stderr: mcpd says so. */
+	if (json_is_string(json_object_get(result, "note")))
+		fprintf(stderr, "mcpctl: %s\n",
+		    json_string_value(json_object_get(result, "note")));
 }
 
 /* Lines of history that -n 0 -f skips (mcpd sends them first). */

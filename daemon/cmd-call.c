@@ -44,6 +44,8 @@ cmd_call_exec(struct request *req, json_t *params)
 
 	if (!cmd_timeout(req, params, mcpd_opts.call_timeout_ms, &timeout))
 		return;
+	if (json_is_true(json_object_get(params, "progress")))
+		control_want_progress(req);
 	if ((handle != NULL) == (server != NULL || tool != NULL)) {
 		cmd_call_bad(req, handle != NULL ? "handle" : "server",
 		    "give handle, or server and tool");
@@ -66,6 +68,7 @@ static const struct cmd_param cmd_call_params[] = {
 	{ "tool", JSON_STRING, false },
 	{ "arguments", JSON_OBJECT, false },
 	{ "timeout_ms", JSON_INTEGER, false },
+	{ "progress", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 

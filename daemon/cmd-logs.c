@@ -3,6 +3,8 @@
 #include "mcpd.h"
 
 #define CMD_LOGS_DEFAULT 100
+#define CMD_LOGS_REMOTE \
+	"a remote server has no stderr: these lines are mcpd's own notes about its connection"
 
 static void
 cmd_logs_exec(struct request *req, json_t *params)
@@ -23,7 +25,10 @@ cmd_logs_exec(struct request *req, json_t *params)
 		server_logs_follow(s, req, (size_t)lines);
 	else
 		control_reply(req,
-		    json_pack("{s:o}", "lines", server_logs(s, (size_t)lines)));
+		    json_pack("{s:o, s:s*}", "lines",
+			server_logs(s, (size_t)lines), "note",
+			server_get_mode(s) == SERVER_REMOTE ? CMD_LOGS_REMOTE :
+							      NULL));
 }
 
 static const struct cmd_param cmd_logs_params[] = {

@@ -309,6 +309,12 @@ control_on_gone(struct request *r, void (*fn)(void *), void *arg)
 	r->gone_arg = arg;
 }
 
+bool
+control_wants_progress(const struct request *r)
+{
+	return r->wants_progress;
+}
+
 void
 control_want_progress(struct request *r)
 {

@@ -105,6 +105,7 @@ void control_fail_code(struct request *, int code, json_t *data,
  */
 int control_notify(const struct request *, const char *method, json_t *params);
 void control_want_progress(struct request *);
+bool control_wants_progress(const struct request *);
 /* One mcpd/progress notification, if the request (may be NULL) wants them. */
 void control_progress(const struct request *, const char *server,
     const char *stage, const char *message);
@@ -420,6 +421,9 @@ struct session_cbs {
 	/* Before ready: the handshake failed; after: the connection died. */
 	void (*failed)(void *arg, struct session *, const char *why);
 	void (*tools_changed)(void *arg, struct session *);
+	/* Any other notification of the server (params borrowed). */
+	void (*notification)(void *arg, const char *method,
+	    const json_t *params);
 	void (*stderr_line)(void *arg, const char *line, size_t len);
 	void (*progress)(void *arg, const char *stage, const char *message);
 };
@@ -517,6 +521,7 @@ char *server_id_for(const char *agent, const char *name);
 bool server_runs(const struct server *, enum server_mode,
     const struct server_spec *);
 const char *server_endpoint(const struct server *);
+enum server_mode server_get_mode(const struct server *);
 /* Creates a server in state starting; *spec is moved into it. */
 int server_new(const char *agent, const char *id, const char *name,
     enum server_mode, struct server_spec *spec, struct server **ret);

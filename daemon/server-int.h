@@ -60,6 +60,7 @@ struct server {
 	bool is_job_running;
 	struct logring *logs;
 	TAILQ_HEAD(, server_follower) followers; /* of its stderr */
+	TAILQ_HEAD(, server_pending_call) calls; /* in flight */
 	struct docker_container *container; /* a container server's record */
 	bool is_unloading;  /* unloaded; only its container is left */
 	bool is_persistent; /* its row is saved: it comes back at start */
@@ -93,6 +94,12 @@ void server_check_all_stopped(void);
 /* server-logs.c */
 /* Keeps a stderr line and sends it to the followers. */
 void server_logs_push(struct server *s, const char *line, size_t len);
+/*
+ * A line of mcpd's own in the server's log, with the time: its exits,
+ * restarts and connections, so that mcpctl logs tells them apart.
+ */
+void server_logs_note(struct server *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Ends every follower of s, saying why (unloaded, shutting down). */
 void server_logs_end(struct server *s);
 void server_retire_session(struct session *sess);
@@ -104,6 +111,11 @@ json_t *server_result_mark(json_t *result, const char *flag);
 void server_healthy(evutil_socket_t fd, short events, void *arg);
 void server_restart_due(evutil_socket_t fd, short events, void *arg);
 void server_job_start(struct server *s, struct server_job *job);
+
+/* server-call.c */
+/* A notification of the server: progress and log messages for callers. */
+void server_call_notify(struct server *s, const char *method,
+    const json_t *params);
 
 /* server-job.c: the gate */
 /* Tells whoever waits for job that it succeeded (result stolen). */

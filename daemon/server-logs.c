@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /* A server's stderr: its last lines, and clients that follow new ones. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "server-int.h"
@@ -98,4 +102,22 @@ server_logs_end(struct server *s)
 		server_follower_end(s, f,
 		    mcpd_is_stopping() ? "mcpd is shutting down" :
 					 "the server was unloaded");
+}
+
+void
+server_logs_note(struct server *s, const char *fmt, ...)
+{
+	char line[1024], stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+	int n;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	n = snprintf(line, sizeof line, "[mcpd %s] ", stamp);
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+	va_end(ap);
+	server_logs_push(s, line, strlen(line));
 }

@@ -117,6 +117,9 @@ server_schedule_restart(struct server *s)
 		return;
 	if (s->failures >= SERVER_MAX_FAILURES) {
 		server_set_state(s, SERVER_FAILED);
+		server_logs_note(s,
+		    "gave up after %u failed restarts; mcpctl reload %s tries again",
+		    s->failures, s->name);
 		log_server(LOG_WARNING, s->name,
 		    "gave up after %u failed restarts; reload it to try again",
 		    s->failures);
@@ -127,6 +130,7 @@ server_schedule_restart(struct server *s)
 	if (s->backoff_ms > SERVER_BACKOFF_MAX_MS)
 		s->backoff_ms = SERVER_BACKOFF_MAX_MS;
 	server_set_state(s, SERVER_RESTARTING);
+	server_logs_note(s, "restarting in %d ms", s->backoff_ms);
 	tv.tv_sec = s->backoff_ms / 1000;
 	tv.tv_usec = (s->backoff_ms % 1000) * 1000;
 	evtimer_add(s->restart_timer, &tv);
@@ -194,6 +198,10 @@ server_on_ready(void *arg, struct session *sess)
 		return;
 	}
 	server_promote(s);
+	server_logs_note(s,
+	    "connected: generation %" PRIu64 ", protocol %s, %zu tools",
+	    s->generation, session_protocol_version(sess),
+	    json_array_size(session_tools_peek(sess)));
 	log_server(LOG_INFO, s->name,
 	    "connected: generation %" PRIu64 ", protocol %s, %zu tools",
 	    s->generation, session_protocol_version(sess),
@@ -233,6 +241,7 @@ server_start_failed_now(struct server *s, const char *why)
 
 	server_progress(s, "failed", why);
 	server_set_error(s, why);
+	server_logs_note(s, "start failed: %s", why);
 	log_server(LOG_WARNING, s->name, "start failed: %s", why);
 	if (s->session != NULL) {
 		server_job_fail(s, job,
@@ -317,6 +326,7 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 	if (s->is_job_running && s->container != NULL)
 		return; /* the job removed its container on purpose */
 	server_set_error(s, why);
+	server_logs_note(s, "connection lost: %s", why);
 	log_server(LOG_WARNING, s->name, "connection lost: %s", why);
 	/* A running job (a reload, an unload removing its container) takes over. */
 	if (s->is_job_running)
@@ -342,8 +352,15 @@ server_on_stderr(void *arg, const char *line, size_t len)
 	log_server(LOG_DEBUG, s->name, "stderr: %.*s", (int)len, line);
 }
 
+static void
+server_on_notification(void *arg, const char *method, const json_t *params)
+{
+	server_call_notify(arg, method, params);
+}
+
 static const struct session_cbs server_session_cbs = {
 	.ready = server_on_ready,
+	.notification = server_on_notification,
 	.failed = server_on_failed,
 	.tools_changed = server_on_tools_changed,
 	.stderr_line = server_on_stderr,

@@ -296,8 +296,11 @@ session_on_request(struct session *s, const struct jsonrpc_msg *m)
 static void
 session_on_notification(struct session *s, const struct jsonrpc_msg *m)
 {
-	if (strcmp(m->method, "notifications/tools/list_changed") != 0)
+	if (strcmp(m->method, "notifications/tools/list_changed") != 0) {
+		if (s->cbs != NULL && s->cbs->notification != NULL)
+			s->cbs->notification(s->arg, m->method, m->params);
 		return;
+	}
 	if (s->is_listing)
 		s->wants_relist = true;
 	else if (s->phase == SESSION_READY)

@@ -57,7 +57,8 @@ RFC3339_UTC = re.compile(
 SERVER_ID = re.compile(r"^[0-9a-f]{12}$")
 
 TESTSERVER_TOOLS = ["echo", "add", "sleep_ms", "fail", "crash", "big",
-                    "stderr", "notify_changed", "ask", "deaf", "mismatch"]
+                    "stderr", "notify_changed", "ask", "deaf", "report",
+                    "mismatch"]
 
 
 # --------------------------------------------------------------------------

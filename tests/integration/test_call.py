@@ -164,3 +164,52 @@ def test_server_that_stops_reading_is_not_fed_forever(mcpd_factory):
         assert a["result"]["structuredContent"]["message"] == blob
     assert d.call("ts", "echo", {"message": "fine"})[
         "structuredContent"] == {"message": "fine"}
+
+
+def test_call_progress_and_log_messages_reach_the_caller(mcpd):
+    """mcpd/call with progress: true gives the server a progressToken of
+    mcpd's own and maps its notifications/progress back to the caller as
+    mcpd/progress (another caller's never), and the server's log messages
+    during the call as mcpd/message; mcpctl call prints them on stderr."""
+    mcpd.load_testserver("ts")
+    with mcpd.client(timeout=30) as a, mcpd.client(timeout=30) as b:
+        ida = a.request("mcpd/call", {"server": "ts", "tool": "report",
+                                      "arguments": {"steps": 3},
+                                      "progress": True})
+        idb = b.request("mcpd/call", {"server": "ts", "tool": "report",
+                                      "arguments": {"steps": 2},
+                                      "progress": True})
+        seen = {}
+        for name, c, i in (("a", a, ida), ("b", b, idb)):
+            notes = []
+            while True:
+                m = c.read_message(timeout=10)
+                if m.get("id") == i:
+                    break
+                notes.append(m)
+            assert m["result"]["content"][0]["text"].startswith(
+                "reported "), m
+            seen[name] = notes
+        progress = [(n["params"]["request"], n["params"]["progress"],
+                     n["params"]["total"]) for n in seen["a"]
+                    if n["method"] == "mcpd/progress"]
+        assert progress == [(ida, 1, 3), (ida, 2, 3), (ida, 3, 3)], seen
+        progress = [(n["params"]["request"], n["params"]["total"])
+                    for n in seen["b"] if n["method"] == "mcpd/progress"]
+        assert progress == [(idb, 2), (idb, 2)], seen
+        logs = [n["params"] for n in seen["a"]
+                if n["method"] == "mcpd/message"]
+        assert logs and all(p["server"] == "ts" and p["level"] == "info"
+                            and p["logger"] == "report" and
+                            p["data"] == "a step" for p in logs), logs
+    # Without progress: the server gets no token, the caller no notes.
+    res = mcpd.call("ts", "report", {"steps": 1})
+    assert res["content"][0]["text"] == "reported 1 steps (no progressToken)"
+    r = mcpd.ctl("call", "ts", "report", "steps=2", is_json=False)
+    assert r.rc == 0, r
+    assert r.out == "reported 2 steps\n", r
+    assert r.err.count("  progress ") == 2, r.err
+    assert "  progress 2/2: working\n" in r.err, r.err
+    assert "  [info] report: a step\n" in r.err, r.err
+    r = mcpd.ctl("call", "ts", "report", "steps=2", "--quiet", is_json=False)
+    assert r.rc == 0 and r.err == "", r

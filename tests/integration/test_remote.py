@@ -283,6 +283,16 @@ def test_load_everything_raw(mcpd, everything):
     res = mcpd.call("127-0-0-1", "get-sum", {"a": 2, "b": 40})
     assert "42" in text_of(res)[0]
 
+    # A remote server has no stderr: its log holds mcpd's own notes, and
+    # mcpctl logs says so.
+    out = mcpd.rpc.result("mcpd/logs", {"server": "127-0-0-1"})
+    assert out["note"] == ("a remote server has no stderr: these lines are "
+                           "mcpd's own notes about its connection"), out
+    assert [l for l in out["lines"] if not l.startswith("[mcpd ")] == []
+    assert any(" connected: generation " in l for l in out["lines"]), out
+    c = mcpd.ctl("logs", "127-0-0-1", is_json=False)
+    assert c.rc == 0 and "a remote server has no stderr" in c.err, c
+
     # A second load of the same endpoint is the same server.
     again = mcpd.load_url(everything.url(), allow_local=True)
     assert again["id"] == r["id"] and again["generation"] == r["generation"]

@@ -52,6 +52,18 @@ def test_killed_server_restarts_and_pending_call_is_outcome_unknown(mcpd):
         "structuredContent"] == {"message": "back"}
     assert [t["handle"] for t in mcpd.tools("ts")
             if t["name"] == "echo"] == [f"ts.{row['generation']}/echo"]
+    # mcpctl logs tells the exit and the restart, with their times, apart
+    # from what the server wrote.
+    stamp = r"\[mcpd \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] "
+    notes = [l for l in mcpd.logs("ts") if l.startswith("[mcpd ")]
+    assert all(re.match(stamp, l) for l in notes), notes
+    said = [re.sub(stamp, "", l) for l in notes]
+    assert said[0] == f"connected: generation {gen}, protocol " \
+        f"{row['protocol_version']}, {row['tools']} tools", said
+    assert re.fullmatch(r"connection lost: the server was killed by "
+                        r"signal 9.*", said[1]), said
+    assert said[2] == "restarting in 500 ms", said
+    assert said[3].startswith(f"connected: generation {row['generation']},")
 
 
 def test_crashes_restart_with_backoff(mcpd):

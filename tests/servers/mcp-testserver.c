@@ -63,6 +63,7 @@ struct ts_call {
 	json_t *args;
 	json_t *id;
 	struct ts_conn *conn; /* NULL: stdio */
+	json_t *meta;	      /* the request's _meta, or NULL */
 };
 
 struct ts_http_req {
@@ -487,6 +488,34 @@ ts_tool_deaf(struct ts_call *call)
 	return ts_result(false, "not reading stdin for %ld ms", ms);
 }
 
+/*
+ * Sends steps notifications/progress (to the call's progressToken, when
+ * it has one) and as many log messages (notifications/message), then
+ * answers.
+ */
+static json_t *
+ts_tool_report(struct ts_call *call)
+{
+	json_int_t steps = ts_arg_int(call, "steps");
+	json_t *token = json_object_get(call->meta, "progressToken");
+
+	if (steps < 0 || steps > 100)
+		return ts_result(true, "steps must be within 0..100");
+	for (json_int_t i = 1; i <= steps; i++) {
+		if (token != NULL)
+			ts_notify(json_pack(
+			    "{s:s, s:s, s:{s:O, s:I, s:I, s:s}}", "jsonrpc",
+			    "2.0", "method", "notifications/progress", "params",
+			    "progressToken", token, "progress", i, "total",
+			    steps, "message", "working"));
+		ts_notify(json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "jsonrpc",
+		    "2.0", "method", "notifications/message", "params", "level",
+		    "info", "logger", "report", "data", "a step"));
+	}
+	return ts_result(false, "reported %" JSON_INTEGER_FORMAT " steps%s",
+	    steps, token != NULL ? "" : " (no progressToken)");
+}
+
 /* 2026-07-28: asks the client for input (an input_required result). */
 static json_t *
 ts_tool_ask(struct ts_call *call)
@@ -522,6 +551,9 @@ static const struct ts_tool ts_tools[] = {
 	    NULL, ts_tool_ask },
 	{ "deaf", "Deaf", "Stops reading stdin for ms milliseconds.",
 	    "ms:integer!", NULL, ts_tool_deaf },
+	{ "report", "Report",
+	    "Sends steps progress notifications (to its progressToken) and log messages, then answers.",
+	    "steps:integer!", NULL, ts_tool_report },
 	{ "mismatch", "Mismatch",
 	    "With --modern, answers -32020 (HeaderMismatch); else echoes.",
 	    "message:string", NULL, ts_tool_echo },
@@ -637,7 +669,8 @@ ts_call_answer(struct ts_conn *c, json_t *id, json_t *result)
 static void
 ts_tools_call(json_t *params, json_t *id, struct ts_conn *c)
 {
-	struct ts_call call = { json_object_get(params, "arguments"), id, c };
+	struct ts_call call = { json_object_get(params, "arguments"), id, c,
+		json_object_get(params, "_meta") };
 	const char *name = json_string_value(json_object_get(params, "name"));
 	const struct ts_tool *t = name ? ts_tool_find(name) : NULL;
 	json_t *empty = json_object(), *schema, *result;

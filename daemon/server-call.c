@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: ISC */
+/* Tool calls: checks, the call in flight, its progress and its answer. */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "server-int.h"
+
+static bool
+server_has_tool(const struct server *s, const char *tool)
+{
+	json_t *tools = session_tools_peek(s->session), *t;
+	size_t i;
+
+	json_array_foreach(tools, i, t) {
+		const char *name = json_string_value(json_object_get(t,
+		    "name"));
+
+		if (name != NULL && strcmp(name, tool) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The server's result text, checked, goes to the client unchanged. */
+static void
+server_on_call_raw(void *arg, const char *result, size_t len)
+{
+	control_reply_raw(arg, result, len);
+}
+
+static void
+server_on_call_reply(void *arg, const struct session_reply *r)
+{
+	struct request *req = arg;
+	json_t *data;
+
+	if (r->result != NULL) {
+		control_reply(req, json_incref(r->result));
+		return;
+	}
+	if (r->error != NULL && r->kind == ERRORS_STALE_HANDLE) {
+		data = json_pack("{s:O}", "upstream", r->error);
+		control_fail(req, ERRORS_STALE_HANDLE, data,
+		    "the server refused the call's headers (HeaderMismatch: %s), so the tools it listed no longer match what it checks; nothing was sent again; reload the server (mcpctl reload) and list its tools again",
+		    r->message);
+		return;
+	}
+	if (r->error != NULL) {
+		data = json_pack("{s:O}", "upstream", r->error);
+		control_fail(req, ERRORS_UPSTREAM, data,
+		    "the server answered with an error: %s", r->message);
+		return;
+	}
+	data = r->kind == ERRORS_OUTCOME_UNKNOWN ?
+	    json_pack("{s:s}", "execution_outcome", "unknown") :
+	    NULL;
+	control_fail(req, r->kind, data, "%s", r->message);
+}
+
+/*
+ * A call in flight, for the hook that cancels it if its client goes. The
+ * hook is registered only while the session holds the request, and every
+ * end of the request (answer, failure, deadline, a session that dies)
+ * comes through the callbacks below, which unregister it first: it can
+ * never reach a session that is gone.
+ */
+struct server_pending_call {
+	struct request *req;
+	struct server *server;
+	struct session *session;
+	int64_t id;
+	char token[32]; /* its progressToken upstream, or "" */
+	TAILQ_ENTRY(server_pending_call) entry; /* in server->calls */
+};
+
+static void
+server_call_gone(void *arg)
+{
+	struct server_pending_call *pc = arg;
+
+	session_cancel(pc->session, pc->id, "the client that asked has gone");
+}
+
+/* The call has its answer: what it held goes (req is answered next). */
+static struct request *
+server_pending_call_end(struct server_pending_call *pc)
+{
+	struct request *req = pc->req;
+
+	control_on_gone(req, NULL, NULL);
+	TAILQ_REMOVE(&pc->server->calls, pc, entry);
+	server_unref(pc->server);
+	session_unref(pc->session);
+	free(pc);
+	return req;
+}
+
+static void
+server_on_pending_call_raw(void *arg, const char *result, size_t len)
+{
+	server_on_call_raw(server_pending_call_end(arg), result, len);
+}
+
+static void
+server_on_pending_call_reply(void *arg, const struct session_reply *r)
+{
+	server_on_call_reply(server_pending_call_end(arg), r);
+}
+
+/* A caller that asked for progress gets the server's: token mapped. */
+static json_t *
+server_call_params(struct server_pending_call *pc, const char *tool,
+    json_t *arguments)
+{
+	static uint64_t next_token;
+
+	if (!control_wants_progress(pc->req))
+		return json_pack("{s:s, s:O}", "name", tool, "arguments",
+		    arguments);
+	snprintf(pc->token, sizeof pc->token, "mcpd-%" PRIu64, ++next_token);
+	return json_pack("{s:s, s:O, s:{s:s}}", "name", tool, "arguments",
+	    arguments, "_meta", "progressToken", pc->token);
+}
+
+void
+server_call_notify(struct server *s, const char *method, const json_t *params)
+{
+	const char *token = json_string_value(json_object_get(params,
+	    "progressToken"));
+	struct server_pending_call *pc;
+
+	TAILQ_FOREACH(pc, &s->calls, entry) {
+		if (pc->token[0] == '\0')
+			continue;
+		if (strcmp(method, "notifications/progress") == 0 &&
+		    token != NULL && strcmp(token, pc->token) == 0) {
+			control_notify(pc->req, "mcpd/progress",
+			    json_pack("{s:s, s:O*, s:O*, s:O*}", "server",
+				s->name, "progress",
+				json_object_get(params, "progress"), "total",
+				json_object_get(params, "total"), "message",
+				json_object_get(params, "message")));
+			return;
+		}
+		/* A log message belongs to no call: each caller sees it. */
+		if (strcmp(method, "notifications/message") == 0)
+			control_notify(pc->req, "mcpd/message",
+			    json_pack("{s:s, s:O*, s:O*, s:O*}", "server",
+				s->name, "level",
+				json_object_get(params, "level"), "logger",
+				json_object_get(params, "logger"), "data",
+				json_object_get(params, "data")));
+	}
+}
+
+void
+server_call(struct server *s, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *req)
+{
+	struct server_pending_call *pc;
+	json_t *params;
+	int64_t id;
+
+	if (generation != 0 && generation != s->generation) {
+		control_fail(req, ERRORS_STALE_HANDLE,
+		    json_pack("{s:I}", "current_generation",
+			(json_int_t)s->generation),
+		    "the handle belongs to generation %" PRIu64
+		    " of %s, which is now at generation %" PRIu64
+		    "; list tools again",
+		    generation, s->name, s->generation);
+		return;
+	}
+	if (session_is_catalog_retired(s->session)) {
+		control_fail(req, ERRORS_STALE_HANDLE,
+		    json_pack("{s:I}", "current_generation",
+			(json_int_t)s->generation),
+		    "the tools of generation %" PRIu64
+		    " of %s are retired: the server refused a call's headers (HeaderMismatch); reload it (mcpctl reload %s) and list its tools again",
+		    s->generation, s->name, s->name);
+		return;
+	}
+	if (s->state == SERVER_FAILED) {
+		/* Waiting does not help: it will not start by itself. */
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "server %s failed: %s; it will not start by itself: see why with mcpctl logs %s and mcpctl inspect %s, then mcpctl reload %s",
+		    s->name,
+		    s->last_error != NULL ? s->last_error : "no error kept",
+		    s->name, s->name, s->name);
+		return;
+	}
+	if (!session_is_ready(s->session)) {
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "server %s is %s; try again when it is ready%s%s%s",
+		    s->name, server_state_name(s->state),
+		    s->last_error != NULL ? " (last error: " : "",
+		    s->last_error != NULL ? s->last_error : "",
+		    s->last_error != NULL ? ")" : "");
+		return;
+	}
+	if (!server_has_tool(s, tool)) {
+		control_fail(req, ERRORS_NOT_FOUND,
+		    json_pack("{s:s}", "what", "tool"),
+		    "server %s has no tool named %s", s->name, tool);
+		return;
+	}
+	if ((pc = calloc(1, sizeof *pc)) == NULL)
+		fatal("calloc");
+	pc->req = req;
+	pc->server = s;
+	pc->session = s->session;
+	server_ref(s);
+	session_ref(pc->session); /* the hook may cancel through it */
+	TAILQ_INSERT_TAIL(&s->calls, pc, entry);
+	params = server_call_params(pc, tool, arguments);
+	/* 0: nothing to cancel, the request fails (from the loop). */
+	if ((id = session_request_raw(s->session, "tools/call", params,
+		 timeout_ms, server_on_pending_call_reply,
+		 server_on_pending_call_raw, pc)) > 0) {
+		pc->id = id;
+		control_on_gone(req, server_call_gone, pc);
+	}
+}
