@@ -264,11 +264,19 @@ ctl_secret_print_list(const json_t *result)
 	    "key_source"));
 	size_t i;
 
+	json_int_t hidden = json_integer_value(json_object_get(result,
+	    "hidden"));
+
 	json_array_foreach(names, i, v)
 		if (json_is_string(v))
 			printf("%s\n", json_string_value(v));
-	if (json_array_size(names) == 0)
+	if (json_array_size(names) == 0 && hidden == 0)
 		printf("no secrets; add one with 'mcpctl secret set NAME'\n");
+	if (hidden > 0)
+		printf(
+		    "(%" JSON_INTEGER_FORMAT
+		    " more that mcpd keeps for the values of saved loads: --all shows them)\n",
+		    hidden);
 	if (key != NULL && strcmp(key, "credential") == 0)
 		printf("key: the systemd credential mcpd-secrets-key\n");
 	else if (key != NULL)
@@ -279,30 +287,60 @@ static void
 ctl_secret_print_rm(const json_t *result)
 {
 	const char *name = json_string_value(json_object_get(result, "name"));
+	const json_t *users = json_object_get(result, "used_by"), *u;
+	size_t i;
 
 	if (json_is_true(json_object_get(result, "removed")))
 		printf("removed secret %s\n", name != NULL ? name : "-");
 	else
 		printf("no secret %s; nothing removed\n",
 		    name != NULL ? name : "-");
+	json_array_foreach(users, i, u)
+		fprintf(stderr,
+		    "mcpctl: warning: saved server %s (agent %s) uses $(secret.%s): it fails at its next start\n",
+		    json_string_value(json_object_get(u, "name")),
+		    json_string_value(json_object_get(u, "agent")),
+		    name != NULL ? name : "-");
 }
+
+static const struct option ctl_secret_options[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static int
 ctl_secret_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
 	const char *sub;
-	int r;
+	bool all = false, force = false;
+	int c, r;
 
-	if ((r = mcpctl_parse_plain(cmd, argc, argv)) >= 0)
-		return r;
+	while ((c = mcpctl_getopt(argc, argv, ":afh", ctl_secret_options)) !=
+	    -1) {
+		if (c == 'h')
+			return mcpctl_help(cmd);
+		if (c == 'a')
+			all = true;
+		else if (c == 'f')
+			force = true;
+		else
+			return mcpctl_bad_option(cmd, c, argv);
+	}
 	if (optind >= argc)
 		return mcpctl_usage(cmd, "missing set, list or rm");
 	sub = argv[optind++];
+	if ((all && strcmp(sub, "list") != 0) ||
+	    (force && strcmp(sub, "rm") != 0))
+		return mcpctl_usage(cmd,
+		    "--all goes with list, --force with rm");
 	if (strcmp(sub, "list") == 0) {
 		if ((r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0)
 			return r;
-		return mcpctl_run(m, "mcpd/secret-list", json_object(),
+		return mcpctl_run(m, "mcpd/secret-list",
+		    all ? json_pack("{s:b}", "all", 1) : json_object(),
 		    ctl_secret_print_list);
 	}
 	if (strcmp(sub, "set") != 0 && strcmp(sub, "rm") != 0)
@@ -318,22 +356,29 @@ ctl_secret_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	if (strcmp(sub, "set") == 0)
 		return ctl_secret_set(m, cmd, argv[optind]);
 	return mcpctl_run(m, "mcpd/secret-rm",
-	    json_pack("{s:s}", "name", argv[optind]), ctl_secret_print_rm);
+	    force ? json_pack("{s:s, s:b}", "name", argv[optind], "force", 1) :
+		    json_pack("{s:s}", "name", argv[optind]),
+	    ctl_secret_print_rm);
 }
 
 const struct mcpctl_cmd ctl_secret_cmd = {
 	.name = "secret",
-	.synopsis = "set NAME | list | rm NAME",
+	.synopsis = "set NAME | list [--all] | rm [--force] NAME",
 	.summary = "keep secret values in mcpd's encrypted store",
 	.help =
+	    "  -a, --all          list: also the secrets mcpd keeps for saved loads\n"
+	    "  -f, --force        rm: even a secret that saved servers use\n"
 	    "  -h, --help         this text\n"
 	    "\n"
 	    "set NAME reads the value from standard input (all of it, less\n"
 	    "one trailing newline), or asks for it without echo when that is\n"
 	    "a terminal; never from the command line, where ps shows it.\n"
 	    "list prints the names only, and where the store's key comes\n"
-	    "from. rm NAME removes one. A name is 1 to 128 letters, digits,\n"
-	    "'_' and '.'.\n"
+	    "from; the secrets mcpd keeps for the literal values of saved\n"
+	    "loads (mcpd.<id>.env.NAME ...) only with --all. rm NAME removes\n"
+	    "one; a secret that a saved server uses only with --force (the\n"
+	    "server then fails at its next start). A name is 1 to 128\n"
+	    "letters, digits, '_' and '.'.\n"
 	    "\n"
 	    "A load uses a secret as $(secret.NAME) in its args, env values,\n"
 	    "URL and headers; mcpd puts the value in when it starts the\n"

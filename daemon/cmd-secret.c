@@ -2,6 +2,7 @@
 /* mcpd/secret-set, -list, -rm: the secret store behind $(secret.NAME). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "jsonwipe.h"
 #include "mcpd.h"
@@ -84,16 +85,53 @@ cmd_secret_set_exec(struct request *req, json_t *params)
 	jsonwipe_strings(value);
 }
 
+/* Secrets mcpd made for the literal values of saved loads. */
+static bool
+cmd_secret_is_mcpds(const char *name)
+{
+	return strncmp(name, "mcpd.", 5) == 0;
+}
+
 static void
 cmd_secret_list_exec(struct request *req, json_t *params)
 {
 	struct secrets *vault = cmd_secret_store(req);
+	bool all = json_is_true(json_object_get(params, "all"));
+	json_t *names, *v;
+	size_t i = 0, hidden = 0;
 
-	(void)params;
-	if (vault != NULL)
-		control_reply(req,
-		    json_pack("{s:o, s:s}", "names", secrets_names(vault),
-			"key_source", secrets_key_source(vault)));
+	if (vault == NULL)
+		return;
+	names = secrets_names(vault);
+	while (!all && i < json_array_size(names)) {
+		v = json_array_get(names, i);
+		if (cmd_secret_is_mcpds(json_string_value(v))) {
+			json_array_remove(names, i);
+			hidden++;
+		} else
+			i++;
+	}
+	control_reply(req,
+	    json_pack("{s:o, s:s, s:I}", "names", names, "key_source",
+		secrets_key_source(vault), "hidden", (json_int_t)hidden));
+}
+
+/* A secret that saved servers use goes only with force (they will fail). */
+static bool
+cmd_secret_rm_allowed(struct request *req, const char *name, bool force,
+    json_t *users)
+{
+	char *list;
+
+	if (json_array_size(users) == 0 || force)
+		return true;
+	list = json_dumps(users, JSON_COMPACT);
+	control_fail(req, ERRORS_CONFLICT,
+	    json_pack("{s:s, s:O}", "what", "secret", "used_by", users),
+	    "secret %s is used by %zu saved server(s) %s; nothing was removed: unload them first, or remove it with force (mcpctl secret rm --force), and they fail at their next start",
+	    name, json_array_size(users), list != NULL ? list : "");
+	free(list);
+	return false;
 }
 
 static void
@@ -105,14 +143,22 @@ cmd_secret_rm_exec(struct request *req, json_t *params)
 	bool removed = false;
 	int r;
 
+	json_t *users;
+
 	if (!cmd_secret_name_ok(req, name) ||
 	    (vault = cmd_secret_store(req)) == NULL)
 		return;
-	if ((r = secrets_remove(vault, name, &removed, &cause)) < 0)
+	users = enable_rows_using(name);
+	if (!cmd_secret_rm_allowed(req, name,
+		json_is_true(json_object_get(params, "force")), users)) {
+		/* Refused: the servers that use it were named. */
+	} else if ((r = secrets_remove(vault, name, &removed, &cause)) < 0)
 		cmd_secret_fail(req, r, cause);
 	else
 		control_reply(req,
-		    json_pack("{s:s, s:b}", "name", name, "removed", removed));
+		    json_pack("{s:s, s:b, s:O}", "name", name, "removed",
+			removed, "used_by", users));
+	json_decref(users);
 	free(cause);
 }
 
@@ -122,12 +168,14 @@ static const struct cmd_param cmd_secret_set_params[] = {
 	{ NULL, 0, false },
 };
 
-static const struct cmd_param cmd_secret_name_params[] = {
+static const struct cmd_param cmd_secret_rm_params[] = {
 	{ "name", JSON_STRING, true },
+	{ "force", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 
 static const struct cmd_param cmd_secret_list_params[] = {
+	{ "all", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 
@@ -148,6 +196,6 @@ const struct cmd_entry cmd_secret_list_entry = {
 const struct cmd_entry cmd_secret_rm_entry = {
 	"mcpd/secret-rm",
 	cmd_secret_rm_exec,
-	cmd_secret_name_params,
+	cmd_secret_rm_params,
 	0,
 };

@@ -205,6 +205,31 @@ enable_remove(const char *agent, const char *id, bool *ret_removed,
 	return 0;
 }
 
+json_t *
+enable_rows_using(const char *secret)
+{
+	const json_t *agents = store_agents_peek(mcpd_store), *rows, *row;
+	json_t *users = json_array();
+	const char *agent;
+	char *ref, *text;
+	size_t i;
+
+	if (asprintf(&ref, "$(secret.%s)", secret) < 0)
+		fatal("asprintf");
+	json_object_foreach((json_t *)(uintptr_t)agents, agent, rows)
+		json_array_foreach(rows, i, row) {
+			text = json_dumps(json_object_get(row, "params"),
+			    JSON_COMPACT);
+			if (text != NULL && strstr(text, ref) != NULL)
+				json_array_append_new(users,
+				    json_pack("{s:s, s:O}", "agent", agent,
+					"name", json_object_get(row, "name")));
+			free(text);
+		}
+	free(ref);
+	return users;
+}
+
 int
 enable_recheck(const char *agent, const char *id, char **cause)
 {

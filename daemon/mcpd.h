@@ -765,6 +765,8 @@ int enable_save(const char *agent, const json_t *row, const json_t *secrets,
 /* Removes the row of (agent, id) and the secrets it made; as store_remove. */
 int enable_remove(const char *agent, const char *id, bool *ret_removed,
     char **cause);
+/* The saved servers whose rows name $(secret.NAME): [{agent, name}] (new). */
+json_t *enable_rows_using(const char *secret);
 /* 1 when the row is still saved as read at start; as store_recheck. */
 int enable_recheck(const char *agent, const char *id, char **cause);
 /* Loads every saved row again through its server's gate (at start). */

@@ -65,7 +65,8 @@ def test_set_list_rm(mcpd):
                                   f"key: {mcpd.key}"]
     r = mcpd.ctl("secret", "list")
     assert r.rc == 0 and r.json == {"names": ["api.key_2", "gh_token"],
-                                    "key_source": str(mcpd.key)}, r
+                                    "key_source": str(mcpd.key),
+                                    "hidden": 0}, r
     assert "value" not in r.out
 
     r = mcpd.ctl("secret", "rm", "gh_token", is_json=False)
@@ -73,7 +74,8 @@ def test_set_list_rm(mcpd):
     r = mcpd.ctl("secret", "rm", "gh_token", is_json=False)
     assert r.rc == 0 and "no secret gh_token" in r.out, r
     r = mcpd.ctl("secret", "rm", "gh_token")
-    assert r.json == {"name": "gh_token", "removed": False}, r
+    assert r.json == {"name": "gh_token", "removed": False,
+                      "used_by": []}, r
     assert mcpd.ctl("secret", "list").json["names"] == ["api.key_2"]
 
 
@@ -281,4 +283,40 @@ def test_signal_at_the_prompt_restores_echo(mcpd, tty, sig):
     status = t.wait()
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == sig, status
     assert t.echo(), "the terminal was left without echo"
+    assert mcpd.ctl("secret", "list").json["names"] == []
+
+
+def test_secrets_of_saved_servers(mcpd):
+    """The secrets mcpd makes for the literal values of saved loads are not
+    listed unless --all; a secret a saved server uses is not removed unless
+    --force, which says what will fail."""
+    r = mcpd.ctl("load", "--name", "lit", "--env", "TOKEN=literal-value",
+                 "--", TESTSERVER)
+    assert r.rc == 0, r
+    rc, _, err = secret_set(mcpd.sock, "used", b"v")
+    assert rc == 0, err
+    r = mcpd.ctl("load", "--name", "ref", "--env", "KEY=$(secret.used)",
+                 "--", TESTSERVER)
+    assert r.rc == 0, r
+    r = mcpd.ctl("secret", "list", is_json=False)
+    assert r.rc == 0, r
+    assert r.out.splitlines() == [
+        "used", "(1 more that mcpd keeps for the values of saved loads: "
+        "--all shows them)", f"key: {mcpd.key}"], r.out
+    made = [n for n in mcpd.ctl("secret", "list", "--all").json["names"]
+            if n.startswith("mcpd.")]
+    assert len(made) == 1 and made[0].endswith(".env.TOKEN"), made
+    # In use by a saved server: refused, naming it; nothing removed.
+    for name in ("used", made[0]):
+        r = mcpd.ctl("secret", "rm", name)
+        assert r.rc == 1, r
+        e = r.json
+        assert e["code"] == -32002 and e["data"]["kind"] == "conflict", e
+        assert e["data"]["used_by"] == [
+            {"agent": "default", "name": "ref" if name == "used" else "lit"}]
+    assert "used" in mcpd.ctl("secret", "list").json["names"]
+    r = mcpd.ctl("secret", "rm", "--force", "used", is_json=False)
+    assert r.rc == 0 and r.out == "removed secret used\n", r
+    assert "saved server ref (agent default) uses $(secret.used): it fails " \
+        "at its next start" in r.err, r.err
     assert mcpd.ctl("secret", "list").json["names"] == []
