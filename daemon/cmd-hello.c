@@ -6,10 +6,28 @@
 #include "mcpd.h"
 #include "names.h"
 
+/* The servers an MCP session of this connection sees: names, none twice. */
+static bool
+cmd_hello_servers_ok(struct request *req, const json_t *servers)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(servers, i, v)
+		if (!json_is_string(v) || !names_valid(json_string_value(v))) {
+			control_fail_code(req, JSONRPC_INVALID_PARAMS,
+			    json_pack("{s:s}", "field", "servers"),
+			    "servers must be server names ([A-Za-z0-9][A-Za-z0-9_-]{0,62})");
+			return false;
+		}
+	return true;
+}
+
 static void
 cmd_hello_exec(struct request *req, json_t *params)
 {
 	const char *agent = cmd_string(params, "agent");
+	json_t *servers = json_object_get(params, "servers");
 	char *did;
 
 	if (agent != NULL && !names_valid(agent)) {
@@ -18,8 +36,12 @@ cmd_hello_exec(struct request *req, json_t *params)
 		    "agent must match [A-Za-z0-9][A-Za-z0-9_-]{0,62}");
 		return;
 	}
+	if (servers != NULL && !cmd_hello_servers_ok(req, servers))
+		return;
 	if (agent != NULL)
 		control_set_agent(req, agent);
+	if (servers != NULL)
+		control_set_scope(req, servers);
 	agent = control_agent(req);
 	did = identity_agent_did(agent);
 	control_reply(req,
@@ -33,6 +55,7 @@ cmd_hello_exec(struct request *req, json_t *params)
 static const struct cmd_param cmd_hello_params[] = {
 	{ "agent", JSON_STRING, false },
 	{ "client", JSON_OBJECT, false },
+	{ "servers", JSON_ARRAY, false },
 	{ NULL, 0, false },
 };
 

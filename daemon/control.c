@@ -30,6 +30,7 @@ struct request {
 	struct client *client; /* NULL once the client has gone */
 	json_t *id;
 	bool wants_progress; /* mcpd/progress notifications until the answer */
+	bool is_cancelled;   /* the client cancelled it: no answer goes */
 	/* Called once if the client goes while the request is pending. */
 	void (*gone_fn)(void *);
 	void *gone_arg;
@@ -42,6 +43,8 @@ struct client {
 	struct sendq *out;
 	struct linebuf lines;
 	char *agent;
+	json_t *scope;		 /* mcpd/hello's servers, or NULL: all */
+	struct gateway *gateway; /* its MCP session, once it speaks MCP */
 	struct request_list requests;
 	size_t nrequests;
 	size_t answer_size;   /* the largest recent answer, decaying */
@@ -95,6 +98,8 @@ control_client_free(struct client *c)
 	control_nclients--;
 	if (c->hangup != NULL)
 		event_free(c->hangup);
+	gateway_free(c->gateway);
+	json_decref(c->scope);
 	sendq_free(c->out);
 	bufferevent_free(c->bev);
 	free(c->agent);
@@ -270,7 +275,10 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 		TAILQ_REMOVE(&c->requests, r, entry);
 		c->nrequests--;
 		before = sendq_length(c->out);
-		if (msg != NULL)
+		if (r->is_cancelled)
+			json_decref(
+			    msg); /* MCP: a cancelled request gets none */
+		else if (msg != NULL)
 			control_send(c, msg);
 		else
 			sendq_push_raw_result(c->out, r->id, raw, len);
@@ -289,6 +297,96 @@ const char *
 control_agent(const struct request *r)
 {
 	return r->client != NULL ? r->client->agent : "default";
+}
+
+void
+control_set_scope(struct request *r, json_t *servers)
+{
+	if (r->client == NULL)
+		return;
+	json_decref(r->client->scope);
+	r->client->scope = json_incref(servers);
+}
+
+const json_t *
+control_scope(const struct request *r)
+{
+	return r->client != NULL ? r->client->scope : NULL;
+}
+
+struct gateway *
+control_gateway(struct request *r)
+{
+	struct client *c = r->client;
+
+	if (c == NULL)
+		return NULL;
+	if (c->gateway == NULL)
+		c->gateway = gateway_new(c);
+	return c->gateway;
+}
+
+const char *
+control_client_agent(const struct client *c)
+{
+	return c->agent;
+}
+
+const json_t *
+control_client_scope(const struct client *c)
+{
+	return c->scope;
+}
+
+int
+control_client_notify(struct client *c, const char *method, json_t *params)
+{
+	if (c == NULL || c->is_closing) {
+		json_decref(params);
+		return -EPIPE;
+	}
+	if (sendq_length(c->out) > mcpd_opts.max_client_output) {
+		json_decref(params);
+		return -ENOBUFS;
+	}
+	control_send(c, jsonrpc_notification(method, params));
+	return 0;
+}
+
+int
+control_notify_mcp(const struct request *r, const char *method, json_t *params)
+{
+	if (r == NULL || r->client == NULL) {
+		json_decref(params);
+		return -EPIPE;
+	}
+	return control_client_notify(r->client, method, params);
+}
+
+struct gateway *
+control_gateway_of(const struct request *r)
+{
+	return r != NULL && r->client != NULL ? r->client->gateway : NULL;
+}
+
+/* notifications/cancelled: the request goes upstream as cancelled. */
+static void
+control_cancel(struct client *c, const json_t *params)
+{
+	const json_t *id = json_object_get(params, "requestId");
+	struct request *r;
+	void (*fn)(void *);
+
+	TAILQ_FOREACH(r, &c->requests, entry)
+		if (json_equal(r->id, id))
+			break;
+	if (r == NULL || r->is_cancelled)
+		return; /* answered already, or never asked: nothing to do */
+	r->is_cancelled = true;
+	if ((fn = r->gone_fn) != NULL) {
+		r->gone_fn = NULL;
+		fn(r->gone_arg);
+	}
 }
 
 void
@@ -443,6 +541,11 @@ control_handle_message(struct client *c, json_t *msg)
 		free(cause);
 		return;
 	}
+	if (m.type == JSONRPC_NOTIFICATION &&
+	    strcmp(m.method, "notifications/cancelled") == 0)
+		control_cancel(c, m.params);
+	else if (m.type == JSONRPC_NOTIFICATION && c->gateway != NULL)
+		gateway_notification(c->gateway, m.method, m.params);
 	if (m.type != JSONRPC_REQUEST)
 		return; /* notifications and stray responses: nothing to say */
 	if (m.params != NULL && !json_is_object(m.params)) {
@@ -450,7 +553,12 @@ control_handle_message(struct client *c, json_t *msg)
 		    "params must be an object", NULL);
 		return;
 	}
-	cmd_dispatch(control_request_new(c, m.id), m.method, m.params);
+	/* mcpd's own methods, else MCP: the gateway (DESIGN 11). */
+	if (strncmp(m.method, "mcpd/", 5) == 0)
+		cmd_dispatch(control_request_new(c, m.id), m.method, m.params);
+	else
+		gateway_dispatch(control_request_new(c, m.id), m.method,
+		    m.params);
 }
 
 static void

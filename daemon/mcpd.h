@@ -110,6 +110,46 @@ bool control_wants_progress(const struct request *);
 void control_progress(const struct request *, const char *server,
     const char *stage, const char *message);
 
+/* The gateway's view of control connections (DESIGN 11). */
+struct gateway;
+/* mcpd/hello's servers: the scope of the connection's MCP session. */
+void control_set_scope(struct request *, json_t *servers);
+const json_t *control_scope(const struct request *);
+/* The MCP session of req's connection, made at its first MCP request. */
+struct gateway *control_gateway(struct request *);
+/* ... or NULL when it has none. */
+struct gateway *control_gateway_of(const struct request *);
+const char *control_client_agent(const struct client *);
+const json_t *control_client_scope(const struct client *);
+/* An MCP notification as it is (params stolen); as control_notify. */
+int control_client_notify(struct client *, const char *method,
+    json_t *params);
+int control_notify_mcp(const struct request *, const char *method,
+    json_t *params);
+
+/* gateway-names.c */
+/*
+ * Names each {server, tool} entry of all ("name" added): <server>__<tool>
+ * (just <tool> unless is_prefixed), other characters than [A-Za-z0-9_-] as
+ * '_'; a name too long for 64 characters, empty, or given to two entries is
+ * cut and ends in '_' and 6 hex digits of a hash of server and tool, so
+ * that it is the same on every run.
+ */
+void gateway_names(json_t *all, bool is_prefixed);
+
+/* gateway.c: mcpd answering MCP on the control socket (DESIGN 11). */
+struct gateway *gateway_new(struct client *);
+void gateway_free(struct gateway *);
+/* An MCP request on a control connection. */
+void gateway_dispatch(struct request *, const char *method, json_t *params);
+/* An MCP notification of the client (initialized, roots changed ...). */
+void gateway_notification(struct gateway *, const char *method,
+    const json_t *params);
+/* The tools of agent's scope changed: list_changed to its sessions. */
+void gateway_tools_changed(const char *agent);
+/* True when the session (may be NULL) takes log messages of level. */
+bool gateway_wants_log(const struct gateway *, const char *level);
+
 /* cmd.c: the command table and the central check of params shapes. */
 #define CMD_ANY	     (-1)
 #define CMD_STOPPING 0x1 /* still allowed while the daemon stops */
@@ -559,6 +599,21 @@ void server_tools_append(const struct server *, json_t *into);
 json_t *server_list_rows(const char *agent);
 json_t *server_list_tools(const char *agent);
 /* Calls a tool; generation 0 means the current one. */
+/*
+ * The same for an MCP caller (the gateway): its progressToken (may be
+ * NULL) is mapped to one of mcpd's upstream and back, and the server's
+ * log messages reach it as MCP's, at the level it set.
+ */
+void server_call_mcp(struct server *, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *, bool is_mcp,
+    const json_t *progress_token);
+/* The tool of that name the server listed (borrowed), or NULL. */
+const json_t *server_tool_peek(const struct server *, const char *tool);
+/*
+ * Every tool of agent's ready servers in scope (NULL: all), in order:
+ * [{server, id, tool}] (new; each tool as listed).
+ */
+json_t *server_gateway_catalog(const char *agent, const json_t *scope);
 void server_call(struct server *, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *);
 json_t *server_logs(const struct server *, size_t lines);

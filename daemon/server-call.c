@@ -9,8 +9,8 @@
 #include "log.h"
 #include "server-int.h"
 
-static bool
-server_has_tool(const struct server *s, const char *tool)
+const json_t *
+server_tool_peek(const struct server *s, const char *tool)
 {
 	json_t *tools = session_tools_peek(s->session), *t;
 	size_t i;
@@ -20,9 +20,39 @@ server_has_tool(const struct server *s, const char *tool)
 		    "name"));
 
 		if (name != NULL && strcmp(name, tool) == 0)
-			return true;
+			return t;
 	}
-	return false;
+	return NULL;
+}
+
+json_t *
+server_gateway_catalog(const char *agent, const json_t *scope)
+{
+	json_t *out = json_array(), *tools, *tool, *name;
+	struct server *s;
+	size_t i;
+	bool is_in;
+
+	TAILQ_FOREACH(s, &server_list, entry) {
+		if (strcmp(s->agent, agent) != 0 ||
+		    !session_is_ready(s->session) ||
+		    session_is_catalog_retired(s->session))
+			continue;
+		is_in = scope == NULL;
+		json_array_foreach(scope, i, name)
+			is_in = is_in ||
+			    (json_is_string(name) &&
+				strcmp(json_string_value(name), s->name) == 0);
+		if (!is_in)
+			continue;
+		tools = session_tools_peek(s->session);
+		json_array_foreach(tools, i, tool)
+			if (json_is_string(json_object_get(tool, "name")))
+				json_array_append_new(out,
+				    json_pack("{s:s, s:s, s:O}", "server",
+					s->name, "id", s->id, "tool", tool));
+	}
+	return out;
 }
 
 /* The server's result text, checked, goes to the client unchanged. */
@@ -73,7 +103,9 @@ struct server_pending_call {
 	struct server *server;
 	struct session *session;
 	int64_t id;
-	char token[32]; /* its progressToken upstream, or "" */
+	char token[32];	      /* its progressToken upstream, or "" */
+	json_t *caller_token; /* an MCP caller's own progressToken, or NULL */
+	bool is_mcp; /* the caller speaks MCP: notifications as MCP's */
 	TAILQ_ENTRY(server_pending_call) entry; /* in server->calls */
 };
 
@@ -93,6 +125,7 @@ server_pending_call_end(struct server_pending_call *pc)
 
 	control_on_gone(req, NULL, NULL);
 	TAILQ_REMOVE(&pc->server->calls, pc, entry);
+	json_decref(pc->caller_token);
 	server_unref(pc->server);
 	session_unref(pc->session);
 	free(pc);
@@ -118,12 +151,50 @@ server_call_params(struct server_pending_call *pc, const char *tool,
 {
 	static uint64_t next_token;
 
-	if (!control_wants_progress(pc->req))
+	if (!control_wants_progress(pc->req) && pc->caller_token == NULL)
 		return json_pack("{s:s, s:O}", "name", tool, "arguments",
 		    arguments);
 	snprintf(pc->token, sizeof pc->token, "mcpd-%" PRIu64, ++next_token);
 	return json_pack("{s:s, s:O, s:{s:s}}", "name", tool, "arguments",
 	    arguments, "_meta", "progressToken", pc->token);
+}
+
+/* Progress to its caller: mcpd/progress, or MCP's with the caller's token. */
+static void
+server_call_progress(struct server *s, struct server_pending_call *pc,
+    const json_t *params)
+{
+	if (pc->caller_token != NULL)
+		control_notify_mcp(pc->req, "notifications/progress",
+		    json_pack("{s:O, s:O*, s:O*, s:O*}", "progressToken",
+			pc->caller_token, "progress",
+			json_object_get(params, "progress"), "total",
+			json_object_get(params, "total"), "message",
+			json_object_get(params, "message")));
+	else if (pc->token[0] != '\0')
+		control_notify(pc->req, "mcpd/progress",
+		    json_pack("{s:s, s:O*, s:O*, s:O*}", "server", s->name,
+			"progress", json_object_get(params, "progress"),
+			"total", json_object_get(params, "total"), "message",
+			json_object_get(params, "message")));
+}
+
+/* A log message to a caller that wants them, at the level it asked. */
+static void
+server_call_log(struct server *s, struct server_pending_call *pc,
+    const json_t *params)
+{
+	if (pc->is_mcp &&
+	    gateway_wants_log(control_gateway_of(pc->req),
+		json_string_value(json_object_get(params, "level"))))
+		control_notify_mcp(pc->req, "notifications/message",
+		    json_deep_copy(params));
+	else if (!pc->is_mcp && pc->token[0] != '\0')
+		control_notify(pc->req, "mcpd/message",
+		    json_pack("{s:s, s:O*, s:O*, s:O*}", "server", s->name,
+			"level", json_object_get(params, "level"), "logger",
+			json_object_get(params, "logger"), "data",
+			json_object_get(params, "data")));
 }
 
 void
@@ -134,32 +205,30 @@ server_call_notify(struct server *s, const char *method, const json_t *params)
 	struct server_pending_call *pc;
 
 	TAILQ_FOREACH(pc, &s->calls, entry) {
-		if (pc->token[0] == '\0')
-			continue;
 		if (strcmp(method, "notifications/progress") == 0 &&
-		    token != NULL && strcmp(token, pc->token) == 0) {
-			control_notify(pc->req, "mcpd/progress",
-			    json_pack("{s:s, s:O*, s:O*, s:O*}", "server",
-				s->name, "progress",
-				json_object_get(params, "progress"), "total",
-				json_object_get(params, "total"), "message",
-				json_object_get(params, "message")));
+		    token != NULL && pc->token[0] != '\0' &&
+		    strcmp(token, pc->token) == 0) {
+			server_call_progress(s, pc, params);
 			return;
 		}
 		/* A log message belongs to no call: each caller sees it. */
 		if (strcmp(method, "notifications/message") == 0)
-			control_notify(pc->req, "mcpd/message",
-			    json_pack("{s:s, s:O*, s:O*, s:O*}", "server",
-				s->name, "level",
-				json_object_get(params, "level"), "logger",
-				json_object_get(params, "logger"), "data",
-				json_object_get(params, "data")));
+			server_call_log(s, pc, params);
 	}
 }
 
 void
 server_call(struct server *s, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *req)
+{
+	server_call_mcp(s, generation, tool, arguments, timeout_ms, req, false,
+	    NULL);
+}
+
+void
+server_call_mcp(struct server *s, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *req, bool is_mcp,
+    const json_t *progress_token)
 {
 	struct server_pending_call *pc;
 	json_t *params;
@@ -202,7 +271,7 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 		    s->last_error != NULL ? ")" : "");
 		return;
 	}
-	if (!server_has_tool(s, tool)) {
+	if (server_tool_peek(s, tool) == NULL) {
 		control_fail(req, ERRORS_NOT_FOUND,
 		    json_pack("{s:s}", "what", "tool"),
 		    "server %s has no tool named %s", s->name, tool);
@@ -211,6 +280,8 @@ server_call(struct server *s, uint64_t generation, const char *tool,
 	if ((pc = calloc(1, sizeof *pc)) == NULL)
 		fatal("calloc");
 	pc->req = req;
+	pc->is_mcp = is_mcp;
+	pc->caller_token = json_incref((json_t *)(uintptr_t)progress_token);
 	pc->server = s;
 	pc->session = s->session;
 	server_ref(s);

@@ -173,6 +173,8 @@ server_unload_close(void *arg, int err, const char *why)
 	(void)err, (void)why;
 	s->session = NULL;
 	if (sess != NULL)
+		gateway_tools_changed(s->agent);
+	if (sess != NULL)
 		session_close(sess, server_unload_done, s);
 	else
 		server_unload_done(s);

@@ -151,6 +151,7 @@ server_promote(struct server *s)
 	server_set_state(s, SERVER_READY);
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
+	gateway_tools_changed(s->agent);
 	total = server_count(&ready);
 	notify_status("%zu of %zu servers ready", ready, total);
 }
@@ -322,6 +323,7 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 	/* The serving connection died: its calls already failed. */
 	session_free(s->session);
 	s->session = NULL;
+	gateway_tools_changed(s->agent);
 	evtimer_del(s->healthy_timer);
 	if (s->is_job_running && s->container != NULL)
 		return; /* the job removed its container on purpose */
@@ -341,6 +343,8 @@ server_on_tools_changed(void *arg, struct session *sess)
 
 	log_server(LOG_INFO, s->name, "tools changed: %zu tools",
 	    json_array_size(session_tools_peek(sess)));
+	if (sess == s->session)
+		gateway_tools_changed(s->agent);
 }
 
 static void
@@ -396,6 +400,7 @@ server_container_cleared(void *arg, int err, const char *why)
 	}
 	server_retire_session(s->session);
 	s->session = NULL;
+	gateway_tools_changed(s->agent);
 	server_job_connect(s, TAILQ_FIRST(&s->jobs));
 }
 

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: ISC */
+/* The gateway: MCP answered on a control connection, over every server. */
+#include <sys/queue.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mcpd.h"
+
+#define GATEWAY_PAGE	500 /* tools per tools/list page */
+#define GATEWAY_OFFERED "2025-11-25"
+#define GATEWAY_MODERN	"2026-07-28"
+
+struct gateway {
+	struct client *client;
+	char *version;	   /* agreed at initialize, or the modern era */
+	bool is_listening; /* initialized: it takes list_changed */
+	bool is_due;	   /* a list_changed waits for the next loop turn */
+	int log_level;	   /* the lowest level it takes (logging/setLevel) */
+	/* What it was shown: exposed name -> {id, tool, def}. */
+	json_t *listed;
+	TAILQ_ENTRY(gateway) entry;
+};
+
+static TAILQ_HEAD(,
+    gateway) gateway_list = TAILQ_HEAD_INITIALIZER(gateway_list);
+static struct event *gateway_notify_event;
+
+/* RFC 5424 severities as MCP names them, lowest first. */
+static const char *const gateway_levels[] = { "debug", "info", "notice",
+	"warning", "error", "critical", "alert", "emergency", NULL };
+
+static const char *const gateway_versions[] = { GATEWAY_OFFERED, "2025-06-18",
+	"2025-03-26", "2024-11-05", NULL };
+
+static int
+gateway_level(const char *name)
+{
+	for (int i = 0; name != NULL && gateway_levels[i] != NULL; i++)
+		if (strcmp(name, gateway_levels[i]) == 0)
+			return i;
+	return -1;
+}
+
+struct gateway *
+gateway_new(struct client *c)
+{
+	struct gateway *gw = calloc(1, sizeof *gw);
+
+	if (gw == NULL || (gw->listed = json_object()) == NULL)
+		fatal("out of memory");
+	gw->client = c;
+	gw->log_level = 0; /* what the server sends: nothing is held back */
+	TAILQ_INSERT_TAIL(&gateway_list, gw, entry);
+	return gw;
+}
+
+void
+gateway_free(struct gateway *gw)
+{
+	if (gw == NULL)
+		return;
+	TAILQ_REMOVE(&gateway_list, gw, entry);
+	json_decref(gw->listed);
+	free(gw->version);
+	free(gw);
+}
+
+bool
+gateway_wants_log(const struct gateway *gw, const char *level)
+{
+	int n = gateway_level(level);
+
+	return gw != NULL && (n < 0 || n >= gw->log_level);
+}
+
+/* The scope's tools, each with the name this session sees (new array). */
+static json_t *
+gateway_catalog(const char *agent, const json_t *scope)
+{
+	json_t *all = server_gateway_catalog(agent, scope);
+
+	gateway_names(all, json_array_size(scope) != 1);
+	return all;
+}
+
+/* The Tool a client sees: verbatim but its name, _meta saying whose. */
+static json_t *
+gateway_tool_view(const json_t *e)
+{
+	json_t *tool = json_deep_copy(json_object_get(e, "tool")), *meta;
+
+	meta = json_object_get(tool, "_meta");
+	if (!json_is_object(meta)) {
+		meta = json_object();
+		json_object_set_new(tool, "_meta", meta);
+	}
+	json_object_set(meta, "io.mcpd/server", json_object_get(e, "server"));
+	json_object_set(meta, "io.mcpd/tool",
+	    json_object_get(json_object_get(e, "tool"), "name"));
+	json_object_set(tool, "name", json_object_get(e, "name"));
+	return tool;
+}
+
+/* ---- methods ---- */
+
+static void
+gateway_fail(struct request *req, int code, const char *fmt, const char *arg)
+{
+	control_fail_code(req, code, NULL, fmt, arg);
+}
+
+static json_t *
+gateway_capabilities(void)
+{
+	return json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 1,
+	    "logging");
+}
+
+static json_t *
+gateway_server_info(void)
+{
+	return json_pack("{s:s, s:s, s:s}", "name", "mcpd", "title",
+	    "mcpd: every MCP server of this user", "version", MCPD_VERSION);
+}
+
+static void
+gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
+{
+	const char *want = json_string_value(json_object_get(params,
+	    "protocolVersion"));
+	const char *version = GATEWAY_OFFERED;
+
+	for (size_t i = 0; want != NULL && gateway_versions[i] != NULL; i++)
+		if (strcmp(want, gateway_versions[i]) == 0)
+			version = gateway_versions[i];
+	free(gw->version);
+	if ((gw->version = strdup(version)) == NULL)
+		fatal("strdup");
+	control_reply(req,
+	    json_pack("{s:s, s:o, s:o, s:s}", "protocolVersion", version,
+		"capabilities", gateway_capabilities(), "serverInfo",
+		gateway_server_info(), "instructions",
+		"The tools of every MCP server mcpd runs for this agent, named <server>__<tool>; _meta[\"io.mcpd/server\"] says whose."));
+}
+
+/* 2026-07-28: no handshake; every request carries its version. */
+static void
+gateway_discover(struct gateway *gw, struct request *req)
+{
+	free(gw->version);
+	if ((gw->version = strdup(GATEWAY_MODERN)) == NULL)
+		fatal("strdup");
+	gw->is_listening = true;
+	control_reply(req,
+	    json_pack("{s:[s], s:o, s:o}", "supportedVersions", GATEWAY_MODERN,
+		"capabilities", gateway_capabilities(), "serverInfo",
+		gateway_server_info()));
+}
+
+/* The offset an opaque cursor stands for; -1 when it is not one of ours. */
+static long
+gateway_cursor(const json_t *params)
+{
+	const json_t *v = json_object_get(params, "cursor");
+	const char *s = json_string_value(v);
+	char *end;
+	long n;
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (s == NULL || strncmp(s, "mcpd:", 5) != 0)
+		return -1;
+	n = strtol(s + 5, &end, 10);
+	return *end == '\0' && n > 0 ? n : -1;
+}
+
+static void
+gateway_tools_list(struct gateway *gw, struct request *req, json_t *params)
+{
+	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
+	json_t *tools = json_array(), *e, *result;
+	long from = gateway_cursor(params);
+	char cursor[32];
+	size_t i;
+
+	if (from < 0 || (size_t)from > json_array_size(all)) {
+		json_decref(all);
+		json_decref(tools);
+		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
+		    "invalid cursor: list again without one");
+		return;
+	}
+	json_array_foreach(all, i, e) {
+		if (i < (size_t)from)
+			continue;
+		if (json_array_size(tools) == GATEWAY_PAGE)
+			break;
+		json_array_append_new(tools, gateway_tool_view(e));
+		json_object_set_new(gw->listed,
+		    json_string_value(json_object_get(e, "name")),
+		    json_pack("{s:O, s:O}", "id", json_object_get(e, "id"),
+			"def", json_object_get(e, "tool")));
+	}
+	result = json_pack("{s:o}", "tools", tools);
+	if (i < json_array_size(all)) {
+		snprintf(cursor, sizeof cursor, "mcpd:%zu", i);
+		json_object_set_new(result, "nextCursor", json_string(cursor));
+	}
+	json_decref(all);
+	control_reply(req, result);
+}
+
+/* The entry of the tool a session calls by name, or NULL (new). */
+static json_t *
+gateway_resolve(struct request *req, const char *name)
+{
+	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
+	json_t *e, *found = NULL;
+	size_t i;
+
+	json_array_foreach(all, i, e)
+		if (strcmp(json_string_value(json_object_get(e, "name")),
+			name) == 0)
+			found = json_incref(e);
+	json_decref(all);
+	return found;
+}
+
+static void
+gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
+{
+	const char *name = json_string_value(json_object_get(params, "name"));
+	json_t *args = json_object_get(params, "arguments");
+	json_t *token = json_object_get(json_object_get(params, "_meta"),
+	    "progressToken");
+	json_t *e, *seen;
+	const char *tool;
+	struct server *s;
+
+	if (name == NULL || (args != NULL && !json_is_object(args))) {
+		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
+		    "tools/call needs a name and an arguments object");
+		return;
+	}
+	if ((e = gateway_resolve(req, name)) == NULL ||
+	    (s = server_find(control_agent(req),
+		 json_string_value(json_object_get(e, "id")))) == NULL) {
+		json_decref(e);
+		gateway_fail(req, JSONRPC_INVALID_PARAMS,
+		    "unknown tool %s: list the tools again (tools/list)", name);
+		return;
+	}
+	tool = json_string_value(json_object_get(json_object_get(e, "tool"),
+	    "name"));
+	/* A contract it did not see is not called (DESIGN 11). */
+	seen = json_object_get(gw->listed, name);
+	if (seen != NULL &&
+	    (!json_equal(json_object_get(seen, "id"),
+		 json_object_get(e, "id")) ||
+		!json_equal(json_object_get(seen, "def"),
+		    json_object_get(e, "tool")))) {
+		control_fail(req, ERRORS_STALE_HANDLE,
+		    json_pack("{s:s}", "tool", name),
+		    "the tool %s changed since this session listed the tools; list them again (tools/list) before calling it",
+		    name);
+	} else {
+		args = args != NULL ? json_incref(args) : json_object();
+		server_call_mcp(s, 0, tool, args, mcpd_opts.call_timeout_ms,
+		    req, true, token);
+		json_decref(args);
+	}
+	json_decref(e);
+}
+
+static void
+gateway_set_level(struct gateway *gw, struct request *req, json_t *params)
+{
+	const char *level = json_string_value(json_object_get(params, "level"));
+	int n = gateway_level(level);
+
+	if (n < 0) {
+		gateway_fail(req, JSONRPC_INVALID_PARAMS,
+		    "unknown log level %s: debug, info, notice, warning, error, critical, alert or emergency",
+		    level != NULL ? level : "(none)");
+		return;
+	}
+	gw->log_level = n;
+	control_reply(req, json_object());
+}
+
+void
+gateway_dispatch(struct request *req, const char *method, json_t *params)
+{
+	struct gateway *gw = control_gateway(req);
+	json_t *empty = NULL;
+
+	if (gw == NULL) {
+		control_reply(req, json_object()); /* its client has gone */
+		return;
+	}
+	if (params == NULL)
+		params = empty = json_object();
+	if (strcmp(method, "initialize") == 0)
+		gateway_initialize(gw, req, params);
+	else if (strcmp(method, "server/discover") == 0)
+		gateway_discover(gw, req);
+	else if (strcmp(method, "ping") == 0)
+		control_reply(req, json_object());
+	else if (mcpd_is_stopping())
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "mcpd is shutting down");
+	else if (strcmp(method, "tools/list") == 0)
+		gateway_tools_list(gw, req, params);
+	else if (strcmp(method, "tools/call") == 0)
+		gateway_tools_call(gw, req, params);
+	else if (strcmp(method, "logging/setLevel") == 0)
+		gateway_set_level(gw, req, params);
+	else
+		gateway_fail(req, JSONRPC_METHOD_NOT_FOUND,
+		    "mcpd does not offer %s (its capabilities say what it does)",
+		    method);
+	json_decref(empty);
+}
+
+void
+gateway_notification(struct gateway *gw, const char *method,
+    const json_t *params)
+{
+	(void)params;
+	if (strcmp(method, "notifications/initialized") == 0)
+		gw->is_listening = true;
+}
+
+/* ---- list_changed: one per session and loop turn ---- */
+
+static void
+gateway_notify_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct gateway *gw;
+
+	(void)fd, (void)events, (void)arg;
+	TAILQ_FOREACH(gw, &gateway_list, entry) {
+		if (!gw->is_due)
+			continue;
+		gw->is_due = false;
+		control_client_notify(gw->client,
+		    "notifications/tools/list_changed", NULL);
+	}
+}
+
+void
+gateway_tools_changed(const char *agent)
+{
+	struct gateway *gw;
+	bool any = false;
+
+	TAILQ_FOREACH(gw, &gateway_list, entry)
+		if (gw->is_listening &&
+		    strcmp(control_client_agent(gw->client), agent) == 0)
+			any = gw->is_due = true;
+	if (!any)
+		return;
+	if (gateway_notify_event == NULL &&
+	    (gateway_notify_event = event_new(mcpd_base, -1, 0,
+		 gateway_notify_due, NULL)) == NULL)
+		fatalx("cannot make an event");
+	event_active(gateway_notify_event, EV_TIMEOUT, 0);
+}

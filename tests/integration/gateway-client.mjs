@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: ISC
+// The official TypeScript SDK client (v1) against mcpd's gateway, as an
+// agent would run it: the stdio client transport spawns COMMAND ARGS (a
+// relay to mcpd's socket). Reads commands on stdin, one per line, and
+// answers each with one JSON line on stdout, so that a pytest can drive it:
+//   tools                    -> {"tools": [names]}
+//   call NAME JSON           -> {"result": ...} or {"error": {code, message}}
+//   progress NAME JSON       -> as call, plus {"progress": [[p, total]...]}
+//   cancel NAME JSON MS      -> aborts the call after MS ms: {"error": ...}
+//   changed MS               -> {"changed": n} list_changed seen within MS
+//   quit
+// usage: node gateway-client.mjs PEERS_DIR COMMAND [ARGS...]
+
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+
+const [peers, command, ...args] = process.argv.slice(2);
+const require = createRequire(join(peers, 'package.json'));
+const sdk = (path) => import(pathToFileURL(
+    require.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
+
+const { Client } = await sdk('client/index.js');
+const { StdioClientTransport } = await sdk('client/stdio.js');
+const { ToolListChangedNotificationSchema } = await sdk('types.js');
+
+const client = new Client({ name: 'mcpd-gateway-test', version: '1' });
+let changed = 0;
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+	changed++;
+});
+await client.connect(new StdioClientTransport({ command, args,
+    stderr: 'inherit' }));
+
+const say = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+const failed = (e) => ({ error: { code: e.code ?? null,
+    message: String(e.message ?? e) } });
+
+async function call(name, argsJson, extra) {
+	try {
+		return { result: await client.callTool({ name,
+		    arguments: JSON.parse(argsJson) }, undefined, extra) };
+	} catch (e) {
+		return failed(e);
+	}
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+	const [verb, name, json, ms] = line.split(' ');
+
+	if (verb === 'quit')
+		break;
+	if (verb === 'tools') {
+		const r = await client.listTools();
+		say({ tools: r.tools.map((t) => t.name), meta: r.tools.map(
+		    (t) => t._meta) });
+	} else if (verb === 'call') {
+		say(await call(name, json));
+	} else if (verb === 'progress') {
+		const progress = [];
+		const r = await call(name, json, { onprogress: (p) =>
+		    progress.push([p.progress, p.total]) });
+		say({ ...r, progress });
+	} else if (verb === 'cancel') {
+		const abort = new AbortController();
+		setTimeout(() => abort.abort('the test gave up'), Number(ms));
+		say(await call(name, json, { signal: abort.signal }));
+	} else if (verb === 'changed') {
+		const until = Date.now() + Number(name);
+		while (changed === 0 && Date.now() < until)
+			await new Promise((r) => setTimeout(r, 20));
+		say({ changed });
+		changed = 0;
+	}
+}
+await client.close();
