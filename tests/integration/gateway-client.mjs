@@ -47,7 +47,11 @@ async function call(name, argsJson, extra) {
 }
 
 for await (const line of createInterface({ input: process.stdin })) {
-	const [verb, name, json, ms] = line.split(' ');
+	// VERB NAME JSON [MS]: the JSON may hold spaces, MS is the last word.
+	const words = line.split(' ');
+	const [verb, name] = words;
+	const ms = verb === 'cancel' ? words.pop() : undefined;
+	const json = words.slice(2).join(' ');
 
 	if (verb === 'quit')
 		break;

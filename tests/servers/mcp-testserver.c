@@ -497,10 +497,13 @@ static json_t *
 ts_tool_report(struct ts_call *call)
 {
 	json_int_t steps = ts_arg_int(call, "steps");
+	json_int_t ms = ts_arg_int(call, "ms");
 	json_t *token = json_object_get(call->meta, "progressToken");
 
 	if (steps < 0 || steps > 100)
 		return ts_result(true, "steps must be within 0..100");
+	if (ms < 0 || ms > 1000)
+		return ts_result(true, "ms must be within 0..1000");
 	for (json_int_t i = 1; i <= steps; i++) {
 		if (token != NULL)
 			ts_notify(json_pack(
@@ -511,6 +514,9 @@ ts_tool_report(struct ts_call *call)
 		ts_notify(json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "jsonrpc",
 		    "2.0", "method", "notifications/message", "params", "level",
 		    "info", "logger", "report", "data", "a step"));
+		/* Blocking on purpose: steps that come apart, as real ones. */
+		if (ms > 0)
+			usleep((useconds_t)ms * 1000);
 	}
 	return ts_result(false, "reported %" JSON_INTEGER_FORMAT " steps%s",
 	    steps, token != NULL ? "" : " (no progressToken)");
@@ -553,7 +559,7 @@ static const struct ts_tool ts_tools[] = {
 	    "ms:integer!", NULL, ts_tool_deaf },
 	{ "report", "Report",
 	    "Sends steps progress notifications (to its progressToken) and log messages, then answers.",
-	    "steps:integer!", NULL, ts_tool_report },
+	    "steps:integer! ms:integer", NULL, ts_tool_report },
 	{ "mismatch", "Mismatch",
 	    "With --modern, answers -32020 (HeaderMismatch); else echoes.",
 	    "message:string", NULL, ts_tool_echo },

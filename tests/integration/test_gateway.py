@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: ISC
+"""The gateway (DESIGN 11): mcpd answers MCP on its control socket, giving
+each agent the tools of every server it runs. The client is the official
+TypeScript SDK's (v1) stdio client, as agents run it, through a relay to
+the socket; raw JSON-RPC where a detail needs a close look."""
+
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import (INVALID_PARAMS, NODE, PEERS, STALE_HANDLE, Client,
+                      everything_cmd, poll, ts_command)
+
+HERE = Path(__file__).resolve().parent
+SDK_CLIENT = HERE / "gateway-client.mjs"
+SOCAT = shutil.which("socat")
+
+
+class SdkClient:
+    """tests/integration/gateway-client.mjs: the SDK client, one command
+    per line in, one JSON answer per line out."""
+
+    def __init__(self, sock):
+        assert SOCAT, "socat is missing: scripts/install-deps --test-peers"
+        relay = [SOCAT, "STDIO", f"UNIX-CONNECT:{sock}"]
+        self.proc = subprocess.Popen(
+            [NODE, str(SDK_CLIENT), str(PEERS)] + relay,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask(self, line, timeout=30):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        deadline = time.monotonic() + timeout
+        out = self.proc.stdout.readline()
+        assert out, (f"the SDK client ended on '{line}' "
+                     f"({time.monotonic() - deadline + timeout:.1f} s)")
+        return json.loads(out)
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def sdk(mcpd):
+    clients = []
+
+    def start():
+        c = SdkClient(mcpd.sock)
+        clients.append(c)
+        return c
+    yield start
+    for c in clients:
+        c.close()
+
+
+def test_sdk_client_sees_and_calls_every_server(mcpd, sdk, tmp_path):
+    mcpd.load_testserver("ts")
+    mcpd.load(everything_cmd(), name="everything", timeout=120)
+    c = sdk()
+    r = c.ask("tools")
+    names = r["tools"]
+    assert "ts__echo" in names and "everything__echo" in names, names
+    assert all(n.startswith(("ts__", "everything__")) for n in names)
+    metas = dict(zip(names, r["meta"]))
+    assert metas["ts__echo"]["io.mcpd/server"] == "ts"
+    assert metas["ts__echo"]["io.mcpd/tool"] == "echo"
+    r = c.ask('call ts__echo {"message":"through mcpd"}')
+    assert r["result"]["structuredContent"] == {"message": "through mcpd"}
+    r = c.ask('call everything__echo {"message":"hi"}')
+    assert r["result"]["content"][0]["text"] == "Echo: hi", r
+    r = c.ask('call ts__nope {}')
+    assert r["error"]["code"] == INVALID_PARAMS, r
+    assert "unknown tool ts__nope" in r["error"]["message"], r
+
+
+def test_progress_reaches_the_sdk_client(mcpd, sdk):
+    mcpd.load_testserver("ts")
+    c = sdk()
+    c.ask("tools")
+    # Apart in time, as real progress comes: the SDK client (1.32) drops
+    # progress that reaches it in the same read as the answer.
+    r = c.ask('progress ts__report {"steps":3,"ms":100}')
+    assert r["result"]["content"][0]["text"] == "reported 3 steps", r
+    assert r["progress"] == [[1, 3], [2, 3], [3, 3]], r
+
+
+def test_list_changed_after_a_load_and_an_unload(mcpd, sdk):
+    mcpd.load_testserver("ts")
+    c = sdk()
+    assert c.ask("changed 200") == {"changed": 0}
+    mcpd.load_testserver("more", "--tools", "1")
+    assert c.ask("changed 10000")["changed"] >= 1
+    assert "more__t0" in c.ask("tools")["tools"]
+    mcpd.rpc.result("mcpd/unload", {"target": "more"})
+    assert c.ask("changed 10000")["changed"] >= 1
+    assert not any(n.startswith("more__") for n in c.ask("tools")["tools"])
+
+
+def test_cancellation_reaches_the_server(mcpd, sdk, tmp_path):
+    log = tmp_path / "ts.log"
+    mcpd.load_testserver("ts", "--log-file", log)
+    c = sdk()
+    c.ask("tools")
+    t0 = time.monotonic()
+    r = c.ask('cancel ts__sleep_ms {"ms":20000} 300')
+    assert "error" in r and time.monotonic() - t0 < 10, r
+    poll(lambda: "client cancelled" in log.read_text(), timeout=10,
+         what="the server to see notifications/cancelled")
+    # The server is still there for the next call.
+    r = c.ask('call ts__echo {"message":"after"}')
+    assert r["result"]["structuredContent"] == {"message": "after"}
+
+
+def raw_session(mcpd, agent=None, servers=None):
+    """A raw MCP session on the socket, after an optional mcpd/hello."""
+    c = mcpd.client(timeout=30)
+    params = {}
+    if agent:
+        params["agent"] = agent
+    if servers is not None:
+        params["servers"] = servers
+    if params:
+        c.result("mcpd/hello", params)
+    r = c.result("initialize", {"protocolVersion": "2025-06-18",
+                                "capabilities": {},
+                                "clientInfo": {"name": "raw", "version": "1"}})
+    assert r["protocolVersion"] == "2025-06-18", r
+    assert r["capabilities"]["tools"] == {"listChanged": True}, r
+    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return c
+
+
+def test_scope_agent_and_one_server(mcpd):
+    mcpd.load_testserver("ts")
+    mcpd.load_testserver("two", "--tools", "2")
+    with raw_session(mcpd, servers=["two"]) as c:
+        names = [t["name"] for t in c.result("tools/list")["tools"]]
+        # One server in scope: its names as the server gives them.
+        assert "t0" in names and "echo" in names, names
+        assert not any("__" in n for n in names), names
+        r = c.result("tools/call", {"name": "t1", "arguments": {
+            "message": "x"}})
+        assert r["content"][0]["text"] == "x", r
+    with raw_session(mcpd, agent="other") as c:
+        assert c.result("tools/list")["tools"] == []
+
+
+def test_a_changed_tool_must_be_listed_again(mcpd):
+    mcpd.load_testserver("ts")
+    with raw_session(mcpd) as c:
+        names = [t["name"] for t in c.result("tools/list")["tools"]]
+        assert "ts__echo" in names
+        # A server that adds tools leaves echo as it was: still callable.
+        c.result("tools/call", {"name": "ts__notify_changed",
+                                "arguments": {}})
+        poll(lambda: any(t["name"] == "ts__extra_1" for t in
+                         c.result("tools/list")["tools"]), timeout=10,
+             what="the new tool to be listed")
+    # ... while another program under the same name changes it: echo of
+    # server-everything is not the test server's echo.
+    with raw_session(mcpd) as c:
+        c.result("tools/list")
+        mcpd.rpc.result("mcpd/unload", {"target": "ts"})
+        mcpd.load(everything_cmd(), name="ts", timeout=120)
+        e = c.error("tools/call", {"name": "ts__echo",
+                                   "arguments": {"message": "x"}})
+        assert e["code"] == STALE_HANDLE, e
+        assert e["message"] == ("the tool ts__echo changed since this "
+                                "session listed the tools; list them again "
+                                "(tools/list) before calling it"), e
+        c.result("tools/list")
+        r = c.result("tools/call", {"name": "ts__echo",
+                                    "arguments": {"message": "x"}})
+        assert r["content"][0]["text"] == "Echo: x", r
+
+
+def test_modern_era_discover(mcpd):
+    mcpd.load_testserver("ts")
+    with mcpd.client(timeout=30) as c:
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+        r = c.result("server/discover", {"_meta": meta})
+        assert r["supportedVersions"] == ["2026-07-28"], r
+        assert r["serverInfo"]["name"] == "mcpd", r
+        tools = c.result("tools/list", {"_meta": meta})["tools"]
+        assert any(t["name"] == "ts__echo" for t in tools)
+
+
+def test_mcpd_methods_keep_working_on_an_mcp_connection(mcpd):
+    mcpd.load_testserver("ts")
+    with raw_session(mcpd) as c:
+        assert [r["name"] for r in c.result("mcpd/list")["servers"]] == \
+            ["ts"]
+        assert c.result("ping") == {}
+        e = c.error("prompts/list")
+        assert e["code"] == -32601, e
