@@ -252,7 +252,7 @@ ctl_call_fetch(struct mcpctl *m, const struct ctl_call *c, json_t **ret)
 
 /*
  * The tool the target names: by its handle, else by its name (a handle of
- * an older generation still shows the flags; mcpd refuses the call).
+ * an older generation: mcpd refuses the call, and --help with it).
  */
 static const json_t *
 ctl_call_find(const struct ctl_call *c, const json_t *tools)
@@ -551,6 +551,16 @@ ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool)
 	return r;
 }
 
+/* False for a handle that names an older generation of the tool. */
+static bool
+ctl_call_is_current(const struct ctl_call *c, const json_t *tool)
+{
+	const json_t *handle = json_object_get(c->params, "handle");
+
+	return handle == NULL || tool == NULL ||
+	    json_equal(json_object_get(tool, "handle"), handle);
+}
+
 /* With the tool's schema: help, or flags and checks, then the call. */
 static int
 ctl_call_run(struct mcpctl *m, struct ctl_call *c, const json_t *tools)
@@ -570,7 +580,10 @@ ctl_call_run(struct mcpctl *m, struct ctl_call *c, const json_t *tools)
 		print_err("%s", strerror(ENOMEM));
 		return MCPCTL_EXIT_ERROR;
 	}
-	if (c->is_help) {
+	if (c->is_help && !ctl_call_is_current(c, tool)) {
+		/* A stale handle: --help fails as the call would (mcpd says). */
+		r = ctl_call_send(m, c, tool);
+	} else if (c->is_help) {
 		callhelp_print(cf);
 		r = MCPCTL_EXIT_OK;
 	} else if (c->has_flags &&

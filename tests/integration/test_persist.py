@@ -884,3 +884,9 @@ def test_a_handle_from_before_a_restart_is_stale(mcpd_factory):
     for r in d2.list():
         assert r["generation"] > max(saved["generation"],
                                      again["generation"]), r
+    # mcpctl call --help on a stale handle fails as the call does.
+    for args in ([old[0], "--help"], [old[0], "message=x"]):
+        out = d2.ctl("call", *args, is_json=False)
+        assert out.rc == 1 and out.out == "", out
+        assert f"the handle belongs to generation {saved['generation']} " \
+            "of saved" in out.err, out
