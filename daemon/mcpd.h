@@ -492,6 +492,8 @@ json_t *session_tools_peek(const struct session *);
 /* A 2026-07-28 server answered HeaderMismatch: its tool catalog is stale. */
 bool session_is_catalog_retired(const struct session *);
 json_t *session_server_info_peek(const struct session *);
+/* What the server said it offers (borrowed), or NULL. */
+const json_t *session_capabilities_peek(const struct session *);
 /* Sends a request; cb is called exactly once, from the loop. params is stolen. */
 void session_request(struct session *, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, void *arg);
@@ -607,6 +609,19 @@ json_t *server_list_tools(const char *agent);
 void server_call_mcp(struct server *, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *, bool is_mcp,
     const json_t *progress_token);
+/*
+ * The names of agent's ready servers in scope (NULL: all) that offer
+ * capability ("prompts", "resources", "completions"): a new array.
+ */
+json_t *server_gateway_offering(const char *agent, const json_t *scope,
+    const char *capability);
+/*
+ * An MCP client's request (prompts, resources, completion) forwarded to
+ * the serving connection of agent's server name; cb runs once, from the
+ * loop. params is stolen. -ENOENT (nothing sent) when it is not ready.
+ */
+int server_forward(const char *agent, const char *name, const char *method,
+    json_t *params, session_reply_fn *cb, void *arg);
 /* The tool of that name the server listed (borrowed), or NULL. */
 const json_t *server_tool_peek(const struct server *, const char *tool);
 /*

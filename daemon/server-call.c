@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* Tool calls: checks, the call in flight, its progress and its answer. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,25 +26,65 @@ server_tool_peek(const struct server *s, const char *tool)
 	return NULL;
 }
 
+/* s belongs to agent, is ready, and scope (NULL: all) names it. */
+static bool
+server_in_gateway_scope(const struct server *s, const char *agent,
+    const json_t *scope)
+{
+	const json_t *name;
+	size_t i;
+
+	if (strcmp(s->agent, agent) != 0 || !session_is_ready(s->session))
+		return false;
+	if (scope == NULL)
+		return true;
+	json_array_foreach(scope, i, name)
+		if (json_is_string(name) &&
+		    strcmp(json_string_value(name), s->name) == 0)
+			return true;
+	return false;
+}
+
+json_t *
+server_gateway_offering(const char *agent, const json_t *scope,
+    const char *capability)
+{
+	json_t *names = json_array();
+	struct server *s;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (server_in_gateway_scope(s, agent, scope) &&
+		    json_object_get(session_capabilities_peek(s->session),
+			capability) != NULL)
+			json_array_append_new(names, json_string(s->name));
+	return names;
+}
+
+int
+server_forward(const char *agent, const char *name, const char *method,
+    json_t *params, session_reply_fn *cb, void *arg)
+{
+	struct server *s = server_find_name(agent, name);
+
+	if (s == NULL || !session_is_ready(s->session)) {
+		json_decref(params);
+		return -ENOENT;
+	}
+	session_request(s->session, method, params, mcpd_opts.call_timeout_ms,
+	    cb, arg);
+	return 0;
+}
+
 json_t *
 server_gateway_catalog(const char *agent, const json_t *scope)
 {
-	json_t *out = json_array(), *tools, *tool, *name;
+	json_t *out = json_array(), *tools, *tool;
 	struct server *s;
 	size_t i;
-	bool is_in;
 
 	TAILQ_FOREACH(s, &server_list, entry) {
-		if (strcmp(s->agent, agent) != 0 ||
-		    !session_is_ready(s->session) ||
+		if (!server_in_gateway_scope(s, agent, scope) ||
 		    session_is_catalog_retired(s->session))
-			continue;
-		is_in = scope == NULL;
-		json_array_foreach(scope, i, name)
-			is_in = is_in ||
-			    (json_is_string(name) &&
-				strcmp(json_string_value(name), s->name) == 0);
-		if (!is_in)
 			continue;
 		tools = session_tools_peek(s->session);
 		json_array_foreach(tools, i, tool)

@@ -602,6 +602,12 @@ session_is_catalog_retired(const struct session *s)
 	return s != NULL && s->is_catalog_retired;
 }
 
+const json_t *
+session_capabilities_peek(const struct session *s)
+{
+	return s != NULL ? s->capabilities : NULL;
+}
+
 json_t *
 session_server_info_peek(const struct session *s)
 {
