@@ -18,9 +18,9 @@
 #include "mcpctl.h"
 #include "paths.h"
 
-#define AUTOSTART_WAIT_MS 10000	      /* until the socket accepts */
-#define AUTOSTART_POLL_MS 20	      /* between two tries */
-#define AUTOSTART_LOG_MAX (4 << 20)   /* bytes before mcpd.log is rotated */
+#define AUTOSTART_WAIT_MS 10000		/* until the socket accepts */
+#define AUTOSTART_POLL_MS 20		/* between two tries */
+#define AUTOSTART_LOG_MAX (4 << 20)	/* bytes before mcpd.log is rotated */
 #define AUTOSTART_TAIL	  ((off_t)4096) /* bytes of the log shown on failure */
 
 bool
@@ -82,7 +82,8 @@ autostart_find_mcpd(void)
 	while (path != NULL && *path != '\0') {
 		size_t len = strcspn(path, ":");
 
-		if (asprintf(&p, "%.*s/mcpd", (int)len, len ? path : ".") >= 0) {
+		if (asprintf(&p, "%.*s/mcpd", (int)len, len ? path : ".") >=
+		    0) {
 			if (autostart_is_program(p))
 				return p;
 			free(p);
@@ -198,16 +199,20 @@ autostart_wait(const char *socket_path, pid_t pid, const char *log,
 			if (autostart_accepts(socket_path))
 				return 0;
 			if (WIFEXITED(status))
-				print_err("mcpd (pid %ld) exited with status %d before it accepted on %s",
-				    (long)pid, WEXITSTATUS(status), socket_path);
+				print_err(
+				    "mcpd (pid %ld) exited with status %d before it accepted on %s",
+				    (long)pid, WEXITSTATUS(status),
+				    socket_path);
 			else
-				print_err("mcpd (pid %ld) was killed by signal %d before it accepted on %s",
+				print_err(
+				    "mcpd (pid %ld) was killed by signal %d before it accepted on %s",
 				    (long)pid, WTERMSIG(status), socket_path);
 			autostart_show_log(log, log_from);
 			return MCPCTL_EXIT_UNREACHABLE;
 		}
 		if (autostart_now_ms() >= deadline) {
-			print_err("mcpd (pid %ld) did not accept on %s within %d s; it keeps running, see %s",
+			print_err(
+			    "mcpd (pid %ld) did not accept on %s within %d s; it keeps running, see %s",
 			    (long)pid, socket_path, AUTOSTART_WAIT_MS / 1000,
 			    log);
 			return MCPCTL_EXIT_UNREACHABLE;
@@ -225,12 +230,14 @@ autostart_mcpd(const char *socket_path)
 	pid_t pid;
 
 	if ((mcpd = autostart_find_mcpd()) == NULL) {
-		print_err("cannot start mcpd: no mcpd next to mcpctl nor on PATH");
+		print_err(
+		    "cannot start mcpd: no mcpd next to mcpctl nor on PATH");
 		r = MCPCTL_EXIT_UNREACHABLE;
 		goto out;
 	}
 	if ((state = paths_state_default()) == NULL) {
-		print_err("cannot start mcpd: no state directory for its log: set HOME, XDG_STATE_HOME or MCPD_STATE_DIR");
+		print_err(
+		    "cannot start mcpd: no state directory for its log: set HOME, XDG_STATE_HOME or MCPD_STATE_DIR");
 		r = MCPCTL_EXIT_UNREACHABLE;
 		goto out;
 	}

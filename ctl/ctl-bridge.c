@@ -17,7 +17,7 @@
 /* Bytes held in each direction before reading from that side stops. */
 #define BRIDGE_BUFFER ((size_t)64 << 10)
 /* Bytes written at once to a descriptor that stays blocking (a terminal). */
-#define BRIDGE_CHUNK ((size_t)4096)
+#define BRIDGE_CHUNK  ((size_t)4096)
 
 /* One direction: bytes read from in wait in buf until out takes them. */
 struct bridge_pipe {
@@ -152,7 +152,8 @@ ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
 		/* POLLHUP and POLLERR come with revents, asked or not. */
 		if (pfd[0].revents != 0 && (r = ctl_bridge_read(up)) <= 0) {
 			if (r < 0) {
-				print_err("bridge: cannot read standard input: %s",
+				print_err(
+				    "bridge: cannot read standard input: %s",
 				    strerror(-r));
 				return MCPCTL_EXIT_ERROR;
 			}
@@ -251,9 +252,12 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	if (r != 0)
 		return r;
 	sock = conn_fd(m->conn);
-	up = (struct bridge_pipe){ .in = STDIN_FILENO, .out = sock,
-		.buf = evbuffer_new(), .is_out_nonblock = true };
-	down = (struct bridge_pipe){ .in = sock, .out = STDOUT_FILENO,
+	up = (struct bridge_pipe){ .in = STDIN_FILENO,
+		.out = sock,
+		.buf = evbuffer_new(),
+		.is_out_nonblock = true };
+	down = (struct bridge_pipe){ .in = sock,
+		.out = STDOUT_FILENO,
 		.buf = evbuffer_new() };
 	if (up.buf == NULL || down.buf == NULL) {
 		evbuffer_free(up.buf);

@@ -61,8 +61,8 @@ cc_skip(const char *s, size_t len, size_t i)
 			while (i < len && s[i] != '\n')
 				i++;
 		else if (s[i] == '/' && i + 1 < len && s[i + 1] == '*') {
-			for (i += 2; i + 1 < len &&
-			     !(s[i] == '*' && s[i + 1] == '/');
+			for (i += 2;
+			     i + 1 < len && !(s[i] == '*' && s[i + 1] == '/');
 			     i++)
 				;
 			i = i + 1 < len ? i + 2 : len;
@@ -150,7 +150,8 @@ cc_find(const char *s, size_t len, size_t open, const char *key,
 		i = cc_skip(s, len, i + 1);
 		if ((vend = cc_value_end(s, len, i)) == CC_NONE)
 			return -EINVAL;
-		if (k - 1 - kstart == klen && memcmp(s + kstart, key, klen) == 0) {
+		if (k - 1 - kstart == klen &&
+		    memcmp(s + kstart, key, klen) == 0) {
 			ret->value_start = i;
 			ret->value_end = vend;
 		}
@@ -195,7 +196,7 @@ cc_render_to(FILE *f, const json_t *v, const char *unit, int depth)
 
 	if (json_is_object(v) && json_object_size(v) > 0) {
 		fputs("{\n", f);
-		json_object_foreach ((json_t *)(uintptr_t)v, key, item) {
+		json_object_foreach((json_t *)(uintptr_t)v, key, item) {
 			json_t *k = json_string(key);
 
 			cc_indent(f, unit, depth + 1);
@@ -212,7 +213,7 @@ cc_render_to(FILE *f, const json_t *v, const char *unit, int depth)
 	}
 	if (json_is_array(v)) {
 		fputc('[', f);
-		json_array_foreach (v, i, item) {
+		json_array_foreach(v, i, item) {
 			text = json_dumps(item, JSON_ENCODE_ANY | JSON_COMPACT);
 			fprintf(f, "%s%s", i > 0 ? ", " : "",
 			    text != NULL ? text : "null");
@@ -281,7 +282,7 @@ cc_entry(const struct mcpctl *m, const struct cc_client *client,
 		json_array_append_new(args, json_string("--agent"));
 		json_array_append_new(args, json_string(m->agent));
 	}
-	json_array_foreach (servers, i, s) {
+	json_array_foreach(servers, i, s) {
 		json_array_append_new(args, json_string("--server"));
 		json_array_append(args, s);
 	}
@@ -320,8 +321,8 @@ cc_slurp(const char *path, char **ret, size_t *ret_len)
 		len += n;
 		if (len < size)
 			continue;
-		if (size >= CC_MAX_FILE || (bigger = realloc(buf,
-						 2 * size + 1)) == NULL) {
+		if (size >= CC_MAX_FILE ||
+		    (bigger = realloc(buf, 2 * size + 1)) == NULL) {
 			n = -1;
 			errno = size >= CC_MAX_FILE ? EFBIG : ENOMEM;
 			break;
@@ -427,8 +428,7 @@ out:
 
 /* Writes buf to path atomically, then reads it back; 0 or -errno. */
 static int
-cc_put(const char *path, const char *buf, size_t len, mode_t mode,
-    char **cause)
+cc_put(const char *path, const char *buf, size_t len, mode_t mode, char **cause)
 {
 	char *back = NULL;
 	size_t blen = 0;
@@ -444,9 +444,9 @@ cc_put(const char *path, const char *buf, size_t len, mode_t mode,
 	}
 	r = blen == len && memcmp(back, buf, len) == 0 ? 0 : -EIO;
 	free(back);
-	if (r < 0 && asprintf(cause,
-			 "%s does not read back as what was written to it",
-			 path) < 0)
+	if (r < 0 &&
+	    asprintf(cause, "%s does not read back as what was written to it",
+		path) < 0)
 		*cause = NULL;
 	return r;
 }
@@ -472,7 +472,8 @@ cc_write(const struct mcpctl *m, const struct cc_client *client,
 	/* A symbolic link (a dotfile manager's) stays one: write its target. */
 	if (lstat(file, &st) == 0 && S_ISLNK(st.st_mode)) {
 		if ((real = realpath(file, NULL)) == NULL) {
-			print_err("client-config: %s is a symbolic link to nowhere: %s",
+			print_err(
+			    "client-config: %s is a symbolic link to nowhere: %s",
 			    file, strerror(errno));
 			return MCPCTL_EXIT_ERROR;
 		}
@@ -495,7 +496,8 @@ cc_write(const struct mcpctl *m, const struct cc_client *client,
 			goto out;
 		}
 		if (!json_is_object(doc)) {
-			print_err("client-config: %s does not hold a JSON object",
+			print_err(
+			    "client-config: %s does not hold a JSON object",
 			    path);
 			r = MCPCTL_EXIT_ERROR;
 			goto out;
@@ -532,7 +534,8 @@ cc_write(const struct mcpctl *m, const struct cc_client *client,
 		if (!is_new && cc_skip(text, len, 0) < len) {
 			action = json_object_get(box, CC_NAME) ? "replaced" :
 								 "added";
-			note = "the file was written anew: its comments and layout were not kept";
+			note =
+			    "the file was written anew: its comments and layout were not kept";
 		}
 		if ((merged = cc_render(want, "  ", 0)) == NULL ||
 		    asprintf(&bak, "%s\n", merged) < 0) {
@@ -548,7 +551,8 @@ cc_write(const struct mcpctl *m, const struct cc_client *client,
 		if (asprintf(&bak, "%s.bak", path) < 0 ||
 		    (r = fileio_write_atomic(bak, text, len, mode, &cause)) <
 			0) {
-			print_err("client-config: cannot write the backup, so %s was left alone: %s",
+			print_err(
+			    "client-config: cannot write the backup, so %s was left alone: %s",
 			    path, cause != NULL ? cause : "out of memory");
 			r = MCPCTL_EXIT_ERROR;
 			goto out;
@@ -565,8 +569,8 @@ cc_write(const struct mcpctl *m, const struct cc_client *client,
 report:
 	if (m->is_json) {
 		report = json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "file", path,
-		    "client", client->name, "action", is_new ? "created" : action,
-		    "backup", bak, "note", note);
+		    "client", client->name, "action",
+		    is_new ? "created" : action, "backup", bak, "note", note);
 		print_json(report);
 		json_decref(report);
 	} else if (strcmp(action, "unchanged") == 0) {
@@ -598,8 +602,8 @@ out:
 }
 
 static int
-ctl_client_config_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd,
-    int argc, char **argv)
+ctl_client_config_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
 {
 	const struct cc_client *client = NULL;
 	json_t *servers = json_array(), *entry = NULL, *doc = NULL;
@@ -609,8 +613,8 @@ ctl_client_config_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd,
 
 	if (servers == NULL)
 		return MCPCTL_EXIT_ERROR;
-	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_client_config_options)) !=
-	    -1) {
+	while ((c = mcpctl_getopt(argc, argv, ":h",
+		    ctl_client_config_options)) != -1) {
 		switch (c) {
 		case 'S':
 			if ((r = mcpctl_check_name(cmd, "server", optarg)) != 0)
@@ -629,7 +633,8 @@ ctl_client_config_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd,
 		}
 	}
 	if ((r = mcpctl_positional(cmd, argc, argv, 1, 1,
-		 "CLIENT (claude-desktop, claude-code, cursor or vscode)")) != 0)
+		 "CLIENT (claude-desktop, claude-code, cursor or vscode)")) !=
+	    0)
 		goto out;
 	for (size_t i = 0; cc_clients[i].name != NULL; i++)
 		if (strcmp(cc_clients[i].name, argv[optind]) == 0)
