@@ -162,6 +162,18 @@ conn_peer(const struct conn *c)
 	return c->peer;
 }
 
+int
+conn_fd(const struct conn *c)
+{
+	return c->fd;
+}
+
+struct evbuffer *
+conn_input(struct conn *c)
+{
+	return c->in;
+}
+
 static int conn_fail(char **, int, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -26,7 +26,17 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_call_cmd,
 	&ctl_logs_cmd,
 	&ctl_secret_cmd,
+	&ctl_bridge_cmd,
+	&ctl_client_config_cmd,
 	&ctl_status_cmd,
+	&ctl_shutdown_cmd,
+	&ctl_help_cmd,
+	&ctl_version_cmd,
+	NULL,
+};
+
+/* The commands that never start mcpd when none answers. */
+static const struct mcpctl_cmd *const mcpctl_no_autostart[] = {
 	&ctl_shutdown_cmd,
 	&ctl_help_cmd,
 	&ctl_version_cmd,
@@ -231,13 +241,25 @@ mcpctl_connect(struct mcpctl *m)
 	json_t *params, *result;
 	int r;
 
-	if ((r = conn_open(m->socket_path, &m->conn)) < 0) {
+	r = conn_open(m->socket_path, &m->conn);
+	if ((r == -ENOENT || r == -ECONNREFUSED) && m->is_autostart &&
+	    !autostart_is_disabled()) {
+		if ((r = autostart_mcpd(m->socket_path)) != 0)
+			return r;
+		r = conn_open(m->socket_path, &m->conn);
+	}
+	if (r < 0) {
 		if (r == -ETIMEDOUT)
 			print_err(
 			    "mcpd at %s did not accept the connection within %g s; is it stopped?",
 			    m->socket_path, conn_get_timeout() / 1000.0);
 		else
 			print_unreachable(m->socket_path, -r);
+		if ((r == -ENOENT || r == -ECONNREFUSED) && m->is_autostart &&
+		    autostart_is_disabled())
+			fputs(
+			    "mcpctl did not start mcpd itself: MCPD_NO_AUTOSTART is set\n",
+			    stderr);
 		return MCPCTL_EXIT_UNREACHABLE;
 	}
 	if (m->agent == NULL)
@@ -527,6 +549,10 @@ main(int argc, char **argv)
 		}
 		m.socket_path = sock;
 	}
+	m.is_autostart = true;
+	for (size_t i = 0; mcpctl_no_autostart[i] != NULL; i++)
+		if (mcpctl_no_autostart[i] == cmd)
+			m.is_autostart = false;
 	argc -= optind;
 	argv += optind;
 	optind = 0; /* glibc: start afresh on the command's argv */

@@ -30,6 +30,8 @@ struct mcpctl {
 	const char *socket_path;
 	const char *agent; /* sent with mcpd/hello first, or NULL */
 	bool is_json;
+	/* Whether a socket that does not answer makes mcpctl start mcpd. */
+	bool is_autostart;
 	struct conn *conn; /* opened by the first request */
 };
 struct mcpctl_cmd {
@@ -124,6 +126,25 @@ typedef void (*conn_notify_fn)(void *arg, json_int_t id, const char *method,
  * fn, on every connection (mcpctl has one); NULL skips them, the default.
  */
 void conn_set_notify(conn_notify_fn fn, void *arg);
+
+/* The socket's file descriptor, owned by the connection. */
+int conn_fd(const struct conn *);
+/*
+ * What the connection read past the answers conn_call returned (borrowed):
+ * a caller that goes on with the bare socket takes it from there.
+ */
+struct evbuffer *conn_input(struct conn *);
+
+/* autostart.c: mcpd -d started when the socket does not answer. */
+/* Whether MCPD_NO_AUTOSTART (anything but empty or 0) turns it off. */
+bool autostart_is_disabled(void);
+/*
+ * Starts mcpd (next to mcpctl, else on PATH) detached, with -s
+ * socket_path and its stderr in <state dir>/mcpd.log, says so on stderr,
+ * and waits until the socket accepts. 0, or the exit status after saying
+ * why it failed (with the end of the log when mcpd exited).
+ */
+int autostart_mcpd(const char *socket_path);
 
 /* print.c: tables, JSON and error output. */
 struct print_table;
@@ -252,6 +273,8 @@ extern const struct mcpctl_cmd ctl_import_cmd;
 extern const struct mcpctl_cmd ctl_secret_cmd;
 extern const struct mcpctl_cmd ctl_inspect_cmd;
 extern const struct mcpctl_cmd ctl_wait_cmd;
+extern const struct mcpctl_cmd ctl_bridge_cmd;
+extern const struct mcpctl_cmd ctl_client_config_cmd;
 extern const struct mcpctl_cmd ctl_help_cmd;
 extern const struct mcpctl_cmd ctl_version_cmd;
 

@@ -482,11 +482,16 @@ CONFIG_HOME = tempfile.mkdtemp(prefix="mcpd-it-config-")
 atexit.register(shutil.rmtree, CONFIG_HOME, True)
 
 
+# mcpctl starts mcpd itself when none answers: not in tests that expect it
+# unreachable (test_bridge.py turns it on where it tests it).
+os.environ["MCPD_NO_AUTOSTART"] = "1"
+
+
 def child_env(extra=None):
     """A small, explicit environment for mcpd and mcpctl."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/root"),
-           "XDG_CONFIG_HOME": CONFIG_HOME}
+           "XDG_CONFIG_HOME": CONFIG_HOME, "MCPD_NO_AUTOSTART": "1"}
     for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
         if k in os.environ:
             env[k] = os.environ[k]

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: ISC */
+/* mcpctl bridge: MCP over stdio relayed to and from mcpd's control socket. */
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+
+#include "mcpctl.h"
+
+/* Bytes held in each direction before reading from that side stops. */
+#define BRIDGE_BUFFER ((size_t)64 << 10)
+/* Bytes written at once to a descriptor that stays blocking (a terminal). */
+#define BRIDGE_CHUNK  ((size_t)4096)
+
+/* One direction: bytes read from in wait in buf until out takes them. */
+struct bridge_pipe {
+	int in, out;
+	struct evbuffer *buf;
+	bool is_in_eof;
+	bool is_out_nonblock; /* else write at most BRIDGE_CHUNK per POLLOUT */
+};
+
+/* stdin, stdout and their file status flags before the bridge ran. */
+struct bridge_stdio {
+	int fd;
+	int flags; /* -1: left alone */
+};
+
+static const struct option ctl_bridge_options[] = {
+	{ "server", required_argument, NULL, 'S' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * Makes a pipe or socket on fd non-blocking (such an end is the bridge's
+ * own: its client holds the other one), remembering the flags to put back;
+ * a terminal or a file stays as it is. Whether fd is non-blocking now.
+ */
+static bool
+ctl_bridge_nonblock(struct bridge_stdio *saved)
+{
+	struct stat st;
+	int flags;
+
+	saved->flags = -1;
+	if (fstat(saved->fd, &st) < 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) ||
+	    (flags = fcntl(saved->fd, F_GETFL)) < 0)
+		return false;
+	if (flags & O_NONBLOCK)
+		return true;
+	if (fcntl(saved->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return false;
+	saved->flags = flags;
+	return true;
+}
+
+static void
+ctl_bridge_restore(const struct bridge_stdio *saved)
+{
+	if (saved->flags >= 0)
+		(void)fcntl(saved->fd, F_SETFL, saved->flags);
+}
+
+/* Reads what in has into p's buffer: 1, 0 at EOF, or -errno. */
+static int
+ctl_bridge_read(struct bridge_pipe *p)
+{
+	size_t room = BRIDGE_BUFFER - evbuffer_get_length(p->buf);
+	int n;
+
+	n = evbuffer_read(p->buf, p->in, (int)room);
+	if (n > 0)
+		return 1;
+	if (n == 0)
+		return 0;
+	if (errno == EINTR || errno == EAGAIN)
+		return 1;
+	return -errno;
+}
+
+/* Writes what p's buffer holds, as much as out takes: 0 or -errno. */
+static int
+ctl_bridge_write(struct bridge_pipe *p)
+{
+	size_t len = evbuffer_get_length(p->buf);
+	int n;
+
+	if (!p->is_out_nonblock && len > BRIDGE_CHUNK)
+		len = BRIDGE_CHUNK;
+	n = evbuffer_write_atmost(p->buf, p->out, (ssize_t)len);
+	if (n >= 0 || errno == EINTR || errno == EAGAIN)
+		return 0;
+	return -errno;
+}
+
+/*
+ * The relay: up carries stdin to the socket, down the socket to stdout.
+ * Returns the exit status, after saying why on stderr when it is not 0.
+ */
+static int
+ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
+{
+	bool is_shut = false, is_refused = false;
+	struct pollfd pfd[4];
+	int r, n;
+
+	for (;;) {
+		size_t up_len = evbuffer_get_length(up->buf);
+		size_t down_len = evbuffer_get_length(down->buf);
+
+		/* stdin ended and all of it went to mcpd: half-close. */
+		if (up->is_in_eof && up_len == 0 && !is_shut && !is_refused) {
+			(void)shutdown(sock, SHUT_WR);
+			is_shut = true;
+		}
+		if (down->is_in_eof && down_len == 0) {
+			if (is_shut)
+				return MCPCTL_EXIT_OK;
+			print_err(
+			    "mcpd closed the connection (did it stop? mcpctl status)");
+			return MCPCTL_EXIT_ERROR;
+		}
+		memset(pfd, 0, sizeof pfd);
+		pfd[0].fd = !up->is_in_eof && !is_refused &&
+			up_len < BRIDGE_BUFFER ?
+		    up->in :
+		    -1;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = up_len > 0 && !is_refused ? up->out : -1;
+		pfd[1].events = POLLOUT;
+		pfd[2].fd = !down->is_in_eof && down_len < BRIDGE_BUFFER ?
+		    down->in :
+		    -1;
+		pfd[2].events = POLLIN;
+		pfd[3].fd = down_len > 0 ? down->out : -1;
+		pfd[3].events = POLLOUT;
+		if ((n = poll(pfd, 4, -1)) < 0) {
+			if (errno == EINTR)
+				continue;
+			print_err("bridge: poll: %s", strerror(errno));
+			return MCPCTL_EXIT_ERROR;
+		}
+		/* POLLHUP and POLLERR come with revents, asked or not. */
+		if (pfd[0].revents != 0 && (r = ctl_bridge_read(up)) <= 0) {
+			if (r < 0) {
+				print_err(
+				    "bridge: cannot read standard input: %s",
+				    strerror(-r));
+				return MCPCTL_EXIT_ERROR;
+			}
+			up->is_in_eof = true;
+		}
+		if (pfd[1].revents != 0 && (r = ctl_bridge_write(up)) < 0) {
+			if (r == -EPIPE || r == -ECONNRESET) {
+				/* mcpd went away: say so once its rest is out. */
+				is_refused = true;
+				continue;
+			}
+			print_err("bridge: cannot write to mcpd: %s",
+			    strerror(-r));
+			return MCPCTL_EXIT_ERROR;
+		}
+		if (pfd[2].revents != 0 && (r = ctl_bridge_read(down)) <= 0) {
+			if (r < 0 && r != -ECONNRESET) {
+				print_err("bridge: cannot read from mcpd: %s",
+				    strerror(-r));
+				return MCPCTL_EXIT_ERROR;
+			}
+			down->is_in_eof = true;
+		}
+		if (pfd[3].revents != 0 && (r = ctl_bridge_write(down)) < 0) {
+			print_err("bridge: cannot write to standard output: %s",
+			    strerror(-r));
+			return MCPCTL_EXIT_ERROR;
+		}
+	}
+}
+
+/* Sends mcpd/hello with the agent and the scope; 0 or the exit status. */
+static int
+ctl_bridge_hello(struct mcpctl *m, json_t *servers)
+{
+	const char *agent = m->agent;
+	json_t *params, *result;
+	int r;
+
+	params = json_pack("{s:{s:s, s:s}}", "client", "name", "mcpctl bridge",
+	    "version", MCPD_VERSION);
+	if (params == NULL)
+		return MCPCTL_EXIT_ERROR;
+	if (agent != NULL)
+		json_object_set_new(params, "agent", json_string(agent));
+	if (json_array_size(servers) > 0)
+		json_object_set(params, "servers", servers);
+	/* Ours is the one hello: the connection must not send its own. */
+	m->agent = NULL;
+	r = mcpctl_request(m, "mcpd/hello", params, &result);
+	m->agent = agent;
+	if (r == 0)
+		json_decref(result);
+	return r;
+}
+
+static int
+ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	struct bridge_stdio in = { .fd = STDIN_FILENO },
+			    out = { .fd = STDOUT_FILENO };
+	struct bridge_pipe up = { 0 }, down = { 0 };
+	json_t *servers = json_array();
+	int c, r, sock;
+
+	if (servers == NULL)
+		return MCPCTL_EXIT_ERROR;
+	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_bridge_options)) !=
+	    -1) {
+		switch (c) {
+		case 'S':
+			if ((r = mcpctl_check_name(cmd, "server", optarg)) !=
+			    0) {
+				json_decref(servers);
+				return r;
+			}
+			json_array_append_new(servers, json_string(optarg));
+			break;
+		case 'h':
+			json_decref(servers);
+			return mcpctl_help(cmd);
+		default:
+			json_decref(servers);
+			return mcpctl_bad_option(cmd, c, argv);
+		}
+	}
+	if ((r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0) {
+		json_decref(servers);
+		return r;
+	}
+	/* stdout carries MCP only: errors go to stderr, even with --json. */
+	m->is_json = false;
+	r = ctl_bridge_hello(m, servers);
+	json_decref(servers);
+	if (r != 0)
+		return r;
+	sock = conn_fd(m->conn);
+	up = (struct bridge_pipe){ .in = STDIN_FILENO,
+		.out = sock,
+		.buf = evbuffer_new(),
+		.is_out_nonblock = true };
+	down = (struct bridge_pipe){ .in = sock,
+		.out = STDOUT_FILENO,
+		.buf = evbuffer_new() };
+	if (up.buf == NULL || down.buf == NULL) {
+		evbuffer_free(up.buf);
+		evbuffer_free(down.buf);
+		print_err("bridge: out of memory");
+		return MCPCTL_EXIT_ERROR;
+	}
+	/* What came after the hello's answer goes out first. */
+	evbuffer_add_buffer(down.buf, conn_input(m->conn));
+	(void)ctl_bridge_nonblock(&in);
+	down.is_out_nonblock = ctl_bridge_nonblock(&out);
+	fflush(stdout);
+	r = ctl_bridge_relay(&up, &down, sock);
+	ctl_bridge_restore(&in);
+	ctl_bridge_restore(&out);
+	evbuffer_free(up.buf);
+	evbuffer_free(down.buf);
+	return r;
+}
+
+const struct mcpctl_cmd ctl_bridge_cmd = {
+	.name = "bridge",
+	.synopsis = "[--agent AGENT] [--server SERVER]...",
+	.summary =
+	    "relay MCP between standard input and output and mcpd, for MCP clients that start a stdio server (see client-config)",
+	.help =
+	    "  --agent AGENT      the agent whose servers the client sees (global option)\n"
+	    "  --server SERVER    only this server (repeatable); default: all of the agent's\n"
+	    "  -h, --help         this text\n",
+	.exec = ctl_bridge_exec,
+	.options = ctl_bridge_options,
+};

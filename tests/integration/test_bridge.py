@@ -1,0 +1,383 @@
+# SPDX-License-Identifier: ISC
+"""mcpctl bridge (stdio <-> the control socket), mcpctl starting mcpd when
+none answers, and mcpctl client-config (issue 12, items 5 and 7)."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import (MCPCTL, MCPD, CONFIG_HOME, child_env, cmdline,
+                      find_procs, is_alive, poll, run_ctl, ts_command,
+                      wait_gone)
+
+CLOSED = "mcpctl: mcpd closed the connection (did it stop? mcpctl status)\n"
+
+
+def bridge(sock, *args, env=None, **kwargs):
+    argv = [str(MCPCTL), "-s", str(sock), "bridge"] + [str(a) for a in args]
+    return subprocess.Popen(argv, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, **kwargs)
+
+
+def load_as(mcpd, agent, name):
+    with mcpd.client() as c:
+        c.result("mcpd/hello", {"agent": agent})
+        c.result("mcpd/load", {"command": ts_command(), "name": name,
+                               "persist": False}, timeout=30)
+    mcpd.list()
+
+
+def test_bridge_hello_relay_and_eof(mcpd):
+    load_as(mcpd, "x", "tx")
+    mcpd.load_testserver("td")          # the default agent's: not shown
+    req = b'{"jsonrpc":"2.0","id":5,"method":"mcpd/list"}\n'
+    p = bridge(mcpd.sock, "--agent", "x", env=mcpd.env)
+    out, err = p.communicate(req, timeout=20)
+    assert (p.returncode, err) == (0, b""), (p.returncode, err)
+    # One line, the answer to our request only: the hello's was consumed.
+    assert out.endswith(b"\n") and out.count(b"\n") == 1, out
+    msg = json.loads(out)
+    assert msg["jsonrpc"] == "2.0" and msg["id"] == 5, msg
+    assert [r["name"] for r in msg["result"]["servers"]] == ["tx"]
+    # What a direct client of agent x gets, byte for byte but the clocks.
+    with mcpd.client() as c:
+        c.result("mcpd/hello", {"agent": "x"})
+        c.send_raw(req)
+        direct = c.read_line()
+    strip = re.compile(rb'"(uptime_s|started_at|ago)":[^,}]*')
+    assert strip.sub(b"", out.rstrip(b"\n")) == strip.sub(b"", direct), \
+        (out, direct)
+
+
+def test_bridge_empty_stdin_exits_0(mcpd):
+    p = bridge(mcpd.sock, env=mcpd.env)
+    out, err = p.communicate(b"", timeout=20)
+    assert (p.returncode, out, err) == (0, b"", b"")
+
+
+def test_bridge_relays_in_both_directions_without_a_newline_wait(mcpd):
+    p = bridge(mcpd.sock, env=mcpd.env)
+    try:
+        # Two requests in pieces, the first cut in the middle.
+        p.stdin.write(b'{"jsonrpc":"2.0","id":1,"meth')
+        p.stdin.flush()
+        p.stdin.write(b'od":"mcpd/list"}\n{"jsonrpc":"2.0","id":2,'
+                      b'"method":"mcpd/nope"}\n')
+        p.stdin.flush()
+        first = json.loads(p.stdout.readline())
+        second = json.loads(p.stdout.readline())
+        assert first == {"jsonrpc": "2.0", "id": 1,
+                         "result": {"servers": []}}
+        assert second["id"] == 2 and second["error"]["code"] == -32601
+        p.stdin.close()
+        assert p.wait(timeout=20) == 0
+        assert p.stdout.read() == b"" and p.stderr.read() == b""
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def test_bridge_mcpd_stops(mcpd):
+    p = bridge(mcpd.sock, env=mcpd.env)
+    try:
+        p.stdin.write(b'{"jsonrpc":"2.0","id":7,"method":"mcpd/list"}\n')
+        p.stdin.flush()
+        assert json.loads(p.stdout.readline())["id"] == 7
+        r = mcpd.ctl("shutdown", is_json=False)
+        assert (r.rc, r.out) == (0, "mcpd stopped\n"), r
+        assert p.wait(timeout=20) == 1
+        assert p.stderr.read().decode() == CLOSED
+        assert p.stdout.read() == b""
+        assert mcpd.proc.wait(timeout=15) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def test_bridge_without_mcpd_and_autostart_off(tmp_path):
+    sock = tmp_path / "none.sock"
+    p = bridge(sock, env=child_env({"MCPD_NO_AUTOSTART": "1"}))
+    out, err = p.communicate(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+                             timeout=20)
+    assert (p.returncode, out) == (3, b"")
+    assert err.decode() == (
+        f"mcpctl: cannot reach mcpd at {sock}: No such file or directory\n"
+        "is mcpd running? start it with 'systemctl --user start mcpd' or "
+        "'mcpd -d &', or point -s/MCPD_SOCKET at its socket\n"
+        "mcpctl did not start mcpd itself: MCPD_NO_AUTOSTART is set\n")
+
+
+def test_bridge_bad_server_name_is_a_usage_error(tmp_path):
+    p = bridge(tmp_path / "none.sock", "--server", "a b")
+    out, err = p.communicate(b"", timeout=20)
+    assert (p.returncode, out) == (2, b"")
+    assert err.decode().startswith(
+        "mcpctl: bridge: invalid server 'a b': use letters")
+
+
+# --------------------------------------------------------------------------
+# Autostart
+
+@pytest.fixture
+def fresh():
+    """A private runtime and state dir, no MCPD_NO_AUTOSTART, and no mcpd
+    left at the end, whatever happened."""
+    base = Path(tempfile.mkdtemp(prefix="mcpd-as-", dir="/tmp"))
+    (base / "run").mkdir(mode=0o700)
+    env = child_env({"XDG_RUNTIME_DIR": str(base / "run"),
+                     "XDG_STATE_HOME": str(base / "state"),
+                     "HOME": str(base / "home")})
+    del env["MCPD_NO_AUTOSTART"]
+    ns = type("Fresh", (), {})()
+    ns.base, ns.env = base, env
+    ns.sock = base / "run" / "mcpd" / "mcpd.sock"
+    ns.log = base / "state" / "mcpd" / "mcpd.log"
+    yield ns
+    left = find_procs(str(ns.sock))
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    shutil.rmtree(base, ignore_errors=True)
+    assert not left, f"mcpd left running: {left}"
+
+
+def ctl(env, *args):
+    p = subprocess.run([str(MCPCTL)] + [str(a) for a in args],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       env=env, timeout=30)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def test_autostart_on_first_use_and_shutdown_never_starts(fresh):
+    rc, out, err = ctl(fresh.env, "shutdown")
+    assert rc == 3 and "cannot reach mcpd" in err and "started" not in err
+    assert not fresh.sock.exists() and not find_procs(str(fresh.sock))
+
+    rc, out, err = ctl(fresh.env, "list")
+    m = re.fullmatch(r"mcpctl: started mcpd \(pid (\d+)\), log in (.*)\n",
+                     err)
+    assert rc == 0 and m, (rc, out, err)
+    assert out == ("no servers loaded; add one with: "
+                   "mcpctl load -- CMD [ARGS...]\n")
+    pid = int(m.group(1))
+    assert m.group(2) == str(fresh.log)
+    assert cmdline(pid) == [str(MCPD), "-d", "-s", str(fresh.sock)]
+    assert os.getsid(pid) == pid          # detached: its own session
+    assert f"listening on {fresh.sock}" in fresh.log.read_text()
+
+    # It answers now: no second one.
+    rc, out, err = ctl(fresh.env, "--json", "list")
+    assert (rc, json.loads(out), err) == (0, {"servers": []}, "")
+    assert find_procs(str(fresh.sock)) == [pid]
+
+    rc, out, err = ctl(fresh.env, "shutdown")
+    assert (rc, out, err) == (0, "mcpd stopped\n", "")
+    wait_gone([pid])
+    rc, out, err = ctl(fresh.env, "shutdown")
+    assert rc == 3 and "started" not in err
+    assert not find_procs(str(fresh.sock))
+
+
+def test_autostart_by_the_bridge(fresh):
+    p = subprocess.Popen([str(MCPCTL), "bridge"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=fresh.env)
+    out, err = p.communicate(
+        b'{"jsonrpc":"2.0","id":3,"method":"mcpd/list"}\n', timeout=30)
+    assert p.returncode == 0, err
+    assert json.loads(out) == {"jsonrpc": "2.0", "id": 3,
+                               "result": {"servers": []}}
+    m = re.fullmatch(rb"mcpctl: started mcpd \(pid (\d+)\), log in .*\n",
+                     err)
+    assert m, err
+    pid = int(m.group(1))
+    assert is_alive(pid)
+    rc, out, err = ctl(fresh.env, "shutdown")
+    assert (rc, out) == (0, "mcpd stopped\n")
+    wait_gone([pid])
+
+
+def test_autostart_off(fresh):
+    env = dict(fresh.env, MCPD_NO_AUTOSTART="1")
+    rc, out, err = ctl(env, "list")
+    assert (rc, out) == (3, "")
+    assert err.endswith(
+        "mcpctl did not start mcpd itself: MCPD_NO_AUTOSTART is set\n")
+    assert not find_procs(str(fresh.sock)) and not fresh.log.exists()
+
+
+def test_autostart_mcpd_fails_shows_its_log(fresh):
+    sock = "/proc/mcpd-nope/mcpd.sock"   # mcpd cannot create its directory
+    rc, out, err = ctl(fresh.env, "-s", sock, "list")
+    assert (rc, out) == (3, "")
+    lines = err.splitlines()
+    assert re.fullmatch(r"mcpctl: started mcpd \(pid \d+\), log in "
+                        + re.escape(str(fresh.log)), lines[0]), err
+    assert re.fullmatch(r"mcpctl: mcpd \(pid \d+\) exited with status 1 "
+                        r"before it accepted on " + re.escape(sock),
+                        lines[1]), err
+    assert lines[2] == f"--- the end of {fresh.log}:"
+    assert "/proc/mcpd-nope" in "\n".join(lines[3:]), err
+    assert not find_procs(sock)
+
+
+# --------------------------------------------------------------------------
+# client-config
+
+def cc_env(tmp_path):
+    env = child_env({"XDG_RUNTIME_DIR": str(tmp_path)})
+    env.pop("MCPD_SOCKET", None)
+    return env
+
+
+def entry(has_type, args):
+    e = {"type": "stdio"} if has_type else {}
+    e.update({"command": str(MCPCTL), "args": args})
+    return e
+
+
+@pytest.mark.parametrize("client,box,has_type", [
+    ("claude-desktop", "mcpServers", False),
+    ("claude-code", "mcpServers", True),
+    ("cursor", "mcpServers", False),
+    ("vscode", "servers", True)])
+def test_client_config_prints_the_entry(tmp_path, client, box, has_type):
+    env = cc_env(tmp_path)
+    rc, out, err = ctl(env, "client-config", client)
+    assert (rc, err) == (0, "")
+    want = {box: {"mcpd": entry(has_type, ["bridge"])}}
+    assert json.loads(out) == want
+    typ = '      "type": "stdio",\n' if has_type else ""
+    assert out == (f'{{\n  "{box}": {{\n    "mcpd": {{\n{typ}'
+                   f'      "command": "{MCPCTL}",\n'
+                   f'      "args": ["bridge"]\n    }}\n  }}\n}}\n')
+    rc, out, err = ctl(env, "client-config", client, "--agent", "work",
+                       "--server", "github", "--server", "fs", "--json")
+    assert (rc, err) == (0, "")
+    assert out == json.dumps(
+        {box: {"mcpd": entry(has_type, [
+            "bridge", "--agent", "work", "--server", "github", "--server",
+            "fs"])}}, separators=(",", ":")) + "\n"
+    # A socket that is not the default one goes into the entry.
+    rc, out, err = ctl(env, "-s", tmp_path / "o.sock", "client-config",
+                       client, "--json")
+    assert json.loads(out)[box]["mcpd"]["args"] == [
+        "bridge", "-s", str(tmp_path / "o.sock")]
+
+
+def test_client_config_usage(tmp_path):
+    rc, out, err = ctl(cc_env(tmp_path), "client-config", "zed")
+    assert (rc, out) == (2, "")
+    assert err.startswith("mcpctl: client-config: unknown client 'zed': "
+                          "use claude-desktop, claude-code, cursor or "
+                          "vscode\n")
+    rc, out, err = ctl(cc_env(tmp_path), "client-config")
+    assert rc == 2 and "missing CLIENT" in err
+
+
+JSONC = """// my settings
+{
+\t// the servers I use
+\t"servers": {
+\t\t"other": { "type": "stdio", "command": "foo", "args": ["1"] }, /* keep */
+\t},
+\t"inputs": [],
+}
+"""
+
+MERGED = f"""// my settings
+{{
+\t// the servers I use
+\t"servers": {{
+\t\t"mcpd": {{
+\t\t\t"type": "stdio",
+\t\t\t"command": "{MCPCTL}",
+\t\t\t"args": ["bridge", "--server", "fs"]
+\t\t}},
+\t\t"other": {{ "type": "stdio", "command": "foo", "args": ["1"] }}, /* keep */
+\t}},
+\t"inputs": [],
+}}
+"""
+
+
+def test_client_config_write_merges_keeping_comments(tmp_path):
+    env = cc_env(tmp_path)
+    f = tmp_path / "mcp.json"
+    f.write_text(JSONC)
+    f.chmod(0o640)
+    rc, out, err = ctl(env, "client-config", "vscode", "--server", "fs",
+                       "--write", f)
+    assert (rc, err) == (0, "")
+    assert out == (f'updated {f}: the mcpd entry for vscode added under '
+                   f'"servers"\nthe old content is in {f}.bak\n'
+                   f'read back: as written; restart vscode to use it\n')
+    assert f.read_text() == MERGED
+    assert (tmp_path / "mcp.json.bak").read_text() == JSONC
+    assert f.stat().st_mode & 0o777 == 0o640
+    # Again: nothing to do, nothing touched.
+    rc, out, err = ctl(env, "client-config", "vscode", "--server", "fs",
+                       "--write", f)
+    assert (rc, err) == (0, "")
+    assert out == (f"{f} already has the mcpd entry for vscode: "
+                   f"nothing changed\n")
+    assert f.read_text() == MERGED
+    assert (tmp_path / "mcp.json.bak").read_text() == JSONC
+    # Another scope replaces the entry, in place.
+    rc, out, err = ctl(env, "client-config", "vscode", "--write", f)
+    assert rc == 0 and "entry for vscode replaced" in out
+    assert f.read_text() == MERGED.replace(', "--server", "fs"', "")
+    assert (tmp_path / "mcp.json.bak").read_text() == MERGED
+
+
+def test_client_config_write_adds_the_container(tmp_path):
+    env = cc_env(tmp_path)
+    f = tmp_path / "claude_desktop_config.json"
+    old = '{\n  "globalShortcut": "Ctrl+Space"\n}\n'
+    f.write_text(old)
+    rc, out, err = ctl(env, "client-config", "claude-desktop", "--write", f)
+    assert (rc, err) == (0, "")
+    assert f.read_text() == (
+        '{\n  "mcpServers": {\n    "mcpd": {\n'
+        f'      "command": "{MCPCTL}",\n      "args": ["bridge"]\n'
+        '    }\n  },\n  "globalShortcut": "Ctrl+Space"\n}\n')
+    assert (tmp_path / "claude_desktop_config.json.bak").read_text() == old
+
+
+def test_client_config_write_creates_a_missing_file(tmp_path):
+    env = cc_env(tmp_path)
+    f = tmp_path / ".mcp.json"
+    rc, out, err = ctl(env, "client-config", "claude-code", "--write", f)
+    assert (rc, err) == (0, "")
+    assert out == (f'created {f}: the mcpd entry for claude-code added '
+                   f'under "mcpServers"\nread back: as written; restart '
+                   f'claude-code to use it\n')
+    assert json.loads(f.read_text()) == {
+        "mcpServers": {"mcpd": entry(True, ["bridge"])}}
+    assert not (tmp_path / ".mcp.json.bak").exists()
+    rc, out, err = ctl(env, "client-config", "cursor", "--write",
+                       tmp_path / "nodir" / "mcp.json")
+    assert rc == 1 and out == "" and "nodir" in err
+
+
+def test_client_config_write_refuses_what_it_cannot_merge(tmp_path):
+    env = cc_env(tmp_path)
+    for text, why in (('{"mcpServers": [1]}', '"mcpServers" in'),
+                      ("[1, 2]", "does not hold a JSON object"),
+                      ('{"a": 1', ":1:")):
+        f = tmp_path / "c.json"
+        f.write_text(text)
+        rc, out, err = ctl(env, "client-config", "cursor", "--write", f)
+        assert (rc, out) == (1, ""), (text, err)
+        assert why in err, (text, err)
+        assert f.read_text() == text
+        assert not (tmp_path / "c.json.bak").exists()
