@@ -1,32 +1,30 @@
 # SPDX-License-Identifier: ISC
 """The gateway (DESIGN 11): mcpd answers MCP on its control socket, giving
 each agent the tools of every server it runs. The client is the official
-TypeScript SDK's (v1) stdio client, as agents run it, through a relay to
-the socket; raw JSON-RPC where a detail needs a close look."""
+TypeScript SDK's (v1) stdio client, as agents run it, with `mcpctl bridge`
+as its server command; raw JSON-RPC where a detail needs a close look."""
 
 import json
-import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import (INVALID_PARAMS, NODE, PEERS, STALE_HANDLE, Client,
-                      everything_cmd, poll, ts_command)
+from conftest import (INVALID_PARAMS, MCPCTL, NODE, PEERS, STALE_HANDLE,
+                      everything_cmd, poll)
 
 HERE = Path(__file__).resolve().parent
 SDK_CLIENT = HERE / "gateway-client.mjs"
-SOCAT = shutil.which("socat")
 
 
 class SdkClient:
     """tests/integration/gateway-client.mjs: the SDK client, one command
     per line in, one JSON answer per line out."""
 
-    def __init__(self, sock):
-        assert SOCAT, "socat is missing: scripts/install-deps --test-peers"
-        relay = [SOCAT, "STDIO", f"UNIX-CONNECT:{sock}"]
+    def __init__(self, sock, *bridge_args):
+        # As a client configuration says: mcpctl bridge is the server.
+        relay = [str(MCPCTL), "-s", str(sock), "bridge", *bridge_args]
         self.proc = subprocess.Popen(
             [NODE, str(SDK_CLIENT), str(PEERS)] + relay,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -55,8 +53,8 @@ class SdkClient:
 def sdk(mcpd):
     clients = []
 
-    def start():
-        c = SdkClient(mcpd.sock)
+    def start(*bridge_args):
+        c = SdkClient(mcpd.sock, *bridge_args)
         clients.append(c)
         return c
     yield start
@@ -204,3 +202,16 @@ def test_mcpd_methods_keep_working_on_an_mcp_connection(mcpd):
         assert c.result("ping") == {}
         e = c.error("prompts/list")
         assert e["code"] == -32601, e
+
+
+def test_bridge_scope_to_one_server(mcpd, sdk):
+    """mcpctl bridge --server two: the SDK client sees that server's tools
+    under their own names."""
+    mcpd.load_testserver("ts")
+    mcpd.load_testserver("two", "--tools", "1")
+    c = sdk("--server", "two")
+    names = c.ask("tools")["tools"]
+    assert "t0" in names and "echo" in names, names
+    assert not any("__" in n for n in names), names
+    r = c.ask('call t0 {"message":"scoped"}')
+    assert r["result"]["content"][0]["text"] == "scoped", r
