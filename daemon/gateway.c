@@ -22,6 +22,9 @@ struct gateway {
 	int log_level;	   /* the lowest level it takes (logging/setLevel) */
 	/* What it was shown: exposed name -> {id, tool, def}. */
 	json_t *listed;
+	json_t *prompts;   /* exposed name -> {server, name} */
+	json_t *resources; /* uri -> server */
+	json_t *templates; /* uriTemplate -> server */
 	TAILQ_ENTRY(gateway) entry;
 };
 
@@ -50,7 +53,10 @@ gateway_new(struct client *c)
 {
 	struct gateway *gw = calloc(1, sizeof *gw);
 
-	if (gw == NULL || (gw->listed = json_object()) == NULL)
+	if (gw == NULL || (gw->listed = json_object()) == NULL ||
+	    (gw->prompts = json_object()) == NULL ||
+	    (gw->resources = json_object()) == NULL ||
+	    (gw->templates = json_object()) == NULL)
 		fatal("out of memory");
 	gw->client = c;
 	gw->log_level = 0; /* what the server sends: nothing is held back */
@@ -65,6 +71,9 @@ gateway_free(struct gateway *gw)
 		return;
 	TAILQ_REMOVE(&gateway_list, gw, entry);
 	json_decref(gw->listed);
+	json_decref(gw->prompts);
+	json_decref(gw->resources);
+	json_decref(gw->templates);
 	free(gw->version);
 	free(gw);
 }
@@ -116,8 +125,117 @@ gateway_fail(struct request *req, int code, const char *fmt, const char *arg)
 static json_t *
 gateway_capabilities(void)
 {
-	return json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 1,
-	    "logging");
+	return json_pack("{s:{s:b}, s:{s:b}, s:{s:b}, s:{}, s:{}}", "tools",
+	    "listChanged", 1, "prompts", "listChanged", 1, "resources",
+	    "listChanged", 1, "completions", "logging");
+}
+
+void
+gateway_remember(struct gateway *gw, const char *key, const json_t *e)
+{
+	const json_t *item = json_object_get(e, "tool");
+	const json_t *server = json_object_get(e, "server");
+	const char *uri;
+
+	if (gw == NULL)
+		return;
+	if (strcmp(key, "prompts") == 0)
+		json_object_set_new(gw->prompts,
+		    json_string_value(json_object_get(e, "name")),
+		    json_pack("{s:O, s:O}", "server", server, "name",
+			json_object_get(item, "name")));
+	else if (strcmp(key, "resources") == 0 &&
+	    (uri = json_string_value(json_object_get(item, "uri"))) != NULL)
+		json_object_set(gw->resources, uri,
+		    (json_t *)(uintptr_t)server);
+	else if ((uri = json_string_value(json_object_get(item,
+		      "uriTemplate"))) != NULL)
+		json_object_set(gw->templates, uri,
+		    (json_t *)(uintptr_t)server);
+}
+
+/* The server of a URI: listed as it is, else the longest template prefix. */
+static const char *
+gateway_uri_server(const struct gateway *gw, const char *uri)
+{
+	const char *server = json_string_value(json_object_get(gw->resources,
+		       uri)),
+		   *tmpl, *best = NULL;
+	size_t len, best_len = 0;
+	json_t *v;
+
+	if (server != NULL)
+		return server;
+	json_object_foreach(gw->templates, tmpl, v) {
+		len = strcspn(tmpl, "{");
+		if (len > best_len && strncmp(uri, tmpl, len) == 0) {
+			best = json_string_value(v);
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+static void
+gateway_prompts_get(struct gateway *gw, struct request *req, json_t *params)
+{
+	const char *name = json_string_value(json_object_get(params, "name"));
+	json_t *seen = name != NULL ? json_object_get(gw->prompts, name) : NULL;
+	json_t *up;
+
+	if (seen == NULL) {
+		gateway_fail(req, JSONRPC_INVALID_PARAMS,
+		    "unknown prompt %s: list the prompts first (prompts/list)",
+		    name != NULL ? name : "(none)");
+		return;
+	}
+	up = json_deep_copy(params);
+	json_object_set(up, "name", json_object_get(seen, "name"));
+	gateway_forward(req, json_string_value(json_object_get(seen, "server")),
+	    "prompts/get", up);
+}
+
+static void
+gateway_resources_read(struct gateway *gw, struct request *req, json_t *params)
+{
+	const char *uri = json_string_value(json_object_get(params, "uri"));
+	const char *server = uri != NULL ? gateway_uri_server(gw, uri) : NULL;
+
+	if (server == NULL) {
+		gateway_fail(req, JSONRPC_INVALID_PARAMS,
+		    "unknown resource %s: list the resources or their templates first",
+		    uri != NULL ? uri : "(none)");
+		return;
+	}
+	gateway_forward(req, server, "resources/read", json_deep_copy(params));
+}
+
+/* completion/complete goes to the server of its ref, named as it knows it. */
+static void
+gateway_complete(struct gateway *gw, struct request *req, json_t *params)
+{
+	json_t *ref = json_object_get(params, "ref"), *up, *seen = NULL;
+	const char *type = json_string_value(json_object_get(ref, "type"));
+	const char *name = json_string_value(json_object_get(ref, "name"));
+	const char *uri = json_string_value(json_object_get(ref, "uri"));
+	const char *server = NULL;
+
+	if (type != NULL && strcmp(type, "ref/prompt") == 0 && name != NULL &&
+	    (seen = json_object_get(gw->prompts, name)) != NULL)
+		server = json_string_value(json_object_get(seen, "server"));
+	else if (type != NULL && strcmp(type, "ref/resource") == 0 &&
+	    uri != NULL)
+		server = gateway_uri_server(gw, uri);
+	if (server == NULL) {
+		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
+		    "completion/complete: the ref names no prompt or resource this session listed");
+		return;
+	}
+	up = json_deep_copy(params);
+	if (seen != NULL)
+		json_object_set(json_object_get(up, "ref"), "name",
+		    json_object_get(seen, "name"));
+	gateway_forward(req, server, "completion/complete", up);
 }
 
 static json_t *
@@ -319,6 +437,16 @@ gateway_dispatch(struct request *req, const char *method, json_t *params)
 		gateway_tools_call(gw, req, params);
 	else if (strcmp(method, "logging/setLevel") == 0)
 		gateway_set_level(gw, req, params);
+	else if (strcmp(method, "prompts/list") == 0 ||
+	    strcmp(method, "resources/list") == 0 ||
+	    strcmp(method, "resources/templates/list") == 0)
+		gateway_fan_out(req, method);
+	else if (strcmp(method, "prompts/get") == 0)
+		gateway_prompts_get(gw, req, params);
+	else if (strcmp(method, "resources/read") == 0)
+		gateway_resources_read(gw, req, params);
+	else if (strcmp(method, "completion/complete") == 0)
+		gateway_complete(gw, req, params);
 	else
 		gateway_fail(req, JSONRPC_METHOD_NOT_FOUND,
 		    "mcpd does not offer %s (its capabilities say what it does)",
@@ -349,6 +477,10 @@ gateway_notify_due(evutil_socket_t fd, short events, void *arg)
 		gw->is_due = false;
 		control_client_notify(gw->client,
 		    "notifications/tools/list_changed", NULL);
+		control_client_notify(gw->client,
+		    "notifications/prompts/list_changed", NULL);
+		control_client_notify(gw->client,
+		    "notifications/resources/list_changed", NULL);
 	}
 }
 

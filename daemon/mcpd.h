@@ -149,6 +149,15 @@ void gateway_notification(struct gateway *, const char *method,
 void gateway_tools_changed(const char *agent);
 /* True when the session (may be NULL) takes log messages of level. */
 bool gateway_wants_log(const struct gateway *, const char *level);
+/* A listed {server, tool: item, name} (may be NULL): routes come from it. */
+void gateway_remember(struct gateway *, const char *key, const json_t *e);
+
+/* gateway-lists.c: prompts, resources and completions of every server. */
+/* prompts/list, resources/list or resources/templates/list, merged. */
+void gateway_fan_out(struct request *, const char *method);
+/* method (params stolen) to server; its answer to req as it is. */
+void gateway_forward(struct request *, const char *server, const char *method,
+    json_t *params);
 
 /* cmd.c: the command table and the central check of params shapes. */
 #define CMD_ANY	     (-1)

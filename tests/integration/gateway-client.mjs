@@ -8,6 +8,8 @@
 //   progress NAME JSON       -> as call, plus {"progress": [[p, total]...]}
 //   cancel NAME JSON MS      -> aborts the call after MS ms: {"error": ...}
 //   changed MS               -> {"changed": n} list_changed seen within MS
+//   prompts | resources | templates -> the merged lists
+//   prompt NAME JSON | read URI | complete JSON -> the server's answer
 //   quit
 // usage: node gateway-client.mjs PEERS_DIR COMMAND [ARGS...]
 
@@ -70,6 +72,21 @@ for await (const line of createInterface({ input: process.stdin })) {
 		const abort = new AbortController();
 		setTimeout(() => abort.abort('the test gave up'), Number(ms));
 		say(await call(name, json, { signal: abort.signal }));
+	} else if (verb === 'prompts') {
+		say({ prompts: (await client.listPrompts()).prompts });
+	} else if (verb === 'prompt') {
+		say(await client.getPrompt({ name, arguments: JSON.parse(json) })
+		    .catch(failed));
+	} else if (verb === 'resources') {
+		say({ resources: (await client.listResources()).resources });
+	} else if (verb === 'templates') {
+		say({ templates: (await client.listResourceTemplates())
+		    .resourceTemplates });
+	} else if (verb === 'read') {
+		say(await client.readResource({ uri: name }).catch(failed));
+	} else if (verb === 'complete') {
+		say(await client.complete(JSON.parse(words.slice(1).join(' ')))
+		    .catch(failed));
 	} else if (verb === 'changed') {
 		const until = Date.now() + Number(name);
 		while (changed === 0 && Date.now() < until)

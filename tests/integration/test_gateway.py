@@ -215,3 +215,36 @@ def test_bridge_scope_to_one_server(mcpd, sdk):
     assert not any("__" in n for n in names), names
     r = c.ask('call t0 {"message":"scoped"}')
     assert r["result"]["content"][0]["text"] == "scoped", r
+
+
+def test_prompts_resources_and_completion_of_every_server(mcpd, sdk):
+    """Prompts are named like tools; resources and templates are merged
+    and routed by URI (or the template it fits); completion goes to the
+    server of its ref. server-everything has all of them."""
+    mcpd.load(everything_cmd(), name="ev", timeout=120)
+    mcpd.load_testserver("ts")      # offers none: left out, not an error
+    c = sdk()
+    prompts = c.ask("prompts")["prompts"]
+    names = [p["name"] for p in prompts]
+    assert "ev__simple-prompt" in names, names
+    assert all(p["_meta"]["io.mcpd/server"] == "ev" for p in prompts)
+    r = c.ask("prompt ev__simple-prompt {}")
+    assert r["messages"][0]["content"]["text"] == \
+        "This is a simple prompt without arguments.", r
+    r = c.ask("prompt ev__nope {}")
+    assert r["error"]["code"] == INVALID_PARAMS, r
+    resources = c.ask("resources")["resources"]
+    assert resources and all(x["_meta"]["io.mcpd/server"] == "ev"
+                             for x in resources)
+    r = c.ask("read " + resources[0]["uri"])
+    assert r["contents"][0]["uri"] == resources[0]["uri"], r
+    templates = c.ask("templates")["templates"]
+    tmpl = next(t for t in templates if "{resourceId}" in t["uriTemplate"]
+                and "text" in t["uriTemplate"])
+    uri = tmpl["uriTemplate"].replace("{resourceId}", "3")
+    r = c.ask("read " + uri)
+    assert r["contents"][0]["uri"] == uri, r
+    r = c.ask('complete {"ref":{"type":"ref/prompt","name":'
+              '"ev__completable-prompt"},"argument":{"name":"department",'
+              '"value":"E"}}')
+    assert "Engineering" in r["completion"]["values"], r

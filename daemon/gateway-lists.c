@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: ISC */
+/* The gateway's prompts, resources and completions: asked of every server. */
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "log.h"
+#include "mcpd.h"
+
+#define GATEWAY_LIST_PAGES 100 /* pages of one server's list, at most */
+
+/* One list asked of every server in scope at once, merged when all answer. */
+struct gateway_fanout {
+	struct request *req;
+	const char *method; /* "prompts/list", ... */
+	const char *key;    /* "prompts", "resources", "resourceTemplates" */
+	bool is_named;	    /* prompts: <server>__<name>, as tools */
+	bool is_prefixed;
+	json_t *by_server; /* server name -> array of items, in scope order */
+	size_t pending;
+};
+
+/* One server's part: its pages, followed. */
+struct gateway_part {
+	struct gateway_fanout *fo;
+	char *server;
+	int pages;
+};
+
+static void gateway_part_next(struct gateway_part *, const char *cursor);
+
+/* Every part answered: the merged list, named like tools where it has to. */
+static void
+gateway_fanout_end(struct gateway_fanout *fo)
+{
+	json_t *all = json_array(), *items, *item, *e, *out = json_array();
+	const char *server;
+	size_t i;
+
+	json_object_foreach(fo->by_server, server, items)
+		json_array_foreach(items, i, item)
+			json_array_append_new(all,
+			    json_pack("{s:s, s:O}", "server", server, "tool",
+				item));
+	if (fo->is_named)
+		gateway_names(all, fo->is_prefixed);
+	json_array_foreach(all, i, e) {
+		gateway_remember(control_gateway_of(fo->req), fo->key, e);
+		item = json_deep_copy(json_object_get(e, "tool"));
+		if (!json_is_object(json_object_get(item, "_meta")))
+			json_object_set_new(item, "_meta", json_object());
+		json_object_set(json_object_get(item, "_meta"),
+		    "io.mcpd/server", json_object_get(e, "server"));
+		if (fo->is_named) {
+			json_object_set(json_object_get(item, "_meta"),
+			    "io.mcpd/name", json_object_get(item, "name"));
+			json_object_set(item, "name",
+			    json_object_get(e, "name"));
+		}
+		json_array_append_new(out, item);
+	}
+	json_decref(all);
+	control_reply(fo->req, json_pack("{s:o}", fo->key, out));
+	json_decref(fo->by_server);
+	free(fo);
+}
+
+static void
+gateway_part_done(struct gateway_part *part)
+{
+	struct gateway_fanout *fo = part->fo;
+
+	free(part->server);
+	free(part);
+	if (--fo->pending == 0)
+		gateway_fanout_end(fo);
+}
+
+static void
+gateway_part_page(void *arg, const struct session_reply *r)
+{
+	struct gateway_part *part = arg;
+	json_t *items = json_object_get(r->result, part->fo->key);
+	const char *cursor = json_string_value(json_object_get(r->result,
+	    "nextCursor"));
+
+	/* A server that fails its part leaves it out; the others still count. */
+	if (json_is_array(items))
+		json_array_extend(json_object_get(part->fo->by_server,
+				      part->server),
+		    items);
+	else
+		log_server(LOG_INFO, part->server,
+		    "%s for the gateway failed: %s", part->fo->method,
+		    r->message != NULL ? r->message : "no list");
+	if (json_is_array(items) && cursor != NULL && cursor[0] != '\0' &&
+	    ++part->pages < GATEWAY_LIST_PAGES)
+		gateway_part_next(part, cursor);
+	else
+		gateway_part_done(part);
+}
+
+static void
+gateway_part_next(struct gateway_part *part, const char *cursor)
+{
+	json_t *params = cursor != NULL ? json_pack("{s:s}", "cursor", cursor) :
+					  json_object();
+
+	if (server_forward(control_agent(part->fo->req), part->server,
+		part->fo->method, params, gateway_part_page, part) < 0)
+		gateway_part_done(part); /* gone meanwhile */
+}
+
+void
+gateway_fan_out(struct request *req, const char *method)
+{
+	const char *capability = strncmp(method, "prompts/", 8) == 0 ?
+	    "prompts" :
+	    "resources";
+	json_t *names = server_gateway_offering(control_agent(req),
+		   control_scope(req), capability),
+	       *name;
+	struct gateway_fanout *fo = calloc(1, sizeof *fo);
+	struct gateway_part *part;
+	size_t i;
+
+	if (fo == NULL)
+		fatal("calloc");
+	fo->req = req;
+	fo->method = method;
+	fo->key = strcmp(method, "prompts/list") == 0 ? "prompts" :
+	    strcmp(method, "resources/list") == 0     ? "resources" :
+							"resourceTemplates";
+	fo->is_named = strcmp(method, "prompts/list") == 0;
+	fo->is_prefixed = json_array_size(control_scope(req)) != 1;
+	fo->by_server = json_object();
+	fo->pending = json_array_size(names) + 1; /* until all are asked */
+	json_array_foreach(names, i, name) {
+		json_object_set_new(fo->by_server, json_string_value(name),
+		    json_array());
+		if ((part = calloc(1, sizeof *part)) == NULL ||
+		    (part->server = strdup(json_string_value(name))) == NULL)
+			fatal("calloc");
+		part->fo = fo;
+		gateway_part_next(part, NULL);
+	}
+	json_decref(names);
+	if (--fo->pending == 0)
+		gateway_fanout_end(fo);
+}
+
+/* ---- one item, routed to the server that has it ---- */
+
+/* The server's answer goes to the client as it is. */
+static void
+gateway_forwarded(void *arg, const struct session_reply *r)
+{
+	struct request *req = arg;
+
+	if (r->result != NULL)
+		control_reply(req, json_incref(r->result));
+	else if (r->error != NULL)
+		control_fail(req, ERRORS_UPSTREAM,
+		    json_pack("{s:O}", "upstream", r->error), "%s",
+		    r->message != NULL ? r->message : "the server failed");
+	else
+		control_fail(req, r->kind, NULL, "%s", r->message);
+}
+
+void
+gateway_forward(struct request *req, const char *server, const char *method,
+    json_t *params)
+{
+	if (server_forward(control_agent(req), server, method, params,
+		gateway_forwarded, req) < 0)
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "server %s is not ready; list again", server);
+}
