@@ -274,6 +274,7 @@ extern const struct mcpctl_cmd ctl_secret_cmd;
 extern const struct mcpctl_cmd ctl_inspect_cmd;
 extern const struct mcpctl_cmd ctl_wait_cmd;
 extern const struct mcpctl_cmd ctl_bridge_cmd;
+extern const struct mcpctl_cmd ctl_token_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;
 extern const struct mcpctl_cmd ctl_help_cmd;
 extern const struct mcpctl_cmd ctl_version_cmd;

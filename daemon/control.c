@@ -666,11 +666,27 @@ control_refuse_stranger(int fd)
 	return true;
 }
 
+static void control_client_new(int fd, const char *agent, const json_t *scope);
+
+int
+control_adopt(int fd, const char *agent, const json_t *scope, char **cause)
+{
+	if (control_nclients >= mcpd_opts.max_clients) {
+		close(fd);
+		if (asprintf(cause,
+			"mcpd has %zu clients, its limit; close one or raise --max-clients",
+			control_nclients) < 0)
+			*cause = NULL;
+		return -EBUSY;
+	}
+	control_client_new(fd, agent, scope);
+	return 0;
+}
+
 static void
 control_accept(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
-	struct client *c;
 	char why[128];
 
 	(void)l, (void)sa, (void)salen, (void)arg;
@@ -686,9 +702,19 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 			(json_int_t)mcpd_opts.max_clients));
 		return;
 	}
+	control_client_new(fd, "default", NULL);
+}
+
+/* A client on fd (accepted, or one end of the HTTP front's socketpair). */
+static void
+control_client_new(int fd, const char *agent, const json_t *scope)
+{
+	struct client *c;
+
 	if ((c = calloc(1, sizeof *c)) == NULL ||
-	    (c->agent = strdup("default")) == NULL)
+	    (c->agent = strdup(agent)) == NULL)
 		fatal("calloc");
+	c->scope = json_incref((json_t *)(uintptr_t)scope);
 	c->bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL)
 		fatalx("cannot make a bufferevent for a control connection");

@@ -278,6 +278,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS]\n"
 	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
+	    "            [--listen-http 127.0.0.1:PORT]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -317,6 +318,7 @@ enum {
 	MCPD_OPT_STOP_GRACE,
 	MCPD_OPT_STOP_FORCE,
 	MCPD_OPT_SECRETS_KEY,
+	MCPD_OPT_LISTEN_HTTP,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -343,6 +345,7 @@ static const struct option mcpd_long_options[] = {
 	{ "stop-grace", required_argument, NULL, MCPD_OPT_STOP_GRACE },
 	{ "stop-force", required_argument, NULL, MCPD_OPT_STOP_FORCE },
 	{ "secrets-key", required_argument, NULL, MCPD_OPT_SECRETS_KEY },
+	{ "listen-http", required_argument, NULL, MCPD_OPT_LISTEN_HTTP },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -427,6 +430,10 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			free(mcpd_opts.secrets_key);
 			mcpd_opts.secrets_key = strdup(optarg);
 			break;
+		case MCPD_OPT_LISTEN_HTTP:
+			free(mcpd_opts.listen_http);
+			mcpd_opts.listen_http = strdup(optarg);
+			break;
 		case MCPD_OPT_STOP_FORCE:
 			mcpd_opts.stop_force_ms = mcpd_number("--stop-force",
 			    optarg, 1, 3600000);
@@ -507,6 +514,8 @@ mcpd_prepare_state(void)
 	if (lock_state_dir(mcpd_opts.state_dir, &cause) < 0)
 		fatalx("%s",
 		    cause != NULL ? cause : "cannot lock the state directory");
+	if (tokens_open(mcpd_opts.state_dir, &cause) < 0)
+		fatalx("tokens: %s", cause != NULL ? cause : "failed");
 	if (generation_init(mcpd_opts.state_dir, &cause) < 0)
 		fatalx("generations: %s", cause != NULL ? cause : "failed");
 	if (identity_load(mcpd_opts.state_dir, &cause) < 0)
@@ -545,6 +554,7 @@ int
 main(int argc, char **argv)
 {
 	int foreground = 0, verbose = 0;
+	char *cause = NULL;
 
 	mcpd_parse_options(argc, argv, &foreground, &verbose);
 	/* Without -d, log to the journal when there is one. */
@@ -560,6 +570,11 @@ main(int argc, char **argv)
 	mcpd_sigterm = mcpd_signal_new(SIGTERM);
 	mcpd_sigint = mcpd_signal_new(SIGINT);
 	mcpd_sighup = mcpd_signal_new(SIGHUP);
+	/* Refused before the control socket exists: nothing is left. */
+	if (mcpd_opts.listen_http != NULL &&
+	    httpd_listen(mcpd_opts.listen_http, &cause) < 0)
+		fatalx("--listen-http %s: %s", mcpd_opts.listen_http,
+		    cause != NULL ? cause : "cannot listen");
 	mcpd_listen();
 	log_info("mcpd %s listening on %s (state %s, %s)", MCPD_VERSION,
 	    mcpd_opts.socket_path, mcpd_opts.state_dir, identity_did());
@@ -569,6 +584,7 @@ main(int argc, char **argv)
 	enable_restore();
 	notify_watchdog_start();
 	event_base_dispatch(mcpd_base);
+	httpd_close();
 	control_close();
 	/* Let deferred releases and closes run before the loop goes. */
 	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
@@ -579,6 +595,7 @@ main(int argc, char **argv)
 	netpolicy_close();
 	http_tls_close();
 	store_free(mcpd_store);
+	tokens_close();
 	secrets_free(vault);
 	log_info("stopped");
 	event_free(mcpd_sigterm);

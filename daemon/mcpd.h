@@ -51,6 +51,7 @@ struct mcpd_options {
 	int stop_grace_ms;	  /* shutdown: admitted jobs end, then force */
 	int stop_force_ms;	  /* forced: docker rm -f of all, then exit */
 	char *secrets_key;	  /* the secret store's key file, or NULL */
+	char *listen_http;	  /* the HTTP front's loopback ADDR:PORT */
 	/* Per client: requests in flight, bytes of answers not yet sent. */
 	size_t max_client_requests;
 	size_t max_client_output;
@@ -110,6 +111,12 @@ bool control_wants_progress(const struct request *);
 void control_progress(const struct request *, const char *server,
     const char *stage, const char *message);
 
+/*
+ * Takes fd (a connected socket) as a control client of agent, its MCP
+ * scope set (may be NULL): the HTTP front's way in. -EBUSY with *cause at
+ * --max-clients; fd is closed then.
+ */
+int control_adopt(int fd, const char *agent, const json_t *scope, char **cause);
 /* The gateway's view of control connections (DESIGN 11). */
 struct gateway;
 /* mcpd/hello's servers: the scope of the connection's MCP session. */
@@ -122,8 +129,7 @@ struct gateway *control_gateway_of(const struct request *);
 const char *control_client_agent(const struct client *);
 const json_t *control_client_scope(const struct client *);
 /* An MCP notification as it is (params stolen); as control_notify. */
-int control_client_notify(struct client *, const char *method,
-    json_t *params);
+int control_client_notify(struct client *, const char *method, json_t *params);
 int control_notify_mcp(const struct request *, const char *method,
     json_t *params);
 
@@ -215,6 +221,7 @@ extern const struct cmd_entry cmd_shutdown_entry;
 extern const struct cmd_entry cmd_secret_set_entry;
 extern const struct cmd_entry cmd_secret_list_entry;
 extern const struct cmd_entry cmd_secret_rm_entry;
+extern const struct cmd_entry cmd_token_entry;
 
 /* child.c: child processes, their pipes and their exits. */
 struct child_spec {
@@ -792,6 +799,21 @@ int generation_init(const char *state_dir, char **cause);
 uint64_t generation_first(void);
 /* The generation after current (0: none yet); saves a new ceiling first. */
 uint64_t generation_after(uint64_t current);
+
+/* tokens.c: the HTTP front's bearer tokens, one per agent. */
+/* Reads <state>/http-tokens.json when there is one (a bad one: -EINVAL). */
+int tokens_open(const char *state_dir, char **cause);
+void tokens_close(void);
+/* The agent whose token this is (borrowed), or NULL. */
+const char *tokens_agent_of(const char *token);
+/* agent's token (borrowed), made and saved when it has none: 1 then, else 0. */
+int tokens_get(const char *agent, const char **ret, char **cause);
+int tokens_revoke(const char *agent, bool *ret_revoked, char **cause);
+
+/* httpd.c: MCP over Streamable HTTP on loopback, in front of the gateway. */
+/* Listens on addr ("127.0.0.1:PORT", "[::1]:PORT"): loopback only. */
+int httpd_listen(const char *addr, char **cause);
+void httpd_close(void);
 
 /* lock.c: one daemon per state dir. */
 /*

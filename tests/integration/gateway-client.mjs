@@ -12,6 +12,7 @@
 //   prompt NAME JSON | read URI | complete JSON -> the server's answer
 //   quit
 // usage: node gateway-client.mjs PEERS_DIR COMMAND [ARGS...]
+//        node gateway-client.mjs PEERS_DIR --http URL TOKEN
 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ const sdk = (path) => import(pathToFileURL(
 
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
+const { StreamableHTTPClientTransport } =
+    await sdk('client/streamableHttp.js');
 const { ToolListChangedNotificationSchema } = await sdk('types.js');
 
 const client = new Client({ name: 'mcpd-gateway-test', version: '1' });
@@ -32,8 +35,11 @@ let changed = 0;
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
 	changed++;
 });
-await client.connect(new StdioClientTransport({ command, args,
-    stderr: 'inherit' }));
+// --http URL TOKEN: Streamable HTTP to mcpd --listen-http, with its token.
+await client.connect(command === '--http' ?
+    new StreamableHTTPClientTransport(new URL(args[0]), { requestInit: {
+	headers: { Authorization: `Bearer ${args[1]}` } } }) :
+    new StdioClientTransport({ command, args, stderr: 'inherit' }));
 
 const say = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 const failed = (e) => ({ error: { code: e.code ?? null,

@@ -200,7 +200,7 @@ def test_mcpd_methods_keep_working_on_an_mcp_connection(mcpd):
         assert [r["name"] for r in c.result("mcpd/list")["servers"]] == \
             ["ts"]
         assert c.result("ping") == {}
-        e = c.error("prompts/list")
+        e = c.error("resources/subscribe", {"uri": "x://y"})
         assert e["code"] == -32601, e
 
 

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: ISC */
+/* The HTTP front: MCP over Streamable HTTP on loopback, into the gateway. */
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <sodium.h>
+
+#include "errors.h"
+#include "linebuf.h"
+#include "log.h"
+#include "mcpd.h"
+#include "names.h"
+
+#define HTTPD_HEADERS_MAX (64 * 1024)
+#define HTTPD_MODERN	  "2026-07-28"
+
+/* A request waiting for its answer from the gateway. */
+struct httpd_pending {
+	json_t *id;
+	struct evhttp_request *req;
+	bool is_initialize;
+	TAILQ_ENTRY(httpd_pending) entry;
+};
+
+/*
+ * One MCP session over HTTP: a control connection of its own (one end of
+ * a socketpair), so that the gateway serves it as any other client.
+ */
+struct httpd_session {
+	char id[33];
+	char *agent;
+	char *path; /* "/mcp" or "/mcp/<server>": a session stays on its path */
+	bool is_stateless; /* 2026-07-28: one request, then it goes */
+	struct bufferevent *bev;
+	struct linebuf lines;
+	TAILQ_HEAD(, httpd_pending) pending;
+	struct evhttp_request *stream; /* the GET stream, or NULL */
+	TAILQ_ENTRY(httpd_session) entry;
+};
+
+static struct evhttp *httpd;
+static TAILQ_HEAD(,
+    httpd_session) httpd_sessions = TAILQ_HEAD_INITIALIZER(httpd_sessions);
+
+static void
+httpd_reply(struct evhttp_request *req, int code, const char *reason,
+    const char *body)
+{
+	struct evbuffer *buf = evbuffer_new();
+
+	if (buf == NULL)
+		fatal("evbuffer_new");
+	if (body != NULL) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Content-Type", "application/json");
+		evbuffer_add(buf, body, strlen(body));
+	}
+	evhttp_send_reply(req, code, reason, buf);
+	evbuffer_free(buf);
+}
+
+/* An HTTP refusal with a JSON-RPC error body (id null), as MCP servers do. */
+static void
+httpd_refuse(struct evhttp_request *req, int code, const char *reason,
+    const char *why)
+{
+	json_t *msg = jsonrpc_error(NULL, JSONRPC_INVALID_REQUEST, why, NULL);
+	char *text = json_dumps(msg, JSON_COMPACT);
+
+	if (code == 401)
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "WWW-Authenticate", "Bearer realm=\"mcpd\"");
+	httpd_reply(req, code, reason, text);
+	free(text);
+	json_decref(msg);
+}
+
+static void
+httpd_session_free(struct httpd_session *hs)
+{
+	struct httpd_pending *p;
+
+	while ((p = TAILQ_FIRST(&hs->pending)) != NULL) {
+		TAILQ_REMOVE(&hs->pending, p, entry);
+		httpd_refuse(p->req, 503, "Service Unavailable",
+		    "the session ended before its answer");
+		json_decref(p->id);
+		free(p);
+	}
+	if (hs->stream != NULL)
+		evhttp_send_reply_end(hs->stream);
+	TAILQ_REMOVE(&httpd_sessions, hs, entry);
+	bufferevent_free(hs->bev); /* the control side sees its client go */
+	free(hs->agent);
+	free(hs->path);
+	free(hs);
+}
+
+/* A notification of the gateway: on the GET stream when there is one. */
+static void
+httpd_notify(struct httpd_session *hs, const char *line, size_t len)
+{
+	struct evbuffer *buf;
+
+	if (hs->stream == NULL || (buf = evbuffer_new()) == NULL)
+		return;
+	evbuffer_add_printf(buf, "event: message\ndata: %.*s\n\n", (int)len,
+	    line);
+	evhttp_send_reply_chunk(hs->stream, buf);
+	evbuffer_free(buf);
+}
+
+/*
+ * One line from the gateway: the answer of a pending request, or a note.
+ * True when that ended (and freed) a one-request session.
+ */
+static bool
+httpd_line(struct httpd_session *hs, const char *line, size_t len)
+{
+	json_t *msg = jsonrpc_parse(line, len, NULL), *id;
+	struct httpd_pending *p;
+	char *body;
+
+	if (msg == NULL)
+		return false;
+	id = json_object_get(msg, "id");
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (id != NULL && json_equal(p->id, id))
+			break;
+	if (p == NULL) {
+		if (id == NULL)
+			httpd_notify(hs, line, len);
+		json_decref(msg);
+		return false;
+	}
+	TAILQ_REMOVE(&hs->pending, p, entry);
+	if (p->is_initialize && !hs->is_stateless)
+		evhttp_add_header(evhttp_request_get_output_headers(p->req),
+		    "Mcp-Session-Id", hs->id);
+	if ((body = strndup(line, len)) == NULL)
+		fatal("strndup");
+	httpd_reply(p->req, 200, "OK", body);
+	free(body);
+	json_decref(p->id);
+	free(p);
+	json_decref(msg);
+	if (!hs->is_stateless || !TAILQ_EMPTY(&hs->pending))
+		return false;
+	httpd_session_free(hs);
+	return true;
+}
+
+static void
+httpd_session_read(struct bufferevent *bev, void *arg)
+{
+	struct httpd_session *hs = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	char *line;
+	size_t len;
+
+	int r;
+
+	while ((r = linebuf_peek(&hs->lines, in, &line, &len)) > 0) {
+		if (httpd_line(hs, line, len))
+			return; /* the session, and its buffer, are gone */
+		linebuf_consume(&hs->lines, in);
+	}
+	if (r < 0)
+		httpd_session_free(hs); /* an answer over the limit */
+}
+
+static void
+httpd_session_event(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		httpd_session_free(arg); /* mcpd is stopping, say */
+}
+
+static struct httpd_session *
+httpd_session_new(const char *agent, const char *path, const json_t *scope,
+    bool is_stateless, char **cause)
+{
+	struct httpd_session *hs = calloc(1, sizeof *hs);
+	unsigned char raw[16];
+	int sv[2];
+
+	if (hs == NULL || (hs->agent = strdup(agent)) == NULL ||
+	    (hs->path = strdup(path)) == NULL)
+		fatal("out of memory");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+		sv) < 0) {
+		errors_cause(cause, -errno, "socketpair: %s", strerror(errno));
+		free(hs->agent);
+		free(hs->path);
+		free(hs);
+		return NULL;
+	}
+	if (control_adopt(sv[1], agent, scope, cause) < 0) {
+		close(sv[0]);
+		free(hs->agent);
+		free(hs->path);
+		free(hs);
+		return NULL;
+	}
+	randombytes_buf(raw, sizeof raw);
+	sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
+	hs->is_stateless = is_stateless;
+	hs->bev = bufferevent_socket_new(mcpd_base, sv[0],
+	    BEV_OPT_CLOSE_ON_FREE);
+	if (hs->bev == NULL)
+		fatalx("cannot make a bufferevent");
+	linebuf_init(&hs->lines, mcpd_opts.max_message + 64 * 1024);
+	TAILQ_INIT(&hs->pending);
+	bufferevent_setcb(hs->bev, httpd_session_read, NULL,
+	    httpd_session_event, hs);
+	bufferevent_enable(hs->bev, EV_READ | EV_WRITE);
+	TAILQ_INSERT_TAIL(&httpd_sessions, hs, entry);
+	return hs;
+}
+
+static struct httpd_session *
+httpd_session_find(const char *id, const char *agent, const char *path)
+{
+	struct httpd_session *hs;
+
+	TAILQ_FOREACH(hs, &httpd_sessions, entry)
+		if (!hs->is_stateless && strcmp(hs->id, id) == 0 &&
+		    strcmp(hs->agent, agent) == 0 &&
+		    strcmp(hs->path, path) == 0)
+			return hs;
+	return NULL;
+}
+
+/* ---- who may ask: Host, Origin, the bearer token ---- */
+
+/* A loopback name or address, with or without a port. */
+static bool
+httpd_is_loopback_host(const char *host)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]",
+		NULL };
+	size_t len;
+
+	if (host == NULL)
+		return false;
+	for (size_t i = 0; names[i] != NULL; i++) {
+		len = strlen(names[i]);
+		if (strncmp(host, names[i], len) == 0 &&
+		    (host[len] == '\0' || host[len] == ':'))
+			return true;
+	}
+	return false;
+}
+
+/* Absent, or http(s) to a loopback host: DNS rebinding stops here. */
+static bool
+httpd_is_origin_ok(const char *origin)
+{
+	if (origin == NULL)
+		return true;
+	if (strncmp(origin, "http://", 7) == 0)
+		return httpd_is_loopback_host(origin + 7);
+	if (strncmp(origin, "https://", 8) == 0)
+		return httpd_is_loopback_host(origin + 8);
+	return false;
+}
+
+/* The agent of the request's token, or NULL after refusing it. */
+static const char *
+httpd_agent(struct evhttp_request *req)
+{
+	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
+	const char *auth = evhttp_find_header(h, "Authorization"), *agent;
+
+	if (!httpd_is_loopback_host(evhttp_find_header(h, "Host"))) {
+		httpd_refuse(req, 403, "Forbidden",
+		    "the Host header must name a loopback address");
+		return NULL;
+	}
+	if (!httpd_is_origin_ok(evhttp_find_header(h, "Origin"))) {
+		httpd_refuse(req, 403, "Forbidden",
+		    "requests from a web page of another origin are refused");
+		return NULL;
+	}
+	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0 ||
+	    (agent = tokens_agent_of(auth + 7)) == NULL) {
+		httpd_refuse(req, 401, "Unauthorized",
+		    "a bearer token of mcpd is needed: mcpctl token");
+		return NULL;
+	}
+	return agent;
+}
+
+/* "/mcp": the agent's servers; "/mcp/<server>": that one (new scope). */
+static bool
+httpd_scope(const char *path, json_t **ret)
+{
+	*ret = NULL;
+	if (strcmp(path, "/mcp") == 0)
+		return true;
+	if (strncmp(path, "/mcp/", 5) != 0 || !names_valid(path + 5))
+		return false;
+	*ret = json_pack("[s]", path + 5);
+	return true;
+}
+
+/* ---- the verbs ---- */
+
+static bool
+httpd_is_modern(struct evhttp_request *req, const json_t *msg)
+{
+	const char *v =
+	    evhttp_find_header(evhttp_request_get_input_headers(req),
+		"MCP-Protocol-Version");
+	const char *m = json_string_value(json_object_get(
+	    json_object_get(json_object_get(msg, "params"), "_meta"),
+	    "io.modelcontextprotocol/protocolVersion"));
+
+	return (v != NULL && strcmp(v, HTTPD_MODERN) == 0) ||
+	    (m != NULL && strcmp(m, HTTPD_MODERN) == 0);
+}
+
+/* A message for the session: a request waits for its answer. */
+static void
+httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
+    const char *body, size_t len)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	json_t *id = json_object_get(msg, "id");
+	struct httpd_pending *p;
+
+	bufferevent_write(hs->bev, body, len);
+	bufferevent_write(hs->bev, "\n", 1);
+	if (id == NULL || method == NULL) {
+		httpd_reply(req, 202, "Accepted", NULL);
+		return;
+	}
+	if ((p = calloc(1, sizeof *p)) == NULL)
+		fatal("calloc");
+	p->id = json_incref(id);
+	p->req = req;
+	p->is_initialize = strcmp(method, "initialize") == 0;
+	TAILQ_INSERT_TAIL(&hs->pending, p, entry);
+}
+
+static void
+httpd_post(struct evhttp_request *req, const char *agent, const char *path,
+    const json_t *scope)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	size_t len = evbuffer_get_length(in);
+	const char *body = (const char *)evbuffer_pullup(in, -1);
+	const char *sid =
+	    evhttp_find_header(evhttp_request_get_input_headers(req),
+		"Mcp-Session-Id");
+	json_t *msg = len > 0 ? jsonrpc_parse(body, len, NULL) : NULL;
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	struct httpd_session *hs = NULL;
+	char *cause = NULL;
+
+	if (!json_is_object(msg))
+		httpd_refuse(req, 400, "Bad Request",
+		    "the body must be one JSON-RPC message (no batches)");
+	else if (sid != NULL &&
+	    (hs = httpd_session_find(sid, agent, path)) == NULL)
+		httpd_refuse(req, 404, "Not Found",
+		    "no such session: initialize again");
+	else if (hs == NULL &&
+	    (method == NULL ||
+		(strcmp(method, "initialize") != 0 &&
+		    !httpd_is_modern(req, msg))))
+		httpd_refuse(req, 400, "Bad Request",
+		    "no Mcp-Session-Id: initialize first");
+	else if (hs == NULL &&
+	    (hs = httpd_session_new(agent, path, scope,
+		 strcmp(method, "initialize") != 0, &cause)) == NULL)
+		httpd_refuse(req, 503, "Service Unavailable",
+		    cause != NULL ? cause : "no session");
+	else
+		httpd_forward(hs, req, msg, body, len);
+	free(cause);
+	json_decref(msg);
+}
+
+/* The server's stream: notifications of the session come on it. */
+static void
+httpd_stream_closed(struct evhttp_connection *conn, void *arg)
+{
+	struct httpd_session *hs = arg;
+
+	(void)conn;
+	hs->stream = NULL;
+}
+
+static void
+httpd_get(struct evhttp_request *req, struct httpd_session *hs)
+{
+	if (hs->stream != NULL) {
+		httpd_refuse(req, 409, "Conflict",
+		    "this session has a stream already");
+		return;
+	}
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Type", "text/event-stream");
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Cache-Control", "no-cache");
+	evhttp_send_reply_start(req, 200, "OK");
+	hs->stream = req;
+	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
+	    httpd_stream_closed, hs);
+}
+
+static void
+httpd_handle(struct evhttp_request *req, void *arg)
+{
+	const char *path =
+	    evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+	const char *sid =
+	    evhttp_find_header(evhttp_request_get_input_headers(req),
+		"Mcp-Session-Id");
+	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+	struct httpd_session *hs;
+	const char *agent;
+	json_t *scope;
+
+	(void)arg;
+	if ((agent = httpd_agent(req)) == NULL)
+		return;
+	if (path == NULL || !httpd_scope(path, &scope)) {
+		httpd_refuse(req, 404, "Not Found",
+		    "MCP is at /mcp, or /mcp/<server> for one server");
+		return;
+	}
+	if (cmd == EVHTTP_REQ_POST)
+		httpd_post(req, agent, path, scope);
+	else if (sid == NULL ||
+	    (hs = httpd_session_find(sid, agent, path)) == NULL)
+		httpd_refuse(req, sid == NULL ? 400 : 404,
+		    sid == NULL ? "Bad Request" : "Not Found",
+		    "GET and DELETE need the Mcp-Session-Id of a session");
+	else if (cmd == EVHTTP_REQ_GET)
+		httpd_get(req, hs);
+	else {
+		httpd_session_free(hs);
+		httpd_reply(req, 200, "OK", NULL);
+	}
+	json_decref(scope);
+}
+
+/* ---- the listener ---- */
+
+/* addr "127.0.0.1:PORT" or "[::1]:PORT": a loopback address, split. */
+static int
+httpd_parse_addr(const char *addr, char *host, size_t size, int *ret_port,
+    char **cause)
+{
+	const char *colon = strrchr(addr, ':');
+	struct in6_addr a6;
+	struct in_addr a4;
+	char *end;
+	long port;
+
+	if (colon == NULL || colon == addr || (size_t)(colon - addr) >= size)
+		return errors_cause(cause, -EINVAL,
+		    "give ADDRESS:PORT, as 127.0.0.1:8750");
+	port = strtol(colon + 1, &end, 10);
+	if (*end != '\0' || port < 0 || port > 65535)
+		return errors_cause(cause, -EINVAL, "bad port %s", colon + 1);
+	if (addr[0] == '[' && colon[-1] == ']')
+		snprintf(host, size, "%.*s", (int)(colon - addr - 2), addr + 1);
+	else
+		snprintf(host, size, "%.*s", (int)(colon - addr), addr);
+	if (inet_pton(AF_INET, host, &a4) == 1 &&
+	    (ntohl(a4.s_addr) >> 24) == 127) {
+		*ret_port = (int)port;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6)) {
+		*ret_port = (int)port;
+		return 0;
+	}
+	return errors_cause(cause, -EACCES,
+	    "%s is not a loopback address: the HTTP front listens on 127.0.0.0/8 or ::1 only, so that nothing off this machine reaches it",
+	    host);
+}
+
+int
+httpd_listen(const char *addr, char **cause)
+{
+	char host[64];
+	int port = 0, r;
+
+	if ((r = httpd_parse_addr(addr, host, sizeof host, &port, cause)) < 0)
+		return r;
+	if ((httpd = evhttp_new(mcpd_base)) == NULL)
+		return errors_cause(cause, -ENOMEM, "out of memory");
+	evhttp_set_max_body_size(httpd, (ev_ssize_t)mcpd_opts.max_message);
+	evhttp_set_max_headers_size(httpd, HTTPD_HEADERS_MAX);
+	evhttp_set_allowed_methods(httpd,
+	    EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
+	evhttp_set_gencb(httpd, httpd_handle, NULL);
+	if (evhttp_bind_socket(httpd, host, (ev_uint16_t)port) < 0) {
+		r = errors_cause(cause, -EADDRINUSE, "cannot listen on %s: %s",
+		    addr, strerror(errno));
+		evhttp_free(httpd);
+		httpd = NULL;
+		return r;
+	}
+	log_info("MCP over HTTP on http://%s/mcp", addr);
+	return 0;
+}
+
+void
+httpd_close(void)
+{
+	struct httpd_session *hs;
+
+	while ((hs = TAILQ_FIRST(&httpd_sessions)) != NULL)
+		httpd_session_free(hs);
+	if (httpd != NULL)
+		evhttp_free(httpd);
+	httpd = NULL;
+}
