@@ -242,7 +242,6 @@ server_start_failed_now(struct server *s, const char *why)
 
 	server_progress(s, "failed", why);
 	server_set_error(s, why);
-	server_logs_note(s, "start failed: %s", why);
 	log_server(LOG_WARNING, s->name, "start failed: %s", why);
 	if (s->session != NULL) {
 		server_job_fail(s, job,
@@ -270,6 +269,8 @@ server_start_failed_now(struct server *s, const char *why)
 		} else
 			server_set_state(s, SERVER_FAILED);
 	}
+	/* After the answer: its stderr tail is the server's own lines. */
+	server_logs_note(s, "start failed: %s", why);
 	server_job_end(s);
 }
 
