@@ -89,7 +89,7 @@ void
 server_set_error(struct server *s, const char *why)
 {
 	/* why may be s->last_error itself. */
-	char *copy = why != NULL ? strdup(why) : NULL;
+	char *copy = why != NULL ? xstrdup(why) : NULL;
 
 	free(s->last_error);
 	s->last_error = copy;
@@ -231,11 +231,10 @@ server_new(const char *agent, const char *id, const char *name,
 {
 	struct server *s;
 
-	if ((s = calloc(1, sizeof *s)) == NULL)
-		return -ENOMEM;
-	s->agent = strdup(agent);
-	s->id = strdup(id);
-	s->name = strdup(name);
+	s = xcalloc(1, sizeof *s);
+	s->agent = xstrdup(agent);
+	s->id = xstrdup(id);
+	s->name = xstrdup(name);
 	s->mode = mode;
 	s->spec = *spec;
 	memset(spec, 0, sizeof *spec);
@@ -244,8 +243,7 @@ server_new(const char *agent, const char *id, const char *name,
 	s->restart_timer = evtimer_new(mcpd_base, server_restart_due, s);
 	s->healthy_timer = evtimer_new(mcpd_base, server_healthy, s);
 	s->kick = event_new(mcpd_base, -1, 0, server_job_run, s);
-	if (s->agent == NULL || s->name == NULL || s->id == NULL ||
-	    s->endpoint == NULL || s->logs == NULL ||
+	if (s->endpoint == NULL || s->logs == NULL ||
 	    s->restart_timer == NULL || s->healthy_timer == NULL ||
 	    s->kick == NULL)
 		fatalx("out of memory making server %s", name);
