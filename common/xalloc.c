@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* The allocation helpers that end the program when memory runs out. */
 #define _GNU_SOURCE 1 /* asprintf, reallocarray */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,4 +99,20 @@ xjson(json_t *j)
 	if (j == NULL)
 		fatalx("out of memory");
 	return j;
+}
+
+int
+xenomem(int r)
+{
+	if (r == -ENOMEM)
+		fatalx("out of memory");
+	return r;
+}
+
+void *
+xnonnull(void *p)
+{
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
 }

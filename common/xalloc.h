@@ -29,5 +29,12 @@ void *xsodium_malloc(size_t);
  * Only for calls whose NULL can mean nothing but out of memory.
  */
 json_t *xjson(json_t *j);
+/*
+ * For calls into common/ from the daemon: r, unless it is -ENOMEM (then
+ * the program ends); p, unless it is NULL, which the callee returns only
+ * when out of memory (then the program ends).
+ */
+int xenomem(int r);
+void *xnonnull(void *p);
 
 #endif
