@@ -144,7 +144,7 @@ server_find_target(const char *agent, const char *target, json_t **ret_names)
 	if (s != NULL)
 		return s;
 	/* An image without its tag: the :latest a load made explicit. */
-	if (names_image_normalize(target, &image, NULL) < 0)
+	if (xenomem(names_image_normalize(target, &image, NULL)) < 0)
 		image = NULL;
 	names = json_array();
 	TAILQ_FOREACH(s, &server_list, entry)
@@ -474,7 +474,8 @@ server_tools_append(const struct server *s, json_t *into)
 		if (name == NULL || !json_is_object(tool))
 			continue;
 		copy = json_copy(tool);
-		handle = names_handle_format(s->name, s->generation, name);
+		handle = xnonnull(names_handle_format(s->name, s->generation,
+		    name));
 		json_object_set_new(copy, "server", json_string(s->name));
 		json_object_set_new(copy, "handle", json_string(handle));
 		free(handle);
