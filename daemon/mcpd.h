@@ -438,7 +438,7 @@ struct transport {
 	const struct transport_cbs *cbs;
 	void *cb_arg;
 };
-/* Keeps its own copy of the spec (NULL when out of memory). */
+/* Keeps its own copy of the spec. */
 struct transport *transport_stdio_new(const struct child_spec *,
     const struct transport_cbs *, void *arg);
 struct transport *transport_http_new(const struct remote_spec *,
