@@ -243,8 +243,7 @@ server_new(const char *agent, const char *id, const char *name,
 	s->restart_timer = evtimer_new(mcpd_base, server_restart_due, s);
 	s->healthy_timer = evtimer_new(mcpd_base, server_healthy, s);
 	s->kick = event_new(mcpd_base, -1, 0, server_job_run, s);
-	if (s->endpoint == NULL || s->logs == NULL ||
-	    s->restart_timer == NULL || s->healthy_timer == NULL ||
+	if (s->restart_timer == NULL || s->healthy_timer == NULL ||
 	    s->kick == NULL)
 		fatalx("out of memory making server %s", name);
 	if (mode == SERVER_CONTAINER)
