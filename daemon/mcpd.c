@@ -510,8 +510,7 @@ mcpd_prepare_state(void)
 		fatalx("generations: %s", cause != NULL ? cause : "failed");
 	if (identity_load(mcpd_opts.state_dir, &cause) < 0)
 		fatalx("identity: %s", cause != NULL ? cause : "failed");
-	if (store_open(mcpd_opts.state_dir, &mcpd_store) < 0)
-		fatalx("out of memory reading the enablement store");
+	store_open(mcpd_opts.state_dir, &mcpd_store);
 	if (http_tls_init(mcpd_opts.ca_file, &cause) < 0 ||
 	    netpolicy_init(mcpd_opts.dns_server, &cause) < 0)
 		fatalx("%s", cause != NULL ? cause : "remote endpoints");

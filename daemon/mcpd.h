@@ -840,8 +840,8 @@ struct store;
 /*
  * Opens the store in dir: reads enabled.json if it exists (never rewrites
  * it at open). Returns 0 and a store even when the file is unusable: then
- * store_error() says why and every change fails with that reason. Only
- * -ENOMEM fails.
+ * store_error() says why and every change fails with that reason. Returns
+ * 0.
  */
 int store_open(const char *dir, struct store **ret);
 void store_free(struct store *s);
