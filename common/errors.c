@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "errors.h"
+#include "xalloc.h"
 
 static const struct {
 	int code;
@@ -64,8 +65,7 @@ errors_cause(char **cause, int err, const char *fmt, ...)
 	if (cause == NULL)
 		return err;
 	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
+	xvasprintf(cause, fmt, ap);
 	va_end(ap);
 	return err;
 }

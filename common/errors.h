@@ -25,8 +25,8 @@ enum errors_kind {
 };
 
 /*
- * Sets *cause (when cause is not NULL) to a new message, NULL if even that
- * cannot be allocated, and returns err: `return errors_cause(cause,
+ * Sets *cause (when cause is not NULL) to a new message (out of memory ends
+ * the program, see xalloc.h) and returns err: `return errors_cause(cause,
  * -EINVAL, "bad %s", what);`.
  */
 int errors_cause(char **cause, int err, const char *fmt, ...)

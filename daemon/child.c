@@ -83,10 +83,8 @@ child_close(void)
 void
 child_watch(pid_t pid, void (*exited)(void *, int), void *arg)
 {
-	struct child_watcher *w = calloc(1, sizeof *w);
+	struct child_watcher *w = xcalloc(1, sizeof *w);
 
-	if (w == NULL)
-		fatal("calloc");
 	w->pid = pid;
 	w->exited = exited;
 	w->arg = arg;
@@ -237,8 +235,8 @@ child_pipes(int p[3][2])
 static int
 child_fail(char **cause, int error, const char *fmt, const char *what)
 {
-	if (cause != NULL && asprintf(cause, fmt, what, strerror(error)) < 0)
-		*cause = NULL;
+	if (cause != NULL)
+		xasprintf(cause, fmt, what, strerror(error));
 	return -error;
 }
 
@@ -323,16 +321,15 @@ char *
 child_describe_status(int status)
 {
 	char *s = NULL;
-	int r;
 
 	if (WIFEXITED(status))
-		r = asprintf(&s, "exited with status %d", WEXITSTATUS(status));
+		xasprintf(&s, "exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		r = asprintf(&s, "was killed by signal %d (%s)",
-		    WTERMSIG(status), strsignal(WTERMSIG(status)));
+		xasprintf(&s, "was killed by signal %d (%s)", WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
 	else
-		r = asprintf(&s, "ended with wait status %d", status);
-	return r < 0 ? NULL : s;
+		xasprintf(&s, "ended with wait status %d", status);
+	return s;
 }
 
 static const char *const child_env_keep[] = {
@@ -372,29 +369,21 @@ char **
 child_env_build(char *const *extra)
 {
 	size_t n = 0, max = child_strv_len(extra) + 8;
-	char **env = calloc(max + 1, sizeof *env);
+	char **env = xcalloc(max + 1, sizeof *env);
 	const char *v;
 
-	if (env == NULL)
-		return NULL;
 	for (size_t i = 0; child_env_keep[i] != NULL; i++) {
 		if ((v = getenv(child_env_keep[i])) == NULL ||
 		    child_env_overridden(extra, child_env_keep[i]))
 			continue;
-		if (asprintf(&env[n], "%s=%s", child_env_keep[i], v) < 0)
-			goto fail;
+		xasprintf(&env[n], "%s=%s", child_env_keep[i], v);
 		n++;
 	}
-	if (getenv("PATH") == NULL && !child_env_overridden(extra, "PATH") &&
-	    (env[n++] = strdup("PATH=/usr/local/bin:/usr/bin:/bin")) == NULL)
-		goto fail;
+	if (getenv("PATH") == NULL && !child_env_overridden(extra, "PATH"))
+		env[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
 	for (size_t i = 0; extra != NULL && extra[i] != NULL; i++)
-		if ((env[n++] = strdup(extra[i])) == NULL)
-			goto fail;
+		env[n++] = xstrdup(extra[i]);
 	return env;
-fail:
-	child_strv_free(env);
-	return NULL;
 }
 
 /* 0 when path (relative to cwd, NULL: mcpd's) is a file exec can run. */
@@ -405,9 +394,8 @@ child_is_runnable(const char *path, const char *cwd)
 	struct stat st;
 	int r = 0;
 
-	if (path[0] != '/' && cwd != NULL &&
-	    asprintf(&full, "%s/%s", cwd, path) < 0)
-		return -ENOMEM;
+	if (path[0] != '/' && cwd != NULL)
+		xasprintf(&full, "%s/%s", cwd, path);
 	if (full != NULL)
 		path = full;
 	if (stat(path, &st) < 0)
@@ -440,9 +428,8 @@ child_find_program(const struct child_spec *spec, char **cause)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (p = path;; p = end + 1) {
 		end = strchrnul(p, ':');
-		if (asprintf(&candidate, "%.*s%s%s", (int)(end - p), p,
-			end > p ? "/" : "", file) < 0)
-			return -ENOMEM;
+		xasprintf(&candidate, "%.*s%s%s", (int)(end - p), p,
+		    end > p ? "/" : "", file);
 		r = child_is_runnable(candidate, spec->cwd);
 		free(candidate);
 		if (r == 0)
@@ -464,15 +451,10 @@ char **
 child_strv_copy(char *const *v)
 {
 	size_t n = child_strv_len(v);
-	char **copy = calloc(n + 1, sizeof *copy);
+	char **copy = xcalloc(n + 1, sizeof *copy);
 
-	if (copy == NULL)
-		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if ((copy[i] = strdup(v[i])) == NULL) {
-			child_strv_wipe_free(copy);
-			return NULL;
-		}
+		copy[i] = xstrdup(v[i]);
 	return copy;
 }
 

@@ -20,7 +20,8 @@ cmd_call_handle(struct request *req, const char *handle, json_t *args,
 	uint64_t gen;
 	struct server *s;
 
-	if (names_handle_parse(handle, &server_part, &gen, &tool) < 0) {
+	if (xenomem(names_handle_parse(handle, &server_part, &gen, &tool)) <
+	    0) {
 		cmd_call_bad(req, "handle",
 		    "a handle looks like <server>.<generation>/<tool>; see mcpctl tools");
 		return;

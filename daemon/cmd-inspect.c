@@ -61,9 +61,9 @@ cmd_inspect_spec(const struct server *s)
 	char *k;
 
 	for (char **e = sp->env; e != NULL && *e != NULL; e++) {
-		if ((eq = strchr(*e, '=')) == NULL ||
-		    (k = strndup(*e, eq - *e)) == NULL)
+		if ((eq = strchr(*e, '=')) == NULL)
 			continue;
+		k = xstrndup(*e, eq - *e);
 		json_object_set_new(env, k, cmd_inspect_mask(eq + 1));
 		free(k);
 	}

@@ -42,13 +42,10 @@ void
 cmd_load_remote(struct request *req, const json_t *params, struct loadspec *ls,
     int timeout)
 {
-	struct cmd_load_remote *lr = calloc(1, sizeof *lr);
+	struct cmd_load_remote *lr = xcalloc(1, sizeof *lr);
 
-	if (lr == NULL)
-		fatal("calloc");
 	lr->req = req;
-	if ((lr->agent = strdup(control_agent(req))) == NULL)
-		fatal("strdup");
+	lr->agent = xstrdup(control_agent(req));
 	lr->timeout = timeout;
 	lr->params = json_deep_copy(params);
 	lr->ls = *ls;

@@ -28,8 +28,6 @@ cmd_load_program_ok(struct request *req, const struct server_spec *resolved)
 	char *cause = NULL;
 	int r;
 
-	if (env == NULL)
-		fatal("out of memory");
 	child.env = env;
 	if ((r = child_find_program(&child, &cause)) < 0)
 		control_fail(req, ERRORS_NOT_FOUND,
@@ -80,10 +78,8 @@ cmd_load_can_start(struct request *req, enum server_mode mode,
 static struct server_spec *
 cmd_load_spec_move(struct server_spec *spec)
 {
-	struct server_spec *moved = malloc(sizeof *moved);
+	struct server_spec *moved = xmalloc(sizeof *moved);
 
-	if (moved == NULL)
-		fatal("malloc");
 	*moved = *spec;
 	memset(spec, 0, sizeof *spec);
 	return moved;
@@ -118,16 +114,18 @@ cmd_load_start(struct request *req, const char *agent, const json_t *params,
 			(json_int_t)mcpd_opts.max_servers),
 		    "mcpd already has %zu servers, its limit; unload one, or start mcpd with a higher --max-servers",
 		    mcpd_opts.max_servers);
-	} else if (s == NULL &&
-	    ((id = server_id_for(agent, ls->name)) == NULL ||
-		server_new(agent, id, ls->name, ls->mode, &ls->spec, &s) < 0)) {
-		control_fail(req, ERRORS_UNAVAILABLE, NULL, "out of memory");
 	} else {
 		json_t *secrets = is_saved ? json_object() : NULL;
-		json_t *row = is_saved ?
-		    enable_row_new(server_id(s), server_name(s), ls->mode,
-			params, secrets) :
-		    NULL;
+		json_t *row = NULL;
+
+		if (s == NULL) {
+			id = server_id_for(agent, ls->name);
+			server_new(agent, id, ls->name, ls->mode, &ls->spec,
+			    &s);
+		}
+		if (is_saved)
+			row = enable_row_new(server_id(s), server_name(s),
+			    ls->mode, params, secrets);
 
 		/* A new server took spec; a listed one gets it with the job. */
 		if (is_listed)

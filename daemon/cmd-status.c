@@ -56,9 +56,9 @@ cmd_status_checked(void *arg, int status, const char *out, const char *err)
 	char *version = NULL, *why = NULL;
 
 	if (status == 0 && len > 0)
-		version = strndup(out, len);
+		version = xstrndup(out, len);
 	else if (status == 0)
-		why = strdup("docker version printed no server version");
+		why = xstrdup("docker version printed no server version");
 	else
 		why = docker_describe_failure(status, err);
 	cmd_status_reply(c->req, cmd_status_docker(c->cli, version, why));
@@ -83,8 +83,7 @@ cmd_status_exec(struct request *req, json_t *params)
 		free(cause);
 		return;
 	}
-	if ((c = calloc(1, sizeof *c)) == NULL)
-		fatal("calloc");
+	c = xcalloc(1, sizeof *c);
 	c->req = req;
 	c->cli = cli;
 	docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,

@@ -21,9 +21,7 @@ cmd_unload_saved_only(struct request *req, const char *target)
 		return;
 	}
 	name = json_incref(json_object_get(row, "name"));
-	if ((copy = strdup(json_string_value(json_object_get(row, "id")))) ==
-	    NULL)
-		fatal("strdup");
+	copy = xstrdup(json_string_value(json_object_get(row, "id")));
 	if (enable_remove(agent, copy, &removed, &cause) < 0)
 		control_fail(req, ERRORS_STORAGE, NULL,
 		    "cannot remove the saved row %s: %s; nothing was changed",

@@ -241,10 +241,8 @@ control_close_after_flush(struct client *c)
 static struct request *
 control_request_new(struct client *c, json_t *id)
 {
-	struct request *r = calloc(1, sizeof *r);
+	struct request *r = xcalloc(1, sizeof *r);
 
-	if (r == NULL)
-		fatal("calloc");
 	r->client = c;
 	r->id = json_incref(id);
 	TAILQ_INSERT_TAIL(&c->requests, r, entry);
@@ -394,8 +392,9 @@ control_set_agent(struct request *r, const char *agent)
 {
 	char *copy;
 
-	if (r->client == NULL || (copy = strdup(agent)) == NULL)
+	if (r->client == NULL)
 		return;
+	copy = xstrdup(agent);
 	free(r->client->agent);
 	r->client->agent = copy;
 }
@@ -673,10 +672,9 @@ control_adopt(int fd, const char *agent, const json_t *scope, char **cause)
 {
 	if (control_nclients >= mcpd_opts.max_clients) {
 		close(fd);
-		if (asprintf(cause,
-			"mcpd has %zu clients, its limit; close one or raise --max-clients",
-			control_nclients) < 0)
-			*cause = NULL;
+		errors_cause(cause, -EBUSY,
+		    "mcpd has %zu clients, its limit; close one or raise --max-clients",
+		    control_nclients);
 		return -EBUSY;
 	}
 	control_client_new(fd, agent, scope);
@@ -709,11 +707,9 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 static void
 control_client_new(int fd, const char *agent, const json_t *scope)
 {
-	struct client *c;
+	struct client *c = xcalloc(1, sizeof *c);
 
-	if ((c = calloc(1, sizeof *c)) == NULL ||
-	    (c->agent = strdup(agent)) == NULL)
-		fatal("calloc");
+	c->agent = xstrdup(agent);
 	c->scope = json_incref((json_t *)(uintptr_t)scope);
 	c->bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL)
@@ -795,8 +791,7 @@ control_fail_listen(char **cause, const char *what, const char *path)
 {
 	int err = errno;
 
-	if (asprintf(cause, "%s %s: %s", what, path, strerror(err)) < 0)
-		*cause = NULL;
+	xasprintf(cause, "%s %s: %s", what, path, strerror(err));
 	return -err;
 }
 
@@ -813,10 +808,9 @@ control_check_stale(const char *path, const struct sockaddr_un *sun,
 	r = connect(fd, (const struct sockaddr *)sun, sizeof *sun);
 	close(fd);
 	if (r == 0) {
-		if (asprintf(cause,
-			"another mcpd already listens on %s; stop it first (mcpctl -s %s shutdown)",
-			path, path) < 0)
-			*cause = NULL;
+		xasprintf(cause,
+		    "another mcpd already listens on %s; stop it first (mcpctl -s %s shutdown)",
+		    path, path);
 		return -EADDRINUSE;
 	}
 	unlink(path);
@@ -836,8 +830,8 @@ control_bind(const char *path, char **cause)
 		return control_fail_listen(cause, "socket path", path);
 	}
 	strcpy(sun.sun_path, path);
-	if ((dir = strdup(path)) != NULL &&
-	    (slash = strrchr(dir, '/')) != NULL && slash != dir) {
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
 		*slash = '\0';
 		if ((r = paths_mkdir_p(dir, 0700)) < 0) {
 			errno = -r;
@@ -875,7 +869,7 @@ control_learn_path(int fd)
 		return;
 	sun.sun_path[sizeof sun.sun_path - 1] = '\0';
 	free(mcpd_opts.socket_path);
-	mcpd_opts.socket_path = strdup(sun.sun_path);
+	mcpd_opts.socket_path = xstrdup(sun.sun_path);
 }
 
 int
@@ -886,7 +880,7 @@ control_listen(const char *path, int activated_fd, char **cause)
 	if (fd < 0) {
 		if ((fd = control_bind(path, cause)) < 0)
 			return fd;
-		control_path = strdup(path);
+		control_path = xstrdup(path);
 	}
 	evutil_make_socket_nonblocking(fd);
 	control_listener = evconnlistener_new(mcpd_base, control_accept, NULL,

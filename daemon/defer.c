@@ -36,10 +36,8 @@ defer_run(evutil_socket_t fd, short events, void *arg)
 void
 defer_call(void (*fn)(void *), void *arg)
 {
-	struct defer_entry *e = malloc(sizeof *e);
+	struct defer_entry *e = xmalloc(sizeof *e);
 
-	if (e == NULL)
-		fatal("malloc");
 	e->fn = fn;
 	e->arg = arg;
 	STAILQ_INSERT_TAIL(&defer_queue, e, entry);

@@ -104,9 +104,8 @@ docker_listed(void *arg, int status, const char *out, const char *err)
 	}
 	for (const char *p = out; *p != '\0'; p++)
 		max += *p == '\n';
-	if ((copy = strdup(out)) == NULL ||
-	    (args = calloc(max + 1, sizeof *args)) == NULL)
-		fatal("out of memory");
+	copy = xstrdup(out);
+	args = xcalloc(max + 1, sizeof *args);
 	args[0] = docker_program();
 	args[1] = "rm";
 	args[2] = "-f";
@@ -127,8 +126,7 @@ docker_marker_path(void)
 {
 	char *path;
 
-	if (asprintf(&path, "%s/containers.pid", mcpd_opts.state_dir) < 0)
-		fatal("asprintf");
+	xasprintf(&path, "%s/containers.pid", mcpd_opts.state_dir);
 	return path;
 }
 
@@ -178,8 +176,7 @@ docker_reap(void)
 	free(marker);
 	if (!has_marker || docker_available(NULL) < 0)
 		return;
-	if (asprintf(&filter, "label=io.mcpd.owner=%s", identity_did()) < 0)
-		fatal("asprintf");
+	xasprintf(&filter, "label=io.mcpd.owner=%s", identity_did());
 	const char *args[] = { docker_program(), "ps", "-a", "--no-trunc",
 		"--filter", filter, "--format",
 		"{{.ID}} {{.Names}} {{.Label \"io.mcpd.instance\"}}", NULL };

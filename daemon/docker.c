@@ -95,15 +95,13 @@ docker_cli_path(char **cause)
 	struct stat st;
 
 	if (strchr(prog, '/') != NULL) {
-		if (docker_is_executable(prog) && (full = strdup(prog)) != NULL)
-			return full;
-	} else if ((dirs = strdup(path != NULL ? path : "/usr/bin:/bin"))) {
+		if (docker_is_executable(prog))
+			return xstrdup(prog);
+	} else {
+		dirs = xstrdup(path != NULL ? path : "/usr/bin:/bin");
 		for (dir = strtok_r(dirs, ":", &save); dir != NULL;
 		     dir = strtok_r(NULL, ":", &save)) {
-			if (asprintf(&full, "%s/%s", dir, prog) < 0) {
-				full = NULL;
-				break;
-			}
+			xasprintf(&full, "%s/%s", dir, prog);
 			if (docker_is_executable(full))
 				break;
 			free(full);
@@ -116,15 +114,13 @@ docker_cli_path(char **cause)
 	if (cause == NULL)
 		return NULL;
 	if (strchr(prog, '/') != NULL && stat(prog, &st) == 0) {
-		if (asprintf(cause,
-			"the docker CLI '%s' is not an executable file; set MCPD_DOCKER / mcpd --docker to the path of docker (or podman)",
-			prog) < 0)
-			*cause = NULL;
-	} else if (
-	    asprintf(cause,
-		"the docker CLI '%s' is not installed or not on PATH; install docker.io (or podman) or set MCPD_DOCKER / mcpd --docker to its path",
-		prog) < 0)
-		*cause = NULL;
+		xasprintf(cause,
+		    "the docker CLI '%s' is not an executable file; set MCPD_DOCKER / mcpd --docker to the path of docker (or podman)",
+		    prog);
+	} else
+		xasprintf(cause,
+		    "the docker CLI '%s' is not installed or not on PATH; install docker.io (or podman) or set MCPD_DOCKER / mcpd --docker to its path",
+		    prog);
 	return NULL;
 }
 
@@ -163,12 +159,11 @@ docker_env(char *const *extra)
 
 	while (extra != NULL && extra[m] != NULL)
 		m++;
-	if ((all = calloc(m + 8, sizeof *all)) == NULL)
-		return NULL;
+	all = xcalloc(m + 8, sizeof *all);
 	for (size_t i = 0; docker_env_pass[i] != NULL; i++)
-		if ((v = getenv(docker_env_pass[i])) != NULL &&
-		    asprintf(&all[npass], "%s=%s", docker_env_pass[i], v) >= 0)
-			npass++;
+		if ((v = getenv(docker_env_pass[i])) != NULL)
+			xasprintf(&all[npass++], "%s=%s", docker_env_pass[i],
+			    v);
 	if (m > 0)
 		memcpy(all + npass, extra, m * sizeof *all);
 	env = child_env_build(all);
@@ -321,13 +316,12 @@ struct docker_cmd *
 docker_cmd_start(const char *const *args, char *const *env, int timeout_ms,
     docker_line_fn *line, docker_done_fn *done, void *arg)
 {
-	struct docker_cmd *c = calloc(1, sizeof *c);
+	struct docker_cmd *c = xcalloc(1, sizeof *c);
 	struct child_spec spec = { 0 };
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
 	char *cause = NULL;
 
-	if (c == NULL || (c->env = docker_env(env)) == NULL)
-		fatal("out of memory running docker");
+	c->env = docker_env(env);
 	spec.argv = (char *const *)(uintptr_t)args;
 	spec.env = c->env;
 	c->io.out = c->io.err = -1;
@@ -378,15 +372,12 @@ docker_describe_failure(int status, const char *err)
 		len--;
 	if (status == -1) {
 		/* It did not run: err is why (pipes, fork or exec). */
-		if (asprintf(&why, "%.*s", (int)len, err) < 0)
-			why = NULL;
+		xasprintf(&why, "%.*s", (int)len, err);
 		return why;
 	}
 	how = child_describe_status(status);
-	if (asprintf(&why, "%s %s%s%.*s", docker_program(),
-		how != NULL ? how : "failed", len > 0 ? ": " : "",
-		(int)(len > 300 ? 300 : len), err) < 0)
-		why = NULL;
+	xasprintf(&why, "%s %s%s%.*s", docker_program(), how,
+	    len > 0 ? ": " : "", (int)(len > 300 ? 300 : len), err);
 	free(how);
 	return why;
 }
@@ -408,22 +399,19 @@ struct docker_container *
 docker_container_new(const char *agent, const char *server,
     void (*removed)(void *), void *arg)
 {
-	struct docker_container *ct = calloc(1, sizeof *ct);
+	struct docker_container *ct = xcalloc(1, sizeof *ct);
 
-	if (ct == NULL)
-		fatal("calloc");
 	ct->removed = removed;
 	ct->removed_arg = arg;
-	ct->agent = strdup(agent);
-	ct->server = strdup(server);
+	ct->agent = xstrdup(agent);
+	ct->server = xstrdup(server);
 	if (strcmp(agent, "default") == 0)
-		ct->base = strdup(server);
-	else if (asprintf(&ct->base, "%s.%s", agent, server) < 0)
-		ct->base = NULL;
+		ct->base = xstrdup(server);
+	else
+		xasprintf(&ct->base, "%s.%s", agent, server);
 	ct->retry = evtimer_new(mcpd_base, docker_retry_due, ct);
 	ct->tell = event_new(mcpd_base, -1, 0, docker_nothing_to_remove, ct);
-	if (ct->base == NULL || ct->retry == NULL || ct->tell == NULL ||
-	    ct->agent == NULL || ct->server == NULL)
+	if (ct->retry == NULL || ct->tell == NULL)
 		fatal("out of memory");
 	TAILQ_INIT(&ct->waiters);
 	return ct;
@@ -457,10 +445,9 @@ docker_container_name_for(const struct docker_container *ct,
 {
 	char *name;
 
-	if (asprintf(&name, "rax-%s-%s-%ld",
-		phase == DOCKER_PHASE_PROBE ? "probe" : "mcp", ct->base,
-		(long)getpid()) < 0)
-		fatal("asprintf");
+	xasprintf(&name, "rax-%s-%s-%ld",
+	    phase == DOCKER_PHASE_PROBE ? "probe" : "mcp", ct->base,
+	    (long)getpid());
 	return name;
 }
 
@@ -469,7 +456,7 @@ docker_container_set(struct docker_container *ct, const char *name,
     enum docker_phase phase)
 {
 	free(ct->name);
-	ct->name = name != NULL ? strdup(name) : NULL;
+	ct->name = name != NULL ? xstrdup(name) : NULL;
 	ct->phase = phase;
 	ct->is_created = false;
 	if (name != NULL)
@@ -534,7 +521,7 @@ docker_tell_waiters(struct docker_container *ct, int r, const char *holder)
 	TAILQ_HEAD(, docker_waiter) waiters = TAILQ_HEAD_INITIALIZER(waiters);
 	struct docker_waiter *w;
 	const char *text = r < 0 ? ct->error : holder;
-	char *why = text != NULL ? strdup(text) : NULL;
+	char *why = text != NULL ? xstrdup(text) : NULL;
 
 	TAILQ_CONCAT(&waiters, &ct->waiters, entry);
 	while ((w = TAILQ_FIRST(&waiters)) != NULL) {
@@ -611,28 +598,27 @@ docker_holder(const struct docker_container *ct, const json_t *labels)
 	const char *agent = docker_label(labels, "io.mcpd.agent");
 	const char *server = docker_label(labels, "io.mcpd.server");
 	char self[24], *text = NULL;
-	int r;
 
 	snprintf(self, sizeof self, "%ld", (long)getpid());
 	if (owner == NULL)
-		r = asprintf(&text, "a container with no mcpd labels");
+		text = xstrdup("a container with no mcpd labels");
 	else if (strcmp(owner, identity_did()) != 0)
-		r = asprintf(&text,
+		xasprintf(&text,
 		    "a container of another owner (io.mcpd.owner=%s)", owner);
 	else if (inst == NULL || strcmp(inst, docker_instance()) != 0 ||
 	    pid == NULL || strcmp(pid, self) != 0)
-		r = asprintf(&text,
+		xasprintf(&text,
 		    "a container of another run of this mcpd (io.mcpd.daemon-pid=%s, io.mcpd.instance=%s)",
 		    pid != NULL ? pid : "none", inst != NULL ? inst : "none");
 	else if (agent == NULL || strcmp(agent, ct->agent) != 0 ||
 	    server == NULL || strcmp(server, ct->server) != 0)
-		r = asprintf(&text,
+		xasprintf(&text,
 		    "a container of another agent or server of this mcpd (io.mcpd.agent=%s, io.mcpd.server=%s)",
 		    agent != NULL ? agent : "none",
 		    server != NULL ? server : "none");
 	else
 		return NULL;
-	return r < 0 ? strdup("another container") : text;
+	return text;
 }
 
 /* docker inspect said who holds the name: remove it only when it is ours. */
@@ -704,8 +690,7 @@ docker_container_remove(struct docker_container *ct, docker_removed_fn *fn,
 	struct docker_waiter *w;
 
 	ct->is_conflict = false;
-	if ((w = calloc(1, sizeof *w)) == NULL)
-		fatal("calloc");
+	w = xcalloc(1, sizeof *w);
 	w->fn = fn;
 	w->arg = arg;
 	TAILQ_INSERT_TAIL(&ct->waiters, w, entry);

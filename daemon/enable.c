@@ -33,16 +33,14 @@ enable_secret_name(const char *id, const char *kind, const char *k,
 {
 	char *name;
 
-	if (asprintf(&name, "mcpd.%s.%s.%.64s", id, kind, k) < 0)
-		fatal("asprintf");
+	xasprintf(&name, "mcpd.%s.%s.%.64s", id, kind, k);
 	for (char *c = name + strlen(id) + 6; *c != '\0'; c++)
 		if (!isalnum((unsigned char)*c) && *c != '.')
 			*c = '_';
 	if (strlen(k) > 64 || json_object_get(taken, name) != NULL) {
 		free(name);
-		if (asprintf(&name, "mcpd.%s.%s.%08x", id, kind,
-			enable_key_hash(k)) < 0)
-			fatal("asprintf");
+		xasprintf(&name, "mcpd.%s.%s.%08x", id, kind,
+		    enable_key_hash(k));
 	}
 	return name;
 }
@@ -62,8 +60,7 @@ enable_row_hide(json_t *obj, const char *id, const char *kind, json_t *secrets)
 		if (!json_is_string(v) || vars_has_refs(json_string_value(v)))
 			continue;
 		name = enable_secret_name(id, kind, k, secrets);
-		if (asprintf(&ref, "$(secret.%s)", name) < 0)
-			fatal("asprintf");
+		xasprintf(&ref, "$(secret.%s)", name);
 		json_object_set(secrets, name, v);
 		json_object_set_new(obj, k, json_string(ref));
 		free(name);
@@ -179,8 +176,9 @@ enable_forget_secrets(const char *id)
 	char *prefix;
 	size_t i;
 
-	if (vault == NULL || asprintf(&prefix, "mcpd.%s.", id) < 0)
+	if (vault == NULL)
 		return;
+	xasprintf(&prefix, "mcpd.%s.", id);
 	names = secrets_names(vault);
 	json_array_foreach(names, i, v)
 		if (strncmp(json_string_value(v), prefix, strlen(prefix)) == 0)
@@ -214,8 +212,7 @@ enable_rows_using(const char *secret)
 	char *ref, *text;
 	size_t i;
 
-	if (asprintf(&ref, "$(secret.%s)", secret) < 0)
-		fatal("asprintf");
+	xasprintf(&ref, "$(secret.%s)", secret);
 	json_object_foreach((json_t *)(uintptr_t)agents, agent, rows)
 		json_array_foreach(rows, i, row) {
 			text = json_dumps(json_object_get(row, "params"),
@@ -278,19 +275,18 @@ enable_row_spec(const char *agent, const json_t *row, struct loadspec *ls)
 	char *why = NULL;
 
 	if (!json_is_object(params) || id == NULL)
-		return strdup("the row has no params or no id");
+		return xstrdup("the row has no params or no id");
 	if (!loadspec_parse(params, ls, &err)) {
-		if (asprintf(&why, "its params do not parse (%s: %s)",
-			err.field, err.why) < 0)
-			why = NULL;
+		xasprintf(&why, "its params do not parse (%s: %s)", err.field,
+		    err.why);
 		loadspec_error_clear(&err);
 		loadspec_clear(ls);
-		return why != NULL ? why : strdup("its params do not parse");
+		return why;
 	}
 	if (server_find(agent, id) != NULL ||
 	    server_find_name(agent, ls->name) != NULL) {
 		loadspec_clear(ls);
-		return strdup("another saved row has the same id or name");
+		return xstrdup("another saved row has the same id or name");
 	}
 	return NULL;
 }
@@ -303,18 +299,15 @@ enable_restore_row(const char *agent, const json_t *row)
 	struct server *s;
 	char *label, *why;
 
-	if (asprintf(&label, "%s (agent %s)", name != NULL ? name : "?",
-		agent) < 0)
-		fatal("asprintf");
+	xasprintf(&label, "%s (agent %s)", name != NULL ? name : "?", agent);
 	if ((why = enable_row_spec(agent, row, &ls)) != NULL) {
 		enable_restored(label, why); /* its row stays in the file */
 		free(why);
 		return;
 	}
 	/* Its saved id, whichever rule made it (rows of before 0.2 too). */
-	if (server_new(agent, json_string_value(json_object_get(row, "id")),
-		ls.name, ls.mode, &ls.spec, &s) < 0)
-		fatalx("out of memory restoring %s", label);
+	server_new(agent, json_string_value(json_object_get(row, "id")),
+	    ls.name, ls.mode, &ls.spec, &s);
 	loadspec_clear(&ls);
 	server_restore(s, mcpd_opts.load_timeout_ms, enable_restored, label);
 }

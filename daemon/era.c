@@ -113,9 +113,8 @@ era_tool_headers_valid(const json_t *tool, char **why)
 		json_object_set_new(seen, lower, json_true());
 	}
 	json_decref(seen);
-	if (!ok && why != NULL &&
-	    asprintf(why, "property %s has an invalid x-mcp-header", key) < 0)
-		*why = NULL;
+	if (!ok && why != NULL)
+		xasprintf(why, "property %s has an invalid x-mcp-header", key);
 	return ok;
 }
 
@@ -143,25 +142,22 @@ era_param_value(const json_t *v)
 	size_t n, len;
 
 	if (json_is_boolean(v))
-		return strdup(json_is_true(v) ? "true" : "false");
-	if (json_is_integer(v))
-		return asprintf(&out, "%lld",
-			   (long long)json_integer_value(v)) < 0 ?
-		    NULL :
-		    out;
+		return xstrdup(json_is_true(v) ? "true" : "false");
+	if (json_is_integer(v)) {
+		xasprintf(&out, "%lld", (long long)json_integer_value(v));
+		return out;
+	}
 	if (!json_is_string(v))
 		return NULL;
 	s = json_string_value(v);
 	if (!era_needs_base64(s))
-		return strdup(s);
+		return xstrdup(s);
 	len = json_string_length(v);
 	n = sodium_base64_encoded_len(len, sodium_base64_VARIANT_ORIGINAL);
-	if ((b64 = malloc(n)) == NULL)
-		return NULL;
+	b64 = xmalloc(n);
 	sodium_bin2base64(b64, n, (const unsigned char *)s, len,
 	    sodium_base64_VARIANT_ORIGINAL);
-	if (asprintf(&out, "=?base64?%s?=", b64) < 0)
-		out = NULL;
+	xasprintf(&out, "=?base64?%s?=", b64);
 	free(b64);
 	return out;
 }

@@ -120,12 +120,10 @@ gateway_fan_out(struct request *req, const char *method)
 	json_t *names = server_gateway_offering(control_agent(req),
 		   control_scope(req), capability),
 	       *name;
-	struct gateway_fanout *fo = calloc(1, sizeof *fo);
+	struct gateway_fanout *fo = xcalloc(1, sizeof *fo);
 	struct gateway_part *part;
 	size_t i;
 
-	if (fo == NULL)
-		fatal("calloc");
 	fo->req = req;
 	fo->method = method;
 	fo->key = strcmp(method, "prompts/list") == 0 ? "prompts" :
@@ -138,9 +136,8 @@ gateway_fan_out(struct request *req, const char *method)
 	json_array_foreach(names, i, name) {
 		json_object_set_new(fo->by_server, json_string_value(name),
 		    json_array());
-		if ((part = calloc(1, sizeof *part)) == NULL ||
-		    (part->server = strdup(json_string_value(name))) == NULL)
-			fatal("calloc");
+		part = xcalloc(1, sizeof *part);
+		part->server = xstrdup(json_string_value(name));
 		part->fo = fo;
 		gateway_part_next(part, NULL);
 	}

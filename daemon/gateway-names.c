@@ -32,9 +32,8 @@ gateway_plain_name(const char *server, const char *tool, bool is_prefixed)
 {
 	char *name;
 
-	if (asprintf(&name, "%s%s%s", is_prefixed ? server : "",
-		is_prefixed ? GATEWAY_SEPARATOR : "", tool) < 0)
-		fatal("asprintf");
+	xasprintf(&name, "%s%s%s", is_prefixed ? server : "",
+	    is_prefixed ? GATEWAY_SEPARATOR : "", tool);
 	for (char *p = name; *p != '\0'; p++)
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
 			*p = '_';
@@ -47,9 +46,8 @@ gateway_short_name(const char *plain, const char *server, const char *tool)
 {
 	char *name;
 
-	if (asprintf(&name, "%.*s_%06x", GATEWAY_NAME_MAX - 7, plain,
-		gateway_hash(server, tool) & 0xffffff) < 0)
-		fatal("asprintf");
+	xasprintf(&name, "%.*s_%06x", GATEWAY_NAME_MAX - 7, plain,
+	    gateway_hash(server, tool) & 0xffffff);
 	return name;
 }
 
@@ -86,8 +84,8 @@ gateway_names(json_t *all, bool is_prefixed)
 		if (strlen(p) == 0 || strlen(p) > GATEWAY_NAME_MAX ||
 		    json_integer_value(json_object_get(counts, p)) > 1)
 			name = gateway_short_name(p, server, tool);
-		else if ((name = strdup(p)) == NULL)
-			fatal("strdup");
+		else
+			name = xstrdup(p);
 		json_object_set_new(e, "name", json_string(name));
 		json_object_del(e, "plain");
 		free(name);

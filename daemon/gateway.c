@@ -51,13 +51,12 @@ gateway_level(const char *name)
 struct gateway *
 gateway_new(struct client *c)
 {
-	struct gateway *gw = calloc(1, sizeof *gw);
+	struct gateway *gw = xcalloc(1, sizeof *gw);
 
-	if (gw == NULL || (gw->listed = json_object()) == NULL ||
-	    (gw->prompts = json_object()) == NULL ||
-	    (gw->resources = json_object()) == NULL ||
-	    (gw->templates = json_object()) == NULL)
-		fatal("out of memory");
+	gw->listed = xjson(json_object());
+	gw->prompts = xjson(json_object());
+	gw->resources = xjson(json_object());
+	gw->templates = xjson(json_object());
 	gw->client = c;
 	gw->log_level = 0; /* what the server sends: nothing is held back */
 	TAILQ_INSERT_TAIL(&gateway_list, gw, entry);
@@ -256,8 +255,7 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 		if (strcmp(want, gateway_versions[i]) == 0)
 			version = gateway_versions[i];
 	free(gw->version);
-	if ((gw->version = strdup(version)) == NULL)
-		fatal("strdup");
+	gw->version = xstrdup(version);
 	control_reply(req,
 	    json_pack("{s:s, s:o, s:o, s:s}", "protocolVersion", version,
 		"capabilities", gateway_capabilities(), "serverInfo",
@@ -270,8 +268,7 @@ static void
 gateway_discover(struct gateway *gw, struct request *req)
 {
 	free(gw->version);
-	if ((gw->version = strdup(GATEWAY_MODERN)) == NULL)
-		fatal("strdup");
+	gw->version = xstrdup(GATEWAY_MODERN);
 	gw->is_listening = true;
 	control_reply(req,
 	    json_pack("{s:[s], s:o, s:o}", "supportedVersions", GATEWAY_MODERN,

@@ -46,8 +46,7 @@ generation_init(const char *state_dir, char **cause)
 	size_t n;
 
 	free(generation_path);
-	if (asprintf(&generation_path, "%s/%s", state_dir, GENERATION_FILE) < 0)
-		return -ENOMEM;
+	xasprintf(&generation_path, "%s/%s", state_dir, GENERATION_FILE);
 	if ((f = fopen(generation_path, "re")) != NULL) {
 		n = fread(text, 1, sizeof text - 1, f);
 		fclose(f);

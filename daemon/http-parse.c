@@ -78,12 +78,10 @@ http_parse_header(struct http_parse *p, char *line)
 	*colon = '\0';
 	for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
 		;
-	h = reallocarray(p->resp.headers, p->resp.nheaders + 1, sizeof *h);
-	if (h == NULL)
-		return -ENOMEM;
+	h = xreallocarray(p->resp.headers, p->resp.nheaders + 1, sizeof *h);
 	p->resp.headers = h;
-	h[p->resp.nheaders].name = strdup(line);
-	h[p->resp.nheaders].value = strdup(v);
+	h[p->resp.nheaders].name = xstrdup(line);
+	h[p->resp.nheaders].value = xstrdup(v);
 	p->resp.nheaders++;
 	return 0;
 }

@@ -61,9 +61,8 @@ http_tls_init(const char *ca_file, char **cause)
 	if (ca_file != NULL && access(ca_file, R_OK) < 0) {
 		int err = errno;
 
-		if (asprintf(cause, "cannot read CA file %s: %s", ca_file,
-			strerror(err)) < 0)
-			*cause = NULL;
+		xasprintf(cause, "cannot read CA file %s: %s", ca_file,
+		    strerror(err));
 		return -err;
 	}
 	http_ca_file = ca_file;
@@ -191,15 +190,13 @@ http_tls_failure(struct bufferevent *bev)
 	long v;
 
 	if (ssl != NULL && (v = SSL_get_verify_result(ssl)) != X509_V_OK) {
-		if (asprintf(&why, "TLS certificate rejected: %s",
-			X509_verify_cert_error_string(v)) < 0)
-			why = NULL;
+		xasprintf(&why, "TLS certificate rejected: %s",
+		    X509_verify_cert_error_string(v));
 	} else if (e != 0) {
 		char text[256];
 
 		ERR_error_string_n(e, text, sizeof text);
-		if (asprintf(&why, "TLS failed: %s", text) < 0)
-			why = NULL;
+		xasprintf(&why, "TLS failed: %s", text);
 	}
 	return why;
 }
@@ -221,7 +218,7 @@ http_connect_failure(struct bufferevent *bev, int sockerr)
 	case ETIMEDOUT:
 	case EHOSTUNREACH:
 	case ENETUNREACH:
-		return strdup(strerror(err));
+		return xstrdup(strerror(err));
 	default:
 		return NULL;
 	}
@@ -316,8 +313,7 @@ http_conn_get(struct http_client *c)
 			evtimer_del(conn->idle);
 			return conn;
 		}
-	if ((conn = calloc(1, sizeof *conn)) == NULL)
-		return NULL;
+	conn = xcalloc(1, sizeof *conn);
 	conn->client = c;
 	if ((conn->bev = http_bev_new(&c->peer)) == NULL) {
 		free(conn);
@@ -342,10 +338,10 @@ struct http_exchange *
 http_send(struct http_client *c, const struct http_message *m,
     const struct http_cbs *cbs, void *arg)
 {
-	struct http_exchange *ex = calloc(1, sizeof *ex);
+	struct http_exchange *ex = xcalloc(1, sizeof *ex);
 	struct evbuffer *out;
 
-	if (ex == NULL || (ex->conn = http_conn_get(c)) == NULL) {
+	if ((ex->conn = http_conn_get(c)) == NULL) {
 		free(ex);
 		return NULL;
 	}
@@ -371,13 +367,11 @@ http_send(struct http_client *c, const struct http_message *m,
 struct http_client *
 http_client_new(const struct http_peer *peer)
 {
-	struct http_client *c = calloc(1, sizeof *c);
+	struct http_client *c = xcalloc(1, sizeof *c);
 
-	if (c == NULL)
-		return NULL;
 	c->peer = *peer;
-	c->peer.host = strdup(peer->host);
-	c->peer.hostport = strdup(peer->hostport);
+	c->peer.host = xstrdup(peer->host);
+	c->peer.hostport = xstrdup(peer->hostport);
 	LIST_INIT(&c->conns);
 	return c;
 }

@@ -150,8 +150,7 @@ httpd_line(struct httpd_session *hs, const char *line, size_t len)
 	if (p->is_initialize && !hs->is_stateless)
 		evhttp_add_header(evhttp_request_get_output_headers(p->req),
 		    "Mcp-Session-Id", hs->id);
-	if ((body = strndup(line, len)) == NULL)
-		fatal("strndup");
+	body = xstrndup(line, len);
 	httpd_reply(p->req, 200, "OK", body);
 	free(body);
 	json_decref(p->id);
@@ -194,13 +193,12 @@ static struct httpd_session *
 httpd_session_new(const char *agent, const char *path, const json_t *scope,
     bool is_stateless, char **cause)
 {
-	struct httpd_session *hs = calloc(1, sizeof *hs);
+	struct httpd_session *hs = xcalloc(1, sizeof *hs);
 	unsigned char raw[16];
 	int sv[2];
 
-	if (hs == NULL || (hs->agent = strdup(agent)) == NULL ||
-	    (hs->path = strdup(path)) == NULL)
-		fatal("out of memory");
+	hs->agent = xstrdup(agent);
+	hs->path = xstrdup(path);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
 		sv) < 0) {
 		errors_cause(cause, -errno, "socketpair: %s", strerror(errno));
@@ -349,8 +347,7 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
 		httpd_reply(req, 202, "Accepted", NULL);
 		return;
 	}
-	if ((p = calloc(1, sizeof *p)) == NULL)
-		fatal("calloc");
+	p = xcalloc(1, sizeof *p);
 	p->id = json_incref(id);
 	p->req = req;
 	p->is_initialize = strcmp(method, "initialize") == 0;

@@ -69,10 +69,8 @@ static void
 identity_did_of_seed(const unsigned char *seed, char *out, size_t outsz)
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
-	unsigned char *sk = sodium_malloc(crypto_sign_SECRETKEYBYTES);
+	unsigned char *sk = xsodium_malloc(crypto_sign_SECRETKEYBYTES);
 
-	if (sk == NULL)
-		fatalx("sodium_malloc failed");
 	crypto_sign_seed_keypair(pk, sk, seed);
 	sodium_free(sk);
 	identity_did_of(pk, out, outsz);
@@ -81,8 +79,7 @@ identity_did_of_seed(const unsigned char *seed, char *out, size_t outsz)
 static int
 identity_fail(char **cause, int err, const char *fmt, const char *path)
 {
-	if (asprintf(cause, fmt, path, strerror(err)) < 0)
-		*cause = NULL;
+	xasprintf(cause, fmt, path, strerror(err));
 	return -err;
 }
 
@@ -118,19 +115,16 @@ identity_read(const char *path, int fd, char **cause)
 	if (fstat(fd, &st) < 0)
 		return identity_fail(cause, errno, "cannot stat %s: %s", path);
 	if ((st.st_mode & 077) != 0 || st.st_uid != geteuid()) {
-		if (asprintf(cause,
-			"%s must be owned by uid %u with mode 0600 (it is %04o); fix it with: chmod 600 %s",
-			path, (unsigned)geteuid(),
-			(unsigned)(st.st_mode & 07777), path) < 0)
-			*cause = NULL;
+		xasprintf(cause,
+		    "%s must be owned by uid %u with mode 0600 (it is %04o); fix it with: chmod 600 %s",
+		    path, (unsigned)geteuid(), (unsigned)(st.st_mode & 07777),
+		    path);
 		return -EPERM;
 	}
 	n = read(fd, identity_seed, sizeof identity_seed);
 	if (n != (ssize_t)sizeof identity_seed) {
-		if (asprintf(cause,
-			"%s is not a key file (%zd bytes, want %zu)", path, n,
-			sizeof identity_seed) < 0)
-			*cause = NULL;
+		xasprintf(cause, "%s is not a key file (%zd bytes, want %zu)",
+		    path, n, sizeof identity_seed);
 		return -EINVAL;
 	}
 	return 0;
@@ -143,11 +137,10 @@ identity_load(const char *state_dir, char **cause)
 	int fd, r;
 
 	if (sodium_init() < 0) {
-		*cause = strdup("libsodium failed to initialise");
+		*cause = xstrdup("libsodium failed to initialise");
 		return -EIO;
 	}
-	if (asprintf(&path, "%s/%s", state_dir, IDENTITY_FILE) < 0)
-		return -ENOMEM;
+	xasprintf(&path, "%s/%s", state_dir, IDENTITY_FILE);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0) {
 		r = identity_read(path, fd, cause);
@@ -179,7 +172,7 @@ identity_agent_did(const char *agent)
 	    strlen(agent), identity_seed, sizeof identity_seed);
 	identity_did_of_seed(seed, did, sizeof did);
 	sodium_memzero(seed, sizeof seed);
-	return strdup(did);
+	return xstrdup(did);
 }
 
 char *
@@ -190,8 +183,6 @@ identity_connection_id(const char *agent, const char *mode, const char *target,
 	crypto_generichash_state st;
 	char *did = identity_agent_did(agent), *hex;
 
-	if (did == NULL)
-		return NULL;
 	crypto_generichash_init(&st, NULL, 0, sizeof h);
 	crypto_generichash_update(&st, (const unsigned char *)did,
 	    strlen(did) + 1);
@@ -201,8 +192,7 @@ identity_connection_id(const char *agent, const char *mode, const char *target,
 	    target_len);
 	crypto_generichash_final(&st, h, sizeof h);
 	free(did);
-	if ((hex = malloc(2 * sizeof h + 1)) == NULL)
-		return NULL;
+	hex = xmalloc(2 * sizeof h + 1);
 	sodium_bin2hex(hex, 2 * sizeof h + 1, h, sizeof h);
 	return hex;
 }

@@ -20,8 +20,7 @@ loadspec_bad(struct loadspec_error *err, const char *field, const char *why)
 {
 	if (err->field == NULL) {
 		err->field = field;
-		if ((err->why = strdup(why)) == NULL)
-			fatal("strdup");
+		err->why = xstrdup(why);
 	}
 	return false;
 }
@@ -77,14 +76,12 @@ loadspec_strv(struct loadspec_error *err, const char *field,
 
 	if (array == NULL)
 		return true;
-	if ((*ret = calloc(n + 1, sizeof **ret)) == NULL)
-		fatal("calloc");
+	*ret = xcalloc(n + 1, sizeof **ret);
 	json_array_foreach(array, i, v) {
 		if (!loadspec_is_cstring(v))
 			return loadspec_bad(err, field,
 			    "must be an array of strings without NUL bytes");
-		if (((*ret)[i] = strdup(json_string_value(v))) == NULL)
-			fatal("strdup");
+		(*ret)[i] = xstrdup(json_string_value(v));
 	}
 	return true;
 }
@@ -98,8 +95,7 @@ loadspec_env(struct loadspec_error *err, const json_t *env,
 	const char *k;
 	json_t *v;
 
-	if ((spec->env = calloc(n + 1, sizeof *spec->env)) == NULL)
-		fatal("calloc");
+	spec->env = xcalloc(n + 1, sizeof *spec->env);
 	json_object_foreach((json_t *)(uintptr_t)env, k, v) {
 		if (!loadspec_env_key_ok(k))
 			return loadspec_bad(err, "env",
@@ -107,9 +103,7 @@ loadspec_env(struct loadspec_error *err, const json_t *env,
 		if (!loadspec_is_cstring(v))
 			return loadspec_bad(err, "env",
 			    "env values must be strings without NUL bytes");
-		if (asprintf(&spec->env[i++], "%s=%s", k,
-			json_string_value(v)) < 0)
-			fatal("asprintf");
+		xasprintf(&spec->env[i++], "%s=%s", k, json_string_value(v));
 	}
 	return true;
 }
@@ -127,8 +121,7 @@ loadspec_name(struct loadspec_error *err, const json_t *params, char *derived,
 		if (!names_valid(name))
 			return loadspec_bad(err, "name",
 			    "name must match [A-Za-z0-9][A-Za-z0-9_-]{0,62}");
-		if ((*ret = strdup(name)) == NULL)
-			fatal("strdup");
+		*ret = xstrdup(name);
 		return true;
 	}
 	if (derived == NULL) {
@@ -169,8 +162,8 @@ loadspec_process(struct loadspec_error *err, const json_t *params,
 		    "a command speaks transport stdio");
 	if (cwd != NULL && cwd[0] != '/')
 		return loadspec_bad(err, "cwd", "cwd must be an absolute path");
-	if (cwd != NULL && (spec->cwd = strdup(cwd)) == NULL)
-		fatal("strdup");
+	if (cwd != NULL)
+		spec->cwd = xstrdup(cwd);
 	if (json_array_size(command) == 0)
 		return loadspec_bad(err, "command",
 		    "command needs at least the program to run");
@@ -210,8 +203,8 @@ loadspec_docker_args(struct loadspec_error *err, const json_t *params,
 		    json_string_length(json_object_get(params, "network"))))
 		return loadspec_bad(err, "network",
 		    "network must name a docker network");
-	if (network != NULL && (spec->network = strdup(network)) == NULL)
-		fatal("strdup");
+	if (network != NULL)
+		spec->network = xstrdup(network);
 	return true;
 }
 
@@ -230,7 +223,8 @@ loadspec_image(struct loadspec_error *err, const json_t *params,
 	if (json_object_get(params, "transport") != NULL)
 		return loadspec_bad(err, "transport",
 		    "a container's transport is detected: stdio first, streamable HTTP once it says it listens");
-	if (names_image_normalize(target, &ls->spec.image, &cause) < 0) {
+	if (xenomem(names_image_normalize(target, &ls->spec.image, &cause)) <
+	    0) {
 		ok = loadspec_bad(err, "target",
 		    cause != NULL ? cause : "bad image");
 		free(cause);
@@ -272,7 +266,7 @@ loadspec_remote_name(const struct url *u)
 		else if (n > 0 && name[n - 1] != '-')
 			name[n++] = '-';
 	name[n] = '\0';
-	return names_valid(name) ? strdup(name) : NULL;
+	return names_valid(name) ? xstrdup(name) : NULL;
 }
 
 static bool
@@ -300,18 +294,18 @@ loadspec_remote_spec(struct loadspec_error *err, const json_t *params,
 		if (!loadspec_header_ok(k, v))
 			return loadspec_bad(err, "headers",
 			    "headers must map HTTP token names to single-line strings");
-	spec->remote.url = url_canonical(u);
+	spec->remote.url = xnonnull(url_canonical(u));
 	spec->remote.allow_local = json_is_true(json_object_get(params,
 	    "allow_local"));
-	spec->remote.headers = headers != NULL ? json_deep_copy(headers) :
-						 json_object();
+	spec->remote.headers = xjson(headers != NULL ? json_deep_copy(headers) :
+						       json_object());
 	/* Inferred: a path with /mcp is streamable HTTP; else try it first. */
 	spec->remote.is_sse = transport != NULL &&
 	    strcmp(transport, "sse") == 0;
 	spec->remote.may_fall_back = transport == NULL &&
 	    strstr(u->path, "/mcp") == NULL;
-	spec->transport = strdup(transport != NULL ? transport :
-						     "streamable-http");
+	spec->transport = xstrdup(transport != NULL ? transport :
+						      "streamable-http");
 	return true;
 }
 

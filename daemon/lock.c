@@ -35,8 +35,7 @@ lock_state_dir(const char *dir, char **cause)
 	long holder;
 	int fd, len;
 
-	if (asprintf(&path, "%s/%s", dir, LOCK_FILE) < 0)
-		return -ENOMEM;
+	xasprintf(&path, "%s/%s", dir, LOCK_FILE);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		errors_cause(cause, -errno, "cannot open %s: %s", path,

@@ -18,16 +18,10 @@ struct logring {
 struct logring *
 logring_new(size_t max_lines)
 {
-	struct logring *r = calloc(1, sizeof *r);
+	struct logring *r = xcalloc(1, sizeof *r);
 
-	if (r == NULL)
-		return NULL;
 	r->max = max_lines > 0 ? max_lines : 1;
-	r->lines = calloc(r->max, sizeof *r->lines);
-	if (r->lines == NULL) {
-		free(r);
-		return NULL;
-	}
+	r->lines = xcalloc(r->max, sizeof *r->lines);
 	return r;
 }
 
@@ -49,8 +43,7 @@ logring_push(struct logring *r, const char *line, size_t len)
 
 	if (len > LOGRING_LINE_MAX)
 		len = LOGRING_LINE_MAX;
-	if ((copy = strndup(line, len)) == NULL)
-		return;
+	copy = xstrndup(line, len);
 	free(r->lines[r->head]);
 	r->lines[r->head] = copy;
 	r->head = (r->head + 1) % r->max;

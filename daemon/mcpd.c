@@ -59,11 +59,11 @@ mcpd_secrets_key_path(void)
 	char *path = NULL;
 
 	if (mcpd_opts.secrets_key != NULL)
-		return strdup(mcpd_opts.secrets_key);
+		return xstrdup(mcpd_opts.secrets_key);
 	if (config != NULL && config[0] == '/')
-		(void)!asprintf(&path, "%s/mcpd/secrets.key", config);
+		xasprintf(&path, "%s/mcpd/secrets.key", config);
 	else if (home != NULL && home[0] == '/')
-		(void)!asprintf(&path, "%s/.config/mcpd/secrets.key", home);
+		xasprintf(&path, "%s/.config/mcpd/secrets.key", home);
 	return path;
 }
 
@@ -75,8 +75,7 @@ mcpd_secrets_store_path(void)
 {
 	char *store;
 
-	if (asprintf(&store, "%s/secrets.enc", mcpd_opts.state_dir) < 0)
-		fatal("asprintf");
+	xasprintf(&store, "%s/secrets.enc", mcpd_opts.state_dir);
 	return store;
 }
 
@@ -89,7 +88,7 @@ mcpd_secrets(char **cause)
 		return vault;
 	if ((key = mcpd_secrets_key_path()) == NULL) {
 		if (cause != NULL)
-			*cause = strdup(
+			*cause = xstrdup(
 			    "no place for the secret key: set HOME or XDG_CONFIG_HOME, or pass --secrets-key");
 		return NULL;
 	}
@@ -358,7 +357,7 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 	int ch;
 
 	if (docker != NULL && *docker != '\0')
-		mcpd_opts.docker = strdup(docker);
+		mcpd_opts.docker = xstrdup(docker);
 	while ((ch = getopt_long(argc, argv, "dvs:S:Vh", mcpd_long_options,
 		    NULL)) != -1) {
 		switch (ch) {
@@ -369,10 +368,10 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			*verbose = 1;
 			break;
 		case 's':
-			mcpd_opts.socket_path = strdup(optarg);
+			mcpd_opts.socket_path = xstrdup(optarg);
 			break;
 		case 'S':
-			mcpd_opts.state_dir = strdup(optarg);
+			mcpd_opts.state_dir = xstrdup(optarg);
 			break;
 		case MCPD_OPT_MAX_MESSAGE:
 			mcpd_opts.max_message = mcpd_number("--max-message",
@@ -413,14 +412,14 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			    optarg, 1, 65536);
 			break;
 		case MCPD_OPT_CA_FILE:
-			mcpd_opts.ca_file = strdup(optarg);
+			mcpd_opts.ca_file = xstrdup(optarg);
 			break;
 		case MCPD_OPT_DNS_SERVER:
-			mcpd_opts.dns_server = strdup(optarg);
+			mcpd_opts.dns_server = xstrdup(optarg);
 			break;
 		case MCPD_OPT_DOCKER:
 			free(mcpd_opts.docker);
-			mcpd_opts.docker = strdup(optarg);
+			mcpd_opts.docker = xstrdup(optarg);
 			break;
 		case MCPD_OPT_STOP_GRACE:
 			mcpd_opts.stop_grace_ms = mcpd_number("--stop-grace",
@@ -428,11 +427,11 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			break;
 		case MCPD_OPT_SECRETS_KEY:
 			free(mcpd_opts.secrets_key);
-			mcpd_opts.secrets_key = strdup(optarg);
+			mcpd_opts.secrets_key = xstrdup(optarg);
 			break;
 		case MCPD_OPT_LISTEN_HTTP:
 			free(mcpd_opts.listen_http);
-			mcpd_opts.listen_http = strdup(optarg);
+			mcpd_opts.listen_http = xstrdup(optarg);
 			break;
 		case MCPD_OPT_STOP_FORCE:
 			mcpd_opts.stop_force_ms = mcpd_number("--stop-force",
@@ -520,8 +519,7 @@ mcpd_prepare_state(void)
 		fatalx("generations: %s", cause != NULL ? cause : "failed");
 	if (identity_load(mcpd_opts.state_dir, &cause) < 0)
 		fatalx("identity: %s", cause != NULL ? cause : "failed");
-	if (store_open(mcpd_opts.state_dir, &mcpd_store) < 0)
-		fatalx("out of memory reading the enablement store");
+	store_open(mcpd_opts.state_dir, &mcpd_store);
 	if (http_tls_init(mcpd_opts.ca_file, &cause) < 0 ||
 	    netpolicy_init(mcpd_opts.dns_server, &cause) < 0)
 		fatalx("%s", cause != NULL ? cause : "remote endpoints");

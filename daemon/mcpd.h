@@ -18,6 +18,7 @@
 
 #include "errors.h"
 #include "jsonrpc.h"
+#include "xalloc.h" /* out of memory is fatal in the daemon */
 
 struct client;
 struct request;
@@ -262,7 +263,7 @@ int child_find_program(const struct child_spec *, char **cause);
 char *child_describe_status(int status);
 /* The minimal environment of DESIGN 8 plus extra ("K=V"), new array. */
 char **child_env_build(char *const *extra);
-/* A deep copy of a NULL-terminated array (NULL when out of memory). */
+/* A deep copy of a NULL-terminated array. */
 char **child_strv_copy(char *const *);
 void child_strv_free(char **);
 /* The same, after wiping every string (they may hold resolved secrets). */
@@ -453,7 +454,7 @@ struct transport {
 	const struct transport_cbs *cbs;
 	void *cb_arg;
 };
-/* Keeps its own copy of the spec (NULL when out of memory). */
+/* Keeps its own copy of the spec. */
 struct transport *transport_stdio_new(const struct child_spec *,
     const struct transport_cbs *, void *arg);
 struct transport *transport_http_new(const struct remote_spec *,
@@ -580,7 +581,7 @@ bool server_runs(const struct server *, enum server_mode,
     const struct server_spec *);
 const char *server_endpoint(const struct server *);
 enum server_mode server_get_mode(const struct server *);
-/* Creates a server in state starting; *spec is moved into it. */
+/* Creates a server in state starting; *spec is moved into it. Returns 0. */
 int server_new(const char *agent, const char *id, const char *name,
     enum server_mode, struct server_spec *spec, struct server **ret);
 /* Gate jobs; each answers req when it ends. */
@@ -885,8 +886,8 @@ struct store;
 /*
  * Opens the store in dir: reads enabled.json if it exists (never rewrites
  * it at open). Returns 0 and a store even when the file is unusable: then
- * store_error() says why and every change fails with that reason. Only
- * -ENOMEM fails.
+ * store_error() says why and every change fails with that reason. Returns
+ * 0.
  */
 int store_open(const char *dir, struct store **ret);
 void store_free(struct store *s);

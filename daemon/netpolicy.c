@@ -44,15 +44,13 @@ netpolicy_init(const char *dns_server, char **cause)
 		netpolicy_dns = evdns_base_new(mcpd_base,
 		    0); /* no resolv.conf */
 	if (netpolicy_dns == NULL) {
-		*cause = strdup("cannot start the DNS resolver");
+		*cause = xstrdup("cannot start the DNS resolver");
 		return -ENOMEM;
 	}
 	evdns_base_load_hosts(netpolicy_dns, NULL);
 	if (dns_server != NULL &&
 	    evdns_base_nameserver_ip_add(netpolicy_dns, dns_server) != 0) {
-		if (asprintf(cause, "bad DNS server address %s", dns_server) <
-		    0)
-			*cause = NULL;
+		xasprintf(cause, "bad DNS server address %s", dns_server);
 		return -EINVAL;
 	}
 	return 0;
@@ -82,8 +80,7 @@ netpolicy_set(struct netpolicy_query *q, int err, const char *fmt,
 {
 	q->err = err;
 	free(q->why);
-	if (asprintf(&q->why, fmt, detail) < 0)
-		q->why = NULL;
+	xasprintf(&q->why, fmt, detail);
 }
 
 /* The rules that need no address: scheme, credentials, fragment. */
@@ -131,9 +128,8 @@ netpolicy_peer(struct netpolicy_query *q, struct http_peer *peer)
 		1;
 	if (!is_default)
 		snprintf(port, sizeof port, ":%u", u->port);
-	if (asprintf(&peer->hostport, "%s%s%s%s", u->is_ipv6_literal ? "[" : "",
-		u->host, u->is_ipv6_literal ? "]" : "", port) < 0)
-		peer->hostport = NULL;
+	xasprintf(&peer->hostport, "%s%s%s%s", u->is_ipv6_literal ? "[" : "",
+	    u->host, u->is_ipv6_literal ? "]" : "", port);
 }
 
 /* Judges every address; plain http must reach loopback only. */
@@ -220,19 +216,17 @@ netpolicy_resolved(int result, struct evutil_addrinfo *res, void *arg)
 struct netpolicy_query *
 netpolicy_check(const char *text, bool allow_local, netpolicy_fn *cb, void *arg)
 {
-	struct netpolicy_query *q = calloc(1, sizeof *q);
+	struct netpolicy_query *q = xcalloc(1, sizeof *q);
 	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC,
 		.ai_socktype = SOCK_STREAM };
 	struct evdns_getaddrinfo_request *dns;
 	char *cause = NULL;
 	int r;
 
-	if (q == NULL)
-		fatal("calloc");
 	q->allow_local = allow_local;
 	q->cb = cb;
 	q->arg = arg;
-	if (url_parse(text, &q->url, &cause) < 0) {
+	if (xenomem(url_parse(text, &q->url, &cause)) < 0) {
 		netpolicy_set(q, -EINVAL, "%s",
 		    cause != NULL ? cause : "bad URL");
 		free(cause);

@@ -63,14 +63,11 @@ static void
 probe_push(char ***v, size_t *n, const char *fmt, ...)
 {
 	va_list ap;
-	char **grown = reallocarray(*v, *n + 2, sizeof **v);
+	char **grown = xreallocarray(*v, *n + 2, sizeof **v);
 
-	if (grown == NULL)
-		fatal("reallocarray");
 	*v = grown;
 	va_start(ap, fmt);
-	if (vasprintf(&grown[*n], fmt, ap) < 0)
-		fatal("vasprintf");
+	xvasprintf(&grown[*n], fmt, ap);
 	va_end(ap);
 	grown[++*n] = NULL;
 }
@@ -154,10 +151,10 @@ probe_detect_url(const char *line, const char *end, int *ret_port,
 	    strchr("\"'<>", path[plen]) == NULL)
 		plen++;
 	if (plen <= 1 || path[0] != '/')
-		*ret_path = strdup("/mcp");
+		*ret_path = xstrdup("/mcp");
 	else
-		*ret_path = strndup(path, plen);
-	return *ret_path != NULL ? 1 : -ENOMEM;
+		*ret_path = xstrndup(path, plen);
+	return 1;
 }
 
 /* "listening ... port N" or "listening on host:N". */
@@ -184,16 +181,13 @@ probe_detect_listening(const char *line, const char *end, int *ret_port)
 int
 probe_detect_http(const char *line, size_t len, int *ret_port, char **ret_path)
 {
-	char *copy = strndup(line, len);
+	char *copy = xstrndup(line, len);
 	int r;
 
-	if (copy == NULL)
-		return -ENOMEM;
 	r = probe_detect_url(copy, copy + len, ret_port, ret_path);
 	if (r == 0 &&
-	    (r = probe_detect_listening(copy, copy + len, ret_port)) > 0 &&
-	    (*ret_path = strdup("/mcp")) == NULL)
-		r = -ENOMEM;
+	    (r = probe_detect_listening(copy, copy + len, ret_port)) > 0)
+		*ret_path = xstrdup("/mcp");
 	free(copy);
 	return r;
 }
@@ -206,7 +200,7 @@ probe_fail_text(struct probe *p, const char *text)
 	if (p->is_closing)
 		return;
 	p->is_closing = true;
-	p->t.cbs->closed(p->t.cb_arg, text != NULL ? text : "out of memory");
+	p->t.cbs->closed(p->t.cb_arg, text);
 }
 
 static void
@@ -215,9 +209,8 @@ probe_fail(struct probe *p, const char *fmt, const char *why)
 	const char *name = docker_container_name(p->ct);
 	char *text;
 
-	if (asprintf(&text, fmt, name != NULL ? name : "(none)",
-		why != NULL ? why : "") < 0)
-		text = NULL;
+	xasprintf(&text, fmt, name != NULL ? name : "(none)",
+	    why != NULL ? why : "");
 	probe_fail_text(p, text);
 	free(text);
 }
@@ -245,14 +238,13 @@ probe_run_checked(void *arg, int err, const char *holder)
 
 	if (err == 0 && (holder != NULL || p->saw_name_conflict)) {
 		docker_container_note_conflict(p->ct);
-		if (asprintf(&text,
-			"the container name %s is taken by %s; mcpd removes only containers it started itself: remove that one (docker rm -f %s) or load this server under another --name",
-			name,
-			holder != NULL ?
-			    holder :
-			    "another container (gone by now: load again)",
-			name) < 0)
-			text = NULL;
+		xasprintf(&text,
+		    "the container name %s is taken by %s; mcpd removes only containers it started itself: remove that one (docker rm -f %s) or load this server under another --name",
+		    name,
+		    holder != NULL ?
+			holder :
+			"another container (gone by now: load again)",
+		    name);
 	}
 	probe_fail_text(p, text != NULL ? text : p->run_failed);
 	free(text);
@@ -271,9 +263,8 @@ probe_run_failed(struct probe *p, const char *fmt, const char *why)
 
 	if (p->is_closing || p->run_failed != NULL)
 		return;
-	if (asprintf(&p->run_failed, fmt, name != NULL ? name : "(none)",
-		why != NULL ? why : "") < 0)
-		fatal("asprintf");
+	xasprintf(&p->run_failed, fmt, name != NULL ? name : "(none)",
+	    why != NULL ? why : "");
 	docker_container_remove(p->ct, probe_run_checked, p);
 }
 
@@ -333,16 +324,12 @@ probe_connect(struct probe *p, int host_port)
 	const char *args[] = { docker_program(), "logs", "--follow",
 		docker_container_name(p->ct), NULL };
 
-	if (asprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port,
-		p->path) < 0)
-		fatal("asprintf");
+	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port, p->path);
 	p->remote.allow_local = true;
 	/* A docker logs that cannot start ends at once: probe_logs_ended. */
 	p->logs = docker_cmd_start(args, NULL, 0, probe_logs_line,
 	    probe_logs_ended, p);
 	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
-	if (p->inner == NULL)
-		fatal("out of memory");
 	p->phase = PROBE_HTTP;
 	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
 	    p->remote.url);
@@ -369,7 +356,7 @@ probe_port_read(void *arg, int status, const char *out, const char *err)
 	if (status != 0 || colon == NULL ||
 	    (port = probe_port_at(colon + 1, colon + strlen(colon))) == 0) {
 		why = status != 0 ? docker_describe_failure(status, err) :
-				    strdup(out);
+				    xstrdup(out);
 		probe_fail(p, "cannot read the published port of %s: %s",
 		    why != NULL ? why : "");
 		free(why);
@@ -572,8 +559,6 @@ probe_open(struct transport *t, char **cause)
 	p->run.env = p->run_env;
 	free(name);
 	p->inner = transport_stdio_new(&p->run, &probe_inner_cbs, p);
-	if (p->inner == NULL)
-		fatal("out of memory");
 	probe_progress(p, "probing",
 	    "running %s: stdio handshake, stderr watched for HTTP",
 	    docker_container_name(p->ct));
@@ -684,26 +669,23 @@ struct transport *
 probe_new(const struct probe_target *target, struct docker_container *ct,
     const struct transport_cbs *cbs, void *arg)
 {
-	struct probe *p = calloc(1, sizeof *p);
+	struct probe *p = xcalloc(1, sizeof *p);
 
-	if (p == NULL)
-		return NULL;
 	p->t.ops = &probe_ops;
 	p->t.name = "stdio";
 	p->t.cbs = cbs;
 	p->t.cb_arg = arg;
 	spec_copy(&p->spec, target->spec);
-	p->agent = strdup(target->agent);
-	p->server = strdup(target->server);
+	p->agent = xstrdup(target->agent);
+	p->server = xstrdup(target->server);
 	p->target.spec = &p->spec;
 	p->target.agent = p->agent;
 	p->target.server = p->server;
 	p->ct = ct;
-	p->held = json_array();
+	p->held = xjson(json_array());
 	p->resend = evtimer_new(mcpd_base, probe_resend_due, p);
 	p->run_env = docker_env(p->spec.env);
-	if (p->held == NULL || p->resend == NULL || p->run_env == NULL ||
-	    p->agent == NULL || p->server == NULL)
+	if (p->resend == NULL)
 		fatal("out of memory");
 	return &p->t;
 }

@@ -93,10 +93,8 @@ secrets_write_all(int fd, const unsigned char *buf, size_t len)
 static char *
 secrets_value_new(const char *value, size_t len)
 {
-	char *v = sodium_malloc(len + 1);
+	char *v = xsodium_malloc(len + 1);
 
-	if (v == NULL)
-		return NULL;
 	if (len > 0)
 		memcpy(v, value, len);
 	v[len] = '\0';
@@ -123,8 +121,7 @@ secrets_grow(struct secrets *s)
 	if (s->n < s->size)
 		return 0;
 	size = s->size == 0 ? 8 : 2 * s->size;
-	if ((e = reallocarray(s->entries, size, sizeof *e)) == NULL)
-		return -ENOMEM;
+	e = xreallocarray(s->entries, size, sizeof *e);
 	s->entries = e;
 	s->size = size;
 	return 0;
@@ -176,12 +173,10 @@ secrets_key_parse(const unsigned char *buf, size_t len, unsigned char *key)
 static int
 secrets_key_read(struct secrets *s, int fd, const char *path, char **cause)
 {
-	unsigned char *buf = sodium_malloc(SECRETS_KEY_TEXT + 1);
+	unsigned char *buf = xsodium_malloc(SECRETS_KEY_TEXT + 1);
 	ssize_t n;
 	int r = 0;
 
-	if (buf == NULL)
-		return errors_cause(cause, -ENOMEM, "out of memory");
 	n = secrets_read_all(fd, buf, SECRETS_KEY_TEXT + 1);
 	if (n < 0)
 		r = errors_cause(cause, (int)n, "cannot read %s: %s", path,
@@ -204,8 +199,7 @@ secrets_key_credential(struct secrets *s, char **cause)
 
 	if (dir == NULL || dir[0] == '\0')
 		return 0;
-	if (asprintf(&path, "%s/%s", dir, SECRETS_CREDENTIAL) < 0)
-		return errors_cause(cause, -ENOMEM, "out of memory");
+	xasprintf(&path, "%s/%s", dir, SECRETS_CREDENTIAL);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		r = 0;
 		if (errno != ENOENT)
@@ -227,8 +221,7 @@ secrets_key_create(struct secrets *s, const char *path, char **cause)
 	char *dir, *slash;
 	int fd, r;
 
-	if ((dir = strdup(path)) == NULL)
-		return errors_cause(cause, -ENOMEM, "out of memory");
+	dir = xstrdup(path);
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
 		*slash = '\0';
 		if ((r = paths_mkdir_p(dir, 0700)) < 0) {
@@ -271,8 +264,7 @@ secrets_key_file(struct secrets *s, const char *path, bool has_store,
 		return errors_cause(cause, -ENOENT,
 		    "no secrets key: no credential %s and no key file",
 		    SECRETS_CREDENTIAL);
-	if ((s->key_path = strdup(path)) == NULL)
-		return errors_cause(cause, -ENOMEM, "out of memory");
+	s->key_path = xstrdup(path);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
 		if (errno != ENOENT)
 			return errors_cause(cause, -errno, "cannot open %s: %s",
@@ -334,10 +326,7 @@ secrets_store_read(const char *path, unsigned char **ret, size_t *ret_len,
 		    "%s is not a secret store (not a regular file, or too big)",
 		    path);
 	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		close(fd);
-		return errors_cause(cause, -ENOMEM, "out of memory");
-	}
+	buf = xmalloc((size_t)st.st_size + 1);
 	n = secrets_read_all(fd, buf, (size_t)st.st_size + 1);
 	close(fd);
 	if (n < 0) {
@@ -368,11 +357,9 @@ secrets_decode(struct secrets *s, const unsigned char *p, size_t len,
 		off += 2;
 		if (nlen == 0 || nlen > NAMES_SECRET_MAX || len - off < nlen)
 			return -EBADMSG;
-		if (secrets_grow(s) < 0)
-			return -ENOMEM;
+		secrets_grow(s);
 		e = &s->entries[s->n];
-		if ((e->name = strndup((const char *)p + off, nlen)) == NULL)
-			return -ENOMEM;
+		e->name = xstrndup((const char *)p + off, nlen);
 		e->value = NULL;
 		e->len = 0;
 		s->n++;
@@ -388,8 +375,6 @@ secrets_decode(struct secrets *s, const unsigned char *p, size_t len,
 		    memchr(p + off, '\0', vlen) != NULL)
 			return -EBADMSG;
 		e->value = secrets_value_new((const char *)p + off, vlen);
-		if (e->value == NULL)
-			return -ENOMEM;
 		e->len = vlen;
 		off += vlen;
 	}
@@ -413,16 +398,13 @@ secrets_store_decrypt(struct secrets *s, const unsigned char *buf, size_t len,
 		return errors_cause(cause, -EBADMSG,
 		    "%s is truncated (%zu bytes)", s->store_path, len);
 	plen = len - SECRETS_HEADER_LEN - crypto_secretbox_MACBYTES;
-	if ((plain = sodium_malloc(plen + 1)) == NULL)
-		return errors_cause(cause, -ENOMEM, "out of memory");
+	plain = xsodium_malloc(plen + 1);
 	if (crypto_secretbox_open_easy(plain, buf + SECRETS_HEADER_LEN,
 		len - SECRETS_HEADER_LEN, buf + SECRETS_MAGIC_LEN, s->key) != 0)
 		r = errors_cause(cause, -EBADMSG,
 		    "cannot decrypt %s with the key from %s: the key is wrong, or the file is damaged or truncated",
 		    s->store_path, secrets_key_source(s));
-	else if ((r = secrets_decode(s, plain, plen, &bad)) == -ENOMEM)
-		r = errors_cause(cause, r, "out of memory");
-	else if (r < 0)
+	else if ((r = secrets_decode(s, plain, plen, &bad)) < 0)
 		r = errors_cause(cause, r,
 		    "%s is damaged: bad record at byte %zu of its plaintext",
 		    s->store_path, bad);
@@ -442,12 +424,9 @@ secrets_open(const char *store_path, const char *key_path, struct secrets **ret,
 	if (sodium_init() < 0)
 		return errors_cause(cause, -EIO,
 		    "libsodium failed to initialise");
-	if ((s = calloc(1, sizeof *s)) == NULL ||
-	    (s->store_path = strdup(store_path)) == NULL ||
-	    (s->key = sodium_malloc(SECRETS_KEY_LEN)) == NULL) {
-		secrets_free(s);
-		return errors_cause(cause, -ENOMEM, "out of memory");
-	}
+	s = xcalloc(1, sizeof *s);
+	s->store_path = xstrdup(store_path);
+	s->key = xsodium_malloc(SECRETS_KEY_LEN);
 	r = secrets_store_read(store_path, &file, &file_len, cause);
 	if (r == 0)
 		r = secrets_key_credential(s, cause);
@@ -539,12 +518,8 @@ secrets_store_write(const struct secrets *s, size_t at, bool is_insert,
 		    "the secret store would grow past %d bytes",
 		    SECRETS_STORE_MAX);
 	len = SECRETS_HEADER_LEN + crypto_secretbox_MACBYTES + plen;
-	if ((plain = sodium_malloc(plen + 1)) == NULL)
-		return errors_cause(cause, -ENOMEM, "out of memory");
-	if ((buf = malloc(len)) == NULL) {
-		sodium_free(plain);
-		return errors_cause(cause, -ENOMEM, "out of memory");
-	}
+	plain = xsodium_malloc(plen + 1);
+	buf = xmalloc(len);
 	secrets_encode(s, at, is_insert, put, plain);
 	memcpy(buf, SECRETS_MAGIC, SECRETS_MAGIC_LEN);
 	randombytes_buf(buf + SECRETS_MAGIC_LEN, crypto_secretbox_NONCEBYTES);
@@ -586,16 +561,13 @@ secrets_set(struct secrets *s, const char *name, const char *value, size_t len,
 		    "a secret value may not contain NUL bytes");
 	at = secrets_find(s, name, &found);
 	/* Everything the change needs is allocated before the file changes. */
-	if (!found &&
-	    (secrets_grow(s) < 0 || (put.name = strdup(name)) == NULL))
-		return errors_cause(cause, -ENOMEM, "out of memory");
+	if (!found) {
+		secrets_grow(s);
+		put.name = xstrdup(name);
+	}
 	if (found)
 		put.name = s->entries[at].name;
-	if ((put.value = secrets_value_new(value, len)) == NULL) {
-		if (!found)
-			free(put.name);
-		return errors_cause(cause, -ENOMEM, "out of memory");
-	}
+	put.value = secrets_value_new(value, len);
 	if ((r = secrets_store_write(s, at, !found, &put, cause)) < 0) {
 		if (!found)
 			free(put.name);

@@ -31,10 +31,10 @@ static struct event *sendq_flush_event;
 struct sendq *
 sendq_new(struct bufferevent *bev)
 {
-	struct sendq *q = calloc(1, sizeof *q);
+	struct sendq *q = xcalloc(1, sizeof *q);
 
-	if (q == NULL || (q->pending = evbuffer_new()) == NULL)
-		fatal("sendq_new");
+	if ((q->pending = evbuffer_new()) == NULL)
+		fatalx("out of memory");
 	q->bev = bev;
 	return q;
 }

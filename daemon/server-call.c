@@ -318,8 +318,7 @@ server_call_mcp(struct server *s, uint64_t generation, const char *tool,
 		    "server %s has no tool named %s", s->name, tool);
 		return;
 	}
-	if ((pc = calloc(1, sizeof *pc)) == NULL)
-		fatal("calloc");
+	pc = xcalloc(1, sizeof *pc);
 	pc->req = req;
 	pc->is_mcp = is_mcp;
 	pc->caller_token = json_incref((json_t *)(uintptr_t)progress_token);

@@ -47,8 +47,7 @@ server_job_error(struct server_job *job, enum errors_kind kind, json_t *data,
 	char *text;
 
 	va_start(ap, fmt);
-	if (vasprintf(&text, fmt, ap) < 0)
-		fatal("vasprintf");
+	xvasprintf(&text, fmt, ap);
 	va_end(ap);
 	if (job->req != NULL)
 		control_fail(job->req, kind, data, "%s", text);
@@ -87,10 +86,8 @@ server_container_names(const char *docker)
 {
 	struct server *s;
 	size_t n = 3;
-	const char **args = calloc(server_count(NULL) + 4, sizeof *args);
+	const char **args = xcalloc(server_count(NULL) + 4, sizeof *args);
 
-	if (args == NULL)
-		fatal("calloc");
 	args[0] = docker;
 	args[1] = "rm";
 	args[2] = "-f";
@@ -118,10 +115,9 @@ server_unload_kept(struct server *s, struct server_job *job)
 	const char *why = docker_container_error(s->container);
 	char *text;
 
-	if (asprintf(&text,
-		"container %s could not be removed: %s; mcpd retries every 10 s and at shutdown; unload again to retry now",
-		name, why != NULL ? why : "unknown error") < 0)
-		fatal("asprintf");
+	xasprintf(&text,
+	    "container %s could not be removed: %s; mcpd retries every 10 s and at shutdown; unload again to retry now",
+	    name, why != NULL ? why : "unknown error");
 	server_set_error(s, text);
 	server_set_state(s, SERVER_FAILED);
 	s->is_unloading = true;
@@ -355,10 +351,8 @@ static struct server_job *
 server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
     int timeout_ms)
 {
-	struct server_job *job = calloc(1, sizeof *job);
+	struct server_job *job = xcalloc(1, sizeof *job);
 
-	if (job == NULL)
-		fatal("calloc");
 	job->kind = kind;
 	job->req = req;
 	job->timeout_ms = timeout_ms > 0 ? timeout_ms :

@@ -80,8 +80,7 @@ server_logs_follow(struct server *s, struct request *req, size_t lines)
 		if (!control_is_live(f->req))
 			server_follower_end(s, f, "the client has gone");
 	}
-	if ((f = calloc(1, sizeof *f)) == NULL)
-		fatal("calloc");
+	f = xcalloc(1, sizeof *f);
 	f->req = req;
 	TAILQ_INSERT_TAIL(&s->followers, f, entry);
 	/* The last lines first, as notifications too: one stream, in order. */

@@ -37,14 +37,11 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 		t = probe_new(&target, s->container, NULL, NULL);
 	else if (s->mode == SERVER_REMOTE)
 		t = transport_http_new(&run.remote, NULL, NULL);
-	else if ((child.env = child_env_build(run.env)) != NULL)
+	else {
+		child.env = child_env_build(run.env);
 		t = transport_stdio_new(&child, NULL, NULL);
-	else
-		t = NULL;
-	if (t == NULL ||
-	    (s->next = session_new(t, &server_session_cbs, s, timeout_ms)) ==
-		NULL)
-		fatalx("out of memory connecting %s", s->name);
+	}
+	s->next = session_new(t, &server_session_cbs, s, timeout_ms);
 	if (s->session == NULL)
 		server_set_state(s, SERVER_STARTING);
 	r = session_start(s->next, cause);
@@ -100,8 +97,9 @@ server_restart_due(evutil_socket_t fd, short events, void *arg)
 	struct server_job *job;
 
 	(void)fd, (void)events;
-	if (mcpd_is_stopping() || (job = calloc(1, sizeof *job)) == NULL)
+	if (mcpd_is_stopping())
 		return;
+	job = xcalloc(1, sizeof *job);
 	job->kind = SERVER_JOB_RESTART;
 	job->timeout_ms = mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
@@ -167,13 +165,13 @@ server_recheck(struct server *s)
 	if (r == 1)
 		return true;
 	if (r == 0)
-		why = strdup(
+		why = xstrdup(
 		    "its saved row is gone (removed or changed since mcpd started); it is not restored");
-	else if (asprintf(&why, "the store cannot be read back: %s",
-		     cause != NULL ? cause : "unknown error") < 0)
-		why = NULL;
+	else
+		xasprintf(&why, "the store cannot be read back: %s",
+		    cause != NULL ? cause : "unknown error");
 	s->is_persistent = r < 0;
-	server_set_error(s, why != NULL ? why : "recheck failed");
+	server_set_error(s, why);
 	free(why);
 	free(cause);
 	return false;
@@ -190,11 +188,11 @@ server_on_ready(void *arg, struct session *sess)
 	server_progress_connected(s, sess);
 	if (s->needs_recheck && !server_recheck(s)) {
 		/* A copy: the failure replaces last_error. */
-		char *why = strdup(s->last_error);
+		char *why = xstrdup(s->last_error);
 
 		session_free(s->next);
 		s->next = NULL;
-		server_start_failed(s, why != NULL ? why : "recheck failed");
+		server_start_failed(s, why);
 		free(why);
 		return;
 	}
@@ -223,8 +221,7 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 
 	if (job->req == NULL && job->done == NULL)
 		return;
-	if (asprintf(&text, fmt, s->name, why) < 0)
-		fatal("asprintf");
+	xasprintf(&text, fmt, s->name, why);
 	server_job_error(job,
 	    job->is_denied ? ERRORS_DENIED :
 			     docker_container_kind(s->container),
@@ -282,11 +279,10 @@ server_failed_cleared(void *arg, int err, const char *why)
 	char *text = job->failed_why, *both = NULL;
 
 	job->failed_why = NULL;
-	if (err < 0 &&
-	    asprintf(&both,
-		"%s; its container %s could not be removed (%s): mcpd retries every 10 s, and unload tries again at once",
-		text, docker_container_name(s->container), why) < 0)
-		both = NULL;
+	if (err < 0)
+		xasprintf(&both,
+		    "%s; its container %s could not be removed (%s): mcpd retries every 10 s, and unload tries again at once",
+		    text, docker_container_name(s->container), why);
 	server_start_failed_now(s, both != NULL ? both : text);
 	free(both);
 	free(text);
@@ -301,8 +297,7 @@ server_start_failed(struct server *s, const char *why)
 		server_start_failed_now(s, why);
 		return;
 	}
-	if ((TAILQ_FIRST(&s->jobs)->failed_why = strdup(why)) == NULL)
-		fatal("strdup");
+	TAILQ_FIRST(&s->jobs)->failed_why = xstrdup(why);
 	docker_container_remove(s->container, server_failed_cleared, s);
 }
 
@@ -391,10 +386,9 @@ server_container_cleared(void *arg, int err, const char *why)
 	char *text;
 
 	if (err < 0) {
-		if (asprintf(&text,
-			"the previous container %s could not be removed: %s",
-			docker_container_name(s->container), why) < 0)
-			fatal("asprintf");
+		xasprintf(&text,
+		    "the previous container %s could not be removed: %s",
+		    docker_container_name(s->container), why);
 		server_start_failed_now(s, text);
 		free(text);
 		return;

@@ -89,7 +89,7 @@ void
 server_set_error(struct server *s, const char *why)
 {
 	/* why may be s->last_error itself. */
-	char *copy = why != NULL ? strdup(why) : NULL;
+	char *copy = why != NULL ? xstrdup(why) : NULL;
 
 	free(s->last_error);
 	s->last_error = copy;
@@ -144,7 +144,7 @@ server_find_target(const char *agent, const char *target, json_t **ret_names)
 	if (s != NULL)
 		return s;
 	/* An image without its tag: the :latest a load made explicit. */
-	if (names_image_normalize(target, &image, NULL) < 0)
+	if (xenomem(names_image_normalize(target, &image, NULL)) < 0)
 		image = NULL;
 	names = json_array();
 	TAILQ_FOREACH(s, &server_list, entry)
@@ -231,11 +231,10 @@ server_new(const char *agent, const char *id, const char *name,
 {
 	struct server *s;
 
-	if ((s = calloc(1, sizeof *s)) == NULL)
-		return -ENOMEM;
-	s->agent = strdup(agent);
-	s->id = strdup(id);
-	s->name = strdup(name);
+	s = xcalloc(1, sizeof *s);
+	s->agent = xstrdup(agent);
+	s->id = xstrdup(id);
+	s->name = xstrdup(name);
 	s->mode = mode;
 	s->spec = *spec;
 	memset(spec, 0, sizeof *spec);
@@ -244,9 +243,7 @@ server_new(const char *agent, const char *id, const char *name,
 	s->restart_timer = evtimer_new(mcpd_base, server_restart_due, s);
 	s->healthy_timer = evtimer_new(mcpd_base, server_healthy, s);
 	s->kick = event_new(mcpd_base, -1, 0, server_job_run, s);
-	if (s->agent == NULL || s->name == NULL || s->id == NULL ||
-	    s->endpoint == NULL || s->logs == NULL ||
-	    s->restart_timer == NULL || s->healthy_timer == NULL ||
+	if (s->restart_timer == NULL || s->healthy_timer == NULL ||
 	    s->kick == NULL)
 		fatalx("out of memory making server %s", name);
 	if (mode == SERVER_CONTAINER)
@@ -476,7 +473,8 @@ server_tools_append(const struct server *s, json_t *into)
 		if (name == NULL || !json_is_object(tool))
 			continue;
 		copy = json_copy(tool);
-		handle = names_handle_format(s->name, s->generation, name);
+		handle = xnonnull(names_handle_format(s->name, s->generation,
+		    name));
 		json_object_set_new(copy, "server", json_string(s->name));
 		json_object_set_new(copy, "handle", json_string(handle));
 		free(handle);

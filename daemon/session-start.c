@@ -171,7 +171,7 @@ static void
 session_agreed(struct session *s, const char *version, json_t *info,
     json_t *capabilities)
 {
-	s->protocol_version = strdup(version);
+	s->protocol_version = xstrdup(version);
 	s->server_info = json_incref(info);
 	s->capabilities = json_incref(capabilities);
 	s->phase = SESSION_LISTING;

@@ -148,8 +148,7 @@ session_pending_later(struct pending *p, enum errors_kind kind, const char *why,
     const char *detail)
 {
 	p->later_kind = kind;
-	if (asprintf(&p->later_why, why, detail != NULL ? detail : "") < 0)
-		fatal("asprintf");
+	xasprintf(&p->later_why, why, detail != NULL ? detail : "");
 	evtimer_assign(&p->timer, mcpd_base, session_pending_failed_later, p);
 	event_active(&p->timer, EV_TIMEOUT, 0);
 }
@@ -230,8 +229,7 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	json_t *msg, *id;
 	int r;
 
-	if ((p = calloc(1, sizeof *p)) == NULL)
-		fatal("calloc");
+	p = xcalloc(1, sizeof *p);
 	p->id = ++s->next_id;
 	p->cb = cb;
 	p->raw_cb = raw_cb;
@@ -486,16 +484,14 @@ struct session *
 session_new(struct transport *t, const struct session_cbs *cbs, void *arg,
     int timeout_ms)
 {
-	struct session *s = calloc(1, sizeof *s);
+	struct session *s = xcalloc(1, sizeof *s);
 
-	if (s == NULL)
-		return NULL;
 	s->references = 1; /* the owner's */
 	s->transport = t;
 	s->cbs = cbs;
 	s->arg = arg;
 	s->timeout_ms = timeout_ms;
-	s->tools = json_array();
+	s->tools = xjson(json_array());
 	for (size_t i = 0; i < SESSION_BUCKETS; i++)
 		LIST_INIT(&s->buckets[i]);
 	t->cbs = &session_transport_cbs;

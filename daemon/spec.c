@@ -68,14 +68,18 @@ spec_resolve_str(const char *in, char **ret, char **cause)
 	char *vault_cause = NULL, *out = NULL;
 	ssize_t len;
 
-	if (!vars_has_refs(in))
-		return (*ret = strdup(in)) != NULL ? 0 : -ENOMEM;
+	if (!vars_has_refs(in)) {
+		*ret = xstrdup(in);
+		return 0;
+	}
 	len = vars_expand(in, spec_lookup, &vault_cause, NULL, 0, cause);
-	if (len >= 0 && (out = malloc(len + 1)) == NULL)
-		len = -ENOMEM;
-	if (len >= 0)
+	if (len >= 0) {
+		out = xmalloc(len + 1);
 		len = vars_expand(in, spec_lookup, &vault_cause, out, len + 1,
 		    cause);
+	}
+	if (len == -ENOMEM)
+		fatalx("out of memory");
 	if (len >= 0) {
 		free(vault_cause);
 		*ret = out;
@@ -100,8 +104,7 @@ spec_resolve_strv(char *const *in, char ***ret, char **cause)
 		n++;
 	if (in == NULL)
 		return 0;
-	if ((*ret = calloc(n + 1, sizeof **ret)) == NULL)
-		return -ENOMEM;
+	*ret = xcalloc(n + 1, sizeof **ret);
 	for (size_t i = 0; i < n; i++)
 		if ((r = spec_resolve_str(in[i], &(*ret)[i], cause)) < 0)
 			return r;
@@ -118,7 +121,7 @@ spec_resolve_headers(const json_t *in, json_t **ret, char **cause)
 
 	if (in == NULL)
 		return 0;
-	*ret = json_object();
+	*ret = xjson(json_object());
 	json_object_foreach((json_t *)(uintptr_t)in, k, v) {
 		if ((r = spec_resolve_str(json_string_value(v), &value,
 			 cause)) < 0)
@@ -151,13 +154,14 @@ spec_resolve(const struct server_spec *in, struct server_spec *out,
 		spec_clear(out);
 		return r;
 	}
-	if ((in->cwd != NULL && (out->cwd = strdup(in->cwd)) == NULL) ||
-	    (in->transport != NULL &&
-		(out->transport = strdup(in->transport)) == NULL) ||
-	    (in->image != NULL && (out->image = strdup(in->image)) == NULL) ||
-	    (in->network != NULL &&
-		(out->network = strdup(in->network)) == NULL))
-		fatal("out of memory");
+	if (in->cwd != NULL)
+		out->cwd = xstrdup(in->cwd);
+	if (in->transport != NULL)
+		out->transport = xstrdup(in->transport);
+	if (in->image != NULL)
+		out->image = xstrdup(in->image);
+	if (in->network != NULL)
+		out->network = xstrdup(in->network);
 	return 0;
 }
 
@@ -188,8 +192,7 @@ spec_command_line(char *const *argv)
 
 	for (size_t i = 0; argv[i] != NULL; i++)
 		len += strlen(argv[i]) * 4 + 3;
-	if ((p = line = malloc(len)) == NULL)
-		return NULL;
+	p = line = xmalloc(len);
 	for (size_t i = 0; argv[i] != NULL; i++) {
 		if (i > 0)
 			*p++ = ' ';
@@ -212,14 +215,13 @@ spec_endpoint(const struct server_spec *spec)
 	char *line, *all;
 
 	if (spec->remote.url != NULL)
-		return strdup(spec->remote.url);
+		return xstrdup(spec->remote.url);
 	if (spec->image == NULL)
 		return spec_command_line(spec->argv);
 	if (spec->args == NULL || spec->args[0] == NULL)
-		return strdup(spec->image);
-	if ((line = spec_command_line(spec->args)) == NULL ||
-	    asprintf(&all, "%s %s", spec->image, line) < 0)
-		all = NULL;
+		return xstrdup(spec->image);
+	line = spec_command_line(spec->args);
+	xasprintf(&all, "%s %s", spec->image, line);
 	free(line);
 	return all;
 }
@@ -253,18 +255,16 @@ spec_digest(const struct server_spec *spec, unsigned char out[SPEC_DIGEST_LEN])
 		     spec->image != NULL ? spec->image : "",
 		     spec->network != NULL ? spec->network : "", NULL };
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = xnonnull(open_memstream(&buf, &len));
 
-	if (f == NULL)
-		fatal("open_memstream");
 	spec_target_add(f, spec->argv);
 	spec_target_add(f, spec->env);
 	spec_target_add(f, spec->args);
 	spec_target_add(f, spec->volumes);
 	spec_target_add(f, strs);
-	if (spec->remote.headers != NULL &&
-	    (headers = json_dumps(spec->remote.headers, JSON_SORT_KEYS)) !=
-		NULL) {
+	if (spec->remote.headers != NULL) {
+		headers = xnonnull(json_dumps(spec->remote.headers,
+		    JSON_SORT_KEYS));
 		fputs(headers, f);
 		spec_str_free(headers);
 	}

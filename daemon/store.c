@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "log.h"
 #include "mcpd.h"
 
 #define STORE_FILE	 "enabled.json"
@@ -31,7 +32,7 @@ struct store {
 static int
 store_read(const char *path, char **ret, size_t *ret_len)
 {
-	char *buf = NULL, *nbuf;
+	char *buf = NULL;
 	size_t len = 0, size = 0;
 	ssize_t n;
 	int fd, err = 0;
@@ -52,11 +53,7 @@ store_read(const char *path, char **ret, size_t *ret_len)
 			size = size == 0 ? 4096 : 2 * size;
 			if (size > STORE_MAX_BYTES + 1)
 				size = STORE_MAX_BYTES + 1;
-			if ((nbuf = realloc(buf, size)) == NULL) {
-				err = ENOMEM;
-				break;
-			}
-			buf = nbuf;
+			buf = xreallocarray(buf, size, 1);
 		}
 		n = read(fd, buf + len, size - len);
 		if (n < 0 && errno == EINTR)
@@ -82,10 +79,11 @@ store_read(const char *path, char **ret, size_t *ret_len)
 static json_t *
 store_doc_empty(void)
 {
-	return json_pack("{s:i, s:{}}", "version", STORE_VERSION, "agents");
+	return xjson(json_pack("{s:i, s:{}}", "version", STORE_VERSION,
+	    "agents"));
 }
 
-/* Says in *what (new string) what is wrong: 0, or -ENOMEM. */
+/* Says in *what (new string) what is wrong; returns 0. */
 static int store_what(char **, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -93,15 +91,10 @@ static int
 store_what(char **what, const char *fmt, ...)
 {
 	va_list ap;
-	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(what, fmt, ap);
+	xvasprintf(what, fmt, ap);
 	va_end(ap);
-	if (r < 0) {
-		*what = NULL;
-		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -120,8 +113,7 @@ store_check_rows(json_t *agents, char **what)
 		if (!json_is_array(rows))
 			return store_what(what, "agent \"%s\" is not an array",
 			    agent);
-		if ((seen = json_object()) == NULL)
-			return -ENOMEM;
+		seen = xjson(json_object());
 		json_array_foreach(rows, i, row) {
 			id = json_string_value(json_object_get(row, "id"));
 			if (id == NULL || *id == '\0')
@@ -133,7 +125,7 @@ store_check_rows(json_t *agents, char **what)
 				    "agent \"%s\" has id \"%s\" twice", agent,
 				    id);
 			else if (json_object_set_new(seen, id, json_null()) < 0)
-				r = -ENOMEM;
+				fatalx("out of memory");
 			if (r < 0 || *what != NULL)
 				break;
 		}
@@ -166,9 +158,6 @@ store_check(const char *path, const json_t *doc, char **cause)
 		r = store_what(&what, "no \"agents\" object");
 	else
 		r = store_check_rows(agents, &what);
-	if (r < 0)
-		return errors_cause(cause, -ENOMEM, "out of memory checking %s",
-		    path);
 	if (what == NULL)
 		return 0;
 	r = errors_cause(cause, -EBADMSG, "%s is corrupt: %s; %s", path, what,
@@ -189,13 +178,9 @@ store_load(const char *path, json_t **ret, char **cause)
 
 	r = store_read(path, &buf, &len);
 	if (r == -ENOENT) {
-		if ((*ret = store_doc_empty()) == NULL)
-			return errors_cause(cause, -ENOMEM, "out of memory");
+		*ret = store_doc_empty();
 		return 0;
 	}
-	if (r == -ENOMEM)
-		return errors_cause(cause, -ENOMEM, "out of memory reading %s",
-		    path);
 	if (r == -EFBIG)
 		return errors_cause(cause, -EFBIG,
 		    "%s is larger than %d MiB; %s", path, STORE_MAX_MIB,
@@ -206,8 +191,7 @@ store_load(const char *path, json_t **ret, char **cause)
 	doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(buf);
 	if (doc == NULL && json_error_code(&jerr) == json_error_out_of_memory)
-		return errors_cause(cause, -ENOMEM, "out of memory reading %s",
-		    path);
+		fatalx("out of memory");
 	if (doc == NULL)
 		return errors_cause(cause, -EBADMSG,
 		    "%s is corrupt: %s at line %d, column %d; %s", path,
@@ -227,29 +211,16 @@ store_open(const char *dir, struct store **ret)
 	char *cause = NULL;
 	int r;
 
-	if ((s = calloc(1, sizeof *s)) == NULL)
-		return -ENOMEM;
-	if (asprintf(&s->path, "%s/%s", dir, STORE_FILE) < 0) {
-		s->path = NULL;
-		goto nomem;
-	}
+	s = xcalloc(1, sizeof *s);
+	xasprintf(&s->path, "%s/%s", dir, STORE_FILE);
 	r = store_load(s->path, &s->doc, &cause);
 	if (r < 0) {
-		if (r == -ENOMEM || cause == NULL) {
-			free(cause);
-			goto nomem;
-		}
 		s->error = cause;
 		s->error_code = r;
-		if ((s->doc = store_doc_empty()) == NULL)
-			goto nomem;
+		s->doc = store_doc_empty();
 	}
 	*ret = s;
 	return 0;
-
-nomem:
-	store_free(s);
-	return -ENOMEM;
 }
 
 void
@@ -341,9 +312,7 @@ store_commit(struct store *s, json_t *doc, char **cause)
 		return errors_cause(cause, -EFBIG,
 		    "%s would grow past %d MiB: remove rows first", s->path,
 		    STORE_MAX_MIB);
-	if ((buf = malloc(len + 1)) == NULL)
-		return errors_cause(cause, -ENOMEM, "cannot encode %s",
-		    s->path);
+	buf = xmalloc(len + 1);
 	if (json_dumpb(doc, buf, len, STORE_DUMP_FLAGS) != len) {
 		free(buf);
 		return errors_cause(cause, -ENOMEM, "cannot encode %s",
@@ -371,17 +340,12 @@ store_doc_edit(const struct store *s, const char *agent, json_t **ret_rows)
 	json_t *doc, *agents, *rows;
 
 	rows = json_object_get(store_agents_peek(s), agent);
-	rows = rows != NULL ? json_copy(rows) : json_array();
-	agents = json_copy(json_object_get(s->doc, "agents"));
-	doc = json_copy(s->doc);
-	if (rows == NULL || agents == NULL || doc == NULL ||
-	    json_object_set(agents, agent, rows) < 0 ||
-	    json_object_set(doc, "agents", agents) < 0) {
-		json_decref(rows);
-		json_decref(agents);
-		json_decref(doc);
-		return NULL;
-	}
+	rows = xjson(rows != NULL ? json_copy(rows) : json_array());
+	agents = xjson(json_copy(json_object_get(s->doc, "agents")));
+	doc = xjson(json_copy(s->doc));
+	if (json_object_set(agents, agent, rows) < 0 ||
+	    json_object_set(doc, "agents", agents) < 0)
+		fatalx("out of memory");
 	json_decref(agents);
 	json_decref(rows);
 	*ret_rows = rows;
@@ -392,8 +356,7 @@ store_doc_edit(const struct store *s, const char *agent, json_t **ret_rows)
 static int
 store_refuse(const struct store *s, char **cause)
 {
-	if ((*cause = strdup(s->error)) == NULL)
-		return -ENOMEM;
+	*cause = xstrdup(s->error);
 	return s->error_code;
 }
 
@@ -426,16 +389,13 @@ store_put(struct store *s, const char *agent, const json_t *row, char **cause)
 	if (id == NULL || *id == '\0')
 		return errors_cause(cause, -EINVAL,
 		    "a row must be an object with a string \"id\"");
-	if ((doc = store_doc_edit(s, agent, &rows)) == NULL)
-		return errors_cause(cause, -ENOMEM, "out of memory");
+	doc = store_doc_edit(s, agent, &rows);
 	/* Copied so that the caller's later changes cannot reach the cache. */
-	if ((copy = json_deep_copy(row)) == NULL ||
-	    ((i = store_row_index(rows, id)) >= 0 ?
+	copy = xjson(json_deep_copy(row));
+	if (((i = store_row_index(rows, id)) >= 0 ?
 		    json_array_set_new(rows, (size_t)i, copy) :
-		    json_array_append_new(rows, copy)) < 0) {
-		json_decref(doc);
-		return errors_cause(cause, -ENOMEM, "out of memory");
-	}
+		    json_array_append_new(rows, copy)) < 0)
+		fatalx("out of memory");
 	r = store_commit(s, doc, cause);
 	json_decref(doc);
 	return r;

@@ -26,8 +26,7 @@ tokens_open(const char *state_dir, char **cause)
 	const char *agent;
 	json_t *v;
 
-	if (asprintf(&tokens_path, "%s/%s", state_dir, TOKENS_FILE) < 0)
-		return -ENOMEM;
+	xasprintf(&tokens_path, "%s/%s", state_dir, TOKENS_FILE);
 	if ((tokens = json_load_file(tokens_path, 0, &jerr)) == NULL) {
 		if (access(tokens_path, F_OK) == 0)
 			return errors_cause(cause, -EINVAL,
@@ -64,8 +63,7 @@ tokens_save(char **cause)
 	char *text = json_dumps(tokens, JSON_INDENT(2) | JSON_SORT_KEYS);
 	int r;
 
-	if (text == NULL)
-		return errors_cause(cause, -ENOMEM, "out of memory");
+	xnonnull(text);
 	r = fileio_write_atomic(tokens_path, text, strlen(text), 0600, cause);
 	sodium_memzero(text, strlen(text));
 	free(text);

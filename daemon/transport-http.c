@@ -109,10 +109,10 @@ shttp_post_free(struct shttp_post *p)
 static struct shttp_post *
 shttp_post_new(struct shttp_transport *ht, const json_t *msg)
 {
-	struct shttp_post *p = calloc(1, sizeof *p);
+	struct shttp_post *p = xcalloc(1, sizeof *p);
 
-	if (p == NULL || (p->body = evbuffer_new()) == NULL)
-		fatal("calloc");
+	if ((p->body = evbuffer_new()) == NULL)
+		fatalx("out of memory");
 	p->ht = ht;
 	if (msg != NULL) {
 		p->id = json_incref(json_object_get(msg, "method") != NULL ?
@@ -120,7 +120,7 @@ shttp_post_new(struct shttp_transport *ht, const json_t *msg)
 			NULL);
 		if (json_is_string(json_object_get(msg, "method")))
 			p->method =
-			    strdup(json_string_value(json_object_get(msg,
+			    xstrdup(json_string_value(json_object_get(msg,
 				"method")));
 		if (p->method != NULL && strcmp(p->method, "initialize") == 0)
 			p->initialize = json_incref((json_t *)(uintptr_t)msg);
@@ -151,7 +151,7 @@ shttp_note_initialize(struct shttp_post *p, json_t *msg)
 	    v == NULL)
 		return;
 	free(p->ht->version);
-	p->ht->version = strdup(v);
+	p->ht->version = xstrdup(v);
 }
 
 static void shttp_deliver_msg(struct shttp_post *, json_t *);
@@ -200,19 +200,18 @@ shttp_on_endpoint(struct shttp_transport *ht, const char *data)
 
 	if (data[0] == '/') {
 		free(ht->post_path);
-		ht->post_path = strdup(data);
-	} else if (url_parse(data, &u, &cause) == 0) {
-		if (url_parse(ht->spec->url, &base, NULL) == 0) {
+		ht->post_path = xstrdup(data);
+	} else if (xenomem(url_parse(data, &u, &cause)) == 0) {
+		if (xenomem(url_parse(ht->spec->url, &base, NULL)) == 0) {
 			origin = url_origin(&base);
 			uorigin = url_origin(&u);
 			url_free(&base);
 		}
 		if (origin != NULL && uorigin != NULL &&
-		    strcmp(origin, uorigin) == 0 &&
-		    asprintf(&ht->post_path, "%s%s%s", u.path,
-			u.query != NULL ? "?" : "",
-			u.query != NULL ? u.query : "") < 0)
-			ht->post_path = NULL;
+		    strcmp(origin, uorigin) == 0)
+			xasprintf(&ht->post_path, "%s%s%s", u.path,
+			    u.query != NULL ? "?" : "",
+			    u.query != NULL ? u.query : "");
 		url_free(&u);
 	}
 	free(cause);
@@ -260,7 +259,7 @@ shttp_on_head(void *arg, const struct http_response *r)
 	if (sid != NULL && p->method != NULL &&
 	    strcmp(p->method, "initialize") == 0) {
 		free(p->ht->session_id);
-		p->ht->session_id = strdup(sid);
+		p->ht->session_id = xstrdup(sid);
 	}
 	return 0;
 }
@@ -546,9 +545,10 @@ shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
 		json_object_clear(modern); /* never more than fields holds */
 	m.nheaders = shttp_fields(ht, p, verb, modern, fields);
 	if (msg != NULL) {
-		body = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
+		body = xnonnull(json_dumps(msg,
+		    JSON_COMPACT | JSON_ENCODE_ANY));
 		m.body = body;
-		m.body_len = body != NULL ? strlen(body) : 0;
+		m.body_len = strlen(body);
 	}
 	p->ex = http_send(ht->client, &m, &shttp_transport_cbs, p);
 	json_decref(modern);
@@ -606,8 +606,7 @@ shttp_policy_done(void *arg, int err, const char *why,
 		shttp_report(ht, why);
 		return;
 	}
-	if ((ht->client = http_client_new(peer)) == NULL)
-		fatal("http_client_new");
+	ht->client = http_client_new(peer);
 	if (ht->is_legacy_sse)
 		shttp_open_listen(ht);
 	else
@@ -669,11 +668,10 @@ shttp_open(struct transport *t, char **cause)
 	struct shttp_transport *ht = shttp_of(t);
 	struct url u;
 
-	if (url_parse(ht->spec->url, &u, cause) < 0)
+	if (xenomem(url_parse(ht->spec->url, &u, cause)) < 0)
 		return -EINVAL;
-	if (asprintf(&ht->path, "%s%s%s", u.path, u.query != NULL ? "?" : "",
-		u.query != NULL ? u.query : "") < 0)
-		ht->path = NULL;
+	xasprintf(&ht->path, "%s%s%s", u.path, u.query != NULL ? "?" : "",
+	    u.query != NULL ? u.query : "");
 	url_free(&u);
 	ht->policy = netpolicy_check(ht->spec->url, ht->spec->allow_local,
 	    shttp_policy_done, ht);
@@ -779,15 +777,13 @@ struct transport *
 transport_http_new(const struct remote_spec *spec,
     const struct transport_cbs *cbs, void *arg)
 {
-	struct shttp_transport *ht = calloc(1, sizeof *ht);
+	struct shttp_transport *ht = xcalloc(1, sizeof *ht);
 
-	if (ht == NULL)
-		return NULL;
 	ht->t.ops = &shttp_ops;
 	ht->t.cbs = cbs;
 	ht->t.cb_arg = arg;
 	/* Its own copy: the URL and headers may hold resolved secrets. */
-	ht->own.url = strdup(spec->url);
+	ht->own.url = xstrdup(spec->url);
 	ht->own.headers = json_deep_copy(spec->headers);
 	ht->own.allow_local = spec->allow_local;
 	ht->own.is_sse = spec->is_sse;
@@ -796,8 +792,8 @@ transport_http_new(const struct remote_spec *spec,
 	ht->is_legacy_sse = spec->is_sse;
 	ht->may_fall_back = spec->may_fall_back;
 	ht->t.name = spec->is_sse ? "sse" : "streamable-http";
-	ht->queued = json_array();
-	ht->waiting = json_array();
+	ht->queued = xjson(json_array());
+	ht->waiting = xjson(json_array());
 	ht->timer = evtimer_new(mcpd_base, shttp_closed, ht);
 	ht->flush = evtimer_new(mcpd_base, shttp_flush_due, ht);
 	LIST_INIT(&ht->posts);

@@ -221,8 +221,7 @@ stdio_exited(void *arg, int status)
 			return;
 	}
 	why = child_describe_status(status);
-	snprintf(text, sizeof text, "the server %s",
-	    why != NULL ? why : "exited");
+	snprintf(text, sizeof text, "the server %s", why);
 	stdio_report_closed(st, text);
 	free(why);
 }
@@ -392,10 +391,8 @@ struct transport *
 transport_stdio_new(const struct child_spec *spec,
     const struct transport_cbs *cbs, void *arg)
 {
-	struct stdio_transport *st = calloc(1, sizeof *st);
+	struct stdio_transport *st = xcalloc(1, sizeof *st);
 
-	if (st == NULL)
-		return NULL;
 	st->t.ops = &stdio_ops;
 	st->t.name = "stdio";
 	st->t.cbs = cbs;
@@ -403,12 +400,8 @@ transport_stdio_new(const struct child_spec *spec,
 	st->io.pid = -1;
 	st->argv = child_strv_copy(spec->argv);
 	st->env = child_strv_copy(spec->env);
-	if (st->argv == NULL || st->env == NULL ||
-	    (spec->cwd != NULL && (st->cwd = strdup(spec->cwd)) == NULL)) {
-		stdio_forget_spec(st);
-		free(st);
-		return NULL;
-	}
+	if (spec->cwd != NULL)
+		st->cwd = xstrdup(spec->cwd);
 	linebuf_init(&st->out_lines, mcpd_opts.max_message);
 	linebuf_init(&st->err_lines, STDIO_STDERR_LINE_MAX);
 	return &st->t;

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: ISC */
+/* The allocation helpers that end the program when memory runs out. */
+#define _GNU_SOURCE 1 /* asprintf, reallocarray */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "log.h"
+#include "xalloc.h"
+
+void *
+xmalloc(size_t size)
+{
+	void *p = malloc(size);
+
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb, size);
+
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
+
+void *
+xreallocarray(void *ptr, size_t nmemb, size_t size)
+{
+	void *p = reallocarray(ptr, nmemb, size);
+
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
+
+int
+xvasprintf(char **ret, const char *fmt, va_list ap)
+{
+	int r = vasprintf(ret, fmt, ap);
+
+	if (r < 0)
+		fatalx("out of memory");
+	return r;
+}
+
+int
+xasprintf(char **ret, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = xvasprintf(ret, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void *
+xsodium_malloc(size_t size)
+{
+	void *p = sodium_malloc(size);
+
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
+
+json_t *
+xjson(json_t *j)
+{
+	if (j == NULL)
+		fatalx("out of memory");
+	return j;
+}
+
+int
+xenomem(int r)
+{
+	if (r == -ENOMEM)
+		fatalx("out of memory");
+	return r;
+}
+
+void *
+xnonnull(void *p)
+{
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
