@@ -15,9 +15,8 @@
 #include "mcpctl.h"
 #include "paths.h"
 
-#define CC_MAX_FILE ((size_t)16 << 20) /* bytes, as jsonc_load */
-#define CC_NONE	    SIZE_MAX
-#define CC_NAME	    "mcpd" /* the entry's name in the client's file */
+#define CC_NONE SIZE_MAX
+#define CC_NAME "mcpd" /* the entry's name in the client's file */
 
 /* A client, the key its file keeps servers under, its entry's shape. */
 struct cc_client {
@@ -297,52 +296,6 @@ cc_entry(const struct mcpctl *m, const struct cc_client *client,
 	return entry;
 }
 
-/* Reads all of path (at most CC_MAX_FILE bytes); 0, or -errno. */
-static int
-cc_slurp(const char *path, char **ret, size_t *ret_len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, size = 65536;
-	char *buf, *bigger;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	if ((buf = malloc(size + 1)) == NULL) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		n = read(fd, buf + len, size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-		if (len < size)
-			continue;
-		if (size >= CC_MAX_FILE ||
-		    (bigger = realloc(buf, 2 * size + 1)) == NULL) {
-			n = -1;
-			errno = size >= CC_MAX_FILE ? EFBIG : ENOMEM;
-			break;
-		}
-		buf = bigger;
-		size *= 2;
-	}
-	if (n < 0) {
-		n = -errno;
-		free(buf);
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	return 0;
-}
-
 /* Parses text as JSON with comments (through jsonc_load); NULL if it fails. */
 static json_t *
 cc_parse(const char *text, size_t len)
@@ -436,7 +389,7 @@ cc_put(const char *path, const char *buf, size_t len, mode_t mode, char **cause)
 
 	if ((r = fileio_write_atomic(path, buf, len, mode, cause)) < 0)
 		return r;
-	if ((r = cc_slurp(path, &back, &blen)) < 0) {
+	if ((r = jsonc_read_file(path, &back, &blen)) < 0) {
 		if (asprintf(cause, "cannot read %s back: %s", path,
 			strerror(-r)) < 0)
 			*cause = NULL;
@@ -479,7 +432,7 @@ cc_write(const struct mcpctl *m, const struct cc_client *client,
 		}
 		path = real;
 	}
-	if ((r = cc_slurp(path, &text, &len)) == -ENOENT) {
+	if ((r = jsonc_read_file(path, &text, &len)) == -ENOENT) {
 		is_new = true;
 	} else if (r < 0) {
 		print_err("client-config: cannot read %s: %s", path,

@@ -55,46 +55,6 @@ ctl_import_hinted(const char *message)
 	return out;
 }
 
-/*
- * An mcpd/progress of the load id as ctl-load.c prints them, "  stage:
- * message" on stderr, with the hints made import's.
- */
-static void
-ctl_import_progress_print(void *arg, json_int_t id, const char *method,
-    const json_t *params)
-{
-	const json_t *req = json_object_get(params, "request");
-	const char *stage = json_string_value(json_object_get(params, "stage"));
-	const char *text = json_string_value(json_object_get(params,
-	    "message"));
-	char *hinted;
-
-	(void)arg;
-	if (strcmp(method, "mcpd/progress") != 0 || !json_is_integer(req) ||
-	    json_integer_value(req) != id || stage == NULL)
-		return;
-	if (text == NULL || text[0] == '\0')
-		text = stage;
-	if (strncmp(text, stage, strlen(stage)) != 0)
-		fprintf(stderr, "  %s: ", stage);
-	else
-		fputs("  ", stderr);
-	hinted = ctl_import_hinted(text);
-	ctl_import_put(stderr, hinted != NULL ? hinted : text);
-	fputc('\n', stderr);
-	free(hinted);
-}
-
-/* Asks for mcpd/progress of a load unless --json, as ctl_load_progress. */
-static void
-ctl_import_progress(const struct mcpctl *m, json_t *params)
-{
-	if (m->is_json)
-		return;
-	json_object_set_new(params, "progress", json_true());
-	conn_set_notify(ctl_import_progress_print, NULL);
-}
-
 /* The row of mcpd/list named name, or NULL. */
 static const json_t *
 ctl_import_server(const struct ctl_import *im, const char *name)
@@ -458,7 +418,7 @@ ctl_import_one(struct mcpctl *m, const struct ctl_import *im, json_t *e)
 	struct jsonrpc_msg jm;
 	int r;
 
-	ctl_import_progress(m, params);
+	ctl_load_progress(m, params, ctl_import_hinted);
 	if ((r = ctl_import_send(m, "mcpd/load", json_incref(params), &msg)) !=
 	    0)
 		return r;

@@ -355,6 +355,9 @@ ctl_load_print_result(const char *verb, const json_t *result)
 		    "not saved: mcpd will not bring it back after a restart\n");
 }
 
+/* What the caller changes in the text of each line (import: its hints). */
+static char *(*ctl_load_rewrite)(const char *);
+
 /*
  * An mcpd/progress of request id as one line on stderr, "  STAGE: MESSAGE",
  * or the message alone when it starts with the stage ("connecting to URL").
@@ -367,6 +370,7 @@ ctl_load_progress_print(void *arg, json_int_t id, const char *method,
 	const char *stage = json_string_value(json_object_get(params, "stage"));
 	const char *text = json_string_value(json_object_get(params,
 	    "message"));
+	char *rewritten = NULL;
 
 	(void)arg;
 	if (strcmp(method, "mcpd/progress") != 0 || !json_is_integer(req) ||
@@ -378,18 +382,24 @@ ctl_load_progress_print(void *arg, json_int_t id, const char *method,
 		fputs("  ", stderr);
 	else
 		fprintf(stderr, "  %s: ", stage);
+	if (ctl_load_rewrite != NULL &&
+	    (rewritten = ctl_load_rewrite(text)) != NULL)
+		text = rewritten;
 	/* The daemon's text may quote a server: no control characters. */
 	for (const char *p = text; *p != '\0'; p++)
 		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p,
 		    stderr);
 	fputc('\n', stderr);
+	free(rewritten);
 }
 
 void
-ctl_load_progress(const struct mcpctl *m, json_t *params)
+ctl_load_progress(const struct mcpctl *m, json_t *params,
+    char *(*rewrite)(const char *))
 {
 	if (m->is_json)
 		return;
+	ctl_load_rewrite = rewrite;
 	json_object_set_new(params, "progress", json_true());
 	conn_set_notify(ctl_load_progress_print, NULL);
 }
@@ -422,7 +432,7 @@ ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		json_decref(params);
 		return r < 0 ? mcpctl_help(cmd) : r;
 	}
-	ctl_load_progress(m, params);
+	ctl_load_progress(m, params, NULL);
 	return mcpctl_run(m, "mcpd/load", params, ctl_load_print);
 }
 

@@ -37,7 +37,7 @@ ctl_reload_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	params = json_pack("{s:s}", "target", argv[optind]);
 	if (ms > 0)
 		json_object_set_new(params, "timeout_ms", json_integer(ms));
-	ctl_load_progress(m, params);
+	ctl_load_progress(m, params, NULL);
 	return mcpctl_run(m, "mcpd/reload", params, ctl_reload_print);
 }
 

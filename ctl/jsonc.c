@@ -15,6 +15,7 @@
 #define JSONC_MAX_FILE ((size_t)16 << 20) /* bytes */
 #define JSONC_NO_COMMA SIZE_MAX
 
+static int jsonc_slurp(int fd, char **ret, size_t *ret_len);
 static int jsonc_fail(char **, int, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -28,6 +29,18 @@ jsonc_fail(char **cause, int r, const char *fmt, ...)
 	if (vasprintf(cause, fmt, ap) < 0)
 		*cause = NULL;
 	va_end(ap);
+	return r;
+}
+
+int
+jsonc_read_file(const char *path, char **ret, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = jsonc_slurp(fd, ret, ret_len);
+	close(fd);
 	return r;
 }
 

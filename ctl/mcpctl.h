@@ -251,13 +251,16 @@ void ctl_load_print_result(const char *verb, const json_t *result);
  * for bad JSON (the caller frees it).
  */
 int jsonc_load(const char *path, json_t **ret, char **cause);
+/* All of path (at most 16 MiB), NUL-terminated, new: 0 or a negative errno. */
+int jsonc_read_file(const char *path, char **ret, size_t *ret_len);
 
 /* ctl-load.c, progress: shared with reload and import. */
 /*
  * Unless --json: asks for mcpd/progress in params and prints each on
  * stderr as it comes ("  probing: running rax-probe-x-123: ...").
  */
-void ctl_load_progress(const struct mcpctl *, json_t *params);
+void ctl_load_progress(const struct mcpctl *, json_t *params,
+    char *(*rewrite)(const char *));
 
 /* One entry per command, listed in mcpctl.c. */
 extern const struct mcpctl_cmd ctl_load_cmd;
