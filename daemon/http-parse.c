@@ -134,7 +134,11 @@ http_parse_read_line(struct http_parse *p, struct evbuffer *in, char **line)
 	if (*line == NULL)
 		return evbuffer_get_length(in) > HTTP_HEAD_MAX ? -EMSGSIZE : 0;
 	p->head_bytes += len + 2;
-	return p->head_bytes > HTTP_HEAD_MAX ? -EMSGSIZE : 1;
+	if (p->head_bytes <= HTTP_HEAD_MAX)
+		return 1;
+	free(*line); /* over the limit: the caller gets no line to free */
+	*line = NULL;
+	return -EMSGSIZE;
 }
 
 static int

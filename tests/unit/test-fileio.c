@@ -346,6 +346,7 @@ test_unwritable_dir(void)
 
 	if (geteuid() == 0) {
 		test_dir_remove(dir);
+		free(path);
 		return; /* skipped: see main */
 	}
 	spew(path, "kept", 0600);
