@@ -100,8 +100,12 @@ httpd_session_free(struct httpd_session *hs)
 		json_decref(p->id);
 		free(p);
 	}
-	if (hs->stream != NULL)
+	if (hs->stream != NULL) {
+		/* Its close must not reach this session any more. */
+		evhttp_connection_set_closecb(
+		    evhttp_request_get_connection(hs->stream), NULL, NULL);
 		evhttp_send_reply_end(hs->stream);
+	}
 	TAILQ_REMOVE(&httpd_sessions, hs, entry);
 	bufferevent_free(hs->bev); /* the control side sees its client go */
 	free(hs->agent);
@@ -398,9 +402,16 @@ static void
 httpd_stream_closed(struct evhttp_connection *conn, void *arg)
 {
 	struct httpd_session *hs = arg;
+	struct evhttp_request *req = hs->stream;
 
 	(void)conn;
 	hs->stream = NULL;
+	/*
+	 * libevent detached the request (its client went while we still held
+	 * it); ending it is what frees it.
+	 */
+	if (req != NULL)
+		evhttp_send_reply_end(req);
 }
 
 static void
@@ -526,6 +537,16 @@ httpd_close(void)
 {
 	struct httpd_session *hs;
 
+	/* mcpd stops: a stream's connection goes, with its request. */
+	TAILQ_FOREACH(hs, &httpd_sessions, entry)
+		if (hs->stream != NULL) {
+			struct evhttp_connection *conn =
+			    evhttp_request_get_connection(hs->stream);
+
+			evhttp_connection_set_closecb(conn, NULL, NULL);
+			hs->stream = NULL;
+			evhttp_connection_free(conn);
+		}
 	while ((hs = TAILQ_FIRST(&httpd_sessions)) != NULL)
 		httpd_session_free(hs);
 	if (httpd != NULL)

@@ -28,6 +28,8 @@ BUILD = Path(os.environ.get("MCPD_BUILD") or REPO / "build").resolve()
 MCPD = BUILD / "mcpd"
 MCPCTL = BUILD / "mcpctl"
 TESTSERVER = BUILD / "mcp-testserver"
+# mcpd built with AddressSanitizer (make check-asan): memory figures differ.
+IS_SANITIZED = MCPD.is_file() and b"__asan_init" in MCPD.read_bytes()
 PEERS = REPO / "tests" / "peers"
 # The package's bin entry (mcp-server-everything) is dist/index.js.
 EVERYTHING_JS = (PEERS / "node_modules" / "@modelcontextprotocol" /

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import (DEFAULT_MAX_MESSAGE, DENIED, INVALID_PARAMS,
                       INVALID_REQUEST, METHOD_NOT_FOUND, MiB, PARSE_ERROR,
-                      UNAVAILABLE, poll, socket_mode)
+                      IS_SANITIZED, UNAVAILABLE, poll, socket_mode)
 
 
 def test_hello_names_daemon_and_agent(mcpd):
@@ -403,7 +403,11 @@ def test_never_reading_client_is_bounded_and_gets_every_answer(mcpd):
         held_hwm = proc_status_kb(mcpd.pid, "VmHWM")
         print(f"\nmcpd RSS before {rss0} KiB; while the client does not "
               f"read: VmRSS {held_rss} KiB, VmHWM {held_hwm} KiB")
-        assert held_hwm < 100 * 1024, (held_rss, held_hwm)
+        # Under AddressSanitizer the heap keeps a quarantine of freed
+        # memory (256 MiB): RSS says nothing of mcpd there, and the plain
+        # build's run of this test checks it.
+        if not IS_SANITIZED:
+            assert held_hwm < 100 * 1024, (held_rss, held_hwm)
 
         # Now it reads: every answer comes, each exactly once and whole.
         s.settimeout(30)
