@@ -336,15 +336,30 @@ server_retire_session(struct session *sess)
 	session_close(sess, server_closed_in_background, NULL);
 }
 
-/* The last stderr lines as a JSON array, for errors. */
+/* The last stderr lines as a JSON array, for errors: the server's own
+ * lines only, without mcpd's notes (server_logs_note) among them. */
 json_t *
 server_error_data(const struct server *s)
 {
-	json_t *data = json_object();
+	json_t *data = json_object(), *all = logring_tail(s->logs, 0);
+	json_t *lines = json_array(), *line;
+	size_t i, n = 0, skip;
 
+	json_array_foreach(all, i, line)
+		if (strncmp(json_string_value(line), "[mcpd ", 6) != 0)
+			n++;
+	skip = n > SERVER_STDERR_IN_ERROR ? n - SERVER_STDERR_IN_ERROR : 0;
+	json_array_foreach(all, i, line) {
+		if (strncmp(json_string_value(line), "[mcpd ", 6) == 0)
+			continue;
+		if (skip > 0)
+			skip--;
+		else
+			json_array_append(lines, line);
+	}
+	json_decref(all);
 	json_object_set_new(data, "server", json_string(s->name));
-	json_object_set_new(data, "stderr",
-	    logring_tail(s->logs, SERVER_STDERR_IN_ERROR));
+	json_object_set_new(data, "stderr", lines);
 	return data;
 }
 
