@@ -88,6 +88,9 @@ ctl_status_print(const json_t *result)
 	ctl_status_field("did", json_object_get(result, "did"));
 	ctl_status_uptime(json_object_get(result, "uptime_s"));
 	ctl_status_field("socket", json_object_get(result, "socket"));
+	if (json_is_string(json_object_get(result, "http")))
+		printf("http: %s (its token: mcpctl token)\n",
+		    json_string_value(json_object_get(result, "http")));
 	ctl_status_field("state dir", json_object_get(result, "state_dir"));
 	if (json_is_object(servers))
 		printf("servers: %lld total, %lld ready\n",

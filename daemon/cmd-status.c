@@ -12,25 +12,29 @@ static void
 cmd_status_reply(struct request *req, json_t *docker)
 {
 	size_t ready, total = server_count(&ready);
+	json_t *status;
 
-	control_reply(req,
-	    json_pack(
-		"{s:s, s:I, s:s, s:I, s:s, s:s, s:o, s:{s:I, s:I}, s:I, s:b, s:{s:I, s:i, s:i, s:I, s:I, s:I, s:I}}",
-		"version", MCPD_VERSION, "pid", (json_int_t)getpid(), "did",
-		identity_did(), "uptime_s",
-		(json_int_t)((mcpd_now_ms() - mcpd_started_ms) / 1000),
-		"socket", mcpd_opts.socket_path, "state_dir",
-		mcpd_opts.state_dir, "docker", docker, "servers", "total",
-		(json_int_t)total, "ready", (json_int_t)ready, "clients",
-		(json_int_t)control_client_count(), "stopping",
-		mcpd_is_stopping(), "limits", "max_message",
-		(json_int_t)mcpd_opts.max_message, "call_timeout_ms",
-		mcpd_opts.call_timeout_ms, "load_timeout_ms",
-		mcpd_opts.load_timeout_ms, "max_clients",
-		(json_int_t)mcpd_opts.max_clients, "max_client_requests",
-		(json_int_t)mcpd_opts.max_client_requests, "max_client_output",
-		(json_int_t)mcpd_opts.max_client_output, "log_lines",
-		(json_int_t)mcpd_opts.log_lines));
+	status = xjson(json_pack(
+	    "{s:s, s:I, s:s, s:I, s:s, s:s, s:o, s:{s:I, s:I}, s:I, s:b, s:{s:I, s:i, s:i, s:I, s:I, s:I, s:I}}",
+	    "version", MCPD_VERSION, "pid", (json_int_t)getpid(), "did",
+	    identity_did(), "uptime_s",
+	    (json_int_t)((mcpd_now_ms() - mcpd_started_ms) / 1000), "socket",
+	    mcpd_opts.socket_path, "state_dir", mcpd_opts.state_dir, "docker",
+	    docker, "servers", "total", (json_int_t)total, "ready",
+	    (json_int_t)ready, "clients", (json_int_t)control_client_count(),
+	    "stopping", mcpd_is_stopping(), "limits", "max_message",
+	    (json_int_t)mcpd_opts.max_message, "call_timeout_ms",
+	    mcpd_opts.call_timeout_ms, "load_timeout_ms",
+	    mcpd_opts.load_timeout_ms, "max_clients",
+	    (json_int_t)mcpd_opts.max_clients, "max_client_requests",
+	    (json_int_t)mcpd_opts.max_client_requests, "max_client_output",
+	    (json_int_t)mcpd_opts.max_client_output, "log_lines",
+	    (json_int_t)mcpd_opts.log_lines));
+	/* The HTTP front, when there is one: its URL (the token: mcpd/token). */
+	if (mcpd_opts.listen_http != NULL)
+		json_object_set_new(status, "http",
+		    json_sprintf("http://%s/mcp", mcpd_opts.listen_http));
+	control_reply(req, status);
 }
 
 /* docker's part: cli NULL when it cannot be run, version when it answers. */

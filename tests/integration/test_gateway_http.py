@@ -129,6 +129,10 @@ def test_tokens_hosts_and_origins(front):
     r = front.rpc.result("mcpd/token", {"agent": "other", "revoke": True})
     assert r == {"agent": "other", "revoked": True}
     assert post(front.url, INIT, other)[0] == 401
+    # mcpctl status says where the front is.
+    st = front.ctl("status", is_json=False)
+    assert f"http: {front.url} (its token: mcpctl token)" in st.out, st
+    assert front.rpc.result("mcpd/status")["http"] == front.url
     # mcpctl token: the same token, and where to send it.
     out = front.ctl("token", is_json=False)
     assert out.rc == 0 and out.out == front.token + "\n", out
