@@ -18,43 +18,12 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 
-#include "linebuf.h"
+#include "control-int.h"
 #include "log.h"
-#include "mcpd.h"
 #include "paths.h"
 
 #define CONTROL_RETRY_ACCEPT_MS 1000
 #define CONTROL_READ_MAX	(1024 * 1024)
-
-struct request {
-	struct client *client; /* NULL once the client has gone */
-	json_t *id;
-	bool wants_progress; /* mcpd/progress notifications until the answer */
-	bool is_cancelled;   /* the client cancelled it: no answer goes */
-	/* Called once if the client goes while the request is pending. */
-	void (*gone_fn)(void *);
-	void *gone_arg;
-	TAILQ_ENTRY(request) entry;
-};
-TAILQ_HEAD(request_list, request);
-
-struct client {
-	struct bufferevent *bev;
-	struct sendq *out;
-	struct linebuf lines;
-	char *agent;
-	json_t *scope;		 /* mcpd/hello's servers, or NULL: all */
-	struct gateway *gateway; /* its MCP session, once it speaks MCP */
-	struct request_list requests;
-	size_t nrequests;
-	size_t answer_size;   /* the largest recent answer, decaying */
-	struct event *hangup; /* watches for a close while reading is paused */
-	bool is_closing;
-	bool is_paused;
-	bool is_eof;	    /* the client shut its side: answer, then close */
-	bool is_write_shut; /* ... seen while paused: read on when it drains */
-	TAILQ_ENTRY(client) entry;
-};
 
 static TAILQ_HEAD(,
     client) control_clients = TAILQ_HEAD_INITIALIZER(control_clients);
@@ -119,7 +88,7 @@ control_peer_is_gone(struct client *c)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
 }
 
-static void
+void
 control_send(struct client *c, json_t *msg)
 {
 	sendq_push(c->out, msg);
@@ -259,11 +228,7 @@ control_note_answer(struct client *c, size_t len)
 		c->answer_size = len;
 }
 
-/*
- * Sends msg (or the raw result) to the request's client if it is still
- * there, then frees the request.
- */
-static void
+void
 control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 {
 	struct client *c = r->client;
@@ -289,220 +254,6 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 		json_decref(msg);
 	json_decref(r->id);
 	free(r);
-}
-
-const char *
-control_agent(const struct request *r)
-{
-	return r->client != NULL ? r->client->agent : "default";
-}
-
-void
-control_set_scope(struct request *r, json_t *servers)
-{
-	if (r->client == NULL)
-		return;
-	json_decref(r->client->scope);
-	r->client->scope = json_incref(servers);
-}
-
-const json_t *
-control_scope(const struct request *r)
-{
-	return r->client != NULL ? r->client->scope : NULL;
-}
-
-struct gateway *
-control_gateway(struct request *r)
-{
-	struct client *c = r->client;
-
-	if (c == NULL)
-		return NULL;
-	if (c->gateway == NULL)
-		c->gateway = gateway_new(c);
-	return c->gateway;
-}
-
-const char *
-control_client_agent(const struct client *c)
-{
-	return c->agent;
-}
-
-const json_t *
-control_client_scope(const struct client *c)
-{
-	return c->scope;
-}
-
-int
-control_client_notify(struct client *c, const char *method, json_t *params)
-{
-	if (c == NULL || c->is_closing) {
-		json_decref(params);
-		return -EPIPE;
-	}
-	if (sendq_length(c->out) > mcpd_opts.max_client_output) {
-		json_decref(params);
-		return -ENOBUFS;
-	}
-	control_send(c, jsonrpc_notification(method, params));
-	return 0;
-}
-
-int
-control_notify_mcp(const struct request *r, const char *method, json_t *params)
-{
-	if (r == NULL || r->client == NULL) {
-		json_decref(params);
-		return -EPIPE;
-	}
-	return control_client_notify(r->client, method, params);
-}
-
-struct gateway *
-control_gateway_of(const struct request *r)
-{
-	return r != NULL && r->client != NULL ? r->client->gateway : NULL;
-}
-
-/* notifications/cancelled: the request goes upstream as cancelled. */
-static void
-control_cancel(struct client *c, const json_t *params)
-{
-	const json_t *id = json_object_get(params, "requestId");
-	struct request *r;
-	void (*fn)(void *);
-
-	TAILQ_FOREACH(r, &c->requests, entry)
-		if (json_equal(r->id, id))
-			break;
-	if (r == NULL || r->is_cancelled)
-		return; /* answered already, or never asked: nothing to do */
-	r->is_cancelled = true;
-	if ((fn = r->gone_fn) != NULL) {
-		r->gone_fn = NULL;
-		fn(r->gone_arg);
-	}
-}
-
-void
-control_set_agent(struct request *r, const char *agent)
-{
-	char *copy;
-
-	if (r->client == NULL)
-		return;
-	copy = xstrdup(agent);
-	free(r->client->agent);
-	r->client->agent = copy;
-}
-
-void
-control_on_gone(struct request *r, void (*fn)(void *), void *arg)
-{
-	r->gone_fn = fn;
-	r->gone_arg = arg;
-}
-
-bool
-control_wants_progress(const struct request *r)
-{
-	return r->wants_progress;
-}
-
-void
-control_want_progress(struct request *r)
-{
-	r->wants_progress = true;
-}
-
-int
-control_notify(const struct request *r, const char *method, json_t *params)
-{
-	if (r == NULL || r->client == NULL || r->client->is_closing) {
-		json_decref(params);
-		return -EPIPE;
-	}
-	if (sendq_length(r->client->out) > mcpd_opts.max_client_output) {
-		json_decref(params);
-		return -ENOBUFS;
-	}
-	json_object_set(params, "request", r->id);
-	control_send(r->client, jsonrpc_notification(method, params));
-	return 0;
-}
-
-void
-control_progress(const struct request *r, const char *server, const char *stage,
-    const char *message)
-{
-	if (r == NULL || !r->wants_progress)
-		return;
-	control_notify(r, "mcpd/progress",
-	    json_pack("{s:s, s:s, s:s}", "server", server, "stage", stage,
-		"message", message));
-}
-
-bool
-control_is_live(const struct request *r)
-{
-	return r->client != NULL;
-}
-
-void
-control_reply(struct request *r, json_t *result)
-{
-	control_finish(r, jsonrpc_result(r->id, result), NULL, 0);
-}
-
-void
-control_reply_raw(struct request *r, const char *result, size_t len)
-{
-	control_finish(r, NULL, result, len);
-}
-
-static json_t *
-control_error_msg(json_t *id, int code, enum errors_kind kind, bool has_kind,
-    json_t *data, const char *fmt, va_list ap)
-{
-	char text[2048];
-	json_t *msg;
-
-	vsnprintf(text, sizeof text, fmt, ap);
-	if (has_kind)
-		msg = jsonrpc_error_kind(id, kind, text, data);
-	else
-		msg = jsonrpc_error(id, code, text, data);
-	return msg;
-}
-
-void
-control_fail(struct request *r, enum errors_kind kind, json_t *data,
-    const char *fmt, ...)
-{
-	va_list ap;
-	json_t *msg;
-
-	va_start(ap, fmt);
-	msg = control_error_msg(r->id, errors_kind_code(kind), kind, true, data,
-	    fmt, ap);
-	va_end(ap);
-	control_finish(r, msg, NULL, 0);
-}
-
-void
-control_fail_code(struct request *r, int code, json_t *data, const char *fmt,
-    ...)
-{
-	va_list ap;
-	json_t *msg;
-
-	va_start(ap, fmt);
-	msg = control_error_msg(r->id, code, 0, false, data, fmt, ap);
-	va_end(ap);
-	control_finish(r, msg, NULL, 0);
 }
 
 /* Errors about the framing itself, outside any request. */

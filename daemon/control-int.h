@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: ISC */
+/* What control.c and control-request.c share: clients and their requests. */
+#ifndef MCPD_CONTROL_INT_H
+#define MCPD_CONTROL_INT_H
+
+#include <stdarg.h>
+
+#include "linebuf.h"
+#include "mcpd.h"
+
+struct request {
+	struct client *client; /* NULL once the client has gone */
+	json_t *id;
+	bool wants_progress; /* mcpd/progress notifications until the answer */
+	bool is_cancelled;   /* the client cancelled it: no answer goes */
+	/* Called once if the client goes while the request is pending. */
+	void (*gone_fn)(void *);
+	void *gone_arg;
+	TAILQ_ENTRY(request) entry;
+};
+TAILQ_HEAD(request_list, request);
+
+struct client {
+	struct bufferevent *bev;
+	struct sendq *out;
+	struct linebuf lines;
+	char *agent;
+	json_t *scope;		 /* mcpd/hello's servers, or NULL: all */
+	struct gateway *gateway; /* its MCP session, once it speaks MCP */
+	struct request_list requests;
+	size_t nrequests;
+	size_t answer_size;   /* the largest recent answer, decaying */
+	struct event *hangup; /* watches for a close while reading is paused */
+	bool is_closing;
+	bool is_paused;
+	bool is_eof;	    /* the client shut its side: answer, then close */
+	bool is_write_shut; /* ... seen while paused: read on when it drains */
+	TAILQ_ENTRY(client) entry;
+};
+
+/* control.c */
+/* Sends msg (stolen) to the client, as one line. */
+void control_send(struct client *c, json_t *msg);
+/*
+ * Sends msg (or the raw result) to the request's client if it is still
+ * there, then frees the request.
+ */
+void control_finish(struct request *r, json_t *msg, const char *raw,
+    size_t len);
+
+/* control-request.c */
+/* notifications/cancelled {requestId}: that request is cancelled upstream. */
+void control_cancel(struct client *c, const json_t *params);
+/* A JSON-RPC error message (data stolen), data.kind set when has_kind. */
+json_t *control_error_msg(json_t *id, int code, enum errors_kind kind,
+    bool has_kind, json_t *data, const char *fmt, va_list ap);
+
+#endif
