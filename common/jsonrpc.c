@@ -124,17 +124,30 @@ jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
 {
 	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
 	static const char mid[] = ",\"result\":";
-	char idtext[128];
+	char idtext[128], *big = NULL;
+	const char *text = idtext;
 	size_t n = json_dumpb(id, idtext, sizeof idtext, JSONRPC_FLAGS);
+	int r = 0;
 
-	if (n == 0 || n >= sizeof idtext)
+	if (n == 0)
 		return -EINVAL;
+	/* A long id (a client's string) does not fit the usual buffer. */
+	if (n > sizeof idtext) {
+		if ((big = malloc(n)) == NULL)
+			return -ENOMEM;
+		if (json_dumpb(id, big, n, JSONRPC_FLAGS) != n) {
+			free(big);
+			return -EINVAL;
+		}
+		text = big;
+	}
 	if (evbuffer_add(out, head, sizeof head - 1) < 0 ||
-	    evbuffer_add(out, idtext, n) < 0 ||
+	    evbuffer_add(out, text, n) < 0 ||
 	    evbuffer_add(out, mid, sizeof mid - 1) < 0 ||
 	    evbuffer_add(out, raw, len) < 0 || evbuffer_add(out, "}\n", 2) < 0)
-		return -ENOMEM;
-	return 0;
+		r = -ENOMEM;
+	free(big);
+	return r;
 }
 
 static json_t *

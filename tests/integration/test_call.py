@@ -213,3 +213,17 @@ def test_call_progress_and_log_messages_reach_the_caller(mcpd):
     assert "  [info] report: a step\n" in r.err, r.err
     r = mcpd.ctl("call", "ts", "report", "steps=2", "--quiet", is_json=False)
     assert r.rc == 0 and r.err == "", r
+
+
+def test_a_long_request_id_gets_its_answer(mcpd):
+    """A result passed through unparsed is framed with the caller's id, of
+    any length (an id over 127 characters once got no answer at all:
+    found by the jsonrpc fuzz target)."""
+    mcpd.load_testserver("ts")
+    with mcpd.client(timeout=30) as c:
+        long_id = "request-" + "x" * 300
+        c.request("mcpd/call", {"server": "ts", "tool": "echo",
+                                "arguments": {"message": "long"}},
+                  id_=long_id)
+        r = c.response(long_id, timeout=10)
+        assert r["result"]["structuredContent"] == {"message": "long"}, r

@@ -482,7 +482,37 @@ test_unqueue_cancelled(void)
 	json_decref(other);
 }
 
+/* A raw result keeps its id whatever its length (a client's long string). */
+static void
+test_raw_result_long_id(void)
+{
+	static const size_t lens[] = { 1, 125, 126, 127, 300, 5000 };
+
+	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+		char *s = malloc(lens[i] + 1);
+		struct evbuffer *out = evbuffer_new();
+		json_t *id, *back;
+
+		TAP_REQUIRE(s != NULL && out != NULL, "out of memory");
+		memset(s, 'i', lens[i]);
+		s[lens[i]] = '\0';
+		id = json_string(s);
+		TAP_CHECK_INT(jsonrpc_write_raw_result(out, id, "{\"a\":1}", 7),
+		    0);
+		back = jsonrpc_parse((const char *)evbuffer_pullup(out, -1),
+		    evbuffer_get_length(out) - 1, NULL);
+		TAP_CHECK(back != NULL &&
+			json_equal(json_object_get(back, "id"), id),
+		    "id of %zu characters", lens[i]);
+		json_decref(back);
+		json_decref(id);
+		evbuffer_free(out);
+		free(s);
+	}
+}
+
 static const struct tap_test tests[] = {
+	{ "raw result with a long id", test_raw_result_long_id },
 	{ "classify: requests, notifications, results, errors",
 	    test_classify_valid },
 	{ "classify: invalid shapes are -EINVAL with a cause",
