@@ -10,6 +10,9 @@
 
 #include "ecmaregex.h"
 
+#define ECMAREGEX_MAX_SIZE  20000 /* atoms once {n,m} are expanded */
+#define ECMAREGEX_MAX_DEPTH 64	  /* groups within groups */
+
 struct ecmaregex {
 	regex_t re;
 };
@@ -228,6 +231,70 @@ ecmaregex_braces(const char *s)
 	return s[1 + n] == '}' ? n + 2 : 0;
 }
 
+/*
+ * Whether regcomp would build more than ECMAREGEX_MAX_SIZE atoms: it copies
+ * the body of {n,m} m times, so nested repeats multiply ("(a{1000}){1000}"
+ * took 205 MB). Counted roughly: an atom is 1, a group the sum of its
+ * atoms, a quantifier multiplies what it follows by its largest count (2
+ * for *, + and ?).
+ */
+static bool
+ecmaregex_is_too_big(const char *s)
+{
+	double sum[ECMAREGEX_MAX_DEPTH + 1] = { 0 },
+					 last[ECMAREGEX_MAX_DEPTH + 1] = { 0 };
+	double k, g;
+	unsigned long lo, hi;
+	char *end;
+	size_t n;
+	int d = 0;
+
+	while (*s != '\0') {
+		if ((n = ecmaregex_braces(s)) > 0) {
+			lo = strtoul(s + 1, &end, 10);
+			hi = *end == ',' && end[1] != '}' ?
+			    strtoul(end + 1, NULL, 10) :
+			    lo + (*end == ',');
+			k = (double)(hi > lo ? hi : lo);
+			sum[d] += last[d] * (k - 1);
+			last[d] *= k;
+			s += n;
+		} else if (strchr("*+?", *s) != NULL) {
+			sum[d] += last[d];
+			last[d] *= 2;
+			s++;
+		} else if (*s == '(') {
+			if (d == ECMAREGEX_MAX_DEPTH)
+				return true;
+			d++;
+			sum[d] = last[d] = 0;
+			s++;
+		} else if (*s == ')' && d > 0) {
+			g = sum[d--];
+			sum[d] += g;
+			last[d] = g;
+			s++;
+		} else {
+			/* An atom: a character, an escape, a bracket class. */
+			if (*s == '\\' && s[1] != '\0')
+				s++;
+			else if (*s == '[')
+				while (s[1] != '\0' && s[1] != ']')
+					s += 1 + (s[1] == '\\' && s[2] != '\0');
+			sum[d] += 1;
+			last[d] = 1;
+			s++;
+		}
+		if (sum[d] > ECMAREGEX_MAX_SIZE)
+			return true;
+	}
+	while (d > 0) {
+		g = sum[d--];
+		sum[d] += g;
+	}
+	return sum[0] > ECMAREGEX_MAX_SIZE;
+}
+
 /* Translates pattern s to out; -ENOTSUP with *what naming a feature. */
 static int
 ecmaregex_translate_to(const char *s, FILE *out, const char **what)
@@ -299,6 +366,10 @@ ecmaregex_translate(const char *pattern, char **ret_posix, const char **what)
 	r = ecmaregex_translate_to(pattern, f, what);
 	if (fclose(f) != 0)
 		r = -ENOMEM;
+	if (r == 0 && ecmaregex_is_too_big(pattern)) {
+		*what = "repeats that multiply past what a regex may cost";
+		r = -ENOTSUP;
+	}
 	if (r < 0) {
 		free(posix);
 		return r;

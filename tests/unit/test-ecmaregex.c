@@ -180,6 +180,14 @@ static const struct {
 	{ "a{2}{2}", "a quantifier after a quantifier" },
 	{ "a*?+", "a quantifier after a quantifier" },
 	{ "a?*", "a quantifier after a quantifier" },
+	/* regcomp copies a {n,m} body m times: nested ones multiply. */
+	{ "((((((a{9}){9}){9}){9}){9}){9})",
+	    "repeats that multiply past what a regex may cost" },
+	{ "(a{1000}){1000}",
+	    "repeats that multiply past what a regex may cost" },
+	{ "(x{200}y){150}",
+	    "repeats that multiply past what a regex may cost" },
+	{ "[a-z]{30000}", "repeats that multiply past what a regex may cost" },
 };
 
 static void
