@@ -30,32 +30,11 @@ import pytest
 
 from conftest import (CONFLICT, DOCKER, NOT_FOUND, UNAVAILABLE, find_procs,
                       is_alive, poll)
+from test_docker import container, docker, owned_by
 
 
 # --------------------------------------------------------------------------
-# The docker CLI and containers
-
-def docker(*args, timeout=60):
-    return subprocess.run([DOCKER] + [str(a) for a in args],
-                          stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=timeout)
-
-
-def container(ref):
-    """docker inspect of a container, or None when there is none."""
-    p = docker("container", "inspect", ref)
-    if p.returncode != 0:
-        assert "no such" in p.stderr.lower(), p.stderr
-        return None
-    return json.loads(p.stdout)[0]
-
-
-def owned_by(did):
-    p = docker("ps", "-a", "--no-trunc", "--filter",
-               f"label=io.mcpd.owner={did}", "--format", "{{.Names}}")
-    assert p.returncode == 0, p.stderr
-    return sorted(p.stdout.split())
-
+# The docker CLI and containers (test_docker.py's helpers)
 
 def helper_pids(cname):
     """Any process (docker run, logs, ...) naming container cname."""
