@@ -338,15 +338,17 @@ httpd_is_modern(struct evhttp_request *req, const json_t *msg)
 
 /* A message for the session: a request waits for its answer. */
 static void
-httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
-    const char *body, size_t len)
+httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg)
 {
 	const char *method = json_string_value(json_object_get(msg, "method"));
 	json_t *id = json_object_get(msg, "id");
+	/* One line: a body may be pretty-printed, the socket is NDJSON. */
+	char *line = xnonnull(json_dumps(msg, JSON_COMPACT));
 	struct httpd_pending *p;
 
-	bufferevent_write(hs->bev, body, len);
+	bufferevent_write(hs->bev, line, strlen(line));
 	bufferevent_write(hs->bev, "\n", 1);
+	free(line);
 	if (id == NULL || method == NULL) {
 		httpd_reply(req, 202, "Accepted", NULL);
 		return;
@@ -392,7 +394,7 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
 		httpd_refuse(req, 503, "Service Unavailable",
 		    cause != NULL ? cause : "no session");
 	else
-		httpd_forward(hs, req, msg, body, len);
+		httpd_forward(hs, req, msg);
 	free(cause);
 	json_decref(msg);
 }

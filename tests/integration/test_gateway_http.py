@@ -159,6 +159,11 @@ def test_sessions_paths_and_limits(front):
                        front.token, sid)
     names = [t["name"] for t in json.loads(body)["result"]["tools"]]
     assert "t0" in names and not any("__" in n for n in names), names
+    # A pretty-printed body (newlines inside) is one message all the same.
+    st, _, body = post(front.url + "/two", None, front.token, sid, raw=(
+        b'{\n  "jsonrpc": "2.0",\n  "id": 9,\n  "method": "ping"\n}\n'))
+    assert st == 200 and json.loads(body) == {
+        "jsonrpc": "2.0", "id": 9, "result": {}}, (st, body)
     # A notification is accepted without an answer.
     st, _, body = post(front.url + "/two", {
         "jsonrpc": "2.0", "method": "notifications/initialized"},
