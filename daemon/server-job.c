@@ -187,6 +187,7 @@ server_job_drained(void *arg)
 
 	if (!s->is_dead && job != NULL && job->kind == SERVER_JOB_SHUTDOWN)
 		server_job_unload(s, job);
+	server_unref(s); /* held while the session had calls in flight */
 }
 
 static void
@@ -198,6 +199,7 @@ server_job_unload(struct server *s, struct server_job *job)
 	if (job->kind == SERVER_JOB_SHUTDOWN && !job->has_drained &&
 	    s->session != NULL) {
 		job->has_drained = true;
+		server_ref(s); /* the wait keeps a pointer across the loop */
 		session_when_idle(s->session, server_job_drained, s);
 		return;
 	}
