@@ -19,6 +19,7 @@ struct request {
 	TAILQ_ENTRY(request) entry;
 };
 TAILQ_HEAD(request_list, request);
+TAILQ_HEAD(ask_list, ask);
 
 struct client {
 	struct bufferevent *bev;
@@ -29,6 +30,8 @@ struct client {
 	struct gateway *gateway; /* its MCP session, once it speaks MCP */
 	struct request_list requests;
 	size_t nrequests;
+	struct ask_list asks; /* mcpd's requests waiting for its answer */
+	size_t nasks;
 	size_t answer_size;   /* the largest recent answer, decaying */
 	struct event *hangup; /* watches for a close while reading is paused */
 	bool is_closing;
@@ -47,6 +50,12 @@ void control_send(struct client *c, json_t *msg);
  */
 void control_finish(struct request *r, json_t *msg, const char *raw,
     size_t len);
+
+/* control-ask.c */
+/* An answer of the client to one of mcpd's requests (control_ask). */
+void control_answered(struct client *, const struct jsonrpc_msg *);
+/* Its client goes: every request of mcpd's waiting on it fails. */
+void control_asks_fail(struct client *);
 
 /* control-request.c */
 /* notifications/cancelled {requestId}: that request is cancelled upstream. */

@@ -123,6 +123,12 @@ control_on_gone(struct request *r, void (*fn)(void *), void *arg)
 	r->gone_arg = arg;
 }
 
+const struct client *
+control_request_client(const struct request *r)
+{
+	return r->client;
+}
+
 bool
 control_wants_progress(const struct request *r)
 {

@@ -63,6 +63,7 @@ control_client_free(struct client *c)
 			fn(r->gone_arg);
 		}
 	}
+	control_asks_fail(c);
 	TAILQ_REMOVE(&control_clients, c, entry);
 	control_nclients--;
 	if (c->hangup != NULL)
@@ -296,8 +297,10 @@ control_handle_message(struct client *c, json_t *msg)
 		control_cancel(c, m.params);
 	else if (m.type == JSONRPC_NOTIFICATION && c->gateway != NULL)
 		gateway_notification(c->gateway, m.method, m.params);
+	else if (m.type == JSONRPC_RESULT || m.type == JSONRPC_ERROR)
+		control_answered(c, &m); /* to a request of mcpd's */
 	if (m.type != JSONRPC_REQUEST)
-		return; /* notifications and stray responses: nothing to say */
+		return; /* nothing to say to a notification or an answer */
 	if (m.params != NULL && !json_is_object(m.params)) {
 		control_protocol_error(c, m.id, JSONRPC_INVALID_PARAMS,
 		    "params must be an object", NULL);
@@ -474,6 +477,7 @@ control_client_new(int fd, const char *agent, const json_t *scope)
 	bufferevent_set_max_single_read(c->bev, CONTROL_READ_MAX);
 	linebuf_init(&c->lines, mcpd_opts.max_message);
 	TAILQ_INIT(&c->requests);
+	TAILQ_INIT(&c->asks);
 	TAILQ_INSERT_TAIL(&control_clients, c, entry);
 	control_nclients++;
 	bufferevent_setcb(c->bev, control_read, control_write, control_event,

@@ -16,12 +16,15 @@ era_meta(const char *version)
 {
 	return json_pack("{s:s, s:{}, s:{s:s, s:s}}",
 	    "io.modelcontextprotocol/protocolVersion", version,
-	    "io.modelcontextprotocol/clientCapabilities",
-	    "io.modelcontextprotocol/clientInfo", "name", "mcpd", "version",
-	    MCPD_VERSION);
+	    ERA_CLIENT_CAPABILITIES_KEY, "io.modelcontextprotocol/clientInfo",
+	    "name", "mcpd", "version", MCPD_VERSION);
 }
 
-/* Adds the era's _meta to a request's params (made when absent). */
+/*
+ * Adds the era's _meta to a request's params (made when absent). Client
+ * capabilities already there stay: they are a caller's, whose request
+ * mcpd passes on, and it is the caller that answers input requests.
+ */
 json_t *
 era_with_meta(json_t *params, const char *version)
 {
@@ -31,10 +34,23 @@ era_with_meta(json_t *params, const char *version)
 		params = json_object();
 	if ((meta = json_object_get(params, "_meta")) == NULL)
 		json_object_set(params, "_meta", add);
-	else
+	else {
+		if (json_object_get(meta, ERA_CLIENT_CAPABILITIES_KEY) != NULL)
+			json_object_del(add, ERA_CLIENT_CAPABILITIES_KEY);
 		json_object_update(meta, add);
+	}
 	json_decref(add);
 	return params;
+}
+
+bool
+era_is_modern_request(const json_t *params)
+{
+	const char *v =
+	    json_string_value(json_object_get(json_object_get(params, "_meta"),
+		"io.modelcontextprotocol/protocolVersion"));
+
+	return v != NULL && strcmp(v, ERA_MODERN) == 0;
 }
 
 bool

@@ -16,10 +16,11 @@
 
 struct gateway {
 	struct client *client;
-	char *version;	   /* agreed at initialize, or the modern era */
-	bool is_listening; /* initialized: it takes list_changed */
-	bool is_due;	   /* a list_changed waits for the next loop turn */
-	int log_level;	   /* the lowest level it takes (logging/setLevel) */
+	char *version;	     /* agreed at initialize, or the modern era */
+	bool is_listening;   /* initialized: it takes list_changed */
+	bool is_due;	     /* a list_changed waits for the next loop turn */
+	int log_level;	     /* the lowest level it takes (logging/setLevel) */
+	json_t *client_caps; /* what it declared at initialize, or NULL */
 	/* What it was shown: exposed name -> {id, tool, def}. */
 	json_t *listed;
 	json_t *prompts;   /* exposed name -> {server, name} */
@@ -73,6 +74,7 @@ gateway_free(struct gateway *gw)
 	json_decref(gw->prompts);
 	json_decref(gw->resources);
 	json_decref(gw->templates);
+	json_decref(gw->client_caps);
 	free(gw->version);
 	free(gw);
 }
@@ -83,6 +85,31 @@ gateway_wants_log(const struct gateway *gw, const char *level)
 	int n = gateway_level(level);
 
 	return gw != NULL && (n < 0 || n >= gw->log_level);
+}
+
+/*
+ * Whether the session declared what a server's request needs: sampling,
+ * roots, or elicitation in the mode asked (an empty elicitation object is
+ * form mode, as before modes existed).
+ */
+bool
+gateway_takes(const struct gateway *gw, const char *method,
+    const json_t *params)
+{
+	const char *mode = json_string_value(json_object_get(params, "mode"));
+	const json_t *caps = gw != NULL ? gw->client_caps : NULL, *e;
+
+	if (strcmp(method, "sampling/createMessage") == 0)
+		return json_is_object(json_object_get(caps, "sampling"));
+	if (strcmp(method, "roots/list") == 0)
+		return json_is_object(json_object_get(caps, "roots"));
+	if (strcmp(method, "elicitation/create") != 0 ||
+	    !json_is_object(e = json_object_get(caps, "elicitation")))
+		return false;
+	if (mode != NULL && strcmp(mode, "url") == 0)
+		return json_is_object(json_object_get(e, "url"));
+	return json_object_size(e) == 0 ||
+	    json_is_object(json_object_get(e, "form"));
 }
 
 /* The scope's tools, each with the name this session sees (new array). */
@@ -256,6 +283,8 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 			version = gateway_versions[i];
 	free(gw->version);
 	gw->version = xstrdup(version);
+	json_decref(gw->client_caps);
+	gw->client_caps = json_incref(json_object_get(params, "capabilities"));
 	control_reply(req,
 	    json_pack("{s:s, s:o, s:o, s:s}", "protocolVersion", version,
 		"capabilities", gateway_capabilities(), "serverInfo",
@@ -350,8 +379,6 @@ gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 {
 	const char *name = json_string_value(json_object_get(params, "name"));
 	json_t *args = json_object_get(params, "arguments");
-	json_t *token = json_object_get(json_object_get(params, "_meta"),
-	    "progressToken");
 	json_t *e, *seen;
 	const char *tool;
 	struct server *s;
@@ -385,7 +412,7 @@ gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 	} else {
 		args = args != NULL ? json_incref(args) : json_object();
 		server_call_mcp(s, 0, tool, args, mcpd_opts.call_timeout_ms,
-		    req, true, token);
+		    req, params);
 		json_decref(args);
 	}
 	json_decref(e);

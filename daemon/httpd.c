@@ -113,7 +113,11 @@ httpd_session_free(struct httpd_session *hs)
 	free(hs);
 }
 
-/* A notification of the gateway: on the GET stream when there is one. */
+/*
+ * A notification of the gateway, or a request of mcpd's (a server's
+ * sampling, elicitation or roots request): on the GET stream when there
+ * is one.
+ */
 static void
 httpd_notify(struct httpd_session *hs, const char *line, size_t len)
 {
@@ -140,12 +144,15 @@ httpd_line(struct httpd_session *hs, const char *line, size_t len)
 
 	if (msg == NULL)
 		return false;
-	id = json_object_get(msg, "id");
+	/* An answer has an id and no method; mcpd's requests go as notes. */
+	id = json_object_get(msg, "method") == NULL ?
+	    json_object_get(msg, "id") :
+	    NULL;
 	TAILQ_FOREACH(p, &hs->pending, entry)
 		if (id != NULL && json_equal(p->id, id))
 			break;
 	if (p == NULL) {
-		if (id == NULL)
+		if (json_object_get(msg, "method") != NULL)
 			httpd_notify(hs, line, len);
 		json_decref(msg);
 		return false;

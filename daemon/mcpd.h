@@ -117,6 +117,24 @@ void control_progress(const struct request *, const char *server,
  * scope set (may be NULL): the HTTP front's way in. -EBUSY with *cause at
  * --max-clients; fd is closed then.
  */
+/*
+ * How a request of mcpd's to a client ended: its result or its JSON-RPC
+ * error object (borrowed), or neither and why it failed (timed out, the
+ * client went).
+ */
+typedef void control_answer_fn(void *arg, const json_t *result,
+    const json_t *error, const char *why);
+/*
+ * Sends the request's client a request of mcpd's (params stolen): a
+ * server's sampling, elicitation or roots request, relayed. cb runs once,
+ * later, when it ends (the call deadline bounds it; at most
+ * max_client_requests wait on one client). -ENOTCONN when the client has
+ * gone, -EBUSY at that bound: nothing was sent.
+ */
+int control_ask(const struct request *, const char *method, json_t *params,
+    control_answer_fn *cb, void *arg);
+/* The client a request came from (opaque; NULL once it has gone). */
+const struct client *control_request_client(const struct request *);
 int control_adopt(int fd, const char *agent, const json_t *scope, char **cause);
 /* The gateway's view of control connections (DESIGN 11). */
 struct gateway;
@@ -156,6 +174,13 @@ void gateway_notification(struct gateway *, const char *method,
 void gateway_tools_changed(const char *agent);
 /* True when the session (may be NULL) takes log messages of level. */
 bool gateway_wants_log(const struct gateway *, const char *level);
+/*
+ * The session declared the capability a server's request to its client
+ * needs (sampling/createMessage, elicitation/create in its mode,
+ * roots/list; params borrowed).
+ */
+bool gateway_takes(const struct gateway *, const char *method,
+    const json_t *params);
 /* A listed {server, tool: item, name} (may be NULL): routes come from it. */
 void gateway_remember(struct gateway *, const char *key, const json_t *e);
 
@@ -483,6 +508,13 @@ struct session_cbs {
 	    const json_t *params);
 	void (*stderr_line)(void *arg, const char *line, size_t len);
 	void (*progress)(void *arg, const char *stage, const char *message);
+	/*
+	 * A request of the server to its client (sampling/createMessage,
+	 * elicitation/create, roots/list; id and params borrowed): the owner
+	 * answers it, now or later, with session_answer. NULL: refused.
+	 */
+	void (*request)(void *arg, struct session *, const char *method,
+	    const json_t *id, const json_t *params);
 };
 struct session *session_new(struct transport *, const struct session_cbs *,
     void *arg, int timeout_ms);
@@ -511,8 +543,11 @@ bool session_is_catalog_retired(const struct session *);
 json_t *session_server_info_peek(const struct session *);
 /* What the server said it offers (borrowed), or NULL. */
 const json_t *session_capabilities_peek(const struct session *);
-/* Sends a request; cb is called exactly once, from the loop. params is stolen. */
-void session_request(struct session *, const char *method, json_t *params,
+/*
+ * Sends a request; cb is called exactly once, from the loop. params is
+ * stolen. Returns the id as session_request_raw does.
+ */
+int64_t session_request(struct session *, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, void *arg);
 /*
  * The same, but a plain result may come to raw_cb as the server's text
@@ -530,11 +565,21 @@ int64_t session_request_raw(struct session *, const char *method,
  * call); -ENOENT when id is not pending.
  */
 int session_cancel(struct session *, int64_t id, const char *reason);
+/*
+ * A 2026-07-28 input_required result to request id comes to its callback
+ * as a result, for a caller that answers it (the gateway passes it on to
+ * a modern client); otherwise it fails as outcome-unknown.
+ */
+void session_pass_input_required(struct session *, int64_t id);
 /* session_cancel of every pending request. */
 void session_cancel_all(struct session *, const char *reason);
 /* fn(arg) runs from the loop once no request is pending (soon if none is). */
 void session_when_idle(struct session *, void (*fn)(void *), void *arg);
 struct transport *session_transport(const struct session *);
+/* Sends msg (a response or notification) to the server; takes msg. */
+void session_answer(struct session *, json_t *msg);
+/* A request a server may send its client that mcpd relays to a caller. */
+bool session_is_client_method(const char *method);
 
 /* server.c: configured connections, their gates and restart policy. */
 enum server_state {
@@ -619,13 +664,15 @@ json_t *server_list_rows(const char *agent);
 json_t *server_list_tools(const char *agent);
 /* Calls a tool; generation 0 means the current one. */
 /*
- * The same for an MCP caller (the gateway): its progressToken (may be
- * NULL) is mapped to one of mcpd's upstream and back, and the server's
- * log messages reach it as MCP's, at the level it set.
+ * The same for an MCP caller (the gateway), with its tools/call params
+ * (borrowed; NULL: an mcpd/call caller): they go upstream as they are but
+ * the name and arguments; its progressToken is mapped to one of mcpd's
+ * and back; the server's log messages reach it as MCP's, at the level it
+ * set; a 2026-07-28 caller gets input_required results as they are.
  */
 void server_call_mcp(struct server *, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *, bool is_mcp,
-    const json_t *progress_token);
+    json_t *arguments, int timeout_ms, struct request *,
+    const json_t *mcp_params);
 /*
  * The names of agent's ready servers in scope (NULL: all) that offer
  * capability ("prompts", "resources", "completions"): a new array.
@@ -758,11 +805,14 @@ int probe_detect_http(const char *line, size_t len, int *ret_port,
     char **ret_path);
 
 /* era.c: the 2026-07-28 protocol era. */
-#define ERA_MODERN "2026-07-28"
+#define ERA_MODERN		    "2026-07-28"
+#define ERA_CLIENT_CAPABILITIES_KEY "io.modelcontextprotocol/clientCapabilities"
 /* The _meta every modern request carries (new object). */
 json_t *era_meta(const char *version);
 /* params (stolen, may be NULL) with that _meta merged in. */
 json_t *era_with_meta(json_t *params, const char *version);
+/* A request's params say 2026-07-28 in _meta (params may be NULL). */
+bool era_is_modern_request(const json_t *params);
 bool era_lists_version(const json_t *versions, const char *version);
 /* serverInfo from a discover result (borrowed), or NULL. */
 json_t *era_server_info(const json_t *result);

@@ -65,13 +65,17 @@ server_forward(const char *agent, const char *name, const char *method,
     json_t *params, session_reply_fn *cb, void *arg)
 {
 	struct server *s = server_find_name(agent, name);
+	bool is_modern = era_is_modern_request(params);
+	int64_t id;
 
 	if (s == NULL || !session_is_ready(s->session)) {
 		json_decref(params);
 		return -ENOENT;
 	}
-	session_request(s->session, method, params, mcpd_opts.call_timeout_ms,
-	    cb, arg);
+	id = session_request(s->session, method, params,
+	    mcpd_opts.call_timeout_ms, cb, arg);
+	if (id > 0 && is_modern)
+		session_pass_input_required(s->session, id);
 	return 0;
 }
 
@@ -133,22 +137,12 @@ server_on_call_reply(void *arg, const struct session_reply *r)
 }
 
 /*
- * A call in flight, for the hook that cancels it if its client goes. The
- * hook is registered only while the session holds the request, and every
- * end of the request (answer, failure, deadline, a session that dies)
- * comes through the callbacks below, which unregister it first: it can
- * never reach a session that is gone.
+ * The hook that cancels a call in flight if its client goes is registered
+ * only while the session holds the request, and every end of the request
+ * (answer, failure, deadline, a session that dies) comes through the
+ * callbacks below, which unregister it first: it can never reach a session
+ * that is gone.
  */
-struct server_pending_call {
-	struct request *req;
-	struct server *server;
-	struct session *session;
-	int64_t id;
-	char token[32];	      /* its progressToken upstream, or "" */
-	json_t *caller_token; /* an MCP caller's own progressToken, or NULL */
-	bool is_mcp; /* the caller speaks MCP: notifications as MCP's */
-	TAILQ_ENTRY(server_pending_call) entry; /* in server->calls */
-};
 
 static void
 server_call_gone(void *arg)
@@ -185,19 +179,32 @@ server_on_pending_call_reply(void *arg, const struct session_reply *r)
 	server_on_call_reply(server_pending_call_end(arg), r);
 }
 
-/* A caller that asked for progress gets the server's: token mapped. */
+/*
+ * The upstream request: an MCP caller's params as they are (inputResponses,
+ * requestState, _meta ...) but the tool's own name; a caller that asked
+ * for progress gets the server's, its token mapped to one of mcpd's.
+ */
 static json_t *
 server_call_params(struct server_pending_call *pc, const char *tool,
-    json_t *arguments)
+    json_t *arguments, const json_t *mcp_params)
 {
 	static uint64_t next_token;
+	json_t *params = mcp_params != NULL ? json_deep_copy(mcp_params) :
+					      json_object();
+	json_t *meta = json_object_get(params, "_meta");
 
+	json_object_set_new(params, "name", json_string(tool));
+	json_object_set(params, "arguments", arguments);
+	json_object_del(meta, "progressToken");
+	if (json_is_object(meta) && json_object_size(meta) == 0)
+		json_object_del(params, "_meta");
 	if (!control_wants_progress(pc->req) && pc->caller_token == NULL)
-		return json_pack("{s:s, s:O}", "name", tool, "arguments",
-		    arguments);
+		return params;
 	snprintf(pc->token, sizeof pc->token, "mcpd-%" PRIu64, ++next_token);
-	return json_pack("{s:s, s:O, s:{s:s}}", "name", tool, "arguments",
-	    arguments, "_meta", "progressToken", pc->token);
+	if (!json_is_object(meta = json_object_get(params, "_meta")))
+		json_object_set_new(params, "_meta", meta = json_object());
+	json_object_set_new(meta, "progressToken", json_string(pc->token));
+	return params;
 }
 
 /* Progress to its caller: mcpd/progress, or MCP's with the caller's token. */
@@ -262,14 +269,13 @@ void
 server_call(struct server *s, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *req)
 {
-	server_call_mcp(s, generation, tool, arguments, timeout_ms, req, false,
-	    NULL);
+	server_call_mcp(s, generation, tool, arguments, timeout_ms, req, NULL);
 }
 
 void
 server_call_mcp(struct server *s, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *req, bool is_mcp,
-    const json_t *progress_token)
+    json_t *arguments, int timeout_ms, struct request *req,
+    const json_t *mcp_params)
 {
 	struct server_pending_call *pc;
 	json_t *params;
@@ -320,19 +326,24 @@ server_call_mcp(struct server *s, uint64_t generation, const char *tool,
 	}
 	pc = xcalloc(1, sizeof *pc);
 	pc->req = req;
-	pc->is_mcp = is_mcp;
-	pc->caller_token = json_incref((json_t *)(uintptr_t)progress_token);
+	pc->is_mcp = mcp_params != NULL;
+	pc->is_modern = era_is_modern_request(mcp_params);
+	pc->caller_token =
+	    json_incref(json_object_get(json_object_get(mcp_params, "_meta"),
+		"progressToken"));
 	pc->server = s;
 	pc->session = s->session;
 	server_ref(s);
 	session_ref(pc->session); /* the hook may cancel through it */
 	TAILQ_INSERT_TAIL(&s->calls, pc, entry);
-	params = server_call_params(pc, tool, arguments);
+	params = server_call_params(pc, tool, arguments, mcp_params);
 	/* 0: nothing to cancel, the request fails (from the loop). */
 	if ((id = session_request_raw(s->session, "tools/call", params,
 		 timeout_ms, server_on_pending_call_reply,
 		 server_on_pending_call_raw, pc)) > 0) {
 		pc->id = id;
+		if (pc->is_modern)
+			session_pass_input_required(s->session, id);
 		control_on_gone(req, server_call_gone, pc);
 	}
 }

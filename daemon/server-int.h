@@ -78,6 +78,20 @@ struct server {
 };
 
 TAILQ_HEAD(server_head, server);
+
+/* A call in flight (server-call.c), in its server's calls. */
+struct server_pending_call {
+	struct request *req;
+	struct server *server;
+	struct session *session;
+	int64_t id;
+	char token[32];	      /* its progressToken upstream, or "" */
+	json_t *caller_token; /* an MCP caller's own progressToken, or NULL */
+	bool is_mcp;	/* the caller speaks MCP: notifications as MCP's */
+	bool is_modern; /* ... 2026-07-28: input_required results reach it */
+	TAILQ_ENTRY(server_pending_call) entry; /* in server->calls */
+};
+
 extern struct server_head server_list;
 extern size_t server_closing; /* sessions still stopping in background */
 extern void (*server_all_stopped)(void *);
@@ -128,5 +142,14 @@ void server_job_end(struct server *s);
 void server_job_schedule(struct server *s);
 void server_job_run(evutil_socket_t fd, short events, void *arg);
 void server_container_gone(void *arg);
+
+/* server-ask.c */
+/*
+ * A request of the server to its client (sampling, elicitation, roots),
+ * over connection sess: relayed to the client whose call raised it when
+ * that is clear and it declared the capability, else refused.
+ */
+void server_ask(struct server *, struct session *sess, const char *method,
+    const json_t *id, const json_t *params);
 
 #endif

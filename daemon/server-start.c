@@ -358,8 +358,16 @@ server_on_notification(void *arg, const char *method, const json_t *params)
 	server_call_notify(arg, method, params);
 }
 
+static void
+server_on_request(void *arg, struct session *sess, const char *method,
+    const json_t *id, const json_t *params)
+{
+	server_ask(arg, sess, method, id, params);
+}
+
 static const struct session_cbs server_session_cbs = {
 	.ready = server_on_ready,
+	.request = server_on_request,
 	.notification = server_on_notification,
 	.failed = server_on_failed,
 	.tools_changed = server_on_tools_changed,

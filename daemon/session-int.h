@@ -27,6 +27,7 @@ struct pending {
 	void *arg;
 	struct session *session;
 	int timeout_ms;
+	bool takes_input_required; /* its caller answers input requests */
 	struct event timer;
 	LIST_ENTRY(pending) entry;
 };
@@ -66,8 +67,6 @@ struct session {
 /* Marks the session dead, fails what waits, and tells the owner once. */
 void session_fail(struct session *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Sends msg (a response or notification) to the server; takes msg. */
-void session_answer(struct session *, json_t *msg);
 
 /* session-start.c */
 /* Asks for the first page of tools (cursor NULL) or the page after it. */

@@ -213,18 +213,27 @@ session_on_initialize(void *arg, const struct session_reply *r)
 	    json_object_get(r->result, "capabilities"));
 }
 
+/*
+ * mcpd offers what it can relay to a caller (DESIGN 11): sampling,
+ * elicitation (both modes) and roots, when its owner takes such requests.
+ */
 static json_t *
-session_initialize_params(void)
+session_initialize_params(const struct session *s)
 {
-	return json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion",
-	    SESSION_OFFERED, "capabilities", "clientInfo", "name", "mcpd",
+	json_t *caps = s->cbs != NULL && s->cbs->request != NULL ?
+	    json_pack("{s:{}, s:{s:{}, s:{}}, s:{}}", "sampling", "elicitation",
+		"form", "url", "roots") :
+	    json_object();
+
+	return json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion",
+	    SESSION_OFFERED, "capabilities", caps, "clientInfo", "name", "mcpd",
 	    "version", MCPD_VERSION);
 }
 
 static void
 session_initialize(struct session *s)
 {
-	session_request(s, "initialize", session_initialize_params(),
+	session_request(s, "initialize", session_initialize_params(s),
 	    session_timeout(s), session_on_initialize, s);
 }
 

@@ -213,11 +213,21 @@ session_tool_for(const struct session *s, const char *method,
 	return NULL;
 }
 
-void
+int64_t
 session_request(struct session *s, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, void *arg)
 {
-	session_request_raw(s, method, params, timeout_ms, cb, NULL, arg);
+	return session_request_raw(s, method, params, timeout_ms, cb, NULL,
+	    arg);
+}
+
+void
+session_pass_input_required(struct session *s, int64_t id)
+{
+	struct pending *p = session_pending_find(s, id);
+
+	if (p != NULL)
+		p->takes_input_required = true;
 }
 
 int64_t
@@ -266,6 +276,15 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	return p->id;
 }
 
+/* What mcpd declares upstream and relays to a caller that offers it. */
+bool
+session_is_client_method(const char *method)
+{
+	return strcmp(method, "sampling/createMessage") == 0 ||
+	    strcmp(method, "elicitation/create") == 0 ||
+	    strcmp(method, "roots/list") == 0;
+}
+
 void
 session_answer(struct session *s, json_t *msg)
 {
@@ -274,7 +293,11 @@ session_answer(struct session *s, json_t *msg)
 	json_decref(msg);
 }
 
-/* Requests from the server: ping is answered, the rest refused. */
+/*
+ * Requests from the server: ping is answered; sampling, elicitation and
+ * roots go to the owner, which answers through session_answer; the rest
+ * are refused.
+ */
 static void
 session_on_request(struct session *s, const struct jsonrpc_msg *m)
 {
@@ -282,6 +305,11 @@ session_on_request(struct session *s, const struct jsonrpc_msg *m)
 
 	if (strcmp(m->method, "ping") == 0) {
 		session_answer(s, jsonrpc_result(m->id, json_object()));
+		return;
+	}
+	if (s->cbs != NULL && s->cbs->request != NULL &&
+	    session_is_client_method(m->method)) {
+		s->cbs->request(s->arg, s, m->method, m->id, m->params);
 		return;
 	}
 	snprintf(text, sizeof text,
@@ -317,10 +345,11 @@ session_on_response(struct session *s, const struct jsonrpc_msg *m)
 		return;
 	}
 	if (m->type == JSONRPC_RESULT && s->is_modern &&
+	    !p->takes_input_required &&
 	    json_is_string(json_object_get(m->result, "resultType")) &&
 	    strcmp(json_string_value(json_object_get(m->result, "resultType")),
 		"input_required") == 0) {
-		/* Answering input requests is for later: say so, resend nothing. */
+		/* mcpd's own requests answer none: say so, resend nothing. */
 		r.kind = ERRORS_OUTCOME_UNKNOWN;
 		r.message =
 		    "the server asked for more input (resultType input_required), which mcpd does not answer yet; nothing was sent again";

@@ -408,8 +408,10 @@ class DirectMcp:
                 return m["result"]
 
     def initialize(self):
+        # What mcpd declares upstream, so that a server offers the same.
         result = self.request("initialize", {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": "2025-11-25",
+            "capabilities": UPSTREAM_CAPABILITIES,
             "clientInfo": {"name": "mcpd-integration-tests",
                            "version": "1"}})
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -426,6 +428,12 @@ class DirectMcp:
                 return tools
             assert cursor not in seen, "the server repeated a cursor"
             seen.add(cursor)
+
+
+# What mcpd declares to every server it connects (it relays these requests
+# to the client whose call raised them: daemon/server-ask.c).
+UPSTREAM_CAPABILITIES = {"sampling": {}, "elicitation": {"form": {}, "url": {}},
+                         "roots": {}}
 
 
 def direct_tools(argv):

@@ -8,11 +8,17 @@
 //   progress NAME JSON       -> as call, plus {"progress": [[p, total]...]}
 //   cancel NAME JSON MS      -> aborts the call after MS ms: {"error": ...}
 //   changed MS               -> {"changed": n} list_changed seen within MS
+//   asked                    -> {"asked": [[method, params]...]} requests
+//                               of the server answered since the last asked
 //   prompts | resources | templates -> the merged lists
 //   prompt NAME JSON | read URI | complete JSON -> the server's answer
 //   quit
 // usage: node gateway-client.mjs PEERS_DIR COMMAND [ARGS...]
 //        node gateway-client.mjs PEERS_DIR --http URL TOKEN
+// MCPD_TEST_CAPS (JSON) is what it declares: with sampling it answers
+// "sampled: " and the first message's text (model "mcpd-test-model"); with
+// elicitation it accepts with {"name": "Ada"}; with roots it lists
+// file:///mcpd-test-root.
 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -28,9 +34,27 @@ const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
 const { StreamableHTTPClientTransport } =
     await sdk('client/streamableHttp.js');
-const { ToolListChangedNotificationSchema } = await sdk('types.js');
+const { ToolListChangedNotificationSchema, CreateMessageRequestSchema,
+    ElicitRequestSchema, ListRootsRequestSchema } = await sdk('types.js');
 
-const client = new Client({ name: 'mcpd-gateway-test', version: '1' });
+const capabilities = JSON.parse(process.env.MCPD_TEST_CAPS ?? '{}');
+const client = new Client({ name: 'mcpd-gateway-test', version: '1' },
+    { capabilities });
+const asked = [];
+const answer = (schema, fn) => client.setRequestHandler(schema, (req) => {
+	asked.push([req.method, req.params]);
+	return fn(req.params);
+});
+if (capabilities.sampling)
+	answer(CreateMessageRequestSchema, (p) => ({ model: 'mcpd-test-model',
+	    role: 'assistant', content: { type: 'text',
+	    text: `sampled: ${p.messages[0].content.text}` } }));
+if (capabilities.elicitation)
+	answer(ElicitRequestSchema, () => ({ action: 'accept',
+	    content: { name: 'Ada' } }));
+if (capabilities.roots)
+	answer(ListRootsRequestSchema, () => ({ roots: [
+	    { uri: 'file:///mcpd-test-root', name: 'mcpd test root' }] }));
 let changed = 0;
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
 	changed++;
@@ -93,6 +117,8 @@ for await (const line of createInterface({ input: process.stdin })) {
 	} else if (verb === 'complete') {
 		say(await client.complete(JSON.parse(words.slice(1).join(' ')))
 		    .catch(failed));
+	} else if (verb === 'asked') {
+		say({ asked: asked.splice(0) });
 	} else if (verb === 'changed') {
 		const until = Date.now() + Number(name);
 		while (changed === 0 && Date.now() < until)

@@ -5,6 +5,7 @@ TypeScript SDK's (v1) stdio client, as agents run it, with `mcpctl bridge`
 as its server command; raw JSON-RPC where a detail needs a close look."""
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -22,11 +23,13 @@ class SdkClient:
     """tests/integration/gateway-client.mjs: the SDK client, one command
     per line in, one JSON answer per line out."""
 
-    def __init__(self, sock, *bridge_args):
+    def __init__(self, sock, *bridge_args, caps=None, argv=None):
         # As a client configuration says: mcpctl bridge is the server.
-        relay = [str(MCPCTL), "-s", str(sock), "bridge", *bridge_args]
+        relay = argv or [str(MCPCTL), "-s", str(sock), "bridge",
+                         *bridge_args]
+        env = dict(os.environ, MCPD_TEST_CAPS=json.dumps(caps or {}))
         self.proc = subprocess.Popen(
-            [NODE, str(SDK_CLIENT), str(PEERS)] + relay,
+            [NODE, str(SDK_CLIENT), str(PEERS)] + relay, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def ask(self, line, timeout=30):

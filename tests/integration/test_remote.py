@@ -29,7 +29,7 @@ import pytest
 
 from conftest import (DENIED, EVERYTHING_JS, INVALID_PARAMS, NODE,
                       OUTCOME_UNKNOWN, SERVER_ID, TESTSERVER, TIMEOUT, UNAVAILABLE,
-                      RpcError,
+                      RpcError, UPSTREAM_CAPABILITIES,
                       free_port, poll, rpc_error_of, wait_listening)
 
 HERE = Path(__file__).resolve().parent
@@ -147,10 +147,11 @@ class HttpMcp:
         raise AssertionError(f"no answer to {method}")
 
     def initialize(self):
-        # The capabilities mcpd offers: none (server-everything registers
-        # tools that depend on them after initialized).
+        # The capabilities mcpd offers (server-everything registers tools
+        # that depend on them after initialized).
         result = self.request("initialize", {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": "2025-11-25",
+            "capabilities": UPSTREAM_CAPABILITIES,
             "clientInfo": {"name": "mcpd-integration-tests",
                            "version": "1"}})
         assert self.post({"jsonrpc": "2.0",

@@ -64,6 +64,7 @@ struct ts_call {
 	json_t *id;
 	struct ts_conn *conn; /* NULL: stdio */
 	json_t *meta;	      /* the request's _meta, or NULL */
+	json_t *params;	      /* the whole request's params */
 };
 
 struct ts_http_req {
@@ -522,13 +523,36 @@ ts_tool_report(struct ts_call *call)
 	    steps, token != NULL ? "" : " (no progressToken)");
 }
 
-/* 2026-07-28: asks the client for input (an input_required result). */
+/*
+ * 2026-07-28: asks the client for input (an input_required result),
+ * logging the capabilities its _meta declares; the retry that carries
+ * inputResponses.confirm and the echoed requestState gets the answer it
+ * was given.
+ */
 static json_t *
 ts_tool_ask(struct ts_call *call)
 {
-	(void)call;
+	json_t *answer = json_object_get(json_object_get(call->params,
+					     "inputResponses"),
+	    "confirm");
+	const char *state = json_string_value(json_object_get(call->params,
+	    "requestState"));
+	char *text;
+	json_t *r;
+
 	if (!opt.is_modern)
 		return ts_result(false, "ask needs the 2026-07-28 era");
+	text = json_dumps(json_object_get(call->meta,
+			      "io.modelcontextprotocol/clientCapabilities"),
+	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	ts_log("ask: client capabilities %s", text ? text : "(none)");
+	free(text);
+	if (answer != NULL && state != NULL && strcmp(state, "state-1") == 0) {
+		text = json_dumps(answer, JSON_COMPACT | JSON_SORT_KEYS);
+		r = ts_result(false, "confirmed: %s", text);
+		free(text);
+		return r;
+	}
 	return json_pack("{s:s, s:{s:{s:s, s:{s:s}}}, s:s}", "resultType",
 	    "input_required", "inputRequests", "confirm", "method",
 	    "elicitation/create", "params", "message", "Proceed?",
@@ -676,7 +700,7 @@ static void
 ts_tools_call(json_t *params, json_t *id, struct ts_conn *c)
 {
 	struct ts_call call = { json_object_get(params, "arguments"), id, c,
-		json_object_get(params, "_meta") };
+		json_object_get(params, "_meta"), params };
 	const char *name = json_string_value(json_object_get(params, "name"));
 	const struct ts_tool *t = name ? ts_tool_find(name) : NULL;
 	json_t *empty = json_object(), *schema, *result;

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * A server's requests to its client (sampling/createMessage,
+ * elicitation/create, roots/list) raised during a call: mcpd declares them
+ * upstream and relays each to the client that made the call, when that
+ * client declared the capability (DESIGN 11). A stdio message does not say
+ * which call raised it, so the caller is the one client with calls in
+ * flight on that connection; with none, or with several, the request is
+ * refused, as it is for a client that did not declare the capability.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "log.h"
+#include "server-int.h"
+
+struct server_ask {
+	struct session *session; /* a reference: the answer goes there */
+	json_t *id;		 /* the server's id of its request */
+	char *server;		 /* its name, for the log */
+	char *method;
+};
+
+static void
+server_ask_refuse(struct session *sess, const json_t *id, int code,
+    const char *why)
+{
+	session_answer(sess,
+	    jsonrpc_error((json_t *)(uintptr_t)id, code, why, NULL));
+}
+
+/*
+ * The call whose client gets the request, or NULL with why set: no call
+ * in flight, calls of several clients, or a caller that cannot take it.
+ */
+static struct server_pending_call *
+server_ask_caller(struct server *s, struct session *sess, const char *method,
+    const json_t *params, char *why, size_t size)
+{
+	struct server_pending_call *pc, *caller = NULL;
+
+	TAILQ_FOREACH(pc, &s->calls, entry) {
+		if (pc->session != sess || !control_is_live(pc->req))
+			continue;
+		if (caller != NULL &&
+		    control_request_client(pc->req) !=
+			control_request_client(caller->req)) {
+			snprintf(why, size,
+			    "mcpd relays %s to the client whose tool call raised it, but calls of several clients are in flight on %s and the request does not say which one it belongs to",
+			    method, s->name);
+			return NULL;
+		}
+		caller = pc;
+	}
+	if (caller == NULL)
+		snprintf(why, size,
+		    "mcpd relays %s only to the client whose tool call raised it, and no call is in flight on %s",
+		    method, s->name);
+	else if (!caller->is_mcp)
+		snprintf(why, size,
+		    "the client whose call is in flight on %s (an mcpd/call) takes no %s requests",
+		    s->name, method);
+	else if (caller->is_modern)
+		snprintf(why, size,
+		    "the client whose call is in flight on %s speaks 2026-07-28, where a server asks for input with an input_required result; mcpd does not turn %s into one",
+		    s->name, method);
+	else if (!gateway_takes(control_gateway_of(caller->req), method,
+		     params))
+		snprintf(why, size,
+		    "the client whose call is in flight on %s did not declare the capability %s needs",
+		    s->name, method);
+	else
+		return caller;
+	return NULL;
+}
+
+/* The client's answer, or why there is none, goes to the server. */
+static void
+server_ask_answered(void *arg, const json_t *result, const json_t *error,
+    const char *why)
+{
+	struct server_ask *a = arg;
+	json_t *msg;
+
+	if (result != NULL)
+		msg = jsonrpc_result(a->id,
+		    json_incref((json_t *)(uintptr_t)result));
+	else if (error != NULL)
+		msg = json_pack("{s:s, s:O, s:O}", "jsonrpc", "2.0", "id",
+		    a->id, "error", error);
+	else
+		msg = jsonrpc_error(a->id, JSONRPC_INTERNAL_ERROR, why, NULL);
+	log_server(LOG_INFO, a->server, "%s: %s", a->method,
+	    result != NULL    ? "the client answered" :
+		error != NULL ? "the client answered with an error" :
+				why);
+	session_answer(a->session, msg);
+	session_unref(a->session);
+	json_decref(a->id);
+	free(a->server);
+	free(a->method);
+	free(a);
+}
+
+void
+server_ask(struct server *s, struct session *sess, const char *method,
+    const json_t *id, const json_t *params)
+{
+	struct server_pending_call *caller;
+	struct server_ask *a;
+	char why[320];
+	int r;
+
+	if ((caller = server_ask_caller(s, sess, method, params, why,
+		 sizeof why)) == NULL) {
+		log_server(LOG_INFO, s->name, "refused %s: %s", method, why);
+		server_ask_refuse(sess, id, JSONRPC_METHOD_NOT_FOUND, why);
+		return;
+	}
+	a = xcalloc(1, sizeof *a);
+	a->session = sess;
+	session_ref(sess);
+	a->id = json_incref((json_t *)(uintptr_t)id);
+	a->server = xstrdup(s->name);
+	a->method = xstrdup(method);
+	r = control_ask(caller->req, method,
+	    params != NULL ? json_deep_copy(params) : json_object(),
+	    server_ask_answered, a);
+	if (r < 0)
+		server_ask_answered(a, NULL, NULL,
+		    r == -EBUSY ?
+			"the client has too many of mcpd's requests waiting for its answer" :
+			"the client has gone");
+}
