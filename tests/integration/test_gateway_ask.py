@@ -217,3 +217,23 @@ def test_sampling_from_a_streamable_http_server(mcpd, peers, clients):
                          '{"prompt":"from afar"}'))
     assert "sampled: Resource trigger-sampling-request context: from afar" \
         in text, text
+
+
+def test_a_caller_that_never_answers(mcpd_factory):
+    """mcpd's request waits at most the call deadline: then the client gets
+    notifications/cancelled for it and the server an error saying why."""
+    d = mcpd_factory("--call-timeout", "1500")
+    d.load(everything_cmd(), name="everything", timeout=120)
+    conn, msg, call = ask_by_hand(d, {"sampling": {}})
+    # The call's own deadline is the same: its error may come first.
+    note = conn.read_message(timeout=20)
+    if note.get("id") == call:
+        assert note["error"]["data"]["kind"] == "outcome-unknown", note
+        note = conn.read_message(timeout=20)
+    assert note == {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": msg["id"],
+                               "reason": "mcpd's deadline passed"}}, note
+    poll(lambda: "sampling/createMessage: the client did not answer within "
+         "1500 ms; mcpd cancelled its request" in d.read_stderr(),
+         what="mcpd to tell the server")
+    conn.close()
