@@ -13,6 +13,9 @@ PYTEST	?= pytest-3
 VERSION	:= 0.2.0
 
 PKGS	:= libevent libevent_openssl jansson libsystemd openssl libsodium
+# mcpctl links only what it uses (the daemon's journal, TLS and secrets
+# are not its business): it starts faster.
+CTL_PKGS := libevent jansson
 WARN	:= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wpointer-arith -Wcast-qual
 CFLAGS	?= -O2 -g
@@ -28,6 +31,7 @@ endif
 # scripts/install-deps had its chance to install the libraries.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+CTL_LIBS   = $(shell $(PKG_CONFIG) --libs $(CTL_PKGS)) -lm
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Icommon \
 	     -DMCPD_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
 
@@ -61,8 +65,13 @@ $(BUILD)/obj/%.o: %.c
 $(MCPD): $(DAEMON_OBJ) $(COMMON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(MCPCTL): $(CTL_OBJ) $(COMMON_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# From an archive, mcpctl takes only the common modules it uses.
+$(BUILD)/libcommon.a: $(COMMON_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(MCPCTL): $(CTL_OBJ) $(BUILD)/libcommon.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(CTL_LIBS)
 
 # Unit tests of daemon modules see the daemon's header; nothing else does.
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += -Idaemon

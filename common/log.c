@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Log lines: journal records with fields, or timestamped stderr lines. */
+/* Log lines: timestamped on stderr, or to a sink (the daemon's journal). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,18 +7,16 @@
 #include <syslog.h>
 #include <time.h>
 
-#include <systemd/sd-journal.h>
-
 #include "log.h"
 
-static int log_to_stderr = 1;
+static log_sink_fn *log_sink;
 static int log_verbose;
 static const char *log_progname = "mcpd";
 
 void
-log_init(int to_stderr, int verbose, const char *progname)
+log_init(log_sink_fn *sink, int verbose, const char *progname)
 {
-	log_to_stderr = to_stderr;
+	log_sink = sink;
 	log_verbose = verbose;
 	if (progname != NULL)
 		log_progname = progname;
@@ -34,13 +32,8 @@ log_emit(int priority, const char *server, const char *fmt, va_list ap)
 	if (priority == LOG_DEBUG && !log_verbose)
 		return;
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (!log_to_stderr) {
-		if (server != NULL)
-			sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d",
-			    priority, "MCP_SERVER=%s", server, NULL);
-		else
-			sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d",
-			    priority, NULL);
+	if (log_sink != NULL) {
+		log_sink(priority, server, msg);
 		return;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);

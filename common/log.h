@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: ISC */
-/* Logging to the journal (structured) or to stderr with timestamps. */
+/* Logging to stderr with timestamps, or to a sink (the daemon's journal). */
 #ifndef MCPD_LOG_H
 #define MCPD_LOG_H
 
 #include <stdarg.h>
 
-/* Where log lines go: stderr with timestamps (-d), or the journal. */
-void log_init(int to_stderr, int verbose, const char *progname);
+/* Takes each line in place of stderr; server is NULL or an MCP server. */
+typedef void log_sink_fn(int priority, const char *server, const char *msg);
+/* Where log lines go: stderr with timestamps (sink NULL), or the sink. */
+void log_init(log_sink_fn *sink, int verbose, const char *progname);
 
 void log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "log.h"
 #include "xalloc.h"
 
@@ -81,16 +79,6 @@ xasprintf(char **ret, const char *fmt, ...)
 	r = xvasprintf(ret, fmt, ap);
 	va_end(ap);
 	return r;
-}
-
-void *
-xsodium_malloc(size_t size)
-{
-	void *p = sodium_malloc(size);
-
-	if (p == NULL)
-		fatalx("out of memory");
-	return p;
 }
 
 json_t *

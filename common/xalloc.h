@@ -21,8 +21,6 @@ char *xstrndup(const char *, size_t);
 int xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
 int xvasprintf(char **, const char *, va_list)
     __attribute__((format(printf, 2, 0)));
-/* sodium_malloc (guarded memory for secrets) that cannot fail. */
-void *xsodium_malloc(size_t);
 /*
  * Returns j, a jansson constructor's result (json_object(), json_pack(),
  * json_deep_copy() of a valid value...), or ends the program if it is NULL.

@@ -234,20 +234,37 @@ ctl_call_clear(struct ctl_call *c)
 	free(c->words);
 }
 
-/* The server's tools, from mcpd/tools; 0 or the exit status. */
+/* Tools of the server from mcpd/tools (tool NULL: all); 0 or the status. */
 static int
-ctl_call_fetch(struct mcpctl *m, const struct ctl_call *c, json_t **ret)
+ctl_call_fetch_tools(struct mcpctl *m, const char *server, const char *tool,
+    json_t **ret)
 {
 	json_t *result;
 	int r;
 
 	r = mcpctl_request(m, "mcpd/tools",
-	    json_pack("{s:s}", "server", c->server), &result);
+	    json_pack("{s:s, s:s*}", "server", server, "tool", tool), &result);
 	if (r != 0)
 		return r;
 	*ret = json_incref(json_object_get(result, "tools"));
 	json_decref(result);
 	return 0;
+}
+
+/*
+ * The tool's own entry (its schema checks the arguments); only when the
+ * server has no such tool, all of its tools, to say which are near.
+ */
+static int
+ctl_call_fetch(struct mcpctl *m, const struct ctl_call *c, json_t **ret)
+{
+	int r = ctl_call_fetch_tools(m, c->server, c->tool, ret);
+
+	if (r != 0 || json_array_size(*ret) > 0)
+		return r;
+	json_decref(*ret);
+	*ret = NULL;
+	return ctl_call_fetch_tools(m, c->server, NULL, ret);
 }
 
 /*

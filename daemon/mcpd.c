@@ -556,7 +556,10 @@ main(int argc, char **argv)
 
 	mcpd_parse_options(argc, argv, &foreground, &verbose);
 	/* Without -d, log to the journal when there is one. */
-	log_init(foreground || access("/run/systemd/journal/socket", W_OK) != 0,
+	log_init(foreground ||
+		    access("/run/systemd/journal/socket", W_OK) != 0 ?
+		NULL :
+		log_journal,
 	    verbose, "mcpd");
 	signal(SIGPIPE, SIG_IGN);
 	mcpd_started_ms = mcpd_now_ms();

@@ -967,8 +967,13 @@ int store_remove(struct store *s, const char *agent, const char *id,
 int store_recheck(const struct store *s, const char *agent, const char *id,
     char **cause);
 
+/* log-journal.c: the journal as the log's sink (log_init). */
+void log_journal(int priority, const char *server, const char *msg);
+
 /* secrets.c: the encrypted secret store. */
 struct secrets;
+/* sodium_malloc (guarded memory for secrets) that cannot fail. */
+void *xsodium_malloc(size_t);
 /*
  * Opens the store at store_path (created by the first set) with the key of
  * the credential $CREDENTIALS_DIRECTORY/mcpd-secrets-key when there is one

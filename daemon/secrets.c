@@ -27,6 +27,7 @@
 #include <sodium.h>
 
 #include "fileio.h"
+#include "log.h"
 #include "mcpd.h"
 #include "names.h"
 #include "paths.h"
@@ -39,6 +40,16 @@
 #define SECRETS_KEY_LEN	   crypto_secretbox_KEYBYTES
 #define SECRETS_KEY_TEXT   (2 * SECRETS_KEY_LEN + 1) /* hex and a newline */
 #define SECRETS_CREDENTIAL "mcpd-secrets-key"
+
+void *
+xsodium_malloc(size_t size)
+{
+	void *p = sodium_malloc(size);
+
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
 
 struct secrets_entry {
 	char *name;  /* plain memory: names are not secret */

@@ -4,7 +4,7 @@ deadlines, concurrency on one server and big results."""
 
 import json
 
-from conftest import (MiB, NOT_FOUND, OUTCOME_UNKNOWN, UNAVAILABLE, UPSTREAM,
+from conftest import (INVALID_PARAMS, MiB, NOT_FOUND, OUTCOME_UNKNOWN, UNAVAILABLE, UPSTREAM,
                       rpc_error_of)
 
 
@@ -227,3 +227,17 @@ def test_a_long_request_id_gets_its_answer(mcpd):
                   id_=long_id)
         r = c.response(long_id, timeout=10)
         assert r["result"]["structuredContent"] == {"message": "long"}, r
+
+
+def test_tools_of_one_tool(mcpd):
+    """mcpd/tools with a tool name gives that tool alone (what mcpctl call
+    asks for), none for a name the server lacks, and needs its server."""
+    mcpd.load_testserver("ts")
+    tools = mcpd.rpc.result("mcpd/tools", {"server": "ts", "tool": "add"})
+    assert [t["name"] for t in tools["tools"]] == ["add"], tools
+    assert tools["tools"][0]["handle"].endswith("/add")
+    assert mcpd.rpc.result("mcpd/tools", {"server": "ts",
+                                          "tool": "nope"}) == {"tools": []}
+    e = mcpd.rpc.error("mcpd/tools", {"tool": "add"})
+    assert e["code"] == INVALID_PARAMS, e
+    assert e["message"] == 'a tool name needs its server ("server")', e
