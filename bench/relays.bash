@@ -268,7 +268,7 @@ relay_hub() {
 # tree_rss PID: the RSS (kB, as ps gives it) of PID and its descendants,
 # leaving out our server-everything (node with $rsrv as its first argument)
 # and whatever it started, and what it counted (the command's name, for
-# node the script's); prints "KB NAME+NAME...".
+# node the script's, and its RSS); prints "KB NAME KB kB + NAME KB kB...".
 tree_rss() {
 	ps -e -o pid=,ppid=,rss=,comm=,args= | SRV="$rsrv" awk -v root="$1" '
 		{ kids[$2] = kids[$2] " " $1; rss[$1] = $3; comm[$1] = $4
@@ -279,7 +279,8 @@ tree_rss() {
 		function walk(p,	k, n, i) {
 			if (srv[p]) return
 			sum += rss[p]
-			names = names (names == "" ? "" : "+") comm[p]
+			names = names (names == "" ? "" : " + ") comm[p] " " \
+				rss[p] " kB"
 			n = split(kids[p], k, " ")
 			for (i = 1; i <= n; i++) walk(k[i])
 		}
@@ -310,7 +311,7 @@ relay_round() {
 		read -r rss names <<<"$(tree_rss "$relay_pid")"
 		if [[ $name == bridge ]]; then
 			rss=$((rss + $(field "$l" child_rss_kb)))
-			names+=" + mcpctl bridge"
+			names+=" + mcpctl bridge $(field "$l" child_rss_kb) kB"
 		fi
 		rnames[$name]=$names
 		runs["r-$name,rss"]+="rss_kb=$rss"$'\n'
@@ -392,7 +393,7 @@ relays_report() {
 		"mcp-proxy on node $("$node24" --version) (its pipenet wants" \
 		">= 22), the other relays and every server on $("$node" --version)."
 	echo "RSS: the relay's own processes once the c=16 client is gone," \
-		"server-everything left out; counted:"
+		"server-everything left out; counted (last round):"
 	for name in "${relays[@]}"; do
 		[[ $name == direct ]] && continue
 		echo "  $name: ${rnames[$name]}"
