@@ -14,6 +14,9 @@
 # all (the SDK's stdio transport spawning the server: the limit). Each
 # round starts every relay afresh, runs the client at concurrency 1 and 16,
 # then takes the relay's RSS and stops it; the rounds rotate the order.
+# supergateway and mcp-hub have no option for the address they listen on:
+# they listen on every interface while they run (the client uses
+# 127.0.0.1); mcp-proxy and mcpd are given 127.0.0.1.
 
 rdir=$tmp/relays
 # The server every relay fronts, through a link in our scratch directory so
