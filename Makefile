@@ -121,7 +121,7 @@ check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 check
 
 bench: deps
-	@scripts/install-deps --test-peers
+	@scripts/install-deps --test-peers --bench
 	@$(MAKE) --no-print-directory all
 	bench/run $(abspath $(BUILD))
 
