@@ -32,6 +32,16 @@ server_ask_refuse(struct session *sess, const json_t *id, int code,
 	    jsonrpc_error((json_t *)(uintptr_t)id, code, why, NULL));
 }
 
+/* An elicitation in url mode, which a caller answers apart from forms. */
+static bool
+server_ask_is_url(const char *method, const json_t *params)
+{
+	const char *mode = json_string_value(json_object_get(params, "mode"));
+
+	return strcmp(method, "elicitation/create") == 0 && mode != NULL &&
+	    strcmp(mode, "url") == 0;
+}
+
 /*
  * The call whose client gets the request, or NULL with why set: no call
  * in flight, calls of several clients, or a caller that cannot take it.
@@ -59,21 +69,21 @@ server_ask_caller(struct server *s, struct session *sess, const char *method,
 		snprintf(why, size,
 		    "mcpd relays %s only to the client whose tool call raised it, and no call is in flight on %s",
 		    method, s->name);
-	else if (!caller->is_mcp)
-		snprintf(why, size,
-		    "the client whose call is in flight on %s (an mcpd/call) takes no %s requests",
-		    s->name, method);
 	else if (caller->is_modern)
 		snprintf(why, size,
 		    "the client whose call is in flight on %s speaks 2026-07-28, where a server asks for input with an input_required result; mcpd does not turn %s into one",
 		    s->name, method);
-	else if (!gateway_takes(control_gateway_of(caller->req), method,
-		     params))
+	else if (gateway_caps_take(caller->caps, method, params))
+		return caller;
+	else if (caller->is_mcp)
 		snprintf(why, size,
 		    "the client whose call is in flight on %s did not declare the capability %s needs",
 		    s->name, method);
 	else
-		return caller;
+		snprintf(why, size,
+		    "the client whose call is in flight on %s (an mcpd/call) does not answer %s%s: its answers do not name it",
+		    s->name, method,
+		    server_ask_is_url(method, params) ? " in url mode" : "");
 	return NULL;
 }
 
