@@ -126,6 +126,18 @@ typedef void (*conn_notify_fn)(void *arg, json_int_t id, const char *method,
  * fn, on every connection (mcpctl has one); NULL skips them, the default.
  */
 void conn_set_notify(conn_notify_fn fn, void *arg);
+/*
+ * A request of mcpd's while request id waits (a server's, relayed):
+ * returns its result (new), or NULL with *ret_error, a JSON-RPC error
+ * object (new).
+ */
+typedef json_t *(*conn_ask_fn)(void *arg, json_int_t id, const char *method,
+    const json_t *params, json_t **ret_error);
+/*
+ * Has conn_call answer each such request with fn, on every connection;
+ * NULL answers every one with an error, the default.
+ */
+void conn_set_ask(conn_ask_fn fn, void *arg);
 
 /* The socket's file descriptor, owned by the connection. */
 int conn_fd(const struct conn *);

@@ -127,12 +127,12 @@ typedef void control_answer_fn(void *arg, const json_t *result,
 /*
  * Sends the request's client a request of mcpd's (params stolen): a
  * server's sampling, elicitation or roots request, relayed. cb runs once,
- * later, when it ends (the call deadline bounds it; at most
+ * later, when it ends (at most timeout_ms, the call's deadline; at most
  * max_client_requests wait on one client). -ENOTCONN when the client has
  * gone, -EBUSY at that bound: nothing was sent.
  */
-int control_ask(const struct request *, const char *method, json_t *params,
-    control_answer_fn *cb, void *arg);
+int control_ask(const struct request *, int timeout_ms, const char *method,
+    json_t *params, control_answer_fn *cb, void *arg);
 /* The client a request came from (opaque; NULL once it has gone). */
 const struct client *control_request_client(const struct request *);
 int control_adopt(int fd, const char *agent, const json_t *scope, char **cause);

@@ -136,7 +136,7 @@ server_ask(struct server *s, struct session *sess, const char *method,
 	a->id = json_incref((json_t *)(uintptr_t)id);
 	a->server = xstrdup(s->name);
 	a->method = xstrdup(method);
-	r = control_ask(caller->req, method,
+	r = control_ask(caller->req, caller->timeout_ms, method,
 	    params != NULL ? json_deep_copy(params) : json_object(),
 	    server_ask_answered, a);
 	if (r < 0)

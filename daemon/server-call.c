@@ -354,6 +354,7 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 	}
 	pc = xcalloc(1, sizeof *pc);
 	pc->req = req;
+	pc->timeout_ms = timeout_ms;
 	pc->is_mcp = mcp_params != NULL;
 	pc->is_modern = era_is_modern_request(mcp_params);
 	if (pc->is_mcp) {

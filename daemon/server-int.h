@@ -85,6 +85,7 @@ struct server_pending_call {
 	struct server *server;
 	struct session *session;
 	int64_t id;
+	int timeout_ms;	      /* its deadline, which bounds mcpd's requests */
 	char token[32];	      /* its progressToken upstream, or "" */
 	json_t *caller_token; /* an MCP caller's own progressToken, or NULL */
 	json_t *caps;	  /* what the caller answers (client capabilities) */
