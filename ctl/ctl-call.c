@@ -590,7 +590,8 @@ ctl_call_input(struct callask *ask, json_t *params, const json_t *result,
 	}
 	if (requests != NULL &&
 	    (responses = callask_input(ask, requests, &why)) == NULL) {
-		print_err("%s asked for input mcpctl does not give: %s; nothing was sent again",
+		print_err(
+		    "%s asked for input mcpctl does not give: %s; nothing was sent again",
 		    ask->server, why != NULL ? why : strerror(ENOMEM));
 		free(why);
 		return MCPCTL_EXIT_ERROR;

@@ -99,7 +99,7 @@ elicit_ask_action(const struct elicit *e, const char *prompt,
 		    strcasecmp(line, "cancel") == 0)
 			action = ELICIT_CANCEL;
 		else
-			action = (enum elicit_action)-1;
+			action = (enum elicit_action) - 1;
 		free(line);
 		if ((int)action >= 0)
 			return action;
@@ -191,7 +191,8 @@ elicit_defaults(const struct elicit *e, const json_t *schema,
 			json_object_set_new(content, key, json_deep_copy(dflt));
 	if (schema != NULL && elicit_check(schema, content, &why) < 0) {
 		elicit_put_asks(e, " asks", message);
-		fputs("  declined: its defaults do not fill the form (--elicit-defaults): ",
+		fputs(
+		    "  declined: its defaults do not fill the form (--elicit-defaults): ",
 		    stderr);
 		elicit_put(strncmp(why, "$: ", 3) == 0 ? why + 3 : why, false);
 		fputc('\n', stderr);
@@ -226,7 +227,8 @@ elicit_form(const struct elicit *e, const json_t *params)
 		return elicit_defaults(e, schema, message);
 	elicit_put_asks(e, " asks", message);
 	if (e->in == NULL) {
-		fputs("  declined: standard input is not a terminal (--elicit-defaults accepts a form's defaults)\n",
+		fputs(
+		    "  declined: standard input is not a terminal (--elicit-defaults accepts a form's defaults)\n",
 		    stderr);
 		return elicit_result(ELICIT_DECLINE, NULL);
 	}
@@ -240,7 +242,8 @@ elicit_form(const struct elicit *e, const json_t *params)
 	    "Answer it? [Y]es, [n]o: decline, [c]ancel: ", ELICIT_ACCEPT);
 	if (action != ELICIT_ACCEPT)
 		return elicit_result(action, NULL);
-	fputs("(Enter takes the value in [brackets]; - leaves an optional field out; Ctrl-D cancels)\n",
+	fputs(
+	    "(Enter takes the value in [brackets]; - leaves an optional field out; Ctrl-D cancels)\n",
 	    stderr);
 	for (int pass = 0; pass < ELICIT_PASSES; pass++) {
 		if ((content = elicit_fields(e, schema)) == NULL)
@@ -279,7 +282,8 @@ elicit_url(const struct elicit *e, const json_t *params)
 	elicit_put(url, false);
 	fputc('\n', stderr);
 	if (e->in == NULL || e->use_defaults) {
-		fputs("  declined: a URL is accepted only when you say so at the terminal\n",
+		fputs(
+		    "  declined: a URL is accepted only when you say so at the terminal\n",
 		    stderr);
 		return elicit_result(ELICIT_DECLINE, NULL);
 	}
@@ -303,8 +307,7 @@ elicit_answer(const struct elicit *e, const json_t *params)
 		return elicit_url(e, params);
 	elicit_put_asks(e, " asks",
 	    json_string_value(json_object_get(params, "message")));
-	fputs("  declined: mcpctl does not know the elicitation mode ",
-	    stderr);
+	fputs("  declined: mcpctl does not know the elicitation mode ", stderr);
 	elicit_put(mode, false);
 	fputc('\n', stderr);
 	return elicit_result(ELICIT_DECLINE, NULL);

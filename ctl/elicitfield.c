@@ -24,9 +24,9 @@ enum elicitfield_kind {
 	ELICITFIELD_INTEGER,
 	ELICITFIELD_NUMBER,
 	ELICITFIELD_BOOLEAN,
-	ELICITFIELD_CHOICE,	/* one of an enum (SEP-1330: titled or not) */
+	ELICITFIELD_CHOICE,  /* one of an enum (SEP-1330: titled or not) */
 	ELICITFIELD_CHOICES, /* an array of them */
-	ELICITFIELD_JSON,	/* anything else, typed as JSON */
+	ELICITFIELD_JSON,    /* anything else, typed as JSON */
 };
 
 /* One choice of an enum: its value and what the person sees. */
@@ -83,8 +83,8 @@ elicitfield_choices(const json_t *s, size_t *ret_n)
 	json_array_foreach(list, i, v) {
 		if (!is_titled) {
 			c[i].value = v;
-			c[i].title = json_string_value(
-			    json_array_get(names, i));
+			c[i].title = json_string_value(json_array_get(names,
+			    i));
 			continue;
 		}
 		if ((c[i].value = json_object_get(v, "const")) == NULL) {
@@ -162,8 +162,9 @@ elicitfield_is_date(const char *s)
 {
 	int month, day;
 
-	if (!elicitfield_digits(s, 4) || s[4] != '-' || !elicitfield_digits(s + 5, 2) ||
-	    s[7] != '-' || !elicitfield_digits(s + 8, 2))
+	if (!elicitfield_digits(s, 4) || s[4] != '-' ||
+	    !elicitfield_digits(s + 5, 2) || s[7] != '-' ||
+	    !elicitfield_digits(s + 8, 2))
 		return false;
 	month = (s[5] - '0') * 10 + (s[6] - '0');
 	day = (s[8] - '0') * 10 + (s[9] - '0');
@@ -186,7 +187,8 @@ elicitfield_format_wrong(const char *format, const char *text)
 	if (strcmp(format, "email") == 0) {
 		at = strchr(text, '@');
 		return at == NULL || at == text || at[1] == '\0' ||
-			strchr(at + 1, '@') != NULL || strchr(text, ' ') != NULL ?
+			strchr(at + 1, '@') != NULL ||
+			strchr(text, ' ') != NULL ?
 		    "an email address, like name@example.org" :
 		    NULL;
 	}
@@ -295,7 +297,7 @@ elicitfield_put_choices(const struct elicitfield *f)
 		text = print_value(f->choices[i].value);
 		width += 6 +
 		    strlen(f->choices[i].title != NULL ? f->choices[i].title :
-		    text != NULL			       ? text :
+			    text != NULL	       ? text :
 							 "");
 		free(text);
 	}
@@ -315,8 +317,9 @@ elicitfield_put_prompt(const struct elicitfield *f, bool is_prompt_only)
 	    "title"));
 	const char *desc = json_string_value(json_object_get(f->prop,
 	    "description"));
-	const char *hint = elicitfield_format_hint(json_string_value(
-	    json_object_get(f->prop, "format")));
+	const char *hint =
+	    elicitfield_format_hint(json_string_value(json_object_get(f->prop,
+		"format")));
 	const json_t *dflt = json_object_get(f->prop, "default");
 	const json_t *min, *max;
 
@@ -331,7 +334,8 @@ elicitfield_put_prompt(const struct elicitfield *f, bool is_prompt_only)
 			elicit_put(desc, false);
 		}
 		fputc('\n', stderr);
-		if (f->kind == ELICITFIELD_CHOICE || f->kind == ELICITFIELD_CHOICES)
+		if (f->kind == ELICITFIELD_CHOICE ||
+		    f->kind == ELICITFIELD_CHOICES)
 			elicitfield_put_choices(f);
 	}
 	fputs("  ", stderr);
@@ -341,7 +345,8 @@ elicitfield_put_prompt(const struct elicitfield *f, bool is_prompt_only)
 		break;
 	case ELICITFIELD_INTEGER:
 	case ELICITFIELD_NUMBER:
-		fputs(f->kind == ELICITFIELD_INTEGER ? "integer" : "number", stderr);
+		fputs(f->kind == ELICITFIELD_INTEGER ? "integer" : "number",
+		    stderr);
 		elicitfield_put_range(f->prop);
 		break;
 	case ELICITFIELD_BOOLEAN:
@@ -356,8 +361,9 @@ elicitfield_put_prompt(const struct elicitfield *f, bool is_prompt_only)
 		fprintf(stderr, "some of 1-%zu, separated by commas",
 		    f->nchoices);
 		if (json_is_integer(min) && json_is_integer(max))
-			fprintf(stderr, " (%" JSON_INTEGER_FORMAT
-					" to %" JSON_INTEGER_FORMAT ")",
+			fprintf(stderr,
+			    " (%" JSON_INTEGER_FORMAT
+			    " to %" JSON_INTEGER_FORMAT ")",
 			    json_integer_value(min), json_integer_value(max));
 		break;
 	case ELICITFIELD_JSON:
@@ -431,7 +437,7 @@ elicitfield_parse_choices(const struct elicitfield *f, char *text,
 	int i;
 
 	for (word = strtok_r(text, ",", &save); word != NULL;
-	    word = strtok_r(NULL, ",", &save)) {
+	     word = strtok_r(NULL, ",", &save)) {
 		word = elicitfield_trim(word);
 		if (*word == '\0')
 			continue;

@@ -256,8 +256,8 @@ void callhelp_print(const struct callflags *);
 struct elicit {
 	const char *server; /* who asks, named in what is printed */
 	FILE *in;	    /* the terminal the person answers on, or NULL */
-	bool use_defaults;  /* --elicit-defaults: a form's defaults, no prompt */
-	bool is_quiet;	    /* no note of an answer given without a prompt */
+	bool use_defaults; /* --elicit-defaults: a form's defaults, no prompt */
+	bool is_quiet;	   /* no note of an answer given without a prompt */
 };
 /*
  * The ElicitResult (new) for an elicitation/create's params: a form asked

@@ -99,8 +99,7 @@ gateway_client_caps_peek(const struct gateway *gw)
  * mode, as before modes existed).
  */
 bool
-gateway_caps_take(const json_t *caps, const char *method,
-    const json_t *params)
+gateway_caps_take(const json_t *caps, const char *method, const json_t *params)
 {
 	const char *mode = json_string_value(json_object_get(params, "mode"));
 	const json_t *e;

@@ -358,8 +358,8 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 	pc->is_mcp = mcp_params != NULL;
 	pc->is_modern = era_is_modern_request(mcp_params);
 	if (pc->is_mcp) {
-		pc->caps = (json_t *)(uintptr_t)gateway_client_caps_peek(
-		    control_gateway_of(req));
+		pc->caps = (json_t *)(uintptr_t)
+		    gateway_client_caps_peek(control_gateway_of(req));
 		pc->takes_input = pc->is_modern;
 	} else if (opts != NULL) {
 		pc->caps = (json_t *)(uintptr_t)opts->caps;
@@ -391,8 +391,8 @@ server_call(struct server *s, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *req,
     const struct server_call_opts *opts)
 {
-	server_call_start(s, generation, tool, arguments, timeout_ms, req,
-	    NULL, opts);
+	server_call_start(s, generation, tool, arguments, timeout_ms, req, NULL,
+	    opts);
 }
 
 void
