@@ -6,7 +6,6 @@
  * only when the person says so.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,13 +79,14 @@ static enum elicit_action
 elicit_ask_action(const struct elicit *e, const char *prompt,
     enum elicit_action dflt)
 {
-	enum elicit_action action;
 	char *line;
+	int action;
 
 	for (;;) {
 		fputs(prompt, stderr);
 		if ((line = elicit_read(e)) == NULL)
 			return ELICIT_CANCEL;
+		action = -1;
 		if (line[0] == '\0')
 			action = dflt;
 		else if (strcasecmp(line, "y") == 0 ||
@@ -98,11 +98,9 @@ elicit_ask_action(const struct elicit *e, const char *prompt,
 		else if (strcasecmp(line, "c") == 0 ||
 		    strcasecmp(line, "cancel") == 0)
 			action = ELICIT_CANCEL;
-		else
-			action = (enum elicit_action) - 1;
 		free(line);
-		if ((int)action >= 0)
-			return action;
+		if (action >= 0)
+			return (enum elicit_action)action;
 		fputs("  answer y, n or c\n", stderr);
 	}
 }
