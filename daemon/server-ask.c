@@ -4,10 +4,11 @@
  * elicitation/create, roots/list) raised during a call: mcpd declares them
  * upstream and relays each to the client that made the call, when that
  * client declared the capability (DESIGN 11): a gateway client at
- * initialize, an mcpd/call caller in its answers. A stdio message does not say
- * which call raised it, so the caller is the one client with calls in
- * flight on that connection; with none, or with several, the request is
- * refused, as it is for a client that did not declare the capability.
+ * initialize, an mcpd/call caller in its answers. A stdio message does
+ * not say which call raised it, so the caller is the one client with
+ * calls in flight on that connection; with none, or with several, the
+ * request is refused, as it is for a client that did not declare the
+ * capability.
  */
 #include <errno.h>
 #include <stdio.h>
