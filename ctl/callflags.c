@@ -22,6 +22,7 @@ static const char *const callflags_reserved[] = {
 	"agent",
 	"request-timeout",
 	"quiet",
+	"elicit-defaults",
 	"version",
 	NULL,
 };

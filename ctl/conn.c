@@ -37,6 +37,9 @@ struct conn {
 /* What conn_set_notify installed: one client, one handler. */
 static conn_notify_fn conn_notify;
 static void *conn_notify_arg;
+/* What conn_set_ask installed: who answers mcpd's requests. */
+static conn_ask_fn conn_ask;
+static void *conn_ask_arg;
 /* What conn_set_timeout set: ms mcpd may stay silent; 0 for no limit. */
 static int conn_timeout_ms = CONN_TIMEOUT_DEFAULT_MS;
 
@@ -84,6 +87,13 @@ conn_set_notify(conn_notify_fn fn, void *arg)
 {
 	conn_notify = fn;
 	conn_notify_arg = arg;
+}
+
+void
+conn_set_ask(conn_ask_fn fn, void *arg)
+{
+	conn_ask = fn;
+	conn_ask_arg = arg;
 }
 
 static int
@@ -367,6 +377,40 @@ conn_request(struct conn *c, const char *method, json_t *params, char **cause)
 	return r;
 }
 
+/*
+ * A request of mcpd's (a server's request, relayed while request id
+ * waits) is answered, by the handler of conn_set_ask or with "not
+ * offered": 1, or 0 when msg is no request, or the error of the send.
+ */
+static int
+conn_answer(struct conn *c, json_int_t id, const json_t *msg, char **cause)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	const json_t *rid = json_object_get(msg, "id");
+	json_t *result = NULL, *error = NULL, *answer;
+	int r;
+
+	if (method == NULL || rid == NULL)
+		return 0;
+	if (conn_ask != NULL)
+		result = conn_ask(conn_ask_arg, id, method,
+		    json_object_get(msg, "params"), &error);
+	else
+		error = json_pack("{s:i, s:s}", "code", -32601, "message",
+		    "mcpctl answers no requests here");
+	if (result != NULL)
+		answer = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
+		    rid, "result", result);
+	else
+		answer = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
+		    rid, "error", error);
+	if (answer == NULL)
+		return conn_fail(cause, -ENOMEM, "out of memory");
+	r = conn_send(c, answer, cause);
+	json_decref(answer);
+	return r < 0 ? r : 1;
+}
+
 /* Whether msg answers the "are you there" of conn_call. */
 static bool
 conn_is_pong(struct conn *c, const json_t *msg)
@@ -414,6 +458,15 @@ conn_call(struct conn *c, const char *method, json_t *params, json_t **ret_msg,
 		conn_arm(c);
 		if (conn_is_pong(c, msg)) {
 			json_decref(msg);
+			continue;
+		}
+		if ((r = conn_answer(c, id, msg, cause)) != 0) {
+			json_decref(msg);
+			if (r < 0)
+				return r;
+			/* The answer may have taken a person's time. */
+			conn_arm(c);
+			r = 0;
 			continue;
 		}
 		if ((r = conn_match(msg, id, cause)) != 1)

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpctl call: call one tool with arguments and print what it returned. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jsonschema.h"
 #include "mcpctl.h"
 #include "names.h"
+
+/* input_required rounds of one call, at most (the first call is one). */
+#define CTL_CALL_INPUT_ROUNDS 8
 
 /* What the command line says, before the tool's schema is known. */
 struct ctl_call {
@@ -22,6 +27,7 @@ struct ctl_call {
 	int pairs_from; /* words from here on came after "--" */
 	bool is_help;
 	bool is_quiet;	    /* --quiet: no progress or log lines on stderr */
+	bool use_defaults;  /* --elicit-defaults: forms take their defaults */
 	bool has_flags;	    /* a word like --name among words */
 	bool has_args_json; /* --args-json was given */
 };
@@ -75,6 +81,10 @@ ctl_call_option(struct ctl_call *c, int argc, char **argv, int *at)
 	}
 	if (strcmp(w, "-q") == 0 || strcmp(w, "--quiet") == 0) {
 		c->is_quiet = true;
+		return 0;
+	}
+	if (strcmp(w, "--elicit-defaults") == 0) {
+		c->use_defaults = true;
 		return 0;
 	}
 	if (!ctl_call_is_named(w, len, "--timeout") &&
@@ -502,9 +512,23 @@ ctl_call_notify(void *arg, json_int_t id, const char *method,
 	const char *message = json_string_value(json_object_get(params,
 	    "message"));
 	const char *stage = json_string_value(json_object_get(params, "stage"));
+	const char *asked = json_string_value(json_object_get(params,
+	    "requestId"));
+	const char *reason = json_string_value(json_object_get(params,
+	    "reason"));
 	char *text;
 
 	(void)arg;
+	if (strcmp(method, "notifications/cancelled") == 0 && asked != NULL) {
+		/* mcpd gave up waiting for an answer to the server. */
+		fprintf(stderr, "  mcpd withdrew its request %s", asked);
+		if (reason != NULL) {
+			fputs(": ", stderr);
+			ctl_call_put_clean(reason);
+		}
+		fputc('\n', stderr);
+		return;
+	}
 	if (!json_is_integer(req) || json_integer_value(req) != id)
 		return;
 	fflush(stdout);
@@ -537,24 +561,90 @@ ctl_call_notify(void *arg, json_int_t id, const char *method,
 	fputc('\n', stderr);
 }
 
-/* Sends the call, prints the result, checks it; the exit status. */
+/*
+ * After an input_required result: its inputRequests answered, the params
+ * of the retry get its inputResponses and its requestState as it came
+ * (none when it came without). 0, or the exit status after saying why
+ * there is no retry.
+ */
+static int
+ctl_call_input(struct callask *ask, json_t *params, const json_t *result,
+    int round)
+{
+	const json_t *state = json_object_get(result, "requestState");
+	const json_t *requests = json_object_get(result, "inputRequests");
+	json_t *responses = NULL;
+	char *why = NULL;
+
+	if (round >= CTL_CALL_INPUT_ROUNDS) {
+		print_err(
+		    "%s still asks for input after %d rounds; mcpctl stops there (nothing more was sent)",
+		    ask->server, round);
+		return MCPCTL_EXIT_ERROR;
+	}
+	if (state != NULL && !json_is_string(state)) {
+		print_err(
+		    "%s asked for input with a requestState that is not a string; nothing was sent again",
+		    ask->server);
+		return MCPCTL_EXIT_ERROR;
+	}
+	if (requests != NULL &&
+	    (responses = callask_input(ask, requests, &why)) == NULL) {
+		print_err(
+		    "%s asked for input mcpctl does not give: %s; nothing was sent again",
+		    ask->server, why != NULL ? why : strerror(ENOMEM));
+		free(why);
+		return MCPCTL_EXIT_ERROR;
+	}
+	json_object_del(params, "input_responses");
+	json_object_del(params, "request_state");
+	if (responses != NULL)
+		json_object_set_new(params, "input_responses", responses);
+	if (state != NULL)
+		json_object_set(params, "request_state",
+		    (json_t *)(uintptr_t)state);
+	return 0;
+}
+
+/*
+ * Sends the call, answering what the server asks meanwhile (mcpd relays
+ * its requests) and after (input_required: the call again, with the
+ * answers); prints the result, checks it; the exit status.
+ */
 static int
 ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool)
 {
-	json_t *params = c->params, *result;
-	int r;
+	json_t *params = c->params, *result = NULL;
+	struct callask ask = { { c->server, isatty(STDIN_FILENO) ? stdin : NULL,
+				   c->use_defaults, c->is_quiet },
+		c->server };
+	int r, round = 0;
 
 	c->params = NULL;
 	json_object_set(params, "arguments", c->args);
+	json_object_set_new(params, "answers",
+	    json_pack("[s, s, s, s]", "elicitation", "elicitation-url", "roots",
+		"input_required"));
 	if (!c->is_quiet && !m->is_json) {
 		/* The server's progress and log messages, on stderr. */
 		json_object_set_new(params, "progress", json_true());
 		conn_set_notify(ctl_call_notify, NULL);
 	}
-	r = mcpctl_request(m, "mcpd/call", params, &result);
+	conn_set_ask(callask_request, &ask);
+	while ((r = mcpctl_request(m, "mcpd/call", json_incref(params),
+		    &result)) == 0 &&
+	    callask_is_input_required(result) &&
+	    (r = ctl_call_input(&ask, params, result, ++round)) == 0) {
+		json_decref(result);
+		result = NULL;
+	}
+	conn_set_ask(NULL, NULL);
 	conn_set_notify(NULL, NULL);
-	if (r != 0)
+	json_decref(params);
+	if (r != 0) {
+		json_decref(result);
 		return r;
+	}
 	r = MCPCTL_EXIT_OK;
 	if (json_is_true(json_object_get(result, "isError")))
 		r = MCPCTL_EXIT_TOOL_ERROR;
@@ -637,7 +727,7 @@ ctl_call_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_call_cmd = {
 	.name = "call",
 	.synopsis =
-	    "SERVER TOOL | HANDLE [--FLAG VALUE ...] [KEY=VALUE ...] [--args-json JSON] [--timeout MS] [--quiet]",
+	    "SERVER TOOL | HANDLE [--FLAG VALUE ...] [KEY=VALUE ...] [--args-json JSON] [--timeout MS] [--elicit-defaults] [--quiet]",
 	.summary = "call a tool and print its result",
 	.help =
 	    "  --FLAG VALUE       one argument, a property of the tool's inputSchema;\n"
@@ -647,7 +737,15 @@ const struct mcpctl_cmd ctl_call_cmd = {
 	    "                     message is a string); without one, JSON if it\n"
 	    "                     parses, else a string\n"
 	    "  --args-json JSON   the whole arguments object; flags and KEY=VALUE go on top\n"
-	    "  --timeout MS       deadline of the call (default: mcpd's, 60000)\n"
+	    "  --timeout MS       deadline of the call (default: mcpd's, 60000); it also\n"
+	    "                     bounds the time to answer what the server asks\n"
+	    "  --elicit-defaults  when the server asks for a form (elicitation), accept\n"
+	    "                     it with the form's defaults, without asking; without\n"
+	    "                     it, mcpctl asks field by field on the terminal, and\n"
+	    "                     declines when standard input is not one. A URL the\n"
+	    "                     server asks you to open is accepted only when you\n"
+	    "                     say so; sampling is refused; roots/list is answered\n"
+	    "                     with the working directory\n"
 	    "  -q, --quiet        do not print the server's progress and log\n"
 	    "                     messages (on stderr, as they come)\n"
 	    "  -h, --help         this text; after SERVER TOOL, the tool's flags\n",

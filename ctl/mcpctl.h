@@ -126,6 +126,18 @@ typedef void (*conn_notify_fn)(void *arg, json_int_t id, const char *method,
  * fn, on every connection (mcpctl has one); NULL skips them, the default.
  */
 void conn_set_notify(conn_notify_fn fn, void *arg);
+/*
+ * A request of mcpd's while request id waits (a server's, relayed):
+ * returns its result (new), or NULL with *ret_error, a JSON-RPC error
+ * object (new).
+ */
+typedef json_t *(*conn_ask_fn)(void *arg, json_int_t id, const char *method,
+    const json_t *params, json_t **ret_error);
+/*
+ * Has conn_call answer each such request with fn, on every connection;
+ * NULL answers every one with an error, the default.
+ */
+void conn_set_ask(conn_ask_fn fn, void *arg);
 
 /* The socket's file descriptor, owned by the connection. */
 int conn_fd(const struct conn *);
@@ -239,6 +251,56 @@ char *callflags_nearest(const char *given, const char *const *names, size_t n,
 /* callhelp.c: the usage of one tool, generated from its schemas. */
 /* Prints on stdout the tool's description, flags and outputSchema. */
 void callhelp_print(const struct callflags *);
+
+/* elicit.c: a server's elicitation/create, answered at the terminal. */
+struct elicit {
+	const char *server; /* who asks, named in what is printed */
+	FILE *in;	    /* the terminal the person answers on, or NULL */
+	bool use_defaults; /* --elicit-defaults: a form's defaults, no prompt */
+	bool is_quiet;	   /* no note of an answer given without a prompt */
+};
+/*
+ * The ElicitResult (new) for an elicitation/create's params: a form asked
+ * field by field on e->in, with defaults (SEP-1034) and checked against
+ * its requestedSchema; a URL shown, accepted only when the person says
+ * so. Declined without a terminal, unless use_defaults fills a form.
+ */
+json_t *elicit_answer(const struct elicit *, const json_t *params);
+/* Writes s on stderr, control characters as spaces (newlines kept if has_lines). */
+void elicit_put(const char *s, bool has_lines);
+/* One line of e->in without its newline (new), or NULL at its end. */
+char *elicit_read(const struct elicit *);
+/*
+ * 0 when value fits schema (or the schema cannot be checked here), else
+ * -EINVAL with *ret_why (new): what does not fit.
+ */
+int elicit_check(const json_t *schema, const json_t *value, char **ret_why);
+
+/* elicitfield.c: one field of a form, asked at the terminal. */
+/*
+ * Asks for property key of the form (its schema prop) until the answer
+ * fits prop, then sets it in content, or leaves it out (not required):
+ * 0, or -1 when the input ended (the form is cancelled).
+ */
+int elicitfield_ask(const struct elicit *, const char *key, const json_t *prop,
+    bool is_required, json_t *content);
+
+/* callask.c: what a server asks of mcpctl call during the call. */
+struct callask {
+	struct elicit elicit;
+	const char *server;
+};
+/* conn_ask_fn: a request of the server, relayed by mcpd (arg: a callask). */
+json_t *callask_request(void *arg, json_int_t id, const char *method,
+    const json_t *params, json_t **ret_error);
+/* Whether a call's result is 2026-07-28's input_required. */
+bool callask_is_input_required(const json_t *result);
+/*
+ * The inputResponses (new) that answer an input_required result's
+ * inputRequests; NULL with *ret_why (new) when one of them is a request
+ * mcpctl does not answer (sampling): then none was asked.
+ */
+json_t *callask_input(struct callask *, const json_t *requests, char **ret_why);
 
 /* ctl-load.c, ctl-reload.c: the load result, shared with reload. */
 void ctl_load_print_result(const char *verb, const json_t *result);

@@ -18,6 +18,7 @@
 
 struct ask {
 	char id[32]; /* "mcpd-ask-N": a string, never one of the client's */
+	int timeout_ms;
 	struct client *client;
 	control_answer_fn *cb;
 	void *arg;
@@ -52,7 +53,7 @@ control_ask_expired(evutil_socket_t fd, short events, void *arg)
 	(void)fd, (void)events;
 	snprintf(why, sizeof why,
 	    "the client did not answer within %d ms; mcpd cancelled its request",
-	    mcpd_opts.call_timeout_ms);
+	    a->timeout_ms);
 	control_send(a->client,
 	    jsonrpc_notification("notifications/cancelled",
 		json_pack("{s:s, s:s}", "requestId", a->id, "reason",
@@ -61,12 +62,11 @@ control_ask_expired(evutil_socket_t fd, short events, void *arg)
 }
 
 int
-control_ask(const struct request *r, const char *method, json_t *params,
-    control_answer_fn *cb, void *arg)
+control_ask(const struct request *r, int timeout_ms, const char *method,
+    json_t *params, control_answer_fn *cb, void *arg)
 {
 	static uint64_t next_id;
-	struct timeval tv = { mcpd_opts.call_timeout_ms / 1000,
-		(mcpd_opts.call_timeout_ms % 1000) * 1000 };
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
 	struct client *c = r->client;
 	struct ask *a;
 	json_t *id;
@@ -81,6 +81,7 @@ control_ask(const struct request *r, const char *method, json_t *params,
 	}
 	a = xcalloc(1, sizeof *a);
 	snprintf(a->id, sizeof a->id, "mcpd-ask-%" PRIu64, ++next_id);
+	a->timeout_ms = timeout_ms;
 	a->client = c;
 	a->cb = cb;
 	a->arg = arg;

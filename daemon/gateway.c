@@ -87,17 +87,22 @@ gateway_wants_log(const struct gateway *gw, const char *level)
 	return gw != NULL && (n < 0 || n >= gw->log_level);
 }
 
+const json_t *
+gateway_client_caps_peek(const struct gateway *gw)
+{
+	return gw != NULL ? gw->client_caps : NULL;
+}
+
 /*
- * Whether the session declared what a server's request needs: sampling,
- * roots, or elicitation in the mode asked (an empty elicitation object is
- * form mode, as before modes existed).
+ * Whether caps declare what a server's request needs: sampling, roots,
+ * or elicitation in the mode asked (an empty elicitation object is form
+ * mode, as before modes existed).
  */
 bool
-gateway_takes(const struct gateway *gw, const char *method,
-    const json_t *params)
+gateway_caps_take(const json_t *caps, const char *method, const json_t *params)
 {
 	const char *mode = json_string_value(json_object_get(params, "mode"));
-	const json_t *caps = gw != NULL ? gw->client_caps : NULL, *e;
+	const json_t *e;
 
 	if (strcmp(method, "sampling/createMessage") == 0)
 		return json_is_object(json_object_get(caps, "sampling"));

@@ -127,12 +127,12 @@ typedef void control_answer_fn(void *arg, const json_t *result,
 /*
  * Sends the request's client a request of mcpd's (params stolen): a
  * server's sampling, elicitation or roots request, relayed. cb runs once,
- * later, when it ends (the call deadline bounds it; at most
+ * later, when it ends (at most timeout_ms, the call's deadline; at most
  * max_client_requests wait on one client). -ENOTCONN when the client has
  * gone, -EBUSY at that bound: nothing was sent.
  */
-int control_ask(const struct request *, const char *method, json_t *params,
-    control_answer_fn *cb, void *arg);
+int control_ask(const struct request *, int timeout_ms, const char *method,
+    json_t *params, control_answer_fn *cb, void *arg);
 /* The client a request came from (opaque; NULL once it has gone). */
 const struct client *control_request_client(const struct request *);
 int control_adopt(int fd, const char *agent, const json_t *scope, char **cause);
@@ -174,12 +174,14 @@ void gateway_notification(struct gateway *, const char *method,
 void gateway_tools_changed(const char *agent);
 /* True when the session (may be NULL) takes log messages of level. */
 bool gateway_wants_log(const struct gateway *, const char *level);
+/* What the session declared at initialize (borrowed), or NULL. */
+const json_t *gateway_client_caps_peek(const struct gateway *);
 /*
- * The session declared the capability a server's request to its client
- * needs (sampling/createMessage, elicitation/create in its mode,
- * roots/list; params borrowed).
+ * Client capabilities caps (may be NULL) declare what a server's request
+ * to its client needs (sampling/createMessage, elicitation/create in its
+ * mode, roots/list; params borrowed).
  */
-bool gateway_takes(const struct gateway *, const char *method,
+bool gateway_caps_take(const json_t *caps, const char *method,
     const json_t *params);
 /* A listed {server, tool: item, name} (may be NULL): routes come from it. */
 void gateway_remember(struct gateway *, const char *key, const json_t *e);
@@ -693,8 +695,22 @@ const json_t *server_tool_peek(const struct server *, const char *tool);
  * [{server, id, tool}] (new; each tool as listed).
  */
 json_t *server_gateway_catalog(const char *agent, const json_t *scope);
+/*
+ * What an mcpd/call caller answers during its call: the server's requests
+ * it takes, as MCP client capabilities (NULL: none), and whether a
+ * 2026-07-28 input_required result is its result; for its retry of such
+ * a call, MCP's inputResponses and requestState. All borrowed.
+ */
+struct server_call_opts {
+	const json_t *caps;
+	bool takes_input;
+	const json_t *input_responses;
+	const json_t *request_state;
+};
+/* opts may be NULL: the caller answers nothing. */
 void server_call(struct server *, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *);
+    json_t *arguments, int timeout_ms, struct request *,
+    const struct server_call_opts *opts);
 json_t *server_logs(const struct server *, size_t lines);
 /*
  * Sends the last lines, then each new one, to req's client as mcpd/log

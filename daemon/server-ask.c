@@ -3,10 +3,12 @@
  * A server's requests to its client (sampling/createMessage,
  * elicitation/create, roots/list) raised during a call: mcpd declares them
  * upstream and relays each to the client that made the call, when that
- * client declared the capability (DESIGN 11). A stdio message does not say
- * which call raised it, so the caller is the one client with calls in
- * flight on that connection; with none, or with several, the request is
- * refused, as it is for a client that did not declare the capability.
+ * client declared the capability (DESIGN 11): a gateway client at
+ * initialize, an mcpd/call caller in its answers. A stdio message does
+ * not say which call raised it, so the caller is the one client with
+ * calls in flight on that connection; with none, or with several, the
+ * request is refused, as it is for a client that did not declare the
+ * capability.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +32,16 @@ server_ask_refuse(struct session *sess, const json_t *id, int code,
 {
 	session_answer(sess,
 	    jsonrpc_error((json_t *)(uintptr_t)id, code, why, NULL));
+}
+
+/* An elicitation in url mode, which a caller answers apart from forms. */
+static bool
+server_ask_is_url(const char *method, const json_t *params)
+{
+	const char *mode = json_string_value(json_object_get(params, "mode"));
+
+	return strcmp(method, "elicitation/create") == 0 && mode != NULL &&
+	    strcmp(mode, "url") == 0;
 }
 
 /*
@@ -59,21 +71,21 @@ server_ask_caller(struct server *s, struct session *sess, const char *method,
 		snprintf(why, size,
 		    "mcpd relays %s only to the client whose tool call raised it, and no call is in flight on %s",
 		    method, s->name);
-	else if (!caller->is_mcp)
-		snprintf(why, size,
-		    "the client whose call is in flight on %s (an mcpd/call) takes no %s requests",
-		    s->name, method);
 	else if (caller->is_modern)
 		snprintf(why, size,
 		    "the client whose call is in flight on %s speaks 2026-07-28, where a server asks for input with an input_required result; mcpd does not turn %s into one",
 		    s->name, method);
-	else if (!gateway_takes(control_gateway_of(caller->req), method,
-		     params))
+	else if (gateway_caps_take(caller->caps, method, params))
+		return caller;
+	else if (caller->is_mcp)
 		snprintf(why, size,
 		    "the client whose call is in flight on %s did not declare the capability %s needs",
 		    s->name, method);
 	else
-		return caller;
+		snprintf(why, size,
+		    "the client whose call is in flight on %s (an mcpd/call) does not answer %s%s: its answers do not name it",
+		    s->name, method,
+		    server_ask_is_url(method, params) ? " in url mode" : "");
 	return NULL;
 }
 
@@ -126,7 +138,7 @@ server_ask(struct server *s, struct session *sess, const char *method,
 	a->id = json_incref((json_t *)(uintptr_t)id);
 	a->server = xstrdup(s->name);
 	a->method = xstrdup(method);
-	r = control_ask(caller->req, method,
+	r = control_ask(caller->req, caller->timeout_ms, method,
 	    params != NULL ? json_deep_copy(params) : json_object(),
 	    server_ask_answered, a);
 	if (r < 0)

@@ -161,6 +161,7 @@ server_pending_call_end(struct server_pending_call *pc)
 	control_on_gone(req, NULL, NULL);
 	TAILQ_REMOVE(&pc->server->calls, pc, entry);
 	json_decref(pc->caller_token);
+	json_decref(pc->caps);
 	server_unref(pc->server);
 	session_unref(pc->session);
 	free(pc);
@@ -180,19 +181,49 @@ server_on_pending_call_reply(void *arg, const struct session_reply *r)
 }
 
 /*
+ * What an mcpd/call caller adds upstream: its retry's inputResponses and
+ * requestState, and, to a 2026-07-28 server whose input requests it
+ * answers, its client capabilities in place of mcpd's.
+ */
+static void
+server_call_add_opts(struct server_pending_call *pc, json_t *params,
+    const struct server_call_opts *opts)
+{
+	const char *version = session_protocol_version(pc->session);
+	json_t *caps;
+
+	if (opts->input_responses != NULL)
+		json_object_set(params, "inputResponses",
+		    (json_t *)(uintptr_t)opts->input_responses);
+	if (opts->request_state != NULL)
+		json_object_set(params, "requestState",
+		    (json_t *)(uintptr_t)opts->request_state);
+	if (!opts->takes_input || version == NULL ||
+	    strcmp(version, ERA_MODERN) != 0)
+		return;
+	caps = pc->caps != NULL ? json_deep_copy(pc->caps) : json_object();
+	json_object_set_new(params, "_meta",
+	    json_pack("{s:o}", ERA_CLIENT_CAPABILITIES_KEY, caps));
+}
+
+/*
  * The upstream request: an MCP caller's params as they are (inputResponses,
  * requestState, _meta ...) but the tool's own name; a caller that asked
  * for progress gets the server's, its token mapped to one of mcpd's.
  */
 static json_t *
 server_call_params(struct server_pending_call *pc, const char *tool,
-    json_t *arguments, const json_t *mcp_params)
+    json_t *arguments, const json_t *mcp_params,
+    const struct server_call_opts *opts)
 {
 	static uint64_t next_token;
 	json_t *params = mcp_params != NULL ? json_deep_copy(mcp_params) :
 					      json_object();
-	json_t *meta = json_object_get(params, "_meta");
+	json_t *meta;
 
+	if (mcp_params == NULL && opts != NULL)
+		server_call_add_opts(pc, params, opts);
+	meta = json_object_get(params, "_meta");
 	json_object_set_new(params, "name", json_string(tool));
 	json_object_set(params, "arguments", arguments);
 	json_object_del(meta, "progressToken");
@@ -265,17 +296,14 @@ server_call_notify(struct server *s, const char *method, const json_t *params)
 	}
 }
 
-void
-server_call(struct server *s, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *req)
-{
-	server_call_mcp(s, generation, tool, arguments, timeout_ms, req, NULL);
-}
-
-void
-server_call_mcp(struct server *s, uint64_t generation, const char *tool,
+/*
+ * A call of either kind of caller: an MCP caller's tools/call params
+ * (mcp_params), or an mcpd/call's opts (each may be NULL).
+ */
+static void
+server_call_start(struct server *s, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *req,
-    const json_t *mcp_params)
+    const json_t *mcp_params, const struct server_call_opts *opts)
 {
 	struct server_pending_call *pc;
 	json_t *params;
@@ -326,8 +354,18 @@ server_call_mcp(struct server *s, uint64_t generation, const char *tool,
 	}
 	pc = xcalloc(1, sizeof *pc);
 	pc->req = req;
+	pc->timeout_ms = timeout_ms;
 	pc->is_mcp = mcp_params != NULL;
 	pc->is_modern = era_is_modern_request(mcp_params);
+	if (pc->is_mcp) {
+		pc->caps = (json_t *)(uintptr_t)
+		    gateway_client_caps_peek(control_gateway_of(req));
+		pc->takes_input = pc->is_modern;
+	} else if (opts != NULL) {
+		pc->caps = (json_t *)(uintptr_t)opts->caps;
+		pc->takes_input = opts->takes_input;
+	}
+	json_incref(pc->caps);
 	pc->caller_token =
 	    json_incref(json_object_get(json_object_get(mcp_params, "_meta"),
 		"progressToken"));
@@ -336,14 +374,32 @@ server_call_mcp(struct server *s, uint64_t generation, const char *tool,
 	server_ref(s);
 	session_ref(pc->session); /* the hook may cancel through it */
 	TAILQ_INSERT_TAIL(&s->calls, pc, entry);
-	params = server_call_params(pc, tool, arguments, mcp_params);
+	params = server_call_params(pc, tool, arguments, mcp_params, opts);
 	/* 0: nothing to cancel, the request fails (from the loop). */
 	if ((id = session_request_raw(s->session, "tools/call", params,
 		 timeout_ms, server_on_pending_call_reply,
 		 server_on_pending_call_raw, pc)) > 0) {
 		pc->id = id;
-		if (pc->is_modern)
+		if (pc->takes_input)
 			session_pass_input_required(s->session, id);
 		control_on_gone(req, server_call_gone, pc);
 	}
+}
+
+void
+server_call(struct server *s, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *req,
+    const struct server_call_opts *opts)
+{
+	server_call_start(s, generation, tool, arguments, timeout_ms, req, NULL,
+	    opts);
+}
+
+void
+server_call_mcp(struct server *s, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *req,
+    const json_t *mcp_params)
+{
+	server_call_start(s, generation, tool, arguments, timeout_ms, req,
+	    mcp_params, NULL);
 }

@@ -85,10 +85,13 @@ struct server_pending_call {
 	struct server *server;
 	struct session *session;
 	int64_t id;
+	int timeout_ms;	      /* its deadline, which bounds mcpd's requests */
 	char token[32];	      /* its progressToken upstream, or "" */
 	json_t *caller_token; /* an MCP caller's own progressToken, or NULL */
-	bool is_mcp;	/* the caller speaks MCP: notifications as MCP's */
-	bool is_modern; /* ... 2026-07-28: input_required results reach it */
+	json_t *caps;	  /* what the caller answers (client capabilities) */
+	bool is_mcp;	  /* the caller speaks MCP: notifications as MCP's */
+	bool is_modern;	  /* ... 2026-07-28: it cannot take requests */
+	bool takes_input; /* input_required results reach it */
 	TAILQ_ENTRY(server_pending_call) entry; /* in server->calls */
 };
 

@@ -352,7 +352,7 @@ session_on_response(struct session *s, const struct jsonrpc_msg *m)
 		/* mcpd's own requests answer none: say so, resend nothing. */
 		r.kind = ERRORS_OUTCOME_UNKNOWN;
 		r.message =
-		    "the server asked for more input (resultType input_required), which mcpd does not answer yet; nothing was sent again";
+		    "the server asked for more input (resultType input_required), which the caller did not say it answers; nothing was sent again";
 	} else if (m->type == JSONRPC_RESULT)
 		r.result = m->result;
 	else {

@@ -84,12 +84,13 @@ def test_a_client_that_did_not_declare_it_is_not_asked(everything, clients):
     assert "refused sampling/createMessage" in logs
 
 
-def test_mcpctl_call_is_not_asked(everything):
+def test_mcpctl_call_is_not_asked_to_sample(everything):
+    # mcpctl call answers elicitation and roots (test_call_elicit.py).
     r = everything.ctl("call", "everything", "trigger-sampling-request",
                        "prompt=x", is_json=False)
     assert r.rc == 5, r  # the tool reported an error
-    assert "(an mcpd/call) takes no sampling/createMessage requests" \
-        in r.out + r.err, r
+    assert ("(an mcpd/call) does not answer sampling/createMessage: its "
+            "answers do not name it") in r.out + r.err, r
 
 
 def ask_by_hand(everything, caps):
