@@ -80,9 +80,11 @@ $(BUILD)/%: $(BUILD)/obj/bench/%.o $(COMMON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # The test server is static so that it runs inside a bare container image.
-$(TESTSERVER): tests/servers/mcp-testserver.c
+TESTSERVER_SRC := tests/servers/mcp-testserver.c \
+	tests/servers/testserver-conformance.c
+$(TESTSERVER): $(TESTSERVER_SRC) tests/servers/testserver.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(WARN) -O2 -g -static -o $@ $< \
+	$(CC) -std=gnu11 $(WARN) -O2 -g -static -o $@ $(TESTSERVER_SRC) \
 	    $(shell $(PKG_CONFIG) --cflags jansson) -l:libjansson.a
 
 deps:
