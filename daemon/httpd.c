@@ -3,9 +3,6 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +21,31 @@
 #include "mcpd.h"
 #include "names.h"
 
-#define HTTPD_HEADERS_MAX (64 * 1024)
-#define HTTPD_MODERN	  "2026-07-28"
+#define HTTPD_HEADERS_MAX  (64 * 1024)
+#define HTTPD_RETRY_MS	   1000 /* how long a client waits to resume a stream */
+#define HTTPD_KEPT_ANSWERS 16	/* answers kept for clients that may resume */
 
-/* A request waiting for its answer from the gateway. */
+/*
+ * A request waiting for its answer from the gateway. A tools/call whose
+ * client accepts text/event-stream is answered with a stream of its own:
+ * its progress, log messages and the server's requests come on it before
+ * the answer. In the 2025 era it starts at once with a priming event (an
+ * id and retry), so that a client whose connection breaks can resume it
+ * with GET and Last-Event-ID; in 2026-07-28 it starts with the first
+ * message before the answer (else the answer is JSON with its status).
+ */
 struct httpd_pending {
+	struct httpd_session *hs;
 	json_t *id;
-	struct evhttp_request *req;
+	json_t *token;		    /* its _meta.progressToken, or NULL */
+	struct evhttp_request *req; /* NULL: its client went, may resume */
+	unsigned stream;	    /* 0: none yet; event ids "<stream>-<n>" */
+	unsigned events;
+	struct evbuffer *missed; /* events while its client was away */
 	bool is_initialize;
+	bool is_call;	/* tools/call: what it causes goes on its stream */
+	bool wants_sse; /* its client accepts text/event-stream */
+	bool is_done;	/* answered while its client was away */
 	TAILQ_ENTRY(httpd_pending) entry;
 };
 
@@ -44,6 +58,7 @@ struct httpd_session {
 	char *agent;
 	char *path; /* "/mcp" or "/mcp/<server>": a session stays on its path */
 	bool is_stateless; /* 2026-07-28: one request, then it goes */
+	unsigned streams;  /* streams begun: the next one's number */
 	struct bufferevent *bev;
 	struct linebuf lines;
 	TAILQ_HEAD(, httpd_pending) pending;
@@ -72,13 +87,25 @@ httpd_reply(struct evhttp_request *req, int code, const char *reason,
 	evbuffer_free(buf);
 }
 
+static void
+httpd_reply_msg(struct evhttp_request *req, int code, const json_t *msg)
+{
+	char *text = xnonnull(json_dumps(msg, JSON_COMPACT));
+
+	if (code == 401)
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "WWW-Authenticate", "Bearer realm=\"mcpd\"");
+	httpd_reply(req, code, NULL, text);
+	free(text);
+}
+
 /* An HTTP refusal with a JSON-RPC error body (id null), as MCP servers do. */
 static void
 httpd_refuse(struct evhttp_request *req, int code, const char *reason,
     const char *why)
 {
 	json_t *msg = jsonrpc_error(NULL, JSONRPC_INVALID_REQUEST, why, NULL);
-	char *text = json_dumps(msg, JSON_COMPACT);
+	char *text = xnonnull(json_dumps(msg, JSON_COMPACT));
 
 	if (code == 401)
 		evhttp_add_header(evhttp_request_get_output_headers(req),
@@ -88,18 +115,53 @@ httpd_refuse(struct evhttp_request *req, int code, const char *reason,
 	json_decref(msg);
 }
 
+static void httpd_pending_closed(struct evhttp_connection *, void *);
+
+/* Its exchange's close no longer concerns the request. */
+static void
+httpd_pending_unwatch(struct httpd_pending *p)
+{
+	struct evhttp_connection *conn;
+
+	if (p->req != NULL &&
+	    (conn = evhttp_request_get_connection(p->req)) != NULL)
+		evhttp_connection_set_closecb(conn, NULL, NULL);
+}
+
+static void
+httpd_pending_watch(struct httpd_pending *p)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(p->req);
+
+	if (conn != NULL)
+		evhttp_connection_set_closecb(conn, httpd_pending_closed, p);
+}
+
+/* Frees p; its exchange, if any is left, was answered or ends here. */
+static void
+httpd_pending_free(struct httpd_pending *p, bool is_answered)
+{
+	TAILQ_REMOVE(&p->hs->pending, p, entry);
+	httpd_pending_unwatch(p);
+	if (p->req != NULL && p->stream != 0)
+		evhttp_send_reply_end(p->req);
+	else if (p->req != NULL && !is_answered)
+		httpd_refuse(p->req, 503, "Service Unavailable",
+		    "the session ended before its answer");
+	if (p->missed != NULL)
+		evbuffer_free(p->missed);
+	json_decref(p->id);
+	json_decref(p->token);
+	free(p);
+}
+
 static void
 httpd_session_free(struct httpd_session *hs)
 {
 	struct httpd_pending *p;
 
-	while ((p = TAILQ_FIRST(&hs->pending)) != NULL) {
-		TAILQ_REMOVE(&hs->pending, p, entry);
-		httpd_refuse(p->req, 503, "Service Unavailable",
-		    "the session ended before its answer");
-		json_decref(p->id);
-		free(p);
-	}
+	while ((p = TAILQ_FIRST(&hs->pending)) != NULL)
+		httpd_pending_free(p, false);
 	if (hs->stream != NULL) {
 		/* Its close must not reach this session any more. */
 		evhttp_connection_set_closecb(
@@ -127,43 +189,240 @@ httpd_notify(struct httpd_session *hs, const char *line, size_t len)
 	evbuffer_free(buf);
 }
 
+static void
+httpd_sse_headers(struct evhttp_request *req)
+{
+	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+
+	evhttp_add_header(out, "Content-Type", "text/event-stream");
+	evhttp_add_header(out, "Cache-Control", "no-cache");
+	evhttp_add_header(out, "X-Accel-Buffering", "no");
+}
+
+/* Answers p's POST with an event stream (2025 era: resumable). */
+static void
+httpd_sse_start(struct httpd_pending *p)
+{
+	struct evbuffer *buf;
+
+	p->stream = ++p->hs->streams;
+	httpd_sse_headers(p->req);
+	evhttp_send_reply_start(p->req, 200, "OK");
+	httpd_pending_watch(p);
+	if (p->hs->is_stateless)
+		return; /* 2026-07-28 streams are not resumed */
+	if ((buf = evbuffer_new()) == NULL)
+		fatal("evbuffer_new");
+	evbuffer_add_printf(buf, "id: %u-0\nretry: %d\ndata: \n\n", p->stream,
+	    HTTPD_RETRY_MS);
+	evhttp_send_reply_chunk(p->req, buf);
+	evbuffer_free(buf);
+}
+
 /*
- * One line from the gateway: the answer of a pending request, or a note.
- * True when that ended (and freed) a one-request session.
+ * One message on p's stream, or kept for when its client resumes; false
+ * when that would keep more than the limit (the stream is given up).
+ */
+static bool
+httpd_sse_send(struct httpd_pending *p, const char *line, size_t len)
+{
+	struct evbuffer *buf = p->req != NULL ? evbuffer_new() : p->missed;
+
+	if (buf == NULL)
+		fatal("evbuffer_new");
+	if (!p->hs->is_stateless)
+		evbuffer_add_printf(buf, "id: %u-%u\n", p->stream, ++p->events);
+	evbuffer_add_printf(buf, "event: message\ndata: %.*s\n\n", (int)len,
+	    line);
+	if (p->req != NULL) {
+		evhttp_send_reply_chunk(p->req, buf);
+		evbuffer_free(buf);
+	}
+	return p->missed == NULL ||
+	    evbuffer_get_length(p->missed) <= 2 * mcpd_opts.max_message;
+}
+
+/* The POST's client went: 2026-07-28 cancels; 2025 keeps what follows. */
+static void
+httpd_pending_closed(struct evhttp_connection *conn, void *arg)
+{
+	struct httpd_pending *p = arg;
+	struct evhttp_request *req = p->req;
+
+	(void)conn;
+	p->req = NULL;
+	/* libevent let go of the request; ending it is what frees it. */
+	if (req != NULL && p->stream != 0)
+		evhttp_send_reply_end(req);
+	else if (req != NULL)
+		evhttp_send_reply(req, 503, "Service Unavailable", NULL);
+	if (p->hs->is_stateless) {
+		httpd_session_free(p->hs); /* its calls are cancelled */
+		return;
+	}
+	if ((p->missed = evbuffer_new()) == NULL)
+		fatal("evbuffer_new");
+}
+
+/* Keeps at most HTTPD_KEPT_ANSWERS answers of streams nobody resumed. */
+static void
+httpd_kept_trim(struct httpd_session *hs)
+{
+	struct httpd_pending *p, *oldest = NULL;
+	unsigned n = 0;
+
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (p->is_done && n++ == 0)
+			oldest = p;
+	if (n > HTTPD_KEPT_ANSWERS)
+		httpd_pending_free(oldest, true);
+}
+
+/*
+ * The answer of p (msg, line). True when that ended (and freed) a
+ * one-request session.
+ */
+static bool
+httpd_answer(struct httpd_session *hs, struct httpd_pending *p, json_t *msg,
+    const char *line, size_t len)
+{
+	json_t *result = json_object_get(msg, "result");
+	char *body, *text = NULL;
+
+	/*
+	 * 2026-07-28: a result relayed as its server gave it (a tools/call's,
+	 * from a server of an older era) says its resultType too.
+	 */
+	if (hs->is_stateless && json_is_object(result) &&
+	    json_object_get(result, "resultType") == NULL) {
+		json_object_set_new(result, "resultType",
+		    json_string("complete"));
+		text = xnonnull(json_dumps(msg, JSON_COMPACT));
+		line = text;
+		len = strlen(text);
+	}
+
+	if (p->stream != 0 && p->req == NULL) {
+		if (!httpd_sse_send(p, line, len)) {
+			log_warnx(
+			    "HTTP front: an answer nobody resumed is over %zu bytes; dropped",
+			    2 * mcpd_opts.max_message);
+			httpd_pending_free(p, true);
+		} else {
+			p->is_done = true;
+			httpd_kept_trim(hs);
+		}
+		free(text);
+		return false;
+	}
+	if (p->stream != 0)
+		httpd_sse_send(p, line, len);
+	else if (p->req != NULL) {
+		httpd_pending_unwatch(p);
+		if (p->is_initialize && !hs->is_stateless)
+			evhttp_add_header(
+			    evhttp_request_get_output_headers(p->req),
+			    "Mcp-Session-Id", hs->id);
+		body = xstrndup(line, len);
+		httpd_reply(p->req,
+		    hs->is_stateless ? httpd_modern_status(msg) : 200, NULL,
+		    body);
+		free(body);
+		p->req = NULL;
+	}
+	free(text);
+	httpd_pending_free(p, true);
+	if (!hs->is_stateless || !TAILQ_EMPTY(&hs->pending))
+		return false;
+	httpd_session_free(hs);
+	return true;
+}
+
+/* The pending call what the gateway says (a progress token's, else the
+ * oldest call's with a stream) belongs on, or NULL. */
+static struct httpd_pending *
+httpd_call_of(struct httpd_session *hs, const json_t *token)
+{
+	struct httpd_pending *p;
+
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (!p->is_done && p->wants_sse &&
+		    (token != NULL ? json_equal(p->token, token) : p->is_call))
+			return p;
+	return NULL;
+}
+
+/*
+ * A message of the gateway that is no answer: progress to its call's
+ * stream, a log message or a server's request to a call's stream, else to
+ * the GET stream. A request nobody can get is refused to the gateway.
+ */
+static void
+httpd_route(struct httpd_session *hs, const json_t *msg, const char *line,
+    size_t len)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	const json_t *id = json_object_get(msg, "id");
+	struct httpd_pending *p = NULL;
+	json_t *refusal;
+	char *text;
+
+	if (strcmp(method, "notifications/progress") == 0)
+		p = httpd_call_of(hs,
+		    json_object_get(json_object_get(msg, "params"),
+			"progressToken"));
+	else if (id != NULL || strcmp(method, "notifications/message") == 0)
+		p = httpd_call_of(hs, NULL);
+	if (p != NULL && id != NULL && hs->is_stateless)
+		p = NULL; /* 2026-07-28: no requests on a stream */
+	if (p != NULL && p->stream == 0 && p->req != NULL)
+		httpd_sse_start(p);
+	if (p != NULL && p->stream != 0) {
+		if (!httpd_sse_send(p, line, len))
+			httpd_pending_free(p, true);
+		return;
+	}
+	if (hs->stream != NULL) {
+		httpd_notify(hs, line, len);
+		return;
+	}
+	if (id == NULL)
+		return; /* nobody listens: a notification is dropped */
+	refusal = jsonrpc_error((json_t *)(uintptr_t)id, JSONRPC_INTERNAL_ERROR,
+	    "the HTTP client has no stream open for requests: call with Accept: text/event-stream, or open the GET stream",
+	    NULL);
+	text = xnonnull(json_dumps(refusal, JSON_COMPACT));
+	bufferevent_write(hs->bev, text, strlen(text));
+	bufferevent_write(hs->bev, "\n", 1);
+	free(text);
+	json_decref(refusal);
+}
+
+/*
+ * One line from the gateway: the answer of a pending request, or another
+ * message. True when that ended (and freed) a one-request session.
  */
 static bool
 httpd_line(struct httpd_session *hs, const char *line, size_t len)
 {
 	json_t *msg = jsonrpc_parse(line, len, NULL), *id;
 	struct httpd_pending *p;
-	char *body;
+	bool is_gone = false;
 
 	if (msg == NULL)
 		return false;
 	id = json_object_get(msg, "id");
-	TAILQ_FOREACH(p, &hs->pending, entry)
-		if (id != NULL && json_equal(p->id, id))
-			break;
-	if (p == NULL) {
-		if (id == NULL)
-			httpd_notify(hs, line, len);
-		json_decref(msg);
-		return false;
+	if (json_is_string(json_object_get(msg, "method")))
+		httpd_route(hs, msg, line, len);
+	else if (id != NULL) {
+		TAILQ_FOREACH(p, &hs->pending, entry)
+			if (!p->is_done && json_equal(p->id, id))
+				break;
+		if (p != NULL)
+			is_gone = httpd_answer(hs, p, msg, line, len);
 	}
-	TAILQ_REMOVE(&hs->pending, p, entry);
-	if (p->is_initialize && !hs->is_stateless)
-		evhttp_add_header(evhttp_request_get_output_headers(p->req),
-		    "Mcp-Session-Id", hs->id);
-	body = xstrndup(line, len);
-	httpd_reply(p->req, 200, "OK", body);
-	free(body);
-	json_decref(p->id);
-	free(p);
 	json_decref(msg);
-	if (!hs->is_stateless || !TAILQ_EMPTY(&hs->pending))
-		return false;
-	httpd_session_free(hs);
-	return true;
+	return is_gone;
 }
 
 static void
@@ -247,63 +506,17 @@ httpd_session_find(const char *id, const char *agent, const char *path)
 	return NULL;
 }
 
-/* ---- who may ask: Host, Origin, the bearer token ---- */
-
-/* A loopback name or address, with or without a port. */
-static bool
-httpd_is_loopback_host(const char *host)
-{
-	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]",
-		NULL };
-	size_t len;
-
-	if (host == NULL)
-		return false;
-	for (size_t i = 0; names[i] != NULL; i++) {
-		len = strlen(names[i]);
-		if (strncmp(host, names[i], len) == 0 &&
-		    (host[len] == '\0' || host[len] == ':'))
-			return true;
-	}
-	return false;
-}
-
-/* Absent, or http(s) to a loopback host: DNS rebinding stops here. */
-static bool
-httpd_is_origin_ok(const char *origin)
-{
-	if (origin == NULL)
-		return true;
-	if (strncmp(origin, "http://", 7) == 0)
-		return httpd_is_loopback_host(origin + 7);
-	if (strncmp(origin, "https://", 8) == 0)
-		return httpd_is_loopback_host(origin + 8);
-	return false;
-}
-
 /* The agent of the request's token, or NULL after refusing it. */
 static const char *
 httpd_agent(struct evhttp_request *req)
 {
-	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
-	const char *auth = evhttp_find_header(h, "Authorization"), *agent;
+	const char *agent, *why;
+	int status;
 
-	if (!httpd_is_loopback_host(evhttp_find_header(h, "Host"))) {
-		httpd_refuse(req, 403, "Forbidden",
-		    "the Host header must name a loopback address");
-		return NULL;
-	}
-	if (!httpd_is_origin_ok(evhttp_find_header(h, "Origin"))) {
-		httpd_refuse(req, 403, "Forbidden",
-		    "requests from a web page of another origin are refused");
-		return NULL;
-	}
-	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0 ||
-	    (agent = tokens_agent_of(auth + 7)) == NULL) {
-		httpd_refuse(req, 401, "Unauthorized",
-		    "a bearer token of mcpd is needed: mcpctl token");
-		return NULL;
-	}
+	agent = httpd_access_agent(evhttp_request_get_input_headers(req),
+	    &status, &why);
+	if (agent == NULL)
+		httpd_refuse(req, status, NULL, why);
 	return agent;
 }
 
@@ -323,17 +536,12 @@ httpd_scope(const char *path, json_t **ret)
 /* ---- the verbs ---- */
 
 static bool
-httpd_is_modern(struct evhttp_request *req, const json_t *msg)
+httpd_accepts_sse(struct evhttp_request *req)
 {
-	const char *v =
-	    evhttp_find_header(evhttp_request_get_input_headers(req),
-		"MCP-Protocol-Version");
-	const char *m = json_string_value(json_object_get(
-	    json_object_get(json_object_get(msg, "params"), "_meta"),
-	    "io.modelcontextprotocol/protocolVersion"));
+	const char *accept =
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Accept");
 
-	return (v != NULL && strcmp(v, HTTPD_MODERN) == 0) ||
-	    (m != NULL && strcmp(m, HTTPD_MODERN) == 0);
+	return accept != NULL && strstr(accept, "text/event-stream") != NULL;
 }
 
 /* A message for the session: a request waits for its answer. */
@@ -354,10 +562,22 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg)
 		return;
 	}
 	p = xcalloc(1, sizeof *p);
+	p->hs = hs;
 	p->id = json_incref(id);
+	p->token =
+	    json_incref(json_object_get(json_object_get(json_object_get(msg,
+							    "params"),
+					    "_meta"),
+		"progressToken"));
 	p->req = req;
 	p->is_initialize = strcmp(method, "initialize") == 0;
+	p->is_call = strcmp(method, "tools/call") == 0;
+	p->wants_sse = p->is_call && httpd_accepts_sse(req);
 	TAILQ_INSERT_TAIL(&hs->pending, p, entry);
+	if (p->wants_sse && !hs->is_stateless)
+		httpd_sse_start(p);
+	else if (hs->is_stateless)
+		httpd_pending_watch(p); /* its client going cancels it */
 }
 
 static void
@@ -365,14 +585,16 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
     const json_t *scope)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
 	size_t len = evbuffer_get_length(in);
 	const char *body = (const char *)evbuffer_pullup(in, -1);
-	const char *sid =
-	    evhttp_find_header(evhttp_request_get_input_headers(req),
-		"Mcp-Session-Id");
+	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
 	json_t *msg = len > 0 ? jsonrpc_parse(body, len, NULL) : NULL;
 	const char *method = json_string_value(json_object_get(msg, "method"));
+	bool is_modern = json_is_object(msg) && sid == NULL &&
+	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"), msg);
 	struct httpd_session *hs = NULL;
+	json_t *refusal = NULL;
 	char *cause = NULL;
 
 	if (!json_is_object(msg))
@@ -382,20 +604,21 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
 	    (hs = httpd_session_find(sid, agent, path)) == NULL)
 		httpd_refuse(req, 404, "Not Found",
 		    "no such session: initialize again");
-	else if (hs == NULL &&
-	    (method == NULL ||
-		(strcmp(method, "initialize") != 0 &&
-		    !httpd_is_modern(req, msg))))
+	else if (is_modern && (refusal = httpd_modern_refusal(h, msg)) != NULL)
+		httpd_reply_msg(req, httpd_modern_status(refusal), refusal);
+	else if (hs == NULL && !is_modern &&
+	    (method == NULL || strcmp(method, "initialize") != 0))
 		httpd_refuse(req, 400, "Bad Request",
 		    "no Mcp-Session-Id: initialize first");
 	else if (hs == NULL &&
-	    (hs = httpd_session_new(agent, path, scope,
-		 strcmp(method, "initialize") != 0, &cause)) == NULL)
+	    (hs = httpd_session_new(agent, path, scope, is_modern, &cause)) ==
+		NULL)
 		httpd_refuse(req, 503, "Service Unavailable",
 		    cause != NULL ? cause : "no session");
 	else
 		httpd_forward(hs, req, msg);
 	free(cause);
+	json_decref(refusal);
 	json_decref(msg);
 }
 
@@ -416,18 +639,50 @@ httpd_stream_closed(struct evhttp_connection *conn, void *arg)
 		evhttp_send_reply_end(req);
 }
 
+/*
+ * A GET with Last-Event-ID "<stream>-<n>" of a call whose client went:
+ * what it missed, then the rest of it. False when there is no such call
+ * waiting (the GET is then the session's stream).
+ */
+static bool
+httpd_resume(struct evhttp_request *req, struct httpd_session *hs)
+{
+	const char *last =
+	    evhttp_find_header(evhttp_request_get_input_headers(req),
+		"Last-Event-ID");
+	struct httpd_pending *p;
+	unsigned stream;
+
+	if (last == NULL || sscanf(last, "%u-", &stream) != 1)
+		return false;
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (p->stream == stream && p->req == NULL)
+			break;
+	if (p == NULL)
+		return false;
+	p->req = req;
+	httpd_sse_headers(req);
+	evhttp_send_reply_start(req, 200, "OK");
+	httpd_pending_watch(p);
+	evhttp_send_reply_chunk(req, p->missed);
+	evbuffer_free(p->missed);
+	p->missed = NULL;
+	if (p->is_done)
+		httpd_pending_free(p, true);
+	return true;
+}
+
 static void
 httpd_get(struct evhttp_request *req, struct httpd_session *hs)
 {
+	if (httpd_resume(req, hs))
+		return;
 	if (hs->stream != NULL) {
 		httpd_refuse(req, 409, "Conflict",
 		    "this session has a stream already");
 		return;
 	}
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Type", "text/event-stream");
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Cache-Control", "no-cache");
+	httpd_sse_headers(req);
 	evhttp_send_reply_start(req, 200, "OK");
 	hs->stream = req;
 	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
@@ -439,9 +694,8 @@ httpd_handle(struct evhttp_request *req, void *arg)
 {
 	const char *path =
 	    evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
-	const char *sid =
-	    evhttp_find_header(evhttp_request_get_input_headers(req),
-		"Mcp-Session-Id");
+	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
+	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	struct httpd_session *hs;
 	const char *agent;
@@ -457,7 +711,15 @@ httpd_handle(struct evhttp_request *req, void *arg)
 	}
 	if (cmd == EVHTTP_REQ_POST)
 		httpd_post(req, agent, path, scope);
-	else if (sid == NULL ||
+	else if (sid == NULL &&
+	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"),
+		NULL)) {
+		/* 2026-07-28 has no sessions: nothing to GET or DELETE. */
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Allow", "POST");
+		httpd_refuse(req, 405, "Method Not Allowed",
+		    "2026-07-28 is POST only");
+	} else if (sid == NULL ||
 	    (hs = httpd_session_find(sid, agent, path)) == NULL)
 		httpd_refuse(req, sid == NULL ? 400 : 404,
 		    sid == NULL ? "Bad Request" : "Not Found",
@@ -473,48 +735,13 @@ httpd_handle(struct evhttp_request *req, void *arg)
 
 /* ---- the listener ---- */
 
-/* addr "127.0.0.1:PORT" or "[::1]:PORT": a loopback address, split. */
-static int
-httpd_parse_addr(const char *addr, char *host, size_t size, int *ret_port,
-    char **cause)
-{
-	const char *colon = strrchr(addr, ':');
-	struct in6_addr a6;
-	struct in_addr a4;
-	char *end;
-	long port;
-
-	if (colon == NULL || colon == addr || (size_t)(colon - addr) >= size)
-		return errors_cause(cause, -EINVAL,
-		    "give ADDRESS:PORT, as 127.0.0.1:8750");
-	port = strtol(colon + 1, &end, 10);
-	if (*end != '\0' || port < 0 || port > 65535)
-		return errors_cause(cause, -EINVAL, "bad port %s", colon + 1);
-	if (addr[0] == '[' && colon[-1] == ']')
-		snprintf(host, size, "%.*s", (int)(colon - addr - 2), addr + 1);
-	else
-		snprintf(host, size, "%.*s", (int)(colon - addr), addr);
-	if (inet_pton(AF_INET, host, &a4) == 1 &&
-	    (ntohl(a4.s_addr) >> 24) == 127) {
-		*ret_port = (int)port;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6)) {
-		*ret_port = (int)port;
-		return 0;
-	}
-	return errors_cause(cause, -EACCES,
-	    "%s is not a loopback address: the HTTP front listens on 127.0.0.0/8 or ::1 only, so that nothing off this machine reaches it",
-	    host);
-}
-
 int
 httpd_listen(const char *addr, char **cause)
 {
 	char host[64];
 	int port = 0, r;
 
-	if ((r = httpd_parse_addr(addr, host, sizeof host, &port, cause)) < 0)
+	if ((r = httpd_access_addr(addr, host, sizeof host, &port, cause)) < 0)
 		return r;
 	if ((httpd = evhttp_new(mcpd_base)) == NULL)
 		return errors_cause(cause, -ENOMEM, "out of memory");

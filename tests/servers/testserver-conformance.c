@@ -14,10 +14,10 @@
 #include "testserver.h"
 
 /* A 1x1 red PNG and 8 samples of 8 kHz silence as WAV, in base64. */
-#define TSC_PNG                                                       \
+#define TSC_PNG                                                           \
 	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8A" \
 	"AAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
-#define TSC_WAV                                                       \
+#define TSC_WAV                                                           \
 	"UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgIC" \
 	"AgICAgA=="
 #define TSC_STEP_US 50000 /* between log or progress messages */
@@ -74,7 +74,8 @@ tsc_cacheable(json_t *result)
 {
 	if (ts_is_modern()) {
 		json_object_set_new(result, "ttlMs", json_integer(0));
-		json_object_set_new(result, "cacheScope", json_string("public"));
+		json_object_set_new(result, "cacheScope",
+		    json_string("public"));
 	}
 	return result;
 }
@@ -130,8 +131,10 @@ tsc_client_answer(json_t *msg)
 static json_t *
 tsc_sampled(json_t *answer)
 {
-	const char *text = json_string_value(json_object_get(
-	    json_object_get(answer, "content"), "text"));
+	const char *text =
+	    json_string_value(json_object_get(json_object_get(answer,
+						  "content"),
+		"text"));
 
 	return ts_result(false, "LLM response: %s", text ? text : "(no text)");
 }
@@ -259,8 +262,8 @@ tsc_sampling(struct ts_call *call)
 
 	return tsc_ask(call, "sampling/createMessage",
 	    json_pack("{s:[{s:s, s:{s:s, s:s}}], s:i}", "messages", "role",
-		"user", "content", "type", "text", "text",
-		prompt ? prompt : "", "maxTokens", 100),
+		"user", "content", "type", "text", "text", prompt ? prompt : "",
+		"maxTokens", 100),
 	    tsc_sampled);
 }
 
@@ -311,26 +314,27 @@ tsc_elicitation_enums(struct ts_call *call)
 	return tsc_ask(call, "elicitation/create",
 	    json_pack("{s:s, s:o}", "message", "Pick some options",
 		"requestedSchema",
-		tsc_json("{\"type\": \"object\", \"properties\": {"
-			 "\"untitledSingle\": {\"type\": \"string\", "
-			 "\"enum\": [\"option1\", \"option2\", \"option3\"]}, "
-			 "\"titledSingle\": {\"type\": \"string\", \"oneOf\": ["
-			 "{\"const\": \"value1\", \"title\": \"First Option\"}, "
-			 "{\"const\": \"value2\", \"title\": \"Second Option\"}, "
-			 "{\"const\": \"value3\", \"title\": \"Third Option\"}]}, "
-			 "\"legacyEnum\": {\"type\": \"string\", "
-			 "\"enum\": [\"opt1\", \"opt2\", \"opt3\"], "
-			 "\"enumNames\": [\"Option One\", \"Option Two\", "
-			 "\"Option Three\"]}, "
-			 "\"untitledMulti\": {\"type\": \"array\", \"items\": "
-			 "{\"type\": \"string\", \"enum\": "
-			 "[\"option1\", \"option2\", \"option3\"]}}, "
-			 "\"titledMulti\": {\"type\": \"array\", \"items\": "
-			 "{\"anyOf\": ["
-			 "{\"const\": \"value1\", \"title\": \"First Choice\"}, "
-			 "{\"const\": \"value2\", \"title\": \"Second Choice\"}, "
-			 "{\"const\": \"value3\", \"title\": \"Third Choice\"}"
-			 "]}}}}")),
+		tsc_json(
+		    "{\"type\": \"object\", \"properties\": {"
+		    "\"untitledSingle\": {\"type\": \"string\", "
+		    "\"enum\": [\"option1\", \"option2\", \"option3\"]}, "
+		    "\"titledSingle\": {\"type\": \"string\", \"oneOf\": ["
+		    "{\"const\": \"value1\", \"title\": \"First Option\"}, "
+		    "{\"const\": \"value2\", \"title\": \"Second Option\"}, "
+		    "{\"const\": \"value3\", \"title\": \"Third Option\"}]}, "
+		    "\"legacyEnum\": {\"type\": \"string\", "
+		    "\"enum\": [\"opt1\", \"opt2\", \"opt3\"], "
+		    "\"enumNames\": [\"Option One\", \"Option Two\", "
+		    "\"Option Three\"]}, "
+		    "\"untitledMulti\": {\"type\": \"array\", \"items\": "
+		    "{\"type\": \"string\", \"enum\": "
+		    "[\"option1\", \"option2\", \"option3\"]}}, "
+		    "\"titledMulti\": {\"type\": \"array\", \"items\": "
+		    "{\"anyOf\": ["
+		    "{\"const\": \"value1\", \"title\": \"First Choice\"}, "
+		    "{\"const\": \"value2\", \"title\": \"Second Choice\"}, "
+		    "{\"const\": \"value3\", \"title\": \"Third Choice\"}"
+		    "]}}}}")),
 	    tsc_elicitation_completed);
 }
 
@@ -396,6 +400,17 @@ tsc_trigger_tool_change(struct ts_call *call)
 	return ts_result(false, "sent notifications/tools/list_changed");
 }
 
+/* Not the harness's: lets a test see updates reach the subscribed. */
+static json_t *
+tsc_update_resource(struct ts_call *call)
+{
+	(void)call;
+	ts_notify(json_pack("{s:s, s:s, s:{s:s}}", "jsonrpc", "2.0", "method",
+	    "notifications/resources/updated", "params", "uri",
+	    "test://watched-resource"));
+	return ts_result(false, "test://watched-resource updated");
+}
+
 #define TSC_NO_ARGS "{\"type\": \"object\", \"properties\": {}}"
 
 static const struct tsc_tool tsc_tools[] = {
@@ -415,7 +430,8 @@ static const struct tsc_tool tsc_tools[] = {
 	    TSC_NO_ARGS, tsc_error_handling },
 	{ "test_tool_with_progress", "Reports progress 0, 50 and 100 of 100.",
 	    TSC_NO_ARGS, tsc_tool_with_progress },
-	{ "test_sampling", "Asks the client to sample (sampling/createMessage).",
+	{ "test_sampling",
+	    "Asks the client to sample (sampling/createMessage).",
 	    "{\"type\": \"object\", \"properties\": {\"prompt\": {\"type\": "
 	    "\"string\", \"description\": \"The prompt to send to the LLM\"}}, "
 	    "\"required\": [\"prompt\"]}",
@@ -456,9 +472,11 @@ static const struct tsc_tool tsc_tools[] = {
 	    TSC_NO_ARGS, tsc_streaming_elicitation },
 	{ "test_logging_tool", "Sends one log message, whatever the level.",
 	    TSC_NO_ARGS, tsc_logging_tool },
-	{ "test_trigger_tool_change",
-	    "Sends notifications/tools/list_changed.", TSC_NO_ARGS,
-	    tsc_trigger_tool_change },
+	{ "test_trigger_tool_change", "Sends notifications/tools/list_changed.",
+	    TSC_NO_ARGS, tsc_trigger_tool_change },
+	{ "test_update_resource",
+	    "Sends notifications/resources/updated for test://watched-resource.",
+	    TSC_NO_ARGS, tsc_update_resource },
 };
 #define TSC_NTOOLS (sizeof(tsc_tools) / sizeof(tsc_tools[0]))
 
@@ -488,8 +506,8 @@ tsc_tools_call(json_t *params, json_t *id, struct ts_conn *c)
 		if (strcmp(tsc_tools[i].name, name) == 0)
 			break;
 	if (name == NULL || i == TSC_NTOOLS) {
-		ts_send(c, ts_error(id, -32602, "Unknown tool: %s",
-			       name ? name : ""));
+		ts_send(c,
+		    ts_error(id, -32602, "Unknown tool: %s", name ? name : ""));
 		json_decref(empty);
 		return;
 	}
@@ -540,7 +558,8 @@ tsc_prompt_messages(const char *name, json_t *args)
 	if (strcmp(name, "test_prompt_with_embedded_resource") == 0)
 		return json_pack("[o, o]",
 		    tsc_user(tsc_resource(uri ? uri : "test://example-resource",
-			"text/plain", "Embedded resource content for testing.")),
+			"text/plain",
+			"Embedded resource content for testing.")),
 		    tsc_user(tsc_text(
 			"Please process the embedded resource above.")));
 	if (strcmp(name, "test_prompt_with_image") == 0)
@@ -663,8 +682,10 @@ static json_t *
 tsc_complete(json_t *params)
 {
 	static const char *const cities[] = { "paris", "park", "party" };
-	const char *value = json_string_value(json_object_get(
-	    json_object_get(params, "argument"), "value"));
+	const char *value =
+	    json_string_value(json_object_get(json_object_get(params,
+						  "argument"),
+		"value"));
 	json_t *values = json_array();
 
 	for (size_t i = 0; i < 3; i++)
@@ -684,8 +705,7 @@ tsc_capabilities(void)
 }
 
 bool
-tsc_dispatch(const char *method, json_t *params, json_t *id,
-    struct ts_conn *c)
+tsc_dispatch(const char *method, json_t *params, json_t *id, struct ts_conn *c)
 {
 	const char *name = json_string_value(json_object_get(params, "name"));
 	json_t *msgs;
