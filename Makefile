@@ -106,9 +106,11 @@ check-unit: $(UNITS)
 check-integration: $(MCPD) $(MCPCTL) $(TESTSERVER)
 	MCPD_BUILD=$(abspath $(BUILD)) $(PYTEST) -q -ra tests/integration
 
-# The official MCP conformance harness, with mcpd and mcpctl as the client.
-check-conformance: $(MCPD) $(MCPCTL)
-	tests/conformance/run $(abspath $(BUILD))
+# The official MCP conformance harness: mcpd and mcpctl as the client, then
+# mcpd's HTTP front as the server (both run; either failing fails).
+check-conformance: $(MCPD) $(MCPCTL) $(TESTSERVER)
+	@rc=0; tests/conformance/run $(abspath $(BUILD)) || rc=1; \
+	    tests/conformance/server $(abspath $(BUILD)) || rc=1; exit $$rc
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 check
