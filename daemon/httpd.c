@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
+#include <event2/event.h>
 #include <event2/bufferevent.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -42,6 +43,7 @@ struct httpd_pending {
 	unsigned stream;	    /* 0: none yet; event ids "<stream>-<n>" */
 	unsigned events;
 	struct evbuffer *missed; /* events while its client was away */
+	struct event *peek; /* 2026-07-28, no stream yet: its client's close */
 	bool is_initialize;
 	bool is_call;	/* tools/call: what it causes goes on its stream */
 	bool wants_sse; /* its client accepts text/event-stream */
@@ -137,11 +139,64 @@ httpd_pending_watch(struct httpd_pending *p)
 		evhttp_connection_set_closecb(conn, httpd_pending_closed, p);
 }
 
+static void httpd_session_free(struct httpd_session *);
+
+static void
+httpd_pending_unpeek(struct httpd_pending *p)
+{
+	if (p->peek != NULL)
+		event_free(p->peek);
+	p->peek = NULL;
+}
+
+/*
+ * libevent reads nothing from a connection while its request waits for
+ * an answer, so it cannot see the client go: mcpd peeks. A 2026-07-28
+ * client that closes its connection cancels its request.
+ */
+static void
+httpd_pending_peeked(evutil_socket_t fd, short events, void *arg)
+{
+	struct httpd_pending *p = arg;
+	ssize_t n;
+	char c;
+
+	(void)events;
+	n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		event_add(p->peek, NULL);
+		return;
+	}
+	httpd_pending_unpeek(p);
+	if (n > 0)
+		return; /* the client sent more: it is there */
+	log_debug(
+	    "HTTP front: a 2026-07-28 client closed its connection before its answer: the request is cancelled");
+	httpd_session_free(p->hs);
+}
+
+static void
+httpd_pending_peek(struct httpd_pending *p)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(p->req);
+	struct bufferevent *bev;
+
+	if (conn == NULL ||
+	    (bev = evhttp_connection_get_bufferevent(conn)) == NULL)
+		return;
+	p->peek = event_new(mcpd_base, bufferevent_getfd(bev), EV_READ,
+	    httpd_pending_peeked, p);
+	if (p->peek == NULL)
+		fatalx("cannot make an event");
+	event_add(p->peek, NULL);
+}
+
 /* Frees p; its exchange, if any is left, was answered or ends here. */
 static void
 httpd_pending_free(struct httpd_pending *p, bool is_answered)
 {
 	TAILQ_REMOVE(&p->hs->pending, p, entry);
+	httpd_pending_unpeek(p);
 	httpd_pending_unwatch(p);
 	if (p->req != NULL && p->stream != 0)
 		evhttp_send_reply_end(p->req);
@@ -206,6 +261,7 @@ httpd_sse_start(struct httpd_pending *p)
 	struct evbuffer *buf;
 
 	p->stream = ++p->hs->streams;
+	httpd_pending_unpeek(p); /* libevent sees a stream's client go */
 	httpd_sse_headers(p->req);
 	evhttp_send_reply_start(p->req, 200, "OK");
 	httpd_pending_watch(p);
@@ -577,7 +633,7 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg)
 	if (p->wants_sse && !hs->is_stateless)
 		httpd_sse_start(p);
 	else if (hs->is_stateless)
-		httpd_pending_watch(p); /* its client going cancels it */
+		httpd_pending_peek(p); /* its client going cancels it */
 }
 
 static void

@@ -363,6 +363,28 @@ def test_modern_calls_stream_what_they_ask_for(front):
     assert json.loads(text)["result"]["resultType"] == "complete"
 
 
+def test_a_modern_client_that_goes_cancels(front, tmp_path):
+    """2026-07-28: a client that closes its connection before the answer
+    cancels its request (the server gets notifications/cancelled)."""
+    log = tmp_path / "ts.log"
+    front.load_testserver("ts", "--log-file", log)
+    port = int(front.url.split(":")[2].split("/")[0])
+    body, h = modern("tools/call", {"name": "ts__sleep_ms",
+                                    "arguments": {"ms": 5000}})
+    data = json.dumps(body).encode()
+    head = "".join(f"{k}: {v}\r\n" for k, v in h.items())
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall((f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                   f"Authorization: Bearer {front.token}\r\n{head}"
+                   f"Content-Type: application/json\r\n"
+                   f"Accept: application/json, text/event-stream\r\n"
+                   f"Content-Length: {len(data)}\r\n\r\n").encode() + data)
+        poll(lambda: log.exists() and "sleep_ms" in log.read_text(),
+             timeout=10, what="the call to reach the server")
+    poll(lambda: "client cancelled" in log.read_text(), timeout=3,
+         what="notifications/cancelled at the server")
+
+
 def test_listen_http_is_loopback_only(tmp_path):
     p = subprocess.run([str(MCPD), "-d", "-s", str(tmp_path / "s.sock"),
                         "-S", str(tmp_path / "state"), "--listen-http",
