@@ -161,9 +161,23 @@ httpd_stream_start(struct httpd_pending *p)
 	evbuffer_free(buf);
 }
 
+/* What a session keeps for clients that may resume, in bytes. */
+static size_t
+httpd_stream_kept(const struct httpd_session *hs)
+{
+	const struct httpd_pending *p;
+	size_t n = 0;
+
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (p->missed != NULL)
+			n += evbuffer_get_length(p->missed);
+	return n;
+}
+
 /*
  * One message on p's stream, or kept for when its client resumes; false
- * when that would keep more than the limit (the stream is given up).
+ * when the session would keep more than --max-client-output (the stream
+ * is given up).
  */
 static bool
 httpd_stream_send(struct httpd_pending *p, const char *line, size_t len)
@@ -179,9 +193,19 @@ httpd_stream_send(struct httpd_pending *p, const char *line, size_t len)
 	if (p->req != NULL) {
 		evhttp_send_reply_chunk(p->req, buf);
 		evbuffer_free(buf);
+		return true;
 	}
-	return p->missed == NULL ||
-	    evbuffer_get_length(p->missed) <= 2 * mcpd_opts.max_message;
+	return httpd_stream_kept(p->hs) <= mcpd_opts.max_client_output;
+}
+
+/* A stream whose client went kept too much: it cannot be resumed. */
+static void
+httpd_stream_give_up(struct httpd_pending *p)
+{
+	log_warnx(
+	    "HTTP front: what clients that may resume missed is over --max-client-output (%zu bytes); a call's stream is given up",
+	    mcpd_opts.max_client_output);
+	httpd_stream_free(p, true);
 }
 
 /* The POST's client went: 2026-07-28 cancels; 2025 keeps what follows. */
@@ -245,12 +269,9 @@ httpd_stream_answer(struct httpd_session *hs, struct httpd_pending *p,
 	}
 
 	if (p->stream != 0 && p->req == NULL) {
-		if (!httpd_stream_send(p, line, len)) {
-			log_warnx(
-			    "HTTP front: an answer nobody resumed is over %zu bytes; dropped",
-			    2 * mcpd_opts.max_message);
-			httpd_stream_free(p, true);
-		} else {
+		if (!httpd_stream_send(p, line, len))
+			httpd_stream_give_up(p);
+		else {
 			p->is_done = true;
 			httpd_stream_trim(hs);
 		}
@@ -321,7 +342,7 @@ httpd_stream_route(struct httpd_session *hs, const json_t *msg,
 		httpd_stream_start(p);
 	if (p != NULL && p->stream != 0) {
 		if (!httpd_stream_send(p, line, len))
-			httpd_stream_free(p, true);
+			httpd_stream_give_up(p);
 		return;
 	}
 	if (hs->stream != NULL) {
