@@ -253,8 +253,8 @@ gateway_uri_server(const struct gateway *gw, const char *uri)
 }
 
 /*
- * What to do with a name or URI this session was not shown: list first
- * (once), for a client may ask without listing; then it is unknown.
+ * A name or URI this session was not shown is looked up by listing first
+ * (once), since a client may ask without listing; then it is unknown.
  */
 typedef void gateway_handler(struct gateway *, struct request *, json_t *,
     bool may_learn);
@@ -420,7 +420,8 @@ gateway_discover(struct gateway *gw, struct request *req)
 {
 	free(gw->version);
 	gw->version = xstrdup(GATEWAY_MODERN);
-	gw->is_listening = true;
+	/* Its changes come on subscriptions/listen, not yet offered: none. */
+	gw->is_listening = false;
 	/* serverInfo in _meta (spec PR #3002), and where it was before. */
 	gateway_answer(req, "server/discover",
 	    json_pack("{s:[s], s:o, s:o, s:{s:o}}", "supportedVersions",
