@@ -192,6 +192,12 @@ def test_modern_era_discover(mcpd):
         assert r["serverInfo"]["name"] == "mcpd", r
         tools = c.result("tools/list", {"_meta": meta})["tools"]
         assert any(t["name"] == "ts__echo" for t in tools)
+        # No listChanged in that era (no subscriptions/listen yet): no
+        # list_changed when a server comes.
+        assert r["capabilities"]["tools"] == {}, r
+        mcpd.load_testserver("more")
+        with pytest.raises(TimeoutError):
+            c.read_message(1.0)
 
 
 def test_mcpd_methods_keep_working_on_an_mcp_connection(mcpd):

@@ -334,6 +334,14 @@ def test_a_broken_stream_is_resumed(front):
     assert msgs[-1]["id"] == 9 and msgs[-1]["result"]["content"][0][
         "text"] == "slept 800 ms", events
     assert events[-1]["id"] == last.replace("-0", "-1"), events
+    # That stream is over: its id again opens the session's stream (there
+    # is nothing to resume), and a second one is refused.
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+        assert r.headers["Content-Type"] == "text/event-stream"
+        with pytest.raises(urllib.error.HTTPError) as ei:
+            urllib.request.urlopen(req, timeout=10)
+        assert ei.value.code == 409
 
 
 def test_modern_calls_stream_what_they_ask_for(front):
