@@ -89,9 +89,11 @@ $(BUILD)/%: $(BUILD)/obj/bench/%.o $(COMMON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # The test server is static so that it runs inside a bare container image.
-$(TESTSERVER): tests/servers/mcp-testserver.c
+TESTSERVER_SRC := tests/servers/mcp-testserver.c \
+	tests/servers/testserver-conformance.c
+$(TESTSERVER): $(TESTSERVER_SRC) tests/servers/testserver.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(WARN) -O2 -g -static -o $@ $< \
+	$(CC) -std=gnu11 $(WARN) -O2 -g -static -o $@ $(TESTSERVER_SRC) \
 	    $(shell $(PKG_CONFIG) --cflags jansson) -l:libjansson.a
 
 deps:
@@ -113,9 +115,11 @@ check-unit: $(UNITS)
 check-integration: $(MCPD) $(MCPCTL) $(TESTSERVER)
 	MCPD_BUILD=$(abspath $(BUILD)) $(PYTEST) -q -ra tests/integration
 
-# The official MCP conformance harness, with mcpd and mcpctl as the client.
-check-conformance: $(MCPD) $(MCPCTL)
-	tests/conformance/run $(abspath $(BUILD))
+# The official MCP conformance harness: mcpd and mcpctl as the client, then
+# mcpd's HTTP front as the server (both run; either failing fails).
+check-conformance: $(MCPD) $(MCPCTL) $(TESTSERVER)
+	@rc=0; tests/conformance/run $(abspath $(BUILD)) || rc=1; \
+	    tests/conformance/server $(abspath $(BUILD)) || rc=1; exit $$rc
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 check

@@ -9,6 +9,14 @@
 
 #define GATEWAY_LIST_PAGES 100 /* pages of one server's list, at most */
 
+/* What to do once a list is learned instead of answering it. */
+struct gateway_then {
+	void (*fn)(struct request *, json_t *params, void *arg);
+	void *arg;
+	json_t *params;
+	bool wants_templates; /* resources: their templates next */
+};
+
 /* One list asked of every server in scope at once, merged when all answer. */
 struct gateway_fanout {
 	struct request *req;
@@ -18,7 +26,11 @@ struct gateway_fanout {
 	bool is_prefixed;
 	json_t *by_server; /* server name -> array of items, in scope order */
 	size_t pending;
+	struct gateway_then *then; /* NULL: answer with the list */
 };
+
+static void gateway_fan_out_then(struct request *, const char *method,
+    struct gateway_then *);
 
 /* One server's part: its pages, followed. */
 struct gateway_part {
@@ -60,8 +72,20 @@ gateway_fanout_end(struct gateway_fanout *fo)
 		json_array_append_new(out, item);
 	}
 	json_decref(all);
-	control_reply(fo->req, json_pack("{s:o}", fo->key, out));
 	json_decref(fo->by_server);
+	if (fo->then == NULL)
+		gateway_answer(fo->req, fo->method,
+		    json_pack("{s:o}", fo->key, out));
+	else if (fo->then->wants_templates) {
+		json_decref(out);
+		fo->then->wants_templates = false;
+		gateway_fan_out_then(fo->req, "resources/templates/list",
+		    fo->then);
+	} else {
+		json_decref(out);
+		fo->then->fn(fo->req, fo->then->params, fo->then->arg);
+		free(fo->then);
+	}
 	free(fo);
 }
 
@@ -114,6 +138,29 @@ gateway_part_next(struct gateway_part *part, const char *cursor)
 void
 gateway_fan_out(struct request *req, const char *method)
 {
+	gateway_fan_out_then(req, method, NULL);
+}
+
+void
+gateway_learn(struct request *req, const char *what,
+    void (*fn)(struct request *, json_t *params, void *arg), void *arg,
+    json_t *params)
+{
+	struct gateway_then *then = xcalloc(1, sizeof *then);
+	bool is_prompts = strcmp(what, "prompts") == 0;
+
+	then->fn = fn;
+	then->arg = arg;
+	then->params = params;
+	then->wants_templates = !is_prompts;
+	gateway_fan_out_then(req,
+	    is_prompts ? "prompts/list" : "resources/list", then);
+}
+
+static void
+gateway_fan_out_then(struct request *req, const char *method,
+    struct gateway_then *then)
+{
 	const char *capability = strncmp(method, "prompts/", 8) == 0 ?
 	    "prompts" :
 	    "resources";
@@ -125,7 +172,11 @@ gateway_fan_out(struct request *req, const char *method)
 	size_t i;
 
 	fo->req = req;
-	fo->method = method;
+	fo->then = then;
+	/* Its own copy of the name: the caller's goes with its message. */
+	fo->method = strcmp(method, "prompts/list") == 0 ? "prompts/list" :
+	    strcmp(method, "resources/list") == 0	 ? "resources/list" :
+						    "resources/templates/list";
 	fo->key = strcmp(method, "prompts/list") == 0 ? "prompts" :
 	    strcmp(method, "resources/list") == 0     ? "resources" :
 							"resourceTemplates";
@@ -148,14 +199,22 @@ gateway_fan_out(struct request *req, const char *method)
 
 /* ---- one item, routed to the server that has it ---- */
 
-/* The server's answer goes to the client as it is. */
+struct gateway_fwd {
+	struct request *req;
+	const char *method;
+};
+
+/* The server's answer goes to the client as it is (in the client's era). */
 static void
 gateway_forwarded(void *arg, const struct session_reply *r)
 {
-	struct request *req = arg;
+	struct gateway_fwd *fwd = arg;
+	struct request *req = fwd->req;
+	const char *method = fwd->method;
 
+	free(fwd);
 	if (r->result != NULL)
-		control_reply(req, json_incref(r->result));
+		gateway_answer(req, method, json_incref(r->result));
 	else if (r->error != NULL)
 		control_fail(req, ERRORS_UPSTREAM,
 		    json_pack("{s:O}", "upstream", r->error), "%s",
@@ -168,8 +227,14 @@ void
 gateway_forward(struct request *req, const char *server, const char *method,
     json_t *params)
 {
+	struct gateway_fwd *fwd = xcalloc(1, sizeof *fwd);
+
+	fwd->req = req;
+	fwd->method = method;
 	if (server_forward(control_agent(req), server, method, params,
-		gateway_forwarded, req) < 0)
+		gateway_forwarded, fwd) < 0) {
+		free(fwd);
 		control_fail(req, ERRORS_UNAVAILABLE, NULL,
 		    "server %s is not ready; list again", server);
+	}
 }

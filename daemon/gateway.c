@@ -10,9 +10,10 @@
 #include "log.h"
 #include "mcpd.h"
 
-#define GATEWAY_PAGE	500 /* tools per tools/list page */
-#define GATEWAY_OFFERED "2025-11-25"
-#define GATEWAY_MODERN	"2026-07-28"
+#define GATEWAY_PAGE	 500 /* tools per tools/list page */
+#define GATEWAY_OFFERED	 "2025-11-25"
+#define GATEWAY_MODERN	 "2026-07-28"
+#define GATEWAY_LOG_NONE 8 /* above emergency: no log message passes */
 
 struct gateway {
 	struct client *client;
@@ -39,6 +40,25 @@ static const char *const gateway_levels[] = { "debug", "info", "notice",
 
 static const char *const gateway_versions[] = { GATEWAY_OFFERED, "2025-06-18",
 	"2025-03-26", "2024-11-05", NULL };
+
+/* What 2026-07-28 removed: its requests are -32601 there. */
+static const char *const gateway_removed[] = { "initialize", "ping",
+	"logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+	NULL };
+
+/* Results that say how long they may be cached (2026-07-28). */
+static const char *const gateway_cacheable[] = { "server/discover",
+	"tools/list", "prompts/list", "resources/list",
+	"resources/templates/list", "resources/read", NULL };
+
+static bool
+gateway_is_one_of(const char *s, const char *const *list)
+{
+	for (size_t i = 0; s != NULL && list[i] != NULL; i++)
+		if (strcmp(s, list[i]) == 0)
+			return true;
+	return false;
+}
 
 static int
 gateway_level(const char *name)
@@ -69,6 +89,7 @@ gateway_free(struct gateway *gw)
 {
 	if (gw == NULL)
 		return;
+	gateway_subs_drop(gw->client);
 	TAILQ_REMOVE(&gateway_list, gw, entry);
 	json_decref(gw->listed);
 	json_decref(gw->prompts);
@@ -156,9 +177,65 @@ gateway_fail(struct request *req, int code, const char *fmt, const char *arg)
 static json_t *
 gateway_capabilities(void)
 {
-	return json_pack("{s:{s:b}, s:{s:b}, s:{s:b}, s:{}, s:{}}", "tools",
-	    "listChanged", 1, "prompts", "listChanged", 1, "resources",
-	    "listChanged", 1, "completions", "logging");
+	return json_pack("{s:{s:b}, s:{s:b}, s:{s:b, s:b}, s:{}, s:{}}",
+	    "tools", "listChanged", 1, "prompts", "listChanged", 1, "resources",
+	    "listChanged", 1, "subscribe", 1, "completions", "logging");
+}
+
+/*
+ * 2026-07-28 delivers list changes and resource updates on a
+ * subscriptions/listen stream, which mcpd does not offer yet: it does not
+ * say listChanged or subscribe there.
+ */
+static json_t *
+gateway_modern_capabilities(void)
+{
+	return json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}}", "tools", "prompts",
+	    "resources", "completions", "logging");
+}
+
+static bool
+gateway_is_modern(const struct gateway *gw)
+{
+	return gw != NULL && gw->version != NULL &&
+	    strcmp(gw->version, GATEWAY_MODERN) == 0;
+}
+
+/* A request that says it is of the 2026-07-28 era (its _meta). */
+static bool
+gateway_is_modern_request(const json_t *params)
+{
+	const char *v =
+	    json_string_value(json_object_get(json_object_get(params, "_meta"),
+		"io.modelcontextprotocol/protocolVersion"));
+
+	return v != NULL && strcmp(v, GATEWAY_MODERN) == 0;
+}
+
+void
+gateway_answer(struct request *req, const char *method, json_t *result)
+{
+	struct gateway *gw = control_gateway_of(req);
+	json_t *copy;
+
+	/* 2026-07-28: every result has a resultType, lists a cache hint. */
+	if (gateway_is_modern(gw) && json_is_object(result)) {
+		copy = json_deep_copy(result); /* it may be a server's */
+		json_decref(result);
+		result = copy;
+		if (json_object_get(result, "resultType") == NULL)
+			json_object_set_new(result, "resultType",
+			    json_string("complete"));
+		if (gateway_is_one_of(method, gateway_cacheable) &&
+		    json_object_get(result, "ttlMs") == NULL)
+			json_object_set_new(result, "ttlMs", json_integer(0));
+		/* The agent's own view: never shared across tokens. */
+		if (gateway_is_one_of(method, gateway_cacheable) &&
+		    json_object_get(result, "cacheScope") == NULL)
+			json_object_set_new(result, "cacheScope",
+			    json_string("private"));
+	}
+	control_reply(req, result);
 }
 
 void
@@ -207,16 +284,53 @@ gateway_uri_server(const struct gateway *gw, const char *uri)
 	return best;
 }
 
+/*
+ * A name or URI this session was not shown is looked up by listing first
+ * (once), since a client may ask without listing; then it is unknown.
+ */
+typedef void gateway_handler(struct gateway *, struct request *, json_t *,
+    bool may_learn);
+
+static gateway_handler gateway_prompts_get, gateway_resources_read,
+    gateway_complete, gateway_subscribe;
+
 static void
-gateway_prompts_get(struct gateway *gw, struct request *req, json_t *params)
+gateway_learned(struct request *req, json_t *params, void *arg)
+{
+	struct gateway *gw = control_gateway_of(req);
+	gateway_handler *fn = (gateway_handler *)(uintptr_t)arg;
+
+	if (gw == NULL)
+		control_reply(req, json_object()); /* its client has gone */
+	else
+		fn(gw, req, params, false);
+	json_decref(params);
+}
+
+static void
+gateway_learn_first(struct request *req, const char *what, gateway_handler *fn,
+    json_t *params)
+{
+	gateway_learn(req, what, gateway_learned, (void *)(uintptr_t)fn,
+	    json_incref(params));
+}
+
+static void
+gateway_prompts_get(struct gateway *gw, struct request *req, json_t *params,
+    bool may_learn)
 {
 	const char *name = json_string_value(json_object_get(params, "name"));
 	json_t *seen = name != NULL ? json_object_get(gw->prompts, name) : NULL;
 	json_t *up;
 
+	if (seen == NULL && may_learn && name != NULL) {
+		gateway_learn_first(req, "prompts", gateway_prompts_get,
+		    params);
+		return;
+	}
 	if (seen == NULL) {
 		gateway_fail(req, JSONRPC_INVALID_PARAMS,
-		    "unknown prompt %s: list the prompts first (prompts/list)",
+		    "unknown prompt %s: none of this scope's servers lists it (prompts/list)",
 		    name != NULL ? name : "(none)");
 		return;
 	}
@@ -226,40 +340,65 @@ gateway_prompts_get(struct gateway *gw, struct request *req, json_t *params)
 	    "prompts/get", up);
 }
 
-static void
-gateway_resources_read(struct gateway *gw, struct request *req, json_t *params)
+/* The server of a resource's URI, or NULL after failing the request. */
+static const char *
+gateway_resource_route(struct gateway *gw, struct request *req, json_t *params,
+    bool may_learn, gateway_handler *fn)
 {
 	const char *uri = json_string_value(json_object_get(params, "uri"));
 	const char *server = uri != NULL ? gateway_uri_server(gw, uri) : NULL;
 
-	if (server == NULL) {
-		gateway_fail(req, JSONRPC_INVALID_PARAMS,
-		    "unknown resource %s: list the resources or their templates first",
+	if (server != NULL)
+		return server;
+	if (may_learn && uri != NULL)
+		gateway_learn_first(req, "resources", fn, params);
+	else /* SEP-2164: -32602, with the URI in data */
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s?}", "uri", uri),
+		    "resource not found: %s (no server of this scope lists it or a template it fits)",
 		    uri != NULL ? uri : "(none)");
-		return;
-	}
-	gateway_forward(req, server, "resources/read", json_deep_copy(params));
+	return NULL;
+}
+
+static void
+gateway_resources_read(struct gateway *gw, struct request *req, json_t *params,
+    bool may_learn)
+{
+	const char *server = gateway_resource_route(gw, req, params, may_learn,
+	    gateway_resources_read);
+
+	if (server != NULL)
+		gateway_forward(req, server, "resources/read",
+		    json_deep_copy(params));
 }
 
 /* completion/complete goes to the server of its ref, named as it knows it. */
 static void
-gateway_complete(struct gateway *gw, struct request *req, json_t *params)
+gateway_complete(struct gateway *gw, struct request *req, json_t *params,
+    bool may_learn)
 {
 	json_t *ref = json_object_get(params, "ref"), *up, *seen = NULL;
 	const char *type = json_string_value(json_object_get(ref, "type"));
 	const char *name = json_string_value(json_object_get(ref, "name"));
 	const char *uri = json_string_value(json_object_get(ref, "uri"));
 	const char *server = NULL;
+	bool is_prompt = type != NULL && strcmp(type, "ref/prompt") == 0;
+	bool is_resource = type != NULL && strcmp(type, "ref/resource") == 0;
 
-	if (type != NULL && strcmp(type, "ref/prompt") == 0 && name != NULL &&
+	if (is_prompt && name != NULL &&
 	    (seen = json_object_get(gw->prompts, name)) != NULL)
 		server = json_string_value(json_object_get(seen, "server"));
-	else if (type != NULL && strcmp(type, "ref/resource") == 0 &&
-	    uri != NULL)
+	else if (is_resource && uri != NULL)
 		server = gateway_uri_server(gw, uri);
+	if (server == NULL && may_learn &&
+	    ((is_prompt && name != NULL) || (is_resource && uri != NULL))) {
+		gateway_learn_first(req, is_prompt ? "prompts" : "resources",
+		    gateway_complete, params);
+		return;
+	}
 	if (server == NULL) {
 		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
-		    "completion/complete: the ref names no prompt or resource this session listed");
+		    "completion/complete: the ref names no prompt or resource of this scope's servers");
 		return;
 	}
 	up = json_deep_copy(params);
@@ -267,6 +406,18 @@ gateway_complete(struct gateway *gw, struct request *req, json_t *params)
 		json_object_set(json_object_get(up, "ref"), "name",
 		    json_object_get(seen, "name"));
 	gateway_forward(req, server, "completion/complete", up);
+}
+
+/* resources/subscribe goes to the server of the URI (gateway-subs.c). */
+static void
+gateway_subscribe(struct gateway *gw, struct request *req, json_t *params,
+    bool may_learn)
+{
+	const char *server = gateway_resource_route(gw, req, params, may_learn,
+	    gateway_subscribe);
+
+	if (server != NULL)
+		gateway_subs_subscribe(gw->client, req, server, params);
 }
 
 static json_t *
@@ -303,11 +454,14 @@ gateway_discover(struct gateway *gw, struct request *req)
 {
 	free(gw->version);
 	gw->version = xstrdup(GATEWAY_MODERN);
-	gw->is_listening = true;
-	control_reply(req,
-	    json_pack("{s:[s], s:o, s:o}", "supportedVersions", GATEWAY_MODERN,
-		"capabilities", gateway_capabilities(), "serverInfo",
-		gateway_server_info()));
+	/* Its changes come on subscriptions/listen, not yet offered: none. */
+	gw->is_listening = false;
+	/* serverInfo in _meta (spec PR #3002), and where it was before. */
+	gateway_answer(req, "server/discover",
+	    json_pack("{s:[s], s:o, s:o, s:{s:o}}", "supportedVersions",
+		GATEWAY_MODERN, "capabilities", gateway_modern_capabilities(),
+		"serverInfo", gateway_server_info(), "_meta",
+		"io.modelcontextprotocol/serverInfo", gateway_server_info()));
 }
 
 /* The offset an opaque cursor stands for; -1 when it is not one of ours. */
@@ -360,7 +514,7 @@ gateway_tools_list(struct gateway *gw, struct request *req, json_t *params)
 		json_object_set_new(result, "nextCursor", json_string(cursor));
 	}
 	json_decref(all);
-	control_reply(req, result);
+	gateway_answer(req, "tools/list", result);
 }
 
 /* The entry of the tool a session calls by name, or NULL (new). */
@@ -439,6 +593,26 @@ gateway_set_level(struct gateway *gw, struct request *req, json_t *params)
 	control_reply(req, json_object());
 }
 
+/*
+ * A 2026-07-28 request: the session is of that era from now on, and the
+ * request's _meta logLevel is the level of the log messages it gets
+ * (none without one).
+ */
+static void
+gateway_modern_request(struct gateway *gw, const json_t *params)
+{
+	const char *level =
+	    json_string_value(json_object_get(json_object_get(params, "_meta"),
+		"io.modelcontextprotocol/logLevel"));
+	int n = gateway_level(level);
+
+	if (!gateway_is_modern(gw)) {
+		free(gw->version);
+		gw->version = xstrdup(GATEWAY_MODERN);
+	}
+	gw->log_level = n >= 0 ? n : GATEWAY_LOG_NONE;
+}
+
 void
 gateway_dispatch(struct request *req, const char *method, json_t *params)
 {
@@ -451,7 +625,13 @@ gateway_dispatch(struct request *req, const char *method, json_t *params)
 	}
 	if (params == NULL)
 		params = empty = json_object();
-	if (strcmp(method, "initialize") == 0)
+	if (gateway_is_modern_request(params))
+		gateway_modern_request(gw, params);
+	if (gateway_is_modern_request(params) &&
+	    gateway_is_one_of(method, gateway_removed))
+		gateway_fail(req, JSONRPC_METHOD_NOT_FOUND,
+		    "%s is not part of MCP 2026-07-28", method);
+	else if (strcmp(method, "initialize") == 0)
 		gateway_initialize(gw, req, params);
 	else if (strcmp(method, "server/discover") == 0)
 		gateway_discover(gw, req);
@@ -471,11 +651,15 @@ gateway_dispatch(struct request *req, const char *method, json_t *params)
 	    strcmp(method, "resources/templates/list") == 0)
 		gateway_fan_out(req, method);
 	else if (strcmp(method, "prompts/get") == 0)
-		gateway_prompts_get(gw, req, params);
+		gateway_prompts_get(gw, req, params, true);
 	else if (strcmp(method, "resources/read") == 0)
-		gateway_resources_read(gw, req, params);
+		gateway_resources_read(gw, req, params, true);
 	else if (strcmp(method, "completion/complete") == 0)
-		gateway_complete(gw, req, params);
+		gateway_complete(gw, req, params, true);
+	else if (strcmp(method, "resources/subscribe") == 0)
+		gateway_subscribe(gw, req, params, true);
+	else if (strcmp(method, "resources/unsubscribe") == 0)
+		gateway_subs_unsubscribe(gw->client, req, params);
 	else
 		gateway_fail(req, JSONRPC_METHOD_NOT_FOUND,
 		    "mcpd does not offer %s (its capabilities say what it does)",

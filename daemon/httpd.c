@@ -3,9 +3,6 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,43 +16,19 @@
 #include <sodium.h>
 
 #include "errors.h"
+#include "httpd-int.h"
 #include "linebuf.h"
 #include "log.h"
 #include "mcpd.h"
 #include "names.h"
 
 #define HTTPD_HEADERS_MAX (64 * 1024)
-#define HTTPD_MODERN	  "2026-07-28"
-
-/* A request waiting for its answer from the gateway. */
-struct httpd_pending {
-	json_t *id;
-	struct evhttp_request *req;
-	bool is_initialize;
-	TAILQ_ENTRY(httpd_pending) entry;
-};
-
-/*
- * One MCP session over HTTP: a control connection of its own (one end of
- * a socketpair), so that the gateway serves it as any other client.
- */
-struct httpd_session {
-	char id[33];
-	char *agent;
-	char *path; /* "/mcp" or "/mcp/<server>": a session stays on its path */
-	bool is_stateless; /* 2026-07-28: one request, then it goes */
-	struct bufferevent *bev;
-	struct linebuf lines;
-	TAILQ_HEAD(, httpd_pending) pending;
-	struct evhttp_request *stream; /* the GET stream, or NULL */
-	TAILQ_ENTRY(httpd_session) entry;
-};
 
 static struct evhttp *httpd;
 static TAILQ_HEAD(,
     httpd_session) httpd_sessions = TAILQ_HEAD_INITIALIZER(httpd_sessions);
 
-static void
+void
 httpd_reply(struct evhttp_request *req, int code, const char *reason,
     const char *body)
 {
@@ -72,13 +45,25 @@ httpd_reply(struct evhttp_request *req, int code, const char *reason,
 	evbuffer_free(buf);
 }
 
-/* An HTTP refusal with a JSON-RPC error body (id null), as MCP servers do. */
 static void
+httpd_reply_msg(struct evhttp_request *req, int code, const json_t *msg)
+{
+	char *text = xnonnull(json_dumps(msg, JSON_COMPACT));
+
+	if (code == 401)
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "WWW-Authenticate", "Bearer realm=\"mcpd\"");
+	httpd_reply(req, code, NULL, text);
+	free(text);
+}
+
+/* An HTTP refusal with a JSON-RPC error body (id null), as MCP servers do. */
+void
 httpd_refuse(struct evhttp_request *req, int code, const char *reason,
     const char *why)
 {
 	json_t *msg = jsonrpc_error(NULL, JSONRPC_INVALID_REQUEST, why, NULL);
-	char *text = json_dumps(msg, JSON_COMPACT);
+	char *text = xnonnull(json_dumps(msg, JSON_COMPACT));
 
 	if (code == 401)
 		evhttp_add_header(evhttp_request_get_output_headers(req),
@@ -88,18 +73,13 @@ httpd_refuse(struct evhttp_request *req, int code, const char *reason,
 	json_decref(msg);
 }
 
-static void
+void
 httpd_session_free(struct httpd_session *hs)
 {
 	struct httpd_pending *p;
 
-	while ((p = TAILQ_FIRST(&hs->pending)) != NULL) {
-		TAILQ_REMOVE(&hs->pending, p, entry);
-		httpd_refuse(p->req, 503, "Service Unavailable",
-		    "the session ended before its answer");
-		json_decref(p->id);
-		free(p);
-	}
+	while ((p = TAILQ_FIRST(&hs->pending)) != NULL)
+		httpd_stream_free(p, false);
 	if (hs->stream != NULL) {
 		/* Its close must not reach this session any more. */
 		evhttp_connection_set_closecb(
@@ -113,66 +93,6 @@ httpd_session_free(struct httpd_session *hs)
 	free(hs);
 }
 
-/*
- * A notification of the gateway, or a request of mcpd's (a server's
- * sampling, elicitation or roots request): on the GET stream when there
- * is one.
- */
-static void
-httpd_notify(struct httpd_session *hs, const char *line, size_t len)
-{
-	struct evbuffer *buf;
-
-	if (hs->stream == NULL || (buf = evbuffer_new()) == NULL)
-		return;
-	evbuffer_add_printf(buf, "event: message\ndata: %.*s\n\n", (int)len,
-	    line);
-	evhttp_send_reply_chunk(hs->stream, buf);
-	evbuffer_free(buf);
-}
-
-/*
- * One line from the gateway: the answer of a pending request, or a note.
- * True when that ended (and freed) a one-request session.
- */
-static bool
-httpd_line(struct httpd_session *hs, const char *line, size_t len)
-{
-	json_t *msg = jsonrpc_parse(line, len, NULL), *id;
-	struct httpd_pending *p;
-	char *body;
-
-	if (msg == NULL)
-		return false;
-	/* An answer has an id and no method; mcpd's requests go as notes. */
-	id = json_object_get(msg, "method") == NULL ?
-	    json_object_get(msg, "id") :
-	    NULL;
-	TAILQ_FOREACH(p, &hs->pending, entry)
-		if (id != NULL && json_equal(p->id, id))
-			break;
-	if (p == NULL) {
-		if (json_object_get(msg, "method") != NULL)
-			httpd_notify(hs, line, len);
-		json_decref(msg);
-		return false;
-	}
-	TAILQ_REMOVE(&hs->pending, p, entry);
-	if (p->is_initialize && !hs->is_stateless)
-		evhttp_add_header(evhttp_request_get_output_headers(p->req),
-		    "Mcp-Session-Id", hs->id);
-	body = xstrndup(line, len);
-	httpd_reply(p->req, 200, "OK", body);
-	free(body);
-	json_decref(p->id);
-	free(p);
-	json_decref(msg);
-	if (!hs->is_stateless || !TAILQ_EMPTY(&hs->pending))
-		return false;
-	httpd_session_free(hs);
-	return true;
-}
-
 static void
 httpd_session_read(struct bufferevent *bev, void *arg)
 {
@@ -184,7 +104,7 @@ httpd_session_read(struct bufferevent *bev, void *arg)
 	int r;
 
 	while ((r = linebuf_peek(&hs->lines, in, &line, &len)) > 0) {
-		if (httpd_line(hs, line, len))
+		if (httpd_stream_line(hs, line, len))
 			return; /* the session, and its buffer, are gone */
 		linebuf_consume(&hs->lines, in);
 	}
@@ -254,63 +174,17 @@ httpd_session_find(const char *id, const char *agent, const char *path)
 	return NULL;
 }
 
-/* ---- who may ask: Host, Origin, the bearer token ---- */
-
-/* A loopback name or address, with or without a port. */
-static bool
-httpd_is_loopback_host(const char *host)
-{
-	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]",
-		NULL };
-	size_t len;
-
-	if (host == NULL)
-		return false;
-	for (size_t i = 0; names[i] != NULL; i++) {
-		len = strlen(names[i]);
-		if (strncmp(host, names[i], len) == 0 &&
-		    (host[len] == '\0' || host[len] == ':'))
-			return true;
-	}
-	return false;
-}
-
-/* Absent, or http(s) to a loopback host: DNS rebinding stops here. */
-static bool
-httpd_is_origin_ok(const char *origin)
-{
-	if (origin == NULL)
-		return true;
-	if (strncmp(origin, "http://", 7) == 0)
-		return httpd_is_loopback_host(origin + 7);
-	if (strncmp(origin, "https://", 8) == 0)
-		return httpd_is_loopback_host(origin + 8);
-	return false;
-}
-
 /* The agent of the request's token, or NULL after refusing it. */
 static const char *
 httpd_agent(struct evhttp_request *req)
 {
-	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
-	const char *auth = evhttp_find_header(h, "Authorization"), *agent;
+	const char *agent, *why;
+	int status;
 
-	if (!httpd_is_loopback_host(evhttp_find_header(h, "Host"))) {
-		httpd_refuse(req, 403, "Forbidden",
-		    "the Host header must name a loopback address");
-		return NULL;
-	}
-	if (!httpd_is_origin_ok(evhttp_find_header(h, "Origin"))) {
-		httpd_refuse(req, 403, "Forbidden",
-		    "requests from a web page of another origin are refused");
-		return NULL;
-	}
-	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0 ||
-	    (agent = tokens_agent_of(auth + 7)) == NULL) {
-		httpd_refuse(req, 401, "Unauthorized",
-		    "a bearer token of mcpd is needed: mcpctl token");
-		return NULL;
-	}
+	agent = httpd_access_agent(evhttp_request_get_input_headers(req),
+	    &status, &why);
+	if (agent == NULL)
+		httpd_refuse(req, status, NULL, why);
 	return agent;
 }
 
@@ -329,42 +203,21 @@ httpd_scope(const char *path, json_t **ret)
 
 /* ---- the verbs ---- */
 
-static bool
-httpd_is_modern(struct evhttp_request *req, const json_t *msg)
-{
-	const char *v =
-	    evhttp_find_header(evhttp_request_get_input_headers(req),
-		"MCP-Protocol-Version");
-	const char *m = json_string_value(json_object_get(
-	    json_object_get(json_object_get(msg, "params"), "_meta"),
-	    "io.modelcontextprotocol/protocolVersion"));
-
-	return (v != NULL && strcmp(v, HTTPD_MODERN) == 0) ||
-	    (m != NULL && strcmp(m, HTTPD_MODERN) == 0);
-}
-
 /* A message for the session: a request waits for its answer. */
 static void
 httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg)
 {
-	const char *method = json_string_value(json_object_get(msg, "method"));
-	json_t *id = json_object_get(msg, "id");
 	/* One line: a body may be pretty-printed, the socket is NDJSON. */
 	char *line = xnonnull(json_dumps(msg, JSON_COMPACT));
-	struct httpd_pending *p;
 
 	bufferevent_write(hs->bev, line, strlen(line));
 	bufferevent_write(hs->bev, "\n", 1);
 	free(line);
-	if (id == NULL || method == NULL) {
+	if (json_object_get(msg, "id") == NULL ||
+	    json_object_get(msg, "method") == NULL)
 		httpd_reply(req, 202, "Accepted", NULL);
-		return;
-	}
-	p = xcalloc(1, sizeof *p);
-	p->id = json_incref(id);
-	p->req = req;
-	p->is_initialize = strcmp(method, "initialize") == 0;
-	TAILQ_INSERT_TAIL(&hs->pending, p, entry);
+	else
+		httpd_stream_new(hs, req, msg);
 }
 
 static void
@@ -372,14 +225,16 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
     const json_t *scope)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
 	size_t len = evbuffer_get_length(in);
 	const char *body = (const char *)evbuffer_pullup(in, -1);
-	const char *sid =
-	    evhttp_find_header(evhttp_request_get_input_headers(req),
-		"Mcp-Session-Id");
+	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
 	json_t *msg = len > 0 ? jsonrpc_parse(body, len, NULL) : NULL;
 	const char *method = json_string_value(json_object_get(msg, "method"));
+	bool is_modern = json_is_object(msg) && sid == NULL &&
+	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"), msg);
 	struct httpd_session *hs = NULL;
+	json_t *refusal = NULL;
 	char *cause = NULL;
 
 	if (!json_is_object(msg))
@@ -389,26 +244,27 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
 	    (hs = httpd_session_find(sid, agent, path)) == NULL)
 		httpd_refuse(req, 404, "Not Found",
 		    "no such session: initialize again");
-	else if (hs == NULL &&
-	    (method == NULL ||
-		(strcmp(method, "initialize") != 0 &&
-		    !httpd_is_modern(req, msg))))
+	else if (is_modern && (refusal = httpd_modern_refusal(h, msg)) != NULL)
+		httpd_reply_msg(req, httpd_modern_status(refusal), refusal);
+	else if (hs == NULL && !is_modern &&
+	    (method == NULL || strcmp(method, "initialize") != 0))
 		httpd_refuse(req, 400, "Bad Request",
 		    "no Mcp-Session-Id: initialize first");
 	else if (hs == NULL &&
-	    (hs = httpd_session_new(agent, path, scope,
-		 strcmp(method, "initialize") != 0, &cause)) == NULL)
+	    (hs = httpd_session_new(agent, path, scope, is_modern, &cause)) ==
+		NULL)
 		httpd_refuse(req, 503, "Service Unavailable",
 		    cause != NULL ? cause : "no session");
 	else
 		httpd_forward(hs, req, msg);
 	free(cause);
+	json_decref(refusal);
 	json_decref(msg);
 }
 
 /* The server's stream: notifications of the session come on it. */
 static void
-httpd_stream_closed(struct evhttp_connection *conn, void *arg)
+httpd_get_closed(struct evhttp_connection *conn, void *arg)
 {
 	struct httpd_session *hs = arg;
 	struct evhttp_request *req = hs->stream;
@@ -426,19 +282,18 @@ httpd_stream_closed(struct evhttp_connection *conn, void *arg)
 static void
 httpd_get(struct evhttp_request *req, struct httpd_session *hs)
 {
+	if (httpd_stream_resume(req, hs))
+		return;
 	if (hs->stream != NULL) {
 		httpd_refuse(req, 409, "Conflict",
 		    "this session has a stream already");
 		return;
 	}
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Type", "text/event-stream");
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Cache-Control", "no-cache");
+	httpd_stream_headers(req);
 	evhttp_send_reply_start(req, 200, "OK");
 	hs->stream = req;
 	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
-	    httpd_stream_closed, hs);
+	    httpd_get_closed, hs);
 }
 
 static void
@@ -446,9 +301,8 @@ httpd_handle(struct evhttp_request *req, void *arg)
 {
 	const char *path =
 	    evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
-	const char *sid =
-	    evhttp_find_header(evhttp_request_get_input_headers(req),
-		"Mcp-Session-Id");
+	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
+	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	struct httpd_session *hs;
 	const char *agent;
@@ -464,7 +318,15 @@ httpd_handle(struct evhttp_request *req, void *arg)
 	}
 	if (cmd == EVHTTP_REQ_POST)
 		httpd_post(req, agent, path, scope);
-	else if (sid == NULL ||
+	else if (sid == NULL &&
+	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"),
+		NULL)) {
+		/* 2026-07-28 has no sessions: nothing to GET or DELETE. */
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Allow", "POST");
+		httpd_refuse(req, 405, "Method Not Allowed",
+		    "2026-07-28 is POST only");
+	} else if (sid == NULL ||
 	    (hs = httpd_session_find(sid, agent, path)) == NULL)
 		httpd_refuse(req, sid == NULL ? 400 : 404,
 		    sid == NULL ? "Bad Request" : "Not Found",
@@ -480,48 +342,13 @@ httpd_handle(struct evhttp_request *req, void *arg)
 
 /* ---- the listener ---- */
 
-/* addr "127.0.0.1:PORT" or "[::1]:PORT": a loopback address, split. */
-static int
-httpd_parse_addr(const char *addr, char *host, size_t size, int *ret_port,
-    char **cause)
-{
-	const char *colon = strrchr(addr, ':');
-	struct in6_addr a6;
-	struct in_addr a4;
-	char *end;
-	long port;
-
-	if (colon == NULL || colon == addr || (size_t)(colon - addr) >= size)
-		return errors_cause(cause, -EINVAL,
-		    "give ADDRESS:PORT, as 127.0.0.1:8750");
-	port = strtol(colon + 1, &end, 10);
-	if (*end != '\0' || port < 0 || port > 65535)
-		return errors_cause(cause, -EINVAL, "bad port %s", colon + 1);
-	if (addr[0] == '[' && colon[-1] == ']')
-		snprintf(host, size, "%.*s", (int)(colon - addr - 2), addr + 1);
-	else
-		snprintf(host, size, "%.*s", (int)(colon - addr), addr);
-	if (inet_pton(AF_INET, host, &a4) == 1 &&
-	    (ntohl(a4.s_addr) >> 24) == 127) {
-		*ret_port = (int)port;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6)) {
-		*ret_port = (int)port;
-		return 0;
-	}
-	return errors_cause(cause, -EACCES,
-	    "%s is not a loopback address: the HTTP front listens on 127.0.0.0/8 or ::1 only, so that nothing off this machine reaches it",
-	    host);
-}
-
 int
 httpd_listen(const char *addr, char **cause)
 {
 	char host[64];
 	int port = 0, r;
 
-	if ((r = httpd_parse_addr(addr, host, sizeof host, &port, cause)) < 0)
+	if ((r = httpd_access_addr(addr, host, sizeof host, &port, cause)) < 0)
 		return r;
 	if ((httpd = evhttp_new(mcpd_base)) == NULL)
 		return errors_cause(cause, -ENOMEM, "out of memory");

@@ -185,6 +185,8 @@ bool gateway_caps_take(const json_t *caps, const char *method,
     const json_t *params);
 /* A listed {server, tool: item, name} (may be NULL): routes come from it. */
 void gateway_remember(struct gateway *, const char *key, const json_t *e);
+/* Answers req with result (stolen), with what its era asks of a result. */
+void gateway_answer(struct request *, const char *method, json_t *result);
 
 /* gateway-lists.c: prompts, resources and completions of every server. */
 /* prompts/list, resources/list or resources/templates/list, merged. */
@@ -192,6 +194,27 @@ void gateway_fan_out(struct request *, const char *method);
 /* method (params stolen) to server; its answer to req as it is. */
 void gateway_forward(struct request *, const char *server, const char *method,
     json_t *params);
+/*
+ * Lists what ("prompts", or "resources" and their templates) for req's
+ * session, then calls fn(req, params, arg) (params is stolen): a name or
+ * URI the session was not shown may be known then.
+ */
+void gateway_learn(struct request *, const char *what,
+    void (*fn)(struct request *, json_t *params, void *arg), void *arg,
+    json_t *params);
+
+/* gateway-subs.c: resources/subscribe, one upstream subscription a URI. */
+/* Subscribes c to params.uri of server (routed): forwarded there. */
+void gateway_subs_subscribe(struct client *, struct request *,
+    const char *server, const json_t *params);
+/* Unsubscribes; upstream too when c was the agent's last subscriber. */
+void gateway_subs_unsubscribe(struct client *, struct request *,
+    const json_t *params);
+/* c goes: its subscriptions too. */
+void gateway_subs_drop(struct client *);
+/* An upstream's notifications/resources/updated, to the subscribed. */
+void gateway_subs_updated(const char *agent, const char *server,
+    const json_t *params);
 
 /* cmd.c: the command table and the central check of params shapes. */
 #define CMD_ANY	     (-1)
@@ -881,6 +904,28 @@ int tokens_revoke(const char *agent, bool *ret_revoked, char **cause);
 /* Listens on addr ("127.0.0.1:PORT", "[::1]:PORT"): loopback only. */
 int httpd_listen(const char *addr, char **cause);
 void httpd_close(void);
+/* httpd-access.c: who may use the HTTP front, and where it listens. */
+struct evkeyvalq;
+/*
+ * The agent of a request with headers h: Host and Origin (when sent) must
+ * name loopback, the bearer token an agent's; else NULL, with the HTTP
+ * status (403, 401) and why.
+ */
+const char *httpd_access_agent(struct evkeyvalq *h, int *ret_status,
+    const char **ret_why);
+/* addr "127.0.0.1:PORT" or "[::1]:PORT": a loopback address, split. */
+int httpd_access_addr(const char *addr, char *host, size_t size, int *ret_port,
+    char **cause);
+/* httpd-modern.c: a 2026-07-28 request over HTTP. */
+/* Its MCP-Protocol-Version header or _meta says a version other than 2025's. */
+bool httpd_modern_is(const char *header, const json_t *msg);
+/*
+ * NULL when msg's headers h and _meta are what 2026-07-28 asks; else the
+ * JSON-RPC error to answer with (new), HTTP status httpd_modern_status.
+ */
+json_t *httpd_modern_refusal(struct evkeyvalq *h, const json_t *msg);
+/* The HTTP status of a 2026-07-28 answer: 404 for -32601, 400 for ... */
+int httpd_modern_status(const json_t *answer);
 
 /* lock.c: one daemon per state dir. */
 /*

@@ -355,7 +355,12 @@ server_on_stderr(void *arg, const char *line, size_t len)
 static void
 server_on_notification(void *arg, const char *method, const json_t *params)
 {
-	server_call_notify(arg, method, params);
+	struct server *s = arg;
+
+	if (strcmp(method, "notifications/resources/updated") == 0)
+		gateway_subs_updated(s->agent, s->name, params);
+	else
+		server_call_notify(s, method, params);
 }
 
 static void

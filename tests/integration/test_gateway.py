@@ -195,6 +195,12 @@ def test_modern_era_discover(mcpd):
         assert r["serverInfo"]["name"] == "mcpd", r
         tools = c.result("tools/list", {"_meta": meta})["tools"]
         assert any(t["name"] == "ts__echo" for t in tools)
+        # No listChanged in that era (no subscriptions/listen yet): no
+        # list_changed when a server comes.
+        assert r["capabilities"]["tools"] == {}, r
+        mcpd.load_testserver("more")
+        with pytest.raises(TimeoutError):
+            c.read_message(1.0)
 
 
 def test_mcpd_methods_keep_working_on_an_mcp_connection(mcpd):
@@ -204,7 +210,7 @@ def test_mcpd_methods_keep_working_on_an_mcp_connection(mcpd):
             ["ts"]
         assert c.result("ping") == {}
         e = c.error("resources/subscribe", {"uri": "x://y"})
-        assert e["code"] == -32601, e
+        assert e["code"] == INVALID_PARAMS and e["data"] == {"uri": "x://y"}, e
 
 
 def test_bridge_scope_to_one_server(mcpd, sdk):
@@ -251,3 +257,68 @@ def test_prompts_resources_and_completion_of_every_server(mcpd, sdk):
               '"ev__completable-prompt"},"argument":{"name":"department",'
               '"value":"E"}}')
     assert "Engineering" in r["completion"]["values"], r
+
+
+def test_names_and_uris_a_session_was_not_shown_yet(mcpd):
+    """A client may get a prompt, read a resource or complete an argument
+    without listing first: the gateway lists for it, then routes; what no
+    server has stays -32602 (a resource's with its URI in data, SEP-2164)."""
+    mcpd.load_testserver("conf", "--conformance")
+    mcpd.load_testserver("ts")
+    with raw_session(mcpd) as c:
+        r = c.result("prompts/get", {"name": "conf__test_simple_prompt"})
+        assert r["messages"][0]["content"]["text"] == \
+            "This is a simple prompt for testing.", r
+        r = c.result("resources/read", {"uri": "test://template/7/data"})
+        assert json.loads(r["contents"][0]["text"])["id"] == "7", r
+        r = c.result("completion/complete", {
+            "ref": {"type": "ref/prompt",
+                    "name": "conf__test_prompt_with_arguments"},
+            "argument": {"name": "arg1", "value": "par"}})
+        assert r["completion"]["values"] == ["paris", "park", "party"], r
+        e = c.error("resources/read", {"uri": "test://nowhere"})
+        assert e["code"] == INVALID_PARAMS, e
+        assert e["data"] == {"uri": "test://nowhere"}, e
+        e = c.error("prompts/get", {"name": "conf__nope"})
+        assert e["code"] == INVALID_PARAMS, e
+
+
+def test_resource_subscriptions(mcpd, tmp_path):
+    """resources/subscribe goes to the server of the URI; its updates reach
+    the sessions subscribed to it, and the server is told to unsubscribe
+    when the agent's last subscriber unsubscribes or goes."""
+    log = tmp_path / "conf.log"
+    mcpd.load_testserver("conf", "--conformance", "--log-file", log)
+    uri = "test://watched-resource"
+
+    def upstream(verb):
+        return log.read_text().count(f"resources/{verb} {uri}") \
+            if log.exists() else 0
+    with mcpd.client() as c:
+        r = c.result("initialize", {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "x", "version": "1"}})
+        assert r["capabilities"]["resources"] == {
+            "listChanged": True, "subscribe": True}, r
+    a, b = raw_session(mcpd), raw_session(mcpd)
+    try:
+        assert a.result("resources/subscribe", {"uri": uri}) == {}
+        assert b.result("resources/subscribe", {"uri": uri}) == {}
+        assert upstream("subscribe") == 2
+        a.result("tools/call", {"name": "conf__test_update_resource",
+                                "arguments": {}})
+        for c in (a, b):
+            while not any(m.get("method") == "notifications/resources/updated"
+                          and m["params"] == {"uri": uri} for m in c.other):
+                c.other.append(c.read_message(10))
+        # a leaves: b is still subscribed, the server is not told.
+        assert a.result("resources/unsubscribe", {"uri": uri}) == {}
+        time.sleep(0.3)
+        assert upstream("unsubscribe") == 0
+        # b goes away subscribed: now it is.
+        b.close()
+        poll(lambda: upstream("unsubscribe") == 1, timeout=10,
+             what="resources/unsubscribe upstream")
+    finally:
+        a.close()
+        b.close()

@@ -5,6 +5,7 @@ sessions of its own; the official SDK client's HTTP transport, and raw
 requests for what must be refused."""
 
 import json
+import re
 import socket
 import subprocess
 import urllib.error
@@ -187,18 +188,209 @@ def test_sessions_paths_and_limits(front):
                 front.token)[0] == 404
 
 
+MODERN = "2026-07-28"
+
+
+def modern(method, params=None, id_=7, meta=None, headers=None):
+    """A 2026-07-28 request and its headers (override with headers)."""
+    m = {"io.modelcontextprotocol/protocolVersion": MODERN,
+         "io.modelcontextprotocol/clientCapabilities": {}}
+    m.update(meta or {})
+    body = {"jsonrpc": "2.0", "id": id_, "method": method,
+            "params": dict(params or {}, _meta=m)}
+    h = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    name = (params or {}).get("name") or (params or {}).get("uri")
+    if name is not None:
+        h["Mcp-Name"] = name
+    h.update(headers or {})
+    return body, {k: v for k, v in h.items() if v is not None}
+
+
 def test_modern_requests_need_no_session(front):
     front.load_testserver("ts")
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-    st, h, body = post(front.url, {"jsonrpc": "2.0", "id": 7,
-                                   "method": "tools/list",
-                                   "params": {"_meta": meta}},
-                       front.token, headers={
-                           "MCP-Protocol-Version": "2026-07-28"})
-    assert st == 200, body
-    assert "Mcp-Session-Id" not in h
-    tools = json.loads(body)["result"]["tools"]
-    assert any(t["name"] == "ts__echo" for t in tools)
+    body, h = modern("tools/list")
+    st, hd, text = post(front.url, body, front.token, headers=h)
+    assert st == 200, text
+    assert "Mcp-Session-Id" not in hd
+    r = json.loads(text)["result"]
+    assert any(t["name"] == "ts__echo" for t in r["tools"])
+    # What 2026-07-28 asks of a result: its type, a list's cache hints.
+    assert (r["resultType"], r["ttlMs"], r["cacheScope"]) == (
+        "complete", 0, "private"), r
+    body, h = modern("server/discover")
+    r = json.loads(post(front.url, body, front.token, headers=h)[2])["result"]
+    assert r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "mcpd"
+    # No subscriptions/listen yet: no listChanged to promise.
+    assert r["capabilities"]["tools"] == {}, r
+    # Each refusal is HTTP 400 (404 for a method it lacks), with the id.
+    for b, hh, status, code in [
+            (dict(body, params={}), h, 400, -32602),
+            (body, dict(h, **{"MCP-Protocol-Version": "2025-11-25"}), 400,
+             -32020),
+            (modern("tools/list")[0], h, 400, -32020),   # Mcp-Method
+            (*modern("tools/call", {"name": "ts__echo"},
+                     headers={"Mcp-Name": "other"}), 400, -32020),
+            (*modern("ping"), 404, -32601),
+            (*modern("initialize"), 404, -32601),
+            (*modern("resources/subscribe", {"uri": "x://y"}), 404, -32601)]:
+        st, _, text = post(front.url, b, front.token, headers=hh)
+        e = json.loads(text)
+        assert (st, e["error"]["code"], e["id"]) == (status, code, 7), text
+    b = modern("tools/list", meta={
+        "io.modelcontextprotocol/protocolVersion": "v9"})[0]
+    st, _, text = post(front.url, b, front.token, headers={
+        "MCP-Protocol-Version": "v9", "Mcp-Method": "tools/list"})
+    e = json.loads(text)["error"]
+    assert st == 400 and e["code"] == -32022, text
+    assert e["data"] == {"supported": [MODERN], "requested": "v9"}, e
+    # Nothing to GET or DELETE without sessions.
+    req = urllib.request.Request(front.url, method="GET", headers={
+        "Authorization": "Bearer " + front.token,
+        "MCP-Protocol-Version": MODERN})
+    with pytest.raises(urllib.error.HTTPError) as ei:
+        urllib.request.urlopen(req, timeout=10)
+    assert ei.value.code == 405 and ei.value.headers["Allow"] == "POST"
+
+
+def sse(text):
+    """The events of an event stream: [{"id", "retry", "data"}]."""
+    events = []
+    for block in text.split("\n\n"):
+        ev = {}
+        for line in block.split("\n"):
+            k, _, v = line.partition(":")
+            if k in ("id", "retry", "data", "event"):
+                ev[k] = v[1:] if v.startswith(" ") else v
+        if ev:
+            events.append(ev)
+    return events
+
+
+def messages(events):
+    return [json.loads(e["data"]) for e in events if e.get("data")]
+
+
+def test_a_call_is_answered_as_a_stream(front):
+    """A tools/call whose client accepts an event stream gets one: a
+    priming event (an id to resume from, retry), its progress and log
+    messages, then its answer, and the stream ends."""
+    front.load_testserver("ts")
+    sid = session(front, front.url + "/ts")
+    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "report", "arguments": {"steps": 2, "ms": 50},
+        "_meta": {"progressToken": "tok"}}}
+    st, h, text = post(front.url + "/ts", call, front.token, sid)
+    assert st == 200 and h["Content-Type"] == "text/event-stream", text
+    events = sse(text)
+    assert events[0]["retry"] == "1000" and events[0]["data"] == "", events
+    stream = events[0]["id"].split("-")[0]
+    assert [e["id"] for e in events] == [
+        f"{stream}-{n}" for n in range(len(events))], events
+    msgs = messages(events)
+    assert [m["params"]["progress"] for m in msgs
+            if m.get("method") == "notifications/progress"] == [1, 2], msgs
+    assert all(m["params"]["progressToken"] == "tok" for m in msgs
+               if m.get("method") == "notifications/progress"), msgs
+    assert len([m for m in msgs
+                if m.get("method") == "notifications/message"]) == 2, msgs
+    assert msgs[-1]["id"] == 5 and "reported 2 steps" in \
+        msgs[-1]["result"]["content"][0]["text"], msgs
+    # A client that takes JSON only gets JSON.
+    st, h, text = post(front.url + "/ts", dict(call, id=6), front.token, sid,
+                       headers={"Accept": "application/json"})
+    assert st == 200 and h["Content-Type"] == "application/json", text
+    assert json.loads(text)["id"] == 6
+
+
+def test_a_broken_stream_is_resumed(front):
+    """The client of a call loses its stream: a GET with Last-Event-ID gets
+    what it missed, the answer included."""
+    front.load_testserver("ts")
+    sid = session(front, front.url + "/ts")
+    port = int(front.url.split(":")[2].split("/")[0])
+    body = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                       "params": {"name": "sleep_ms",
+                                  "arguments": {"ms": 800}}}).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall((f"POST /mcp/ts HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                   f"Authorization: Bearer {front.token}\r\n"
+                   f"Mcp-Session-Id: {sid}\r\n"
+                   f"Content-Type: application/json\r\n"
+                   f"Accept: application/json, text/event-stream\r\n"
+                   f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+        got = b""
+        while b"retry:" not in got:
+            got += s.recv(4096)
+    m = re.search(rb"\nid: (\d+-0)\n", got)
+    assert m, got
+    last = m.group(1).decode()
+    req = urllib.request.Request(front.url + "/ts", method="GET", headers={
+        "Authorization": "Bearer " + front.token, "Mcp-Session-Id": sid,
+        "Last-Event-ID": last, "Accept": "text/event-stream"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.headers["Content-Type"] == "text/event-stream"
+        events = sse(r.read().decode())        # it ends after the answer
+    msgs = messages(events)
+    assert msgs[-1]["id"] == 9 and msgs[-1]["result"]["content"][0][
+        "text"] == "slept 800 ms", events
+    assert events[-1]["id"] == last.replace("-0", "-1"), events
+    # That stream is over: its id again opens the session's stream (there
+    # is nothing to resume), and a second one is refused.
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+        assert r.headers["Content-Type"] == "text/event-stream"
+        with pytest.raises(urllib.error.HTTPError) as ei:
+            urllib.request.urlopen(req, timeout=10)
+        assert ei.value.code == 409
+
+
+def test_modern_calls_stream_what_they_ask_for(front):
+    """2026-07-28: a call's progress comes on its own stream; its log
+    messages only at the level its _meta asks for; no stream, no id
+    (nothing to resume), when nothing comes before the answer."""
+    front.load_testserver("ts")
+    args = {"name": "ts__report", "arguments": {"steps": 2, "ms": 50}}
+    body, h = modern("tools/call", dict(args, _meta={}), meta={})
+    body["params"]["_meta"]["progressToken"] = "p"
+    st, hd, text = post(front.url, body, front.token, headers=h)
+    assert st == 200 and hd["Content-Type"] == "text/event-stream", text
+    events = sse(text)
+    assert not any("id" in e for e in events), events
+    msgs = messages(events)
+    assert [m["method"] for m in msgs[:-1]] == ["notifications/progress"] * 2
+    assert msgs[-1]["result"]["content"][0]["text"].startswith("reported")
+    body, h = modern("tools/call", args, meta={
+        "io.modelcontextprotocol/logLevel": "info"})
+    msgs = messages(sse(post(front.url, body, front.token, headers=h)[2]))
+    assert [m.get("method") for m in msgs[:-1]] == [
+        "notifications/message"] * 2, msgs
+    body, h = modern("tools/call", {"name": "ts__echo",
+                                    "arguments": {"message": "m"}})
+    st, hd, text = post(front.url, body, front.token, headers=h)
+    assert hd["Content-Type"] == "application/json", text
+    assert json.loads(text)["result"]["resultType"] == "complete"
+
+
+def test_a_modern_client_that_goes_cancels(front, tmp_path):
+    """2026-07-28: a client that closes its connection before the answer
+    cancels its request (the server gets notifications/cancelled)."""
+    log = tmp_path / "ts.log"
+    front.load_testserver("ts", "--log-file", log)
+    port = int(front.url.split(":")[2].split("/")[0])
+    body, h = modern("tools/call", {"name": "ts__sleep_ms",
+                                    "arguments": {"ms": 5000}})
+    data = json.dumps(body).encode()
+    head = "".join(f"{k}: {v}\r\n" for k, v in h.items())
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall((f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                   f"Authorization: Bearer {front.token}\r\n{head}"
+                   f"Content-Type: application/json\r\n"
+                   f"Accept: application/json, text/event-stream\r\n"
+                   f"Content-Length: {len(data)}\r\n\r\n").encode() + data)
+        poll(lambda: log.exists() and "sleep_ms" in log.read_text(),
+             timeout=10, what="the call to reach the server")
+    poll(lambda: "client cancelled" in log.read_text(), timeout=3,
+         what="notifications/cancelled at the server")
 
 
 def test_listen_http_is_loopback_only(tmp_path):

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testserver.h"
+
 #define TS_LINE_MAX	(16L << 20) /* a stdin line or an HTTP body */
 #define TS_BIG_MAX	(64L << 20)
 #define TS_HEADER_MAX	(64 << 10)
@@ -59,14 +61,6 @@ struct ts_timer {
 	struct ts_conn *conn; /* NULL: stdio */
 };
 
-struct ts_call {
-	json_t *args;
-	json_t *id;
-	struct ts_conn *conn; /* NULL: stdio */
-	json_t *meta;	      /* the request's _meta, or NULL */
-	json_t *params;	      /* the whole request's params */
-};
-
 struct ts_http_req {
 	char *method;
 	char *path;
@@ -100,6 +94,7 @@ static struct {
 	int is_repeat_cursor;
 	int is_port_only_message;
 	int is_modern; /* 2026-07-28 only: server/discover, _meta required */
+	int is_conformance; /* the harness's fixtures (testserver-conformance.c) */
 } opt = { .exit_after = -1, .http_port = -1 };
 
 static struct {
@@ -121,7 +116,7 @@ static struct {
 
 static void ts_http_reply_json(struct ts_conn *, int, json_t *);
 
-static void
+void
 ts_log(const char *fmt, ...)
 {
 	va_list ap;
@@ -220,8 +215,7 @@ ts_stdio_send(json_t *msg)
 	free(line);
 }
 
-/* Sends a message to its peer and drops the reference. */
-static void
+void
 ts_send(struct ts_conn *c, json_t *msg)
 {
 	if (c == NULL)
@@ -231,7 +225,7 @@ ts_send(struct ts_conn *c, json_t *msg)
 }
 
 /* Server-initiated messages only exist on stdio: HTTP has no stream. */
-static void
+void
 ts_notify(json_t *msg)
 {
 	if (opt.http_port < 0) {
@@ -243,14 +237,19 @@ ts_notify(json_t *msg)
 	json_decref(msg);
 }
 
-static json_t *
+/* A 2026-07-28 result says it is complete unless it says otherwise. */
+json_t *
 ts_response(json_t *id, json_t *result)
 {
+	if (opt.is_modern && json_is_object(result) &&
+	    json_object_get(result, "resultType") == NULL)
+		json_object_set_new(result, "resultType",
+		    json_string("complete"));
 	return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
 	    id ? id : json_null(), "result", result);
 }
 
-static json_t *
+json_t *
 ts_error(json_t *id, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -269,7 +268,7 @@ ts_error(json_t *id, int code, const char *fmt, ...)
 	return r;
 }
 
-static json_t *
+json_t *
 ts_result(bool is_error, const char *fmt, ...)
 {
 	va_list ap;
@@ -685,7 +684,7 @@ ts_tools_list(json_t *params, json_t *id)
 }
 
 /* Answers a tools/call; the last allowed answer makes the server exit. */
-static void
+void
 ts_call_answer(struct ts_conn *c, json_t *id, json_t *result)
 {
 	ts_send(c, ts_response(id, result));
@@ -740,6 +739,14 @@ ts_tools_call(json_t *params, json_t *id, struct ts_conn *c)
 }
 
 static json_t *
+ts_capabilities(void)
+{
+	if (opt.is_conformance)
+		return tsc_capabilities();
+	return json_pack("{s:{s:b}}", "tools", "listChanged", 1);
+}
+
+static json_t *
 ts_initialize(json_t *params, json_t *id)
 {
 	static const char *known[] = { "2024-11-05", "2025-03-26", "2025-06-18",
@@ -755,8 +762,8 @@ ts_initialize(json_t *params, json_t *id)
 	ts_log("mcp-testserver: initialize: client wants %s, answering %s",
 	    want ? want : "(none)", v);
 	return ts_response(id,
-	    json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", v,
-		"capabilities", "tools", "listChanged", 1, "serverInfo", "name",
+	    json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion", v,
+		"capabilities", ts_capabilities(), "serverInfo", "name",
 		"mcp-testserver", "version", "1.0.0"));
 }
 
@@ -807,9 +814,12 @@ static void
 ts_client_answer(json_t *msg)
 {
 	json_t *id = json_object_get(msg, "id");
-	char *s = json_dumps(msg, JSON_COMPACT);
-	char *sid = json_dumps(id, JSON_ENCODE_ANY);
+	char *s, *sid;
 
+	if (opt.is_conformance && tsc_client_answer(msg))
+		return;
+	s = json_dumps(msg, JSON_COMPACT);
+	sid = json_dumps(id, JSON_ENCODE_ANY);
 	ts_log("client answered %s: %s",
 	    json_is_string(id) ? json_string_value(id) : sid, s ? s : "?");
 	free(sid);
@@ -827,8 +837,9 @@ ts_is_request(json_t *msg)
 
 /*
  * --modern: every request must carry the 2026-07-28 _meta, and only
- * server/discover, tools/list and tools/call are known. Returns true when
- * it answered the request itself.
+ * server/discover, tools/list and tools/call are known (and, with
+ * --conformance, what the fixtures answer). Returns true when it answered
+ * the request itself.
  */
 static bool
 ts_modern_gate(json_t *id, const char *method, json_t *params,
@@ -854,14 +865,13 @@ ts_modern_gate(json_t *id, const char *method, json_t *params,
 	else if (strcmp(method, "server/discover") == 0)
 		ts_send(c,
 		    ts_response(id,
-			json_pack("{s:[s], s:{s:{s:b}}, "
-				  "s:{s:s, s:s}, s:s}",
+			json_pack("{s:[s], s:o, s:{s:s, s:s}, s:s}",
 			    "supportedVersions", "2026-07-28", "capabilities",
-			    "tools", "listChanged", 1, "serverInfo", "name",
+			    ts_capabilities(), "serverInfo", "name",
 			    "mcp-testserver", "version", "1.0.0", "resultType",
 			    "complete")));
 	else if (strcmp(method, "tools/list") != 0 &&
-	    strcmp(method, "tools/call") != 0)
+	    strcmp(method, "tools/call") != 0 && !opt.is_conformance)
 		ts_send(c,
 		    ts_error(id, -32601, "Method not found: %s", method));
 	else
@@ -896,10 +906,16 @@ ts_dispatch(json_t *msg, struct ts_conn *c)
 		ts_send(c, ts_initialize(params, id));
 	else if (strcmp(method, "ping") == 0)
 		ts_send(c, ts_response(id, json_object()));
+	else if (strcmp(method, "tools/list") == 0 && opt.is_conformance)
+		ts_send(c, ts_response(id, tsc_tools_list()));
+	else if (strcmp(method, "tools/call") == 0 && opt.is_conformance)
+		tsc_tools_call(params, id, c);
 	else if (strcmp(method, "tools/list") == 0)
 		ts_send(c, ts_tools_list(params, id));
 	else if (strcmp(method, "tools/call") == 0)
 		ts_tools_call(params, id, c);
+	else if (opt.is_conformance && tsc_dispatch(method, params, id, c))
+		;
 	else
 		ts_send(c,
 		    ts_error(id, -32601, "Method not found: %s", method));
@@ -1404,6 +1420,12 @@ ts_run(int lfd)
 	}
 }
 
+bool
+ts_is_modern(void)
+{
+	return opt.is_modern;
+}
+
 static void
 ts_on_signal(int sig)
 {
@@ -1429,6 +1451,7 @@ ts_options(int argc, char **argv)
 		{ "http-port-only-message", no_argument,
 		    &opt.is_port_only_message, 1 },
 		{ "modern", no_argument, &opt.is_modern, 1 },
+		{ "conformance", no_argument, &opt.is_conformance, 1 },
 		{ NULL, 0, NULL, 0 }
 	};
 	long *numbers[] = { &opt.start_delay_ms, &opt.exit_after,
@@ -1455,7 +1478,7 @@ ts_options(int argc, char **argv)
 		       "\t[--early-notify] [--ping-client] "
 		       "[--protocol-version V] [--page-size N]\n"
 		       "\t[--repeat-cursor] [--tools N] [--modern] "
-		       "[--log-file PATH]\n"
+		       "[--conformance] [--log-file PATH]\n"
 		       "\t[--http PORT [--http-port-only-message]]");
 		exit(2);
 	}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: ISC */
+/* The HTTP front's insides: httpd.c (sessions, verbs) and httpd-stream.c. */
+#ifndef MCPD_HTTPD_INT_H
+#define MCPD_HTTPD_INT_H
+
+#include <sys/queue.h>
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "linebuf.h"
+
+struct evhttp_request;
+
+#define HTTPD_RETRY_MS	   1000 /* how long a client waits to resume a stream */
+#define HTTPD_KEPT_ANSWERS 16	/* answers kept for clients that may resume */
+
+/*
+ * A request waiting for its answer from the gateway. A tools/call whose
+ * client accepts text/event-stream is answered with a stream of its own:
+ * its progress, log messages and the server's requests come on it before
+ * the answer. In the 2025 era it starts at once with a priming event (an
+ * id and retry), so that a client whose connection breaks can resume it
+ * with GET and Last-Event-ID; in 2026-07-28 it starts with the first
+ * message before the answer (else the answer is JSON with its status).
+ */
+struct httpd_pending {
+	struct httpd_session *hs;
+	json_t *id;
+	json_t *token;		    /* its _meta.progressToken, or NULL */
+	struct evhttp_request *req; /* NULL: its client went, may resume */
+	unsigned stream;	    /* 0: none yet; event ids "<stream>-<n>" */
+	unsigned events;
+	struct evbuffer *missed; /* events while its client was away */
+	struct event *peek; /* 2026-07-28, no stream yet: its client's close */
+	bool is_initialize;
+	bool is_call;	/* tools/call: what it causes goes on its stream */
+	bool wants_sse; /* its client accepts text/event-stream */
+	bool is_done;	/* answered while its client was away */
+	TAILQ_ENTRY(httpd_pending) entry;
+};
+
+/*
+ * One MCP session over HTTP: a control connection of its own (one end of
+ * a socketpair), so that the gateway serves it as any other client.
+ */
+struct httpd_session {
+	char id[33];
+	char *agent;
+	char *path; /* "/mcp" or "/mcp/<server>": a session stays on its path */
+	bool is_stateless; /* 2026-07-28: one request, then it goes */
+	unsigned streams;  /* streams begun: the next one's number */
+	struct bufferevent *bev;
+	struct linebuf lines;
+	TAILQ_HEAD(, httpd_pending) pending;
+	struct evhttp_request *stream; /* the GET stream, or NULL */
+	TAILQ_ENTRY(httpd_session) entry;
+};
+
+/* httpd.c */
+void httpd_reply(struct evhttp_request *, int code, const char *reason,
+    const char *body);
+/* An HTTP refusal with a JSON-RPC error body (id null). */
+void httpd_refuse(struct evhttp_request *, int code, const char *reason,
+    const char *why);
+void httpd_session_free(struct httpd_session *);
+
+/* httpd-stream.c */
+/* The pending answer of req (msg, a request) to the session hs. */
+void httpd_stream_new(struct httpd_session *, struct evhttp_request *,
+    const json_t *msg);
+/* Frees p; its exchange, if any is left, was answered or ends here. */
+void httpd_stream_free(struct httpd_pending *, bool is_answered);
+/* One line of the gateway; true when that freed a one-request session. */
+bool httpd_stream_line(struct httpd_session *, const char *line, size_t len);
+/* A GET with Last-Event-ID of a call whose client went; false: none. */
+bool httpd_stream_resume(struct evhttp_request *, struct httpd_session *);
+void httpd_stream_headers(struct evhttp_request *);
+
+#endif

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The HTTP front's answers: JSON, or an event stream of a call's own (its
+ * progress, log messages and the server's requests before its answer),
+ * resumed with Last-Event-ID in the 2025 era; and what else the gateway
+ * says, routed to the stream it belongs on.
+ */
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "errors.h"
+#include "httpd-int.h"
+#include "log.h"
+#include "mcpd.h"
+
+static void httpd_stream_gone(struct evhttp_connection *, void *);
+
+/* Its exchange's close no longer concerns the request. */
+static void
+httpd_stream_unwatch(struct httpd_pending *p)
+{
+	struct evhttp_connection *conn;
+
+	if (p->req != NULL &&
+	    (conn = evhttp_request_get_connection(p->req)) != NULL)
+		evhttp_connection_set_closecb(conn, NULL, NULL);
+}
+
+static void
+httpd_stream_watch(struct httpd_pending *p)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(p->req);
+
+	if (conn != NULL)
+		evhttp_connection_set_closecb(conn, httpd_stream_gone, p);
+}
+
+static void
+httpd_stream_unpeek(struct httpd_pending *p)
+{
+	if (p->peek != NULL)
+		event_free(p->peek);
+	p->peek = NULL;
+}
+
+/*
+ * libevent reads nothing from a connection while its request waits for
+ * an answer, so it cannot see the client go: mcpd peeks. A 2026-07-28
+ * client that closes its connection cancels its request.
+ */
+static void
+httpd_stream_peeked(evutil_socket_t fd, short events, void *arg)
+{
+	struct httpd_pending *p = arg;
+	ssize_t n;
+	char c;
+
+	(void)events;
+	n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		event_add(p->peek, NULL);
+		return;
+	}
+	httpd_stream_unpeek(p);
+	if (n > 0)
+		return; /* the client sent more: it is there */
+	log_debug(
+	    "HTTP front: a 2026-07-28 client closed its connection before its answer: the request is cancelled");
+	httpd_session_free(p->hs);
+}
+
+static void
+httpd_stream_peek(struct httpd_pending *p)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(p->req);
+	struct bufferevent *bev;
+
+	if (conn == NULL ||
+	    (bev = evhttp_connection_get_bufferevent(conn)) == NULL)
+		return;
+	p->peek = event_new(mcpd_base, bufferevent_getfd(bev), EV_READ,
+	    httpd_stream_peeked, p);
+	if (p->peek == NULL)
+		fatalx("cannot make an event");
+	event_add(p->peek, NULL);
+}
+
+/* Frees p; its exchange, if any is left, was answered or ends here. */
+void
+httpd_stream_free(struct httpd_pending *p, bool is_answered)
+{
+	TAILQ_REMOVE(&p->hs->pending, p, entry);
+	httpd_stream_unpeek(p);
+	httpd_stream_unwatch(p);
+	if (p->req != NULL && p->stream != 0)
+		evhttp_send_reply_end(p->req);
+	else if (p->req != NULL && !is_answered)
+		httpd_refuse(p->req, 503, "Service Unavailable",
+		    "the session ended before its answer");
+	if (p->missed != NULL)
+		evbuffer_free(p->missed);
+	json_decref(p->id);
+	json_decref(p->token);
+	free(p);
+}
+
+/* A notification of the gateway: on the GET stream when there is one. */
+static void
+httpd_stream_notify(struct httpd_session *hs, const char *line, size_t len)
+{
+	struct evbuffer *buf;
+
+	if (hs->stream == NULL || (buf = evbuffer_new()) == NULL)
+		return;
+	evbuffer_add_printf(buf, "event: message\ndata: %.*s\n\n", (int)len,
+	    line);
+	evhttp_send_reply_chunk(hs->stream, buf);
+	evbuffer_free(buf);
+}
+
+void
+httpd_stream_headers(struct evhttp_request *req)
+{
+	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+
+	evhttp_add_header(out, "Content-Type", "text/event-stream");
+	evhttp_add_header(out, "Cache-Control", "no-cache");
+	evhttp_add_header(out, "X-Accel-Buffering", "no");
+}
+
+/* Answers p's POST with an event stream (2025 era: resumable). */
+static void
+httpd_stream_start(struct httpd_pending *p)
+{
+	struct evbuffer *buf;
+
+	p->stream = ++p->hs->streams;
+	httpd_stream_unpeek(p); /* libevent sees a stream's client go */
+	httpd_stream_headers(p->req);
+	evhttp_send_reply_start(p->req, 200, "OK");
+	httpd_stream_watch(p);
+	if (p->hs->is_stateless)
+		return; /* 2026-07-28 streams are not resumed */
+	if ((buf = evbuffer_new()) == NULL)
+		fatal("evbuffer_new");
+	evbuffer_add_printf(buf, "id: %u-0\nretry: %d\ndata: \n\n", p->stream,
+	    HTTPD_RETRY_MS);
+	evhttp_send_reply_chunk(p->req, buf);
+	evbuffer_free(buf);
+}
+
+/* What a session keeps for clients that may resume, in bytes. */
+static size_t
+httpd_stream_kept(const struct httpd_session *hs)
+{
+	const struct httpd_pending *p;
+	size_t n = 0;
+
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (p->missed != NULL)
+			n += evbuffer_get_length(p->missed);
+	return n;
+}
+
+/*
+ * One message on p's stream, or kept for when its client resumes; false
+ * when the session would keep more than --max-client-output (the stream
+ * is given up).
+ */
+static bool
+httpd_stream_send(struct httpd_pending *p, const char *line, size_t len)
+{
+	struct evbuffer *buf = p->req != NULL ? evbuffer_new() : p->missed;
+
+	if (buf == NULL)
+		fatal("evbuffer_new");
+	if (!p->hs->is_stateless)
+		evbuffer_add_printf(buf, "id: %u-%u\n", p->stream, ++p->events);
+	evbuffer_add_printf(buf, "event: message\ndata: %.*s\n\n", (int)len,
+	    line);
+	if (p->req != NULL) {
+		evhttp_send_reply_chunk(p->req, buf);
+		evbuffer_free(buf);
+		return true;
+	}
+	return httpd_stream_kept(p->hs) <= mcpd_opts.max_client_output;
+}
+
+/* A stream whose client went kept too much: it cannot be resumed. */
+static void
+httpd_stream_give_up(struct httpd_pending *p)
+{
+	log_warnx(
+	    "HTTP front: what clients that may resume missed is over --max-client-output (%zu bytes); a call's stream is given up",
+	    mcpd_opts.max_client_output);
+	httpd_stream_free(p, true);
+}
+
+/* The POST's client went: 2026-07-28 cancels; 2025 keeps what follows. */
+static void
+httpd_stream_gone(struct evhttp_connection *conn, void *arg)
+{
+	struct httpd_pending *p = arg;
+	struct evhttp_request *req = p->req;
+
+	(void)conn;
+	p->req = NULL;
+	/* libevent let go of the request; ending it is what frees it. */
+	if (req != NULL && p->stream != 0)
+		evhttp_send_reply_end(req);
+	else if (req != NULL)
+		evhttp_send_reply(req, 503, "Service Unavailable", NULL);
+	if (p->hs->is_stateless) {
+		httpd_session_free(p->hs); /* its calls are cancelled */
+		return;
+	}
+	if ((p->missed = evbuffer_new()) == NULL)
+		fatal("evbuffer_new");
+}
+
+/* Keeps at most HTTPD_KEPT_ANSWERS answers of streams nobody resumed. */
+static void
+httpd_stream_trim(struct httpd_session *hs)
+{
+	struct httpd_pending *p, *oldest = NULL;
+	unsigned n = 0;
+
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (p->is_done && n++ == 0)
+			oldest = p;
+	if (n > HTTPD_KEPT_ANSWERS)
+		httpd_stream_free(oldest, true);
+}
+
+/*
+ * The answer of p (msg, line). True when that ended (and freed) a
+ * one-request session.
+ */
+static bool
+httpd_stream_answer(struct httpd_session *hs, struct httpd_pending *p,
+    json_t *msg, const char *line, size_t len)
+{
+	json_t *result = json_object_get(msg, "result");
+	char *body, *text = NULL;
+
+	/*
+	 * 2026-07-28: a result relayed as its server gave it (a tools/call's,
+	 * from a server of an older era) says its resultType too.
+	 */
+	if (hs->is_stateless && json_is_object(result) &&
+	    json_object_get(result, "resultType") == NULL) {
+		json_object_set_new(result, "resultType",
+		    json_string("complete"));
+		text = xnonnull(json_dumps(msg, JSON_COMPACT));
+		line = text;
+		len = strlen(text);
+	}
+
+	if (p->stream != 0 && p->req == NULL) {
+		if (!httpd_stream_send(p, line, len))
+			httpd_stream_give_up(p);
+		else {
+			p->is_done = true;
+			httpd_stream_trim(hs);
+		}
+		free(text);
+		return false;
+	}
+	if (p->stream != 0)
+		httpd_stream_send(p, line, len);
+	else if (p->req != NULL) {
+		httpd_stream_unwatch(p);
+		if (p->is_initialize && !hs->is_stateless)
+			evhttp_add_header(
+			    evhttp_request_get_output_headers(p->req),
+			    "Mcp-Session-Id", hs->id);
+		body = xstrndup(line, len);
+		httpd_reply(p->req,
+		    hs->is_stateless ? httpd_modern_status(msg) : 200, NULL,
+		    body);
+		free(body);
+		p->req = NULL;
+	}
+	free(text);
+	httpd_stream_free(p, true);
+	if (!hs->is_stateless || !TAILQ_EMPTY(&hs->pending))
+		return false;
+	httpd_session_free(hs);
+	return true;
+}
+
+/* The pending call what the gateway says (a progress token's, else the
+ * oldest call's with a stream) belongs on, or NULL. */
+static struct httpd_pending *
+httpd_stream_call_of(struct httpd_session *hs, const json_t *token)
+{
+	struct httpd_pending *p;
+
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (!p->is_done && p->wants_sse &&
+		    (token != NULL ? json_equal(p->token, token) : p->is_call))
+			return p;
+	return NULL;
+}
+
+/*
+ * A message of the gateway that is no answer: progress to its call's
+ * stream, a log message or a server's request to a call's stream, else to
+ * the GET stream. A request nobody can get is refused to the gateway.
+ */
+static void
+httpd_stream_route(struct httpd_session *hs, const json_t *msg,
+    const char *line, size_t len)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	const json_t *id = json_object_get(msg, "id");
+	struct httpd_pending *p = NULL;
+	json_t *refusal;
+	char *text;
+
+	if (strcmp(method, "notifications/progress") == 0)
+		p = httpd_stream_call_of(hs,
+		    json_object_get(json_object_get(msg, "params"),
+			"progressToken"));
+	else if (id != NULL || strcmp(method, "notifications/message") == 0)
+		p = httpd_stream_call_of(hs, NULL);
+	if (p != NULL && id != NULL && hs->is_stateless)
+		p = NULL; /* 2026-07-28: no requests on a stream */
+	if (p != NULL && p->stream == 0 && p->req != NULL)
+		httpd_stream_start(p);
+	if (p != NULL && p->stream != 0) {
+		if (!httpd_stream_send(p, line, len))
+			httpd_stream_give_up(p);
+		return;
+	}
+	if (hs->stream != NULL) {
+		httpd_stream_notify(hs, line, len);
+		return;
+	}
+	if (id == NULL)
+		return; /* nobody listens: a notification is dropped */
+	refusal = jsonrpc_error((json_t *)(uintptr_t)id, JSONRPC_INTERNAL_ERROR,
+	    "the HTTP client has no stream open for requests: call with Accept: text/event-stream, or open the GET stream",
+	    NULL);
+	text = xnonnull(json_dumps(refusal, JSON_COMPACT));
+	bufferevent_write(hs->bev, text, strlen(text));
+	bufferevent_write(hs->bev, "\n", 1);
+	free(text);
+	json_decref(refusal);
+}
+
+/*
+ * One line from the gateway: the answer of a pending request, or another
+ * message. True when that ended (and freed) a one-request session.
+ */
+bool
+httpd_stream_line(struct httpd_session *hs, const char *line, size_t len)
+{
+	json_t *msg = jsonrpc_parse(line, len, NULL), *id;
+	struct httpd_pending *p;
+	bool is_gone = false;
+
+	if (msg == NULL)
+		return false;
+	id = json_object_get(msg, "id");
+	if (json_is_string(json_object_get(msg, "method")))
+		httpd_stream_route(hs, msg, line, len);
+	else if (id != NULL) {
+		TAILQ_FOREACH(p, &hs->pending, entry)
+			if (!p->is_done && json_equal(p->id, id))
+				break;
+		if (p != NULL)
+			is_gone = httpd_stream_answer(hs, p, msg, line, len);
+	}
+	json_decref(msg);
+	return is_gone;
+}
+
+static bool
+httpd_stream_accepts(struct evhttp_request *req)
+{
+	const char *accept =
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Accept");
+
+	return accept != NULL && strstr(accept, "text/event-stream") != NULL;
+}
+
+/* The pending answer of req (msg, a request) to the session hs. */
+void
+httpd_stream_new(struct httpd_session *hs, struct evhttp_request *req,
+    const json_t *msg)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	struct httpd_pending *p = xcalloc(1, sizeof *p);
+
+	p->hs = hs;
+	p->id = json_incref(json_object_get(msg, "id"));
+	p->token =
+	    json_incref(json_object_get(json_object_get(json_object_get(msg,
+							    "params"),
+					    "_meta"),
+		"progressToken"));
+	p->req = req;
+	p->is_initialize = strcmp(method, "initialize") == 0;
+	p->is_call = strcmp(method, "tools/call") == 0;
+	p->wants_sse = p->is_call && httpd_stream_accepts(req);
+	TAILQ_INSERT_TAIL(&hs->pending, p, entry);
+	if (p->wants_sse && !hs->is_stateless)
+		httpd_stream_start(p);
+	else if (hs->is_stateless)
+		httpd_stream_peek(p); /* its client going cancels it */
+}
+
+/*
+ * A GET with Last-Event-ID "<stream>-<n>" of a call whose client went:
+ * what it missed, then the rest of it. False when there is no such call
+ * waiting (the GET is then the session's stream).
+ */
+bool
+httpd_stream_resume(struct evhttp_request *req, struct httpd_session *hs)
+{
+	const char *last =
+	    evhttp_find_header(evhttp_request_get_input_headers(req),
+		"Last-Event-ID");
+	struct httpd_pending *p;
+	unsigned stream;
+
+	if (last == NULL || sscanf(last, "%u-", &stream) != 1)
+		return false;
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (p->stream == stream && p->req == NULL)
+			break;
+	if (p == NULL)
+		return false;
+	p->req = req;
+	httpd_stream_headers(req);
+	evhttp_send_reply_start(req, 200, "OK");
+	httpd_stream_watch(p);
+	evhttp_send_reply_chunk(req, p->missed);
+	evbuffer_free(p->missed);
+	p->missed = NULL;
+	if (p->is_done)
+		httpd_stream_free(p, true);
+	return true;
+}
