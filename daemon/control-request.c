@@ -181,6 +181,15 @@ control_reply(struct request *r, json_t *result)
 }
 
 void
+control_reply_error(struct request *r, const json_t *error)
+{
+	control_finish(r,
+	    json_pack("{s:s, s:O, s:O}", "jsonrpc", "2.0", "id", r->id, "error",
+		error),
+	    NULL, 0);
+}
+
+void
 control_reply_raw(struct request *r, const char *result, size_t len)
 {
 	control_finish(r, NULL, result, len);

@@ -216,9 +216,7 @@ gateway_forwarded(void *arg, const struct session_reply *r)
 	if (r->result != NULL)
 		gateway_answer(req, method, json_incref(r->result));
 	else if (r->error != NULL)
-		control_fail(req, ERRORS_UPSTREAM,
-		    json_pack("{s:O}", "upstream", r->error), "%s",
-		    r->message != NULL ? r->message : "the server failed");
+		control_reply_error(req, r->error); /* the server's, as it is */
 	else
 		control_fail(req, r->kind, NULL, "%s", r->message);
 }

@@ -92,6 +92,8 @@ void control_on_gone(struct request *, void (*fn)(void *), void *arg);
 /* Answers and frees the request; result is stolen. */
 void control_reply(struct request *, json_t *result);
 /* Answers with a result given as checked raw JSON text, unchanged. */
+/* A server's JSON-RPC error object (borrowed), passed on as it is. */
+void control_reply_error(struct request *, const json_t *error);
 void control_reply_raw(struct request *, const char *result, size_t len);
 /* Fails the request with an application error kind; data is stolen. */
 void control_fail(struct request *, enum errors_kind, json_t *data,

@@ -174,10 +174,19 @@ server_on_pending_call_raw(void *arg, const char *result, size_t len)
 	server_on_call_raw(server_pending_call_end(arg), result, len);
 }
 
+/* An MCP caller gets the server's own error as it is (mcpd's for a stale
+ * catalog); an mcpd/call caller gets it as mcpd's upstream error. */
 static void
 server_on_pending_call_reply(void *arg, const struct session_reply *r)
 {
-	server_on_call_reply(server_pending_call_end(arg), r);
+	struct server_pending_call *pc = arg;
+	bool is_mcp = pc->is_mcp;
+	struct request *req = server_pending_call_end(pc);
+
+	if (is_mcp && r->error != NULL && r->kind != ERRORS_STALE_HANDLE)
+		control_reply_error(req, r->error);
+	else
+		server_on_call_reply(req, r);
 }
 
 /*

@@ -322,3 +322,18 @@ def test_resource_subscriptions(mcpd, tmp_path):
     finally:
         a.close()
         b.close()
+
+
+def test_a_servers_error_reaches_the_client_as_it_is(mcpd):
+    """The server's own JSON-RPC error (here server-everything's -32602 for
+    a prompt without its required argument) reaches an MCP client
+    unchanged; mcpd/call would wrap it as its upstream error."""
+    mcpd.load(everything_cmd(), name="ev", timeout=120)
+    c = raw_session(mcpd)
+    c.result("prompts/list")
+    e = c.error("prompts/get", {"name": "ev__args-prompt", "arguments": {}})
+    assert e["code"] == INVALID_PARAMS, e
+    assert "kind" not in e.get("data", {}), e  # not mcpd's wrapping
+    assert e["message"].startswith(
+        "MCP error -32602: Invalid arguments for prompt args-prompt"), e
+    c.close()
