@@ -197,6 +197,13 @@ registry_error_text(const struct registry_reply *r)
 	return cut;
 }
 
+/* The job asks for one exact version (not "latest"). */
+static bool
+registry_is_exact(const struct registry_job *job)
+{
+	return job->op == REGISTRY_INFO && strcmp(job->version, "latest") != 0;
+}
+
 /* Fails the job's request for a status other than 200; true if it did. */
 static bool
 registry_status_failed(struct registry_job *job, const struct registry_reply *r)
@@ -218,8 +225,8 @@ registry_status_failed(struct registry_job *job, const struct registry_reply *r)
 		    json_pack("{s:s, s:i, s:s}", "what", "registry-record",
 			"status", r->status, "registry_error", text),
 		    "the registry has no %s%s%s: HTTP 404: %s", job->name,
-		    job->op == REGISTRY_INFO ? " version " : "",
-		    job->op == REGISTRY_INFO ? job->version : "", text);
+		    registry_is_exact(job) ? " version " : "",
+		    registry_is_exact(job) ? job->version : "", text);
 	else
 		control_fail(job->req, ERRORS_UPSTREAM,
 		    json_pack("{s:i, s:s}", "status", r->status,
