@@ -23,7 +23,7 @@ from urllib.parse import quote
 import pytest
 
 from conftest import (DENIED, INVALID_PARAMS, NOT_FOUND, REPO, UNAVAILABLE,
-                      UPSTREAM, rpc_error_of)
+                      UPSTREAM, poll, rpc_error_of)
 from test_remote import Pki
 
 CONTRACT = REPO / "data" / "registry" / "openapi.json"
@@ -869,3 +869,43 @@ def test_help_and_completion(reg_mcpd):
                     env)[0] == ["io.github.modelcontextprotocol/server-memory"]
     assert complete([m, "catalog", "--"], env)[0] == \
         ["--cursor", "--help", "--limit", "--source"]
+
+
+# --------------------------------------------------------------------------
+# 8. A request whose client goes, or is cancelled, or meets a shutdown
+
+def test_a_client_that_goes_or_cancels_leaves_nothing_waiting(
+        reg_mcpd, registry):
+    registry.hang(list_path())
+    with reg_mcpd.client() as c:
+        c.request("mcpd/registry-catalog", {})
+        poll(lambda: registry.requests == [list_path()], what="the GET")
+    with reg_mcpd.client() as c:
+        id_ = c.request("mcpd/registry-catalog", {})
+        poll(lambda: len(registry.requests) == 2, what="the second GET")
+        c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id_}})
+        # A cancelled request gets no answer; the next one does.
+        registry.json(list_path("x"), page([CLOCK]))
+        r = c.result("mcpd/registry-search", {"search": "x"})
+        assert r["servers"] == [CLOCK]
+        assert c.kept == {}
+    assert reg_mcpd.proc.poll() is None
+
+
+def test_shutdown_with_a_request_in_flight(reg_mcpd, registry):
+    registry.hang(list_path())
+    c = reg_mcpd.client()
+    id_ = c.request("mcpd/registry-catalog", {})
+    poll(lambda: registry.requests == [list_path()], what="the GET")
+    with reg_mcpd.client() as s:
+        assert s.result("mcpd/shutdown", timeout=20) == {}
+    # The request in flight is answered (as failed) or dropped with its
+    # connection; mcpd exits either way, and at once.
+    try:
+        resp = c.response(id_, timeout=10)
+        assert resp["error"]["code"] == UNAVAILABLE, resp
+    except ConnectionError:
+        pass
+    c.close()
+    assert reg_mcpd.proc.wait(timeout=10) == 0
