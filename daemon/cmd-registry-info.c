@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpd/registry-info: the record of one version of one server. */
+#include <string.h>
+
 #include "mcpd.h"
 
 static void
@@ -16,6 +18,16 @@ cmd_registry_info_exec(struct request *req, json_t *params)
 		    json_pack("{s:s}", "field",
 			q.name[0] == '\0' ? "name" : "version"),
 		    "%s is empty", q.name[0] == '\0' ? "name" : "version");
+		return;
+	}
+	/* The contract's bounds: nothing longer can be a record's. */
+	if (strlen(q.name) > 200 || strlen(q.version) > 255) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field",
+			strlen(q.name) > 200 ? "name" : "version"),
+		    "%s is longer than the registry allows (%d characters)",
+		    strlen(q.name) > 200 ? "name" : "version",
+		    strlen(q.name) > 200 ? 200 : 255);
 		return;
 	}
 	if (!registry_source_parse(req, params, true, &q.source))

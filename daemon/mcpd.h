@@ -483,9 +483,9 @@ void registry_fetch_cancel(struct registry_fetch *);
 /* registry-contract.c: the registry's contract and record validation. */
 /*
  * The file a data option names (given), else the installed one
- * (MCPD_DATADIR/name), else the source tree's (data/name beside the build
- * directory mcpd runs from): a new string, the installed path when none
- * exists.
+ * (MCPD_DATADIR/name), else one beside the program (../share/mcpd/name:
+ * installed under another prefix; ../data/name: the source tree of the
+ * build directory): a new string, the installed path when none exists.
  */
 char *registry_data_path(const char *given, const char *name);
 /* What was wrong with one record, within the --registry-problem bounds. */

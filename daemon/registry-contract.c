@@ -27,24 +27,25 @@ static char *registry_schema_path;
 char *
 registry_data_path(const char *given, const char *name)
 {
-	char exe[PATH_MAX], *path;
+	/* Beside the program: installed elsewhere, or in its source tree. */
+	static const char *const near[] = { "../share/mcpd", "../data" };
+	char exe[PATH_MAX], found[PATH_MAX], *path, *alt, *dir;
 	ssize_t n;
 
 	if (given != NULL)
 		return xstrdup(given);
 	xasprintf(&path, "%s/%s", MCPD_DATADIR, name);
-	if (access(path, F_OK) == 0)
+	if (access(path, F_OK) == 0 ||
+	    (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
 		return path;
-	/* Not installed: mcpd runs from build/ in its source tree. */
-	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
-		char *alt;
-
-		exe[n] = '\0';
-		xasprintf(&alt, "%s/../data/%s", dirname(exe), name);
-		if (realpath(alt, exe) != NULL) {
+	exe[n] = '\0';
+	dir = dirname(exe);
+	for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+		xasprintf(&alt, "%s/%s/%s", dir, near[i], name);
+		if (realpath(alt, found) != NULL) {
 			free(alt);
 			free(path);
-			return xstrdup(exe);
+			return xstrdup(found);
 		}
 		free(alt);
 	}

@@ -14,16 +14,20 @@ with ANSI escapes and newlines. Every test says exactly what mcpd answers,
 what mcpctl prints, and which requests reached the registry."""
 
 import json
+import shutil
 import ssl
+import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-from conftest import (DENIED, INVALID_PARAMS, NOT_FOUND, REPO, UNAVAILABLE,
-                      UPSTREAM, poll, rpc_error_of)
+from conftest import (DENIED, INVALID_PARAMS, MCPCTL, MCPD, NOT_FOUND, REPO,
+                      UNAVAILABLE, UPSTREAM, child_env, poll, rpc_error_of,
+                      run_ctl)
 from test_remote import Pki
 
 CONTRACT = REPO / "data" / "registry" / "openapi.json"
@@ -534,9 +538,7 @@ def test_tls_is_verified(mcpd_factory, registry):
     assert registry.requests == []
 
 
-def test_plain_http_registry_needs_the_opt_in_at_start(mcpd_factory, tmp_path):
-    import subprocess
-    from conftest import MCPD, child_env
+def test_plain_http_registry_needs_the_opt_in_at_start(tmp_path):
     p = subprocess.run([str(MCPD), "-d", "-s", str(tmp_path / "s"), "-S",
                         str(tmp_path / "st"), "--registry",
                         "http://127.0.0.1:1"], capture_output=True,
@@ -853,7 +855,6 @@ def test_a_local_catalog_record_is_validated_too(mcpd_factory, registry, pki,
 
 def test_help_and_completion(reg_mcpd):
     from test_callflags import complete
-    from conftest import MCPCTL
     h = reg_mcpd.ctl("--help", is_json=False)
     for cmd in ("search QUERY", "catalog [--limit N]", "info NAME",
                 "versions NAME"):
@@ -909,3 +910,63 @@ def test_shutdown_with_a_request_in_flight(reg_mcpd, registry):
         pass
     c.close()
     assert reg_mcpd.proc.wait(timeout=10) == 0
+
+
+# --------------------------------------------------------------------------
+# 9. Where the data is found without options
+
+INSTALLED = Path("/usr/local/share/mcpd")
+
+
+def test_data_is_found_beside_the_build_and_an_install(mcpd_factory,
+                                                       tmp_path):
+    # From build/: the source tree's data/ (unless installed by default).
+    d = mcpd_factory()
+    r = d.ctl("catalog", "--source", "local")
+    assert r.rc == 0, r
+    expect = INSTALLED / "catalog.json"
+    assert r.json["catalog"] == str(expect if expect.exists() else CATALOG)
+    assert r.json["count"] == 4 and r.json["rejected_records"] == []
+    # Installed under another prefix than the one compiled in.
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "share" / "mcpd" / "registry").mkdir(parents=True)
+    shutil.copy(MCPD, prefix / "bin" / "mcpd")
+    shutil.copy(CATALOG, prefix / "share" / "mcpd" / "catalog.json")
+    shutil.copy(CONTRACT, prefix / "share" / "mcpd" / "registry")
+    sock = tmp_path / "s.sock"
+    p = subprocess.Popen([str(prefix / "bin" / "mcpd"), "-d", "-s",
+                          str(sock), "-S", str(tmp_path / "state")],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, env=child_env(),
+                         start_new_session=True)
+    try:
+        poll(lambda: sock.exists(), what="the copy of mcpd to listen")
+        r = run_ctl(sock, "catalog", "--source", "local", env=child_env())
+        assert r.rc == 0, r
+        expect = INSTALLED / "catalog.json"
+        assert r.json["catalog"] == str(
+            expect if expect.exists() else
+            prefix / "share" / "mcpd" / "catalog.json")
+        assert run_ctl(sock, "shutdown", env=child_env()).rc == 0
+        assert p.wait(timeout=15) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def test_names_and_versions_longer_than_the_contract_are_refused(
+        reg_mcpd, registry):
+    e = rpc_error_of(reg_mcpd.rpc.result, "mcpd/registry-info",
+                     {"name": "a/" + "b" * 199})
+    assert (e.code, e.message, e.data) == (
+        INVALID_PARAMS, "name is longer than the registry allows (200 "
+        "characters)", {"field": "name"})
+    e = rpc_error_of(reg_mcpd.rpc.result, "mcpd/registry-info",
+                     {"name": "a/b", "version": "1" * 256})
+    assert (e.code, e.data) == (INVALID_PARAMS, {"field": "version"})
+    e = rpc_error_of(reg_mcpd.rpc.result, "mcpd/registry-versions",
+                     {"name": "a/" + "b" * 199})
+    assert (e.code, e.data) == (INVALID_PARAMS, {"field": "name"})
+    assert registry.requests == []
