@@ -137,13 +137,11 @@ registry_fetch_done(void *arg, int err, const char *why)
 		return;
 	}
 	if (err != 0) {
-		snprintf(text, sizeof text, "%s %s: %s",
+		snprintf(text, sizeof text, "%s %s%s: %s",
 		    err == -ECONNREFUSED ? "cannot reach the registry at" :
 					   "the exchange with the registry at",
-		    f->url, why != NULL ? why : strerror(-err));
-		if (err != -ECONNREFUSED)
-			strncat(text, " (it failed)",
-			    sizeof text - strlen(text) - 1);
+		    f->url, err == -ECONNREFUSED ? "" : " failed",
+		    why != NULL ? why : strerror(-err));
 		registry_fetch_failed(f, ERRORS_UNAVAILABLE, text);
 		return;
 	}
