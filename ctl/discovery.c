@@ -512,11 +512,12 @@ discovery_print_versions(const json_t *result)
 {
 	const json_t *servers = json_object_get(result, "servers"), *record;
 	struct discovery_out o = { 0 };
-	char *head = NULL, *tail;
+	char *head = NULL;
 	size_t len, i;
 	FILE *f = open_memstream(&head, &len);
 
-	if (f == NULL || (tail = discovery_cursor_line(result)) == NULL) {
+	/* The versions of a name come whole: the contract has no cursor. */
+	if (f == NULL) {
 		print_err("out of memory");
 		exit(MCPCTL_EXIT_ERROR);
 	}
@@ -537,9 +538,8 @@ discovery_print_versions(const json_t *result)
 		discovery_end(&o);
 	}
 	discovery_add_rejected(&o, result);
-	discovery_write(&o, head, tail, result);
+	discovery_write(&o, head, "", result);
 	free(head);
-	free(tail);
 }
 
 int
