@@ -6,6 +6,8 @@ BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
 UNITDIR	?= $(PREFIX)/share/systemd/user
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Discovery's data: the registry contract and the local catalog.
+PKGDATADIR ?= $(PREFIX)/share/mcpd
 BUILD	?= build
 CC	?= cc
 PKG_CONFIG ?= pkg-config
@@ -33,7 +35,8 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
 CTL_LIBS   = $(shell $(PKG_CONFIG) --libs $(CTL_PKGS)) -lm
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Icommon \
-	     -DMCPD_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
+	     -DMCPD_VERSION='"$(VERSION)"' -DMCPD_DATADIR='"$(PKGDATADIR)"' \
+	     $(PKG_CFLAGS)
 
 COMMON_SRC := $(sort $(wildcard common/*.c))
 DAEMON_SRC := $(sort $(wildcard daemon/*.c))
@@ -180,6 +183,10 @@ install: $(MCPD) $(MCPCTL)
 	install -m 0644 man/mcpctl.1 $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 man/mcpd-protocol.7 $(DESTDIR)$(MANDIR)/man7
 	install -m 0644 man/mcpd.8 $(DESTDIR)$(MANDIR)/man8
+	install -d $(DESTDIR)$(PKGDATADIR)/registry
+	install -m 0644 data/catalog.json $(DESTDIR)$(PKGDATADIR)
+	install -m 0644 data/registry/openapi.json data/registry/LICENSE \
+	    data/registry/README.md $(DESTDIR)$(PKGDATADIR)/registry
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/mcpd.service > \
 	    $(DESTDIR)$(UNITDIR)/mcpd.service
 	install -m 0644 systemd/mcpd.socket $(DESTDIR)$(UNITDIR)

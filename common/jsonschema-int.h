@@ -29,6 +29,9 @@ struct jsonschema_ctx {
 	const struct jsonschema *js;
 	char **cause;  /* the one cause of the result; NULL: none wanted */
 	bool is_quiet; /* inside anyOf, oneOf, not, if, contains */
+	/* jsonschema_check_each: each mismatch goes here, and on. */
+	jsonschema_problem_fn *problem;
+	void *problem_arg;
 	int depth, ref_depth;
 	/* Patterns the schema reaches only through a $ref into a place
 	 * jsonschema_new did not look, compiled for this evaluation. */
@@ -58,6 +61,23 @@ static inline json_t *
 jsonschema_mut(const json_t *json)
 {
 	return (json_t *)(uintptr_t)json;
+}
+
+/* Whether a mismatch of the instance is to be put in words. */
+static inline bool
+jsonschema_wants_cause(const struct jsonschema_ctx *ctx)
+{
+	return !ctx->is_quiet && (ctx->cause != NULL || ctx->problem != NULL);
+}
+
+/*
+ * Whether the evaluation goes on after r: a mismatch reported as a problem
+ * (jsonschema_check_each, outside anyOf, oneOf, not, if and contains).
+ */
+static inline bool
+jsonschema_goes_on(const struct jsonschema_ctx *ctx, int r)
+{
+	return r == -EINVAL && ctx->problem != NULL && !ctx->is_quiet;
 }
 
 /* jsonschema.c: evaluation, causes, $ref and patterns. */

@@ -329,16 +329,19 @@ static int
 jsonschema_each_item(struct jsonschema_ctx *ctx, const struct jsonschema_at *at,
     const json_t *schema, size_t from, size_t to)
 {
-	int r = 0;
+	int r, failed = 0;
 
-	for (size_t i = from; i < to && r == 0; i++) {
+	for (size_t i = from; i < to; i++) {
 		struct jsonschema_path p = { at->path, NULL, i };
 
 		r = jsonschema_eval(ctx,
 		    json_is_array(schema) ? json_array_get(schema, i) : schema,
 		    json_array_get(at->instance, i), &p, at->base);
+		if (r != 0 && !jsonschema_goes_on(ctx, r))
+			return r;
+		failed = r != 0 ? r : failed;
 	}
-	return r;
+	return failed;
 }
 
 int
@@ -421,15 +424,36 @@ jsonschema_names(struct jsonschema_ctx *ctx,
 	return is_ok ? 0 : jsonschema_bad_value(ctx, at, kw, "a list of names");
 }
 
-/* The first of names that the instance object lacks, or NULL. */
+/* The first of names from index *i on that the instance object lacks
+ * (*i is its index then), or NULL. */
 static const json_t *
-jsonschema_missing(const json_t *instance, const json_t *names)
+jsonschema_missing(const json_t *instance, const json_t *names, size_t *i)
 {
-	for (size_t i = 0; i < json_array_size(names); i++)
+	for (; *i < json_array_size(names); (*i)++)
 		if (json_object_get(instance,
-			json_string_value(json_array_get(names, i))) == NULL)
-			return json_array_get(names, i);
+			json_string_value(json_array_get(names, *i))) == NULL)
+			return json_array_get(names, *i);
 	return NULL;
+}
+
+/* A mismatch for each name the instance lacks (only the first, unless
+ * jsonschema_check_each). */
+static int
+jsonschema_fail_missing(struct jsonschema_ctx *ctx,
+    const struct jsonschema_at *at, const json_t *names, const char *before,
+    const char *after)
+{
+	const json_t *name;
+	size_t i = 0;
+	int r = 0;
+
+	while ((name = jsonschema_missing(at->instance, names, &i)) != NULL) {
+		r = jsonschema_fail_value(ctx, at->path, before, name, after);
+		if (!jsonschema_goes_on(ctx, r))
+			return r;
+		i++;
+	}
+	return r;
 }
 
 int
@@ -437,15 +461,13 @@ jsonschema_keyword_required(struct jsonschema_ctx *ctx,
     const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
     const json_t *v)
 {
-	const json_t *name;
 	int r;
 
 	if ((r = jsonschema_names(ctx, kw, at, v)) < 0 ||
-	    !json_is_object(at->instance) ||
-	    (name = jsonschema_missing(at->instance, v)) == NULL)
+	    !json_is_object(at->instance))
 		return r;
-	return jsonschema_fail_value(ctx, at->path,
-	    "missing required property ", name, "");
+	return jsonschema_fail_missing(ctx, at, v, "missing required property ",
+	    "");
 }
 
 int
@@ -453,21 +475,24 @@ jsonschema_keyword_dependent_required(struct jsonschema_ctx *ctx,
     const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
     const json_t *v)
 {
-	const json_t *names, *name;
+	const json_t *names;
 	const char *key;
-	int r;
+	int r, failed = 0;
 
 	if (!json_is_object(v))
 		return jsonschema_bad_value(ctx, at, kw, "an object");
 	json_object_foreach(jsonschema_mut(v), key, names) {
 		if ((r = jsonschema_names(ctx, kw, at, names)) < 0)
 			return r;
-		if (json_object_get(at->instance, key) != NULL &&
-		    (name = jsonschema_missing(at->instance, names)) != NULL)
-			return jsonschema_fail_value(ctx, at->path,
-			    "missing property ", name, " (dependentRequired)");
+		if (json_object_get(at->instance, key) == NULL ||
+		    (r = jsonschema_fail_missing(ctx, at, names,
+			 "missing property ", " (dependentRequired)")) == 0)
+			continue;
+		if (!jsonschema_goes_on(ctx, r))
+			return r;
+		failed = r;
 	}
-	return 0;
+	return failed;
 }
 
 /* Evaluates schema on the instance's property key, when there is one. */
@@ -490,14 +515,18 @@ jsonschema_keyword_properties(struct jsonschema_ctx *ctx,
 {
 	const char *key;
 	const json_t *sub;
-	int r;
+	int r, failed = 0;
 
 	if (!json_is_object(v))
 		return jsonschema_bad_value(ctx, at, kw, "an object");
-	json_object_foreach(jsonschema_mut(v), key, sub)
-		if ((r = jsonschema_eval_property(ctx, at, key, sub)) != 0)
+	json_object_foreach(jsonschema_mut(v), key, sub) {
+		if ((r = jsonschema_eval_property(ctx, at, key, sub)) == 0)
+			continue;
+		if (!jsonschema_goes_on(ctx, r))
 			return r;
-	return 0;
+		failed = r;
+	}
+	return failed;
 }
 
 int
@@ -507,7 +536,7 @@ jsonschema_keyword_pattern_properties(struct jsonschema_ctx *ctx,
 {
 	const char *key, *pattern;
 	const json_t *value, *sub;
-	int r;
+	int r, failed = 0;
 
 	if (!json_is_object(v))
 		return jsonschema_bad_value(ctx, at, kw, "an object");
@@ -517,10 +546,13 @@ jsonschema_keyword_pattern_properties(struct jsonschema_ctx *ctx,
 			    strlen(key));
 			if (r > 0)
 				r = jsonschema_eval_property(ctx, at, key, sub);
-			if (r != 0)
+			if (r == 0)
+				continue;
+			if (!jsonschema_goes_on(ctx, r))
 				return r;
+			failed = r;
 		}
-	return 0;
+	return failed;
 }
 
 /* 1 when key is in properties or matches a patternProperties pattern. */
@@ -552,7 +584,7 @@ jsonschema_keyword_additional_properties(struct jsonschema_ctx *ctx,
 {
 	const char *key;
 	const json_t *value;
-	int r;
+	int r, failed = 0;
 
 	(void)kw;
 	json_object_foreach(jsonschema_mut(at->instance), key, value) {
@@ -561,12 +593,17 @@ jsonschema_keyword_additional_properties(struct jsonschema_ctx *ctx,
 		if (r > 0)
 			continue;
 		if (json_is_false(v))
-			return jsonschema_fail_key(ctx, at->path,
+			r = jsonschema_fail_key(ctx, at->path,
 			    "unexpected property ", key, "");
-		if ((r = jsonschema_eval_property(ctx, at, key, v)) != 0)
+		else
+			r = jsonschema_eval_property(ctx, at, key, v);
+		if (r == 0)
+			continue;
+		if (!jsonschema_goes_on(ctx, r))
 			return r;
+		failed = r;
 	}
-	return 0;
+	return failed;
 }
 
 int
@@ -577,7 +614,7 @@ jsonschema_keyword_property_names(struct jsonschema_ctx *ctx,
 	const char *key;
 	const json_t *value;
 	json_t *name;
-	int r;
+	int r, failed = 0;
 
 	(void)kw;
 	json_object_foreach(jsonschema_mut(at->instance), key, value) {
@@ -586,13 +623,15 @@ jsonschema_keyword_property_names(struct jsonschema_ctx *ctx,
 		r = jsonschema_try(ctx, v, name, at->path, at->base);
 		json_decref(name);
 		if (r == -EINVAL)
-			return jsonschema_fail_key(ctx, at->path,
-			    "property name ", key,
-			    " does not match propertyNames");
-		if (r != 0)
+			r = jsonschema_fail_key(ctx, at->path, "property name ",
+			    key, " does not match propertyNames");
+		if (r == 0)
+			continue;
+		if (!jsonschema_goes_on(ctx, r))
 			return r;
+		failed = r;
 	}
-	return 0;
+	return failed;
 }
 
 int
@@ -602,16 +641,20 @@ jsonschema_keyword_dependent_schemas(struct jsonschema_ctx *ctx,
 {
 	const char *key;
 	const json_t *sub;
-	int r;
+	int r, failed = 0;
 
 	if (!json_is_object(v))
 		return jsonschema_bad_value(ctx, at, kw, "an object");
-	json_object_foreach(jsonschema_mut(v), key, sub)
-		if (json_object_get(at->instance, key) != NULL &&
+	json_object_foreach(jsonschema_mut(v), key, sub) {
+		if (json_object_get(at->instance, key) == NULL ||
 		    (r = jsonschema_eval(ctx, sub, at->instance, at->path,
-			 at->base)) != 0)
+			 at->base)) == 0)
+			continue;
+		if (!jsonschema_goes_on(ctx, r))
 			return r;
-	return 0;
+		failed = r;
+	}
+	return failed;
 }
 
 int
@@ -656,14 +699,18 @@ jsonschema_keyword_all_of(struct jsonschema_ctx *ctx,
     const struct jsonschema_keyword *kw, const struct jsonschema_at *at,
     const json_t *v)
 {
-	int r = 0;
+	int r, failed = 0;
 
 	if (json_array_size(v) == 0)
 		return jsonschema_bad_value(ctx, at, kw, "a non-empty array");
-	for (size_t i = 0; i < json_array_size(v) && r == 0; i++)
+	for (size_t i = 0; i < json_array_size(v); i++) {
 		r = jsonschema_eval(ctx, json_array_get(v, i), at->instance,
 		    at->path, at->base);
-	return r;
+		if (r != 0 && !jsonschema_goes_on(ctx, r))
+			return r;
+		failed = r != 0 ? r : failed;
+	}
+	return failed;
 }
 
 /* No branch matched: the cause says why each did not, in brackets. */
@@ -672,17 +719,20 @@ jsonschema_fail_branches(struct jsonschema_ctx *ctx,
     const struct jsonschema_at *at, const json_t *list, const char *what)
 {
 	char **cause = ctx->cause, *buf = NULL, *here = NULL, *why;
+	jsonschema_problem_fn *problem = ctx->problem;
 	size_t len, n;
 	FILE *f;
 	int r;
 
-	if (ctx->is_quiet || cause == NULL)
+	if (!jsonschema_wants_cause(ctx))
 		return -EINVAL;
-	/* Each branch again, with a cause of its own. */
+	/* Each branch again, with a cause of its own (never a problem). */
 	ctx->cause = &here;
+	ctx->problem = NULL;
 	jsonschema_fail(ctx, at->path, "%s", "");
 	if (here == NULL || (f = open_memstream(&buf, &len)) == NULL) {
 		ctx->cause = cause;
+		ctx->problem = problem;
 		free(here);
 		return -ENOMEM;
 	}
@@ -698,6 +748,7 @@ jsonschema_fail_branches(struct jsonschema_ctx *ctx,
 		free(why);
 	}
 	ctx->cause = cause;
+	ctx->problem = problem;
 	free(here);
 	if (fclose(f) != 0) {
 		free(buf);

@@ -131,6 +131,28 @@ jsonschema_vcause(struct jsonschema_ctx *ctx,
 	return 0;
 }
 
+/* Hands one mismatch to the problem function: its path, its words. */
+static int
+jsonschema_vproblem(struct jsonschema_ctx *ctx,
+    const struct jsonschema_path *path, const char *fmt, va_list ap)
+{
+	char *where = NULL, *what = NULL;
+	size_t len;
+	FILE *f;
+	int r = -ENOMEM;
+
+	if ((f = open_memstream(&where, &len)) == NULL)
+		return -ENOMEM;
+	jsonschema_path_write(f, path);
+	if (fclose(f) == 0 && vasprintf(&what, fmt, ap) >= 0) {
+		ctx->problem(ctx->problem_arg, where, what);
+		free(what);
+		r = 0;
+	}
+	free(where);
+	return r;
+}
+
 int
 jsonschema_fail(struct jsonschema_ctx *ctx, const struct jsonschema_path *path,
     const char *fmt, ...)
@@ -140,7 +162,9 @@ jsonschema_fail(struct jsonschema_ctx *ctx, const struct jsonschema_path *path,
 
 	if (!ctx->is_quiet) {
 		va_start(ap, fmt);
-		r = jsonschema_vcause(ctx, path, "", fmt, ap);
+		r = ctx->problem != NULL ?
+		    jsonschema_vproblem(ctx, path, fmt, ap) :
+		    jsonschema_vcause(ctx, path, "", fmt, ap);
 		va_end(ap);
 	}
 	return r < 0 ? r : -EINVAL;
@@ -169,7 +193,7 @@ jsonschema_fail_value(struct jsonschema_ctx *ctx,
 	size_t n;
 	int r;
 
-	if (ctx->is_quiet || ctx->cause == NULL)
+	if (!jsonschema_wants_cause(ctx))
 		return -EINVAL;
 	dump = json_dumps(v,
 	    JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
@@ -193,7 +217,7 @@ jsonschema_fail_key(struct jsonschema_ctx *ctx,
 	json_t *s;
 	int r;
 
-	if (ctx->is_quiet || ctx->cause == NULL)
+	if (!jsonschema_wants_cause(ctx))
 		return -EINVAL;
 	if ((s = json_string(key)) == NULL)
 		return -ENOMEM;
@@ -507,7 +531,7 @@ jsonschema_eval(struct jsonschema_ctx *ctx, const json_t *schema,
 {
 	struct jsonschema_at at = { schema, instance, path, NULL };
 	const json_t *v;
-	int r = 0;
+	int r = 0, failed = 0;
 
 	if (json_is_true(schema))
 		return 0;
@@ -525,12 +549,16 @@ jsonschema_eval(struct jsonschema_ctx *ctx, const json_t *schema,
 	for (size_t i = 0; i < JSONSCHEMA_COUNT(jsonschema_keywords); i++) {
 		const struct jsonschema_keyword *kw = &jsonschema_keywords[i];
 
-		if ((v = json_object_get(schema, kw->name)) != NULL &&
-		    (r = kw->check(ctx, kw, &at, v)) != 0)
+		if ((v = json_object_get(schema, kw->name)) == NULL ||
+		    (r = kw->check(ctx, kw, &at, v)) == 0)
+			continue;
+		if (!jsonschema_goes_on(ctx, r))
 			break;
+		failed = r;
+		r = 0;
 	}
 	ctx->depth--;
-	return r;
+	return r != 0 ? r : failed;
 }
 
 /* Indexes the subschemas a keyword's value v holds. */
@@ -663,6 +691,28 @@ jsonschema_check(const struct jsonschema *js, const json_t *instance,
 	    jsonschema_base_of(js, js->schema, ""));
 	jsonschema_regex_free(ctx.regexes);
 	return jsonschema_result(r, why, cause);
+}
+
+int
+jsonschema_check_each(const struct jsonschema *js, const json_t *instance,
+    jsonschema_problem_fn *fn, void *arg, char **cause)
+{
+	char *why = NULL;
+	struct jsonschema_ctx ctx = { .js = js,
+		.cause = &why,
+		.problem = fn,
+		.problem_arg = arg };
+	int r;
+
+	r = jsonschema_eval(&ctx, js->schema, instance, NULL,
+	    jsonschema_base_of(js, js->schema, ""));
+	jsonschema_regex_free(ctx.regexes);
+	/* Mismatches only went to fn; anything else has a cause. */
+	if (r < 0 && r != -EINVAL && r != -ENOMEM && cause != NULL)
+		*cause = why;
+	else
+		free(why);
+	return r;
 }
 
 void

@@ -64,6 +64,27 @@ struct jsonschema *jsonschema_new(const json_t *schema, char **cause);
 int jsonschema_check(const struct jsonschema *js, const json_t *instance,
     char **cause);
 
+/*
+ * One mismatch that jsonschema_check_each found: where (a JSON path, as in
+ * causes) and what failed ("missing required property \"url\"").
+ */
+typedef void jsonschema_problem_fn(void *arg, const char *path,
+    const char *detail);
+
+/*
+ * Validates as jsonschema_check, but goes on after a mismatch and calls
+ * fn once for each one, in the order jsonschema_check would meet them:
+ * every keyword of a schema, every item, every property, every missing
+ * required property. A subschema that is judged as a whole (a branch of
+ * anyOf or oneOf, not, if, contains, propertyNames) gives one problem, as
+ * in a cause. Returns 0 when valid, -EINVAL after at least one fn call
+ * (*cause untouched), or with *cause (if cause != NULL) -ENOTSUP as
+ * jsonschema_check does or -EPROTO for a broken schema ("invalid schema:
+ * ..."); problems reported before stand. -ENOMEM.
+ */
+int jsonschema_check_each(const struct jsonschema *js, const json_t *instance,
+    jsonschema_problem_fn *fn, void *arg, char **cause);
+
 /* Frees a compiled schema and drops its reference; NULL is a no-op. */
 void jsonschema_free(struct jsonschema *js);
 

@@ -17,6 +17,10 @@
 static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_load_cmd,
 	&ctl_import_cmd,
+	&ctl_search_cmd,
+	&ctl_catalog_cmd,
+	&ctl_info_cmd,
+	&ctl_versions_cmd,
 	&ctl_unload_cmd,
 	&ctl_reload_cmd,
 	&ctl_list_cmd,

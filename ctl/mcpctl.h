@@ -324,6 +324,19 @@ int jsonc_read_file(const char *path, char **ret, size_t *ret_len);
 void ctl_load_progress(const struct mcpctl *, json_t *params,
     char *(*rewrite)(const char *));
 
+/* discovery.c: what search, catalog, info and versions print. */
+/*
+ * Each prints an answer of mcpd/registry-*: publisher text quoted and
+ * escaped, within the answer's limits.text_chars; records that do not fit
+ * are dropped whole ("N records not shown"), never the next cursor.
+ */
+void discovery_print_page(const json_t *result);
+void discovery_print_record(const json_t *result);
+void discovery_print_versions(const json_t *result);
+/* --limit N (1 to 100), --cursor C, --source S of search and catalog. */
+int discovery_page_option(const struct mcpctl_cmd *, int c, const char *arg,
+    json_t *params);
+
 /* One entry per command, listed in mcpctl.c. */
 extern const struct mcpctl_cmd ctl_load_cmd;
 extern const struct mcpctl_cmd ctl_unload_cmd;
@@ -341,6 +354,10 @@ extern const struct mcpctl_cmd ctl_wait_cmd;
 extern const struct mcpctl_cmd ctl_bridge_cmd;
 extern const struct mcpctl_cmd ctl_token_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;
+extern const struct mcpctl_cmd ctl_search_cmd;
+extern const struct mcpctl_cmd ctl_catalog_cmd;
+extern const struct mcpctl_cmd ctl_info_cmd;
+extern const struct mcpctl_cmd ctl_versions_cmd;
 extern const struct mcpctl_cmd ctl_help_cmd;
 extern const struct mcpctl_cmd ctl_version_cmd;
 

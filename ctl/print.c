@@ -285,6 +285,8 @@ print_error_hint(const json_t *error)
 	case ERRORS_NOT_FOUND:
 		if (what != NULL && strcmp(what, "tool") == 0)
 			return "see 'mcpctl tools SERVER' for its tools";
+		if (what != NULL && strcmp(what, "registry-record") == 0)
+			return "see 'mcpctl search WORDS' for names, 'mcpctl versions NAME' for versions";
 		return "see 'mcpctl list'";
 	case ERRORS_STALE_HANDLE:
 		return "the server was reloaded or restarted; get fresh handles with 'mcpctl tools'";

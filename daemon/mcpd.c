@@ -15,6 +15,9 @@
 #include "log.h"
 #include "mcpd.h"
 #include "paths.h"
+#include "url.h"
+
+#define MCPD_REGISTRY_DEFAULT "https://registry.modelcontextprotocol.io"
 
 #define MCPD_FD_RESERVE 64 /* descriptors kept from clients, at least */
 
@@ -32,6 +35,11 @@ struct mcpd_options mcpd_opts = {
 	.docker_timeout_ms = 30000,
 	.stop_grace_ms = 15000,
 	.stop_force_ms = 15000,
+	.registry_timeout_ms = 30000,
+	.registry_max_bytes = 4 * 1024 * 1024,
+	.registry_problems = 4,
+	.registry_problem_chars = 256,
+	.registry_text_chars = 8192,
 };
 struct event_base *mcpd_base;
 struct store *mcpd_store;
@@ -278,6 +286,11 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--docker PATH] [--docker-timeout MS]\n"
 	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
 	    "            [--listen-http 127.0.0.1:PORT]\n"
+	    "            [--registry URL] [--registry-allow-local]\n"
+	    "            [--registry-timeout MS] [--registry-max-bytes BYTES]\n"
+	    "            [--registry-contract PATH] [--catalog PATH]\n"
+	    "            [--registry-problems N] [--registry-problem-chars N]\n"
+	    "            [--registry-text-chars N]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -318,6 +331,15 @@ enum {
 	MCPD_OPT_STOP_FORCE,
 	MCPD_OPT_SECRETS_KEY,
 	MCPD_OPT_LISTEN_HTTP,
+	MCPD_OPT_REGISTRY,
+	MCPD_OPT_REGISTRY_LOCAL,
+	MCPD_OPT_REGISTRY_TIMEOUT,
+	MCPD_OPT_REGISTRY_MAX_BYTES,
+	MCPD_OPT_REGISTRY_CONTRACT,
+	MCPD_OPT_CATALOG,
+	MCPD_OPT_REGISTRY_PROBLEMS,
+	MCPD_OPT_REGISTRY_PROBLEM_CHARS,
+	MCPD_OPT_REGISTRY_TEXT_CHARS,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -345,10 +367,161 @@ static const struct option mcpd_long_options[] = {
 	{ "stop-force", required_argument, NULL, MCPD_OPT_STOP_FORCE },
 	{ "secrets-key", required_argument, NULL, MCPD_OPT_SECRETS_KEY },
 	{ "listen-http", required_argument, NULL, MCPD_OPT_LISTEN_HTTP },
+	{ "registry", required_argument, NULL, MCPD_OPT_REGISTRY },
+	{ "registry-allow-local", no_argument, NULL, MCPD_OPT_REGISTRY_LOCAL },
+	{ "registry-timeout", required_argument, NULL,
+	    MCPD_OPT_REGISTRY_TIMEOUT },
+	{ "registry-max-bytes", required_argument, NULL,
+	    MCPD_OPT_REGISTRY_MAX_BYTES },
+	{ "registry-contract", required_argument, NULL,
+	    MCPD_OPT_REGISTRY_CONTRACT },
+	{ "catalog", required_argument, NULL, MCPD_OPT_CATALOG },
+	{ "registry-problems", required_argument, NULL,
+	    MCPD_OPT_REGISTRY_PROBLEMS },
+	{ "registry-problem-chars", required_argument, NULL,
+	    MCPD_OPT_REGISTRY_PROBLEM_CHARS },
+	{ "registry-text-chars", required_argument, NULL,
+	    MCPD_OPT_REGISTRY_TEXT_CHARS },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* Sets *to to a copy of value (what an option or a variable gave). */
+static void
+mcpd_set_string(char **to, const char *value)
+{
+	free(*to);
+	*to = xstrdup(value);
+}
+
+/*
+ * Discovery's settings from the environment first (MCPD_REGISTRY...);
+ * options given on the command line then override them.
+ */
+static void
+mcpd_registry_env(void)
+{
+	static const struct {
+		const char *name;
+		long long min, max;
+		int opt;
+	} numbers[] = {
+		{ "MCPD_REGISTRY_TIMEOUT", 1, 86400000,
+		    MCPD_OPT_REGISTRY_TIMEOUT },
+		{ "MCPD_REGISTRY_MAX_BYTES", 1024, 1LL << 30,
+		    MCPD_OPT_REGISTRY_MAX_BYTES },
+		{ "MCPD_REGISTRY_PROBLEMS", 1, 1000,
+		    MCPD_OPT_REGISTRY_PROBLEMS },
+		{ "MCPD_REGISTRY_PROBLEM_CHARS", 16, 65536,
+		    MCPD_OPT_REGISTRY_PROBLEM_CHARS },
+		{ "MCPD_REGISTRY_TEXT_CHARS", 256, 1 << 24,
+		    MCPD_OPT_REGISTRY_TEXT_CHARS },
+	};
+	const char *v;
+
+	mcpd_set_string(&mcpd_opts.registry,
+	    (v = getenv("MCPD_REGISTRY")) != NULL && *v != '\0' ?
+		v :
+		MCPD_REGISTRY_DEFAULT);
+	v = getenv("MCPD_REGISTRY_ALLOW_LOCAL");
+	mcpd_opts.is_registry_local = v != NULL && *v != '\0' &&
+	    strcmp(v, "0") != 0;
+	if ((v = getenv("MCPD_REGISTRY_CONTRACT")) != NULL && *v != '\0')
+		mcpd_set_string(&mcpd_opts.registry_contract, v);
+	if ((v = getenv("MCPD_CATALOG")) != NULL && *v != '\0')
+		mcpd_set_string(&mcpd_opts.catalog, v);
+	for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+		long long n;
+
+		if ((v = getenv(numbers[i].name)) == NULL || *v == '\0')
+			continue;
+		n = mcpd_number(numbers[i].name, v, numbers[i].min,
+		    numbers[i].max);
+		if (numbers[i].opt == MCPD_OPT_REGISTRY_TIMEOUT)
+			mcpd_opts.registry_timeout_ms = (int)n;
+		else if (numbers[i].opt == MCPD_OPT_REGISTRY_MAX_BYTES)
+			mcpd_opts.registry_max_bytes = (size_t)n;
+		else if (numbers[i].opt == MCPD_OPT_REGISTRY_PROBLEMS)
+			mcpd_opts.registry_problems = (size_t)n;
+		else if (numbers[i].opt == MCPD_OPT_REGISTRY_PROBLEM_CHARS)
+			mcpd_opts.registry_problem_chars = (size_t)n;
+		else
+			mcpd_opts.registry_text_chars = (size_t)n;
+	}
+}
+
+/* One of discovery's options; false when ch is none of them. */
+static bool
+mcpd_registry_option(int ch, const char *arg)
+{
+	switch (ch) {
+	case MCPD_OPT_REGISTRY:
+		mcpd_set_string(&mcpd_opts.registry, arg);
+		return true;
+	case MCPD_OPT_REGISTRY_LOCAL:
+		mcpd_opts.is_registry_local = true;
+		return true;
+	case MCPD_OPT_REGISTRY_TIMEOUT:
+		mcpd_opts.registry_timeout_ms =
+		    mcpd_number("--registry-timeout", arg, 1, 86400000);
+		return true;
+	case MCPD_OPT_REGISTRY_MAX_BYTES:
+		mcpd_opts.registry_max_bytes =
+		    mcpd_number("--registry-max-bytes", arg, 1024, 1LL << 30);
+		return true;
+	case MCPD_OPT_REGISTRY_CONTRACT:
+		mcpd_set_string(&mcpd_opts.registry_contract, arg);
+		return true;
+	case MCPD_OPT_CATALOG:
+		mcpd_set_string(&mcpd_opts.catalog, arg);
+		return true;
+	case MCPD_OPT_REGISTRY_PROBLEMS:
+		mcpd_opts.registry_problems = mcpd_number("--registry-problems",
+		    arg, 1, 1000);
+		return true;
+	case MCPD_OPT_REGISTRY_PROBLEM_CHARS:
+		mcpd_opts.registry_problem_chars =
+		    mcpd_number("--registry-problem-chars", arg, 16, 65536);
+		return true;
+	case MCPD_OPT_REGISTRY_TEXT_CHARS:
+		mcpd_opts.registry_text_chars =
+		    mcpd_number("--registry-text-chars", arg, 256, 1 << 24);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The registry's base URL must be one the policy could allow: https (or
+ * http with --registry-allow-local), no credentials, query or fragment.
+ * A trailing "/" is dropped: paths are appended to it.
+ */
+static void
+mcpd_registry_check(void)
+{
+	char *cause = NULL, *end;
+	struct url u;
+	const char *why = NULL;
+
+	if (url_parse(mcpd_opts.registry, &u, &cause) < 0)
+		why = cause != NULL ? cause : "not a URL";
+	else if (u.has_userinfo || u.has_fragment || u.query != NULL)
+		why = "credentials, a query or a fragment are refused in it";
+	else if (strcmp(u.scheme, "https") != 0 && !mcpd_opts.is_registry_local)
+		why =
+		    "it must be https (plain http needs --registry-allow-local and a loopback address)";
+	if (why != NULL) {
+		fprintf(stderr, "mcpd: --registry (or MCPD_REGISTRY) %s: %s\n",
+		    mcpd_opts.registry, why);
+		exit(2);
+	}
+	url_free(&u);
+	end = mcpd_opts.registry + strlen(mcpd_opts.registry);
+	while (end > mcpd_opts.registry && end[-1] == '/')
+		*--end = '\0';
+}
 
 static void
 mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
@@ -358,8 +531,11 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 
 	if (docker != NULL && *docker != '\0')
 		mcpd_opts.docker = xstrdup(docker);
+	mcpd_registry_env();
 	while ((ch = getopt_long(argc, argv, "dvs:S:Vh", mcpd_long_options,
 		    NULL)) != -1) {
+		if (mcpd_registry_option(ch, optarg))
+			continue;
 		switch (ch) {
 		case 'd':
 			*foreground = 1;
@@ -453,6 +629,7 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 	}
 	if (optind != argc)
 		mcpd_usage(2);
+	mcpd_registry_check();
 	if (mcpd_opts.max_client_output == 0)
 		mcpd_opts.max_client_output = 2 * mcpd_opts.max_message;
 }
@@ -593,6 +770,7 @@ main(int argc, char **argv)
 	child_close();
 	docker_reap_close();
 	sendq_close();
+	registry_close();
 	netpolicy_close();
 	http_tls_close();
 	store_free(mcpd_store);

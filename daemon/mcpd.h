@@ -56,6 +56,16 @@ struct mcpd_options {
 	/* Per client: requests in flight, bytes of answers not yet sent. */
 	size_t max_client_requests;
 	size_t max_client_output;
+	/* Discovery (doc/discovery.md). */
+	char *registry;		   /* the MCP Registry's base URL */
+	bool is_registry_local;	   /* it may be at a loopback address */
+	int registry_timeout_ms;   /* deadline of one registry request */
+	size_t registry_max_bytes; /* longest registry answer */
+	char *registry_contract;   /* openapi.json, or NULL: the default */
+	char *catalog;		   /* the local catalog, or NULL: the default */
+	size_t registry_problems;  /* problems kept per rejected record */
+	size_t registry_problem_chars; /* of a problem's path, or detail */
+	size_t registry_text_chars;    /* of mcpctl's human answer */
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
@@ -275,6 +285,10 @@ extern const struct cmd_entry cmd_secret_set_entry;
 extern const struct cmd_entry cmd_secret_list_entry;
 extern const struct cmd_entry cmd_secret_rm_entry;
 extern const struct cmd_entry cmd_token_entry;
+extern const struct cmd_entry cmd_registry_search_entry;
+extern const struct cmd_entry cmd_registry_catalog_entry;
+extern const struct cmd_entry cmd_registry_info_entry;
+extern const struct cmd_entry cmd_registry_versions_entry;
 
 /* child.c: child processes, their pipes and their exits. */
 struct child_spec {
@@ -472,6 +486,96 @@ void netpolicy_close(void);
 struct netpolicy_query *netpolicy_check(const char *url, bool allow_local,
     netpolicy_fn *cb, void *arg);
 void netpolicy_cancel(struct netpolicy_query *);
+
+/* registry-fetch.c: one GET to the MCP Registry under the URL policy. */
+struct registry_reply {
+	int status;	  /* the HTTP status, when why is NULL */
+	const char *body; /* what came, NUL-terminated too */
+	size_t body_len;
+	enum errors_kind kind; /* when why is not NULL */
+	const char *why;       /* the request failed: policy, network, limits */
+};
+typedef void registry_fetch_fn(void *arg, const struct registry_reply *);
+struct registry_fetch;
+/*
+ * GETs url (checked by the remote URL policy, the address pinned, TLS
+ * verified, no redirect followed, no proxy) within timeout_ms and
+ * max_bytes of body. cb runs once, from the loop, never inside this call.
+ */
+struct registry_fetch *registry_fetch_start(const char *url, bool allow_local,
+    int timeout_ms, size_t max_bytes, registry_fetch_fn *cb, void *arg);
+/* Stops it; cb is not called. NULL is fine. */
+void registry_fetch_cancel(struct registry_fetch *);
+
+/* registry-contract.c: the registry's contract and record validation. */
+/*
+ * The file a data option names (given), else the installed one
+ * (MCPD_DATADIR/name), else one beside the program (../share/mcpd/name:
+ * installed under another prefix; ../data/name: the source tree of the
+ * build directory): a new string, the installed path when none exists.
+ */
+char *registry_data_path(const char *given, const char *name);
+/* What was wrong with one record, within the --registry-problem bounds. */
+struct registry_problems {
+	json_t *list; /* [{path, detail}], at most --registry-problems */
+	size_t total; /* all of them, kept or not */
+};
+void registry_problems_init(struct registry_problems *);
+void registry_problems_clear(struct registry_problems *);
+/* Adds one (each text escaped and cut to --registry-problem-chars). */
+void registry_problems_add(struct registry_problems *, const char *path,
+    const char *detail);
+/*
+ * Validates record against the contract's ServerResponse, adding its
+ * problems: 0, or -errno with *cause when the contract cannot be read or
+ * used (nothing can be judged then).
+ */
+int registry_contract_check(const json_t *record, struct registry_problems *,
+    char **cause);
+/* The rejected_records entry of a record at index (new). */
+json_t *registry_rejected_new(const json_t *record, size_t index,
+    const struct registry_problems *);
+/* The limits every discovery answer carries (new). */
+json_t *registry_limits(void);
+void registry_contract_close(void);
+
+/* catalog.c: the local catalog bundled with mcpd (source "local"). */
+/*
+ * Reads and checks the catalog: its page (new) and its path (new), or
+ * -errno with *cause.
+ */
+int catalog_load(json_t **ret_page, char **ret_path, char **cause);
+/* Whether the record's name, a category or a capability matches query. */
+bool catalog_matches(const json_t *record, const char *query);
+
+/* registry.c: search, catalog, info and versions of both sources. */
+enum registry_source {
+	REGISTRY_OFFICIAL,
+	REGISTRY_LOCAL,
+	REGISTRY_ANY, /* info: official, or local when it has no such name */
+};
+struct registry_query {
+	enum registry_source source;
+	const char *search;  /* search: its words; catalog: NULL */
+	json_int_t limit;    /* 1 to 100 */
+	const char *cursor;  /* NULL: the first page */
+	const char *name;    /* info and versions */
+	const char *version; /* info: a version or "latest" */
+};
+/* Checks a source param (may be NULL); false after failing req. */
+bool registry_source_parse(struct request *, const json_t *params,
+    bool may_be_any, enum registry_source *ret);
+/* Checks limit and cursor params; false after failing req. */
+bool registry_page_parse(struct request *, const json_t *params,
+    enum registry_source, json_int_t *ret_limit, const char **ret_cursor);
+/* mcpd/registry-search and -catalog: one page; req is answered. */
+void registry_list(struct request *, const struct registry_query *);
+/* mcpd/registry-info: one record of one version. */
+void registry_info(struct request *, const struct registry_query *);
+/* mcpd/registry-versions: every version the registry lists of a name. */
+void registry_versions(struct request *, const struct registry_query *);
+/* Fails every request still waiting on the registry (at exit). */
+void registry_close(void);
 
 /* transport-stdio.c and the transport interface. */
 struct transport_cbs {

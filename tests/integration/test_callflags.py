@@ -619,7 +619,7 @@ def test_bash_completion(flags, mcpd):
     got, err = complete([m, ""], env)
     assert {"load", "unload", "list", "tools", "call", "status"} <= set(got)
     assert err == ""
-    assert complete([m, "ca"], env)[0] == ["call"]
+    assert complete([m, "ca"], env)[0] == ["call", "catalog"]
     assert complete([m, "--j"], env)[0] == ["--json"]
     assert {"--socket", "--agent", "--json"} <= set(complete([m, "--"],
                                                              env)[0])

@@ -451,6 +451,88 @@ test_new_keeps_reference(void)
 	json_decref(instance);
 }
 
+/* What jsonschema_check_each reported: "path: detail" lines, in order. */
+struct each_problems {
+	char text[4096];
+	size_t n;
+	char *first; /* the first one alone */
+};
+
+static void
+each_collect(void *arg, const char *path, const char *detail)
+{
+	struct each_problems *p = arg;
+	size_t len = strlen(p->text);
+
+	if (p->first == NULL && asprintf(&p->first, "%s: %s", path, detail) < 0)
+		p->first = NULL;
+	snprintf(p->text + len, sizeof p->text - len, "%s%s: %s",
+	    p->n > 0 ? "\n" : "", path, detail);
+	p->n++;
+}
+
+/* Every mismatch is reported, each once, in the order checks meet them. */
+static void
+test_check_each(void)
+{
+	/* The registry contract's shape, cut down: required, nested,
+	 * items, additionalProperties, allOf and an anyOf judged whole. */
+	json_t *schema =
+	    load("{\"$defs\":{\"repo\":{\"type\":\"object\",\"required\":"
+		 "[\"url\",\"source\"],\"properties\":{\"url\":{\"type\":"
+		 "\"string\"}}}},\"type\":\"object\",\"required\":[\"name\","
+		 "\"description\",\"version\"],\"properties\":{\"name\":{"
+		 "\"type\":\"string\",\"pattern\":\"^[a-z]+/[a-z]+$\"},"
+		 "\"repository\":{\"$ref\":\"#/$defs/repo\"},\"tags\":{"
+		 "\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+		 "\"remote\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":"
+		 "\"integer\"}]},\"meta\":{\"allOf\":[{\"required\":"
+		 "[\"a\"]},{\"required\":[\"b\"]}],\"additionalProperties\":"
+		 "false,\"properties\":{\"a\":{},\"b\":{}}}}}");
+	json_t *instance =
+	    load("{\"name\":\"Bad Name\",\"repository\":{},\"tags\":[1,\"x\","
+		 "true],\"remote\":null,\"meta\":{\"c\":1}}");
+	json_t *good = load("{\"name\":\"a/b\",\"description\":\"d\","
+			    "\"version\":\"1\"}");
+	struct jsonschema *js = jsonschema_new(schema, NULL);
+	struct each_problems p = { "", 0, NULL };
+	char *cause = NULL;
+
+	TAP_REQUIRE(js != NULL, "jsonschema_new: errno %d", errno);
+	TAP_CHECK_INT(jsonschema_check_each(js, instance, each_collect, &p,
+			  &cause),
+	    -EINVAL);
+	TAP_CHECK(cause == NULL, "no cause for mismatches: %s",
+	    tap_str_show(cause));
+	TAP_CHECK_STR(p.text,
+	    "$: missing required property \"description\"\n"
+	    "$: missing required property \"version\"\n"
+	    "$.name: does not match the pattern \"^[a-z]+/[a-z]+$\"\n"
+	    "$.repository: missing required property \"url\"\n"
+	    "$.repository: missing required property \"source\"\n"
+	    "$.tags[0]: expected string, got integer\n"
+	    "$.tags[2]: expected string, got boolean\n"
+	    "$.remote: matches no schema of anyOf (expected string, got "
+	    "null; expected integer, got null)\n"
+	    "$.meta: unexpected property \"c\"\n"
+	    "$.meta: missing required property \"a\"\n"
+	    "$.meta: missing required property \"b\"");
+	TAP_CHECK_INT((int)p.n, 11);
+	/* The first problem is the cause jsonschema_check gives. */
+	TAP_CHECK_INT(jsonschema_check(js, instance, &cause), -EINVAL);
+	TAP_CHECK_STR(cause, p.first);
+	free(cause);
+	free(p.first);
+	p = (struct each_problems){ "", 0, NULL };
+	TAP_CHECK_INT(jsonschema_check_each(js, good, each_collect, &p, NULL),
+	    0);
+	TAP_CHECK_INT((int)p.n, 0);
+	jsonschema_free(js);
+	json_decref(schema);
+	json_decref(instance);
+	json_decref(good);
+}
+
 /*
  * The suite: every file is either run (SUITE_FILES, one TAP test each,
  * passing only when all its cases do) or named in suite_not_run with the
@@ -603,6 +685,34 @@ struct suite_group {
 	char *cause;
 };
 
+/* Checks that jsonschema_check_each agrees: valid when valid; when not,
+ * its first problem is the cause (or it met the unsupported thing that
+ * jsonschema_check, stopping at the first mismatch, did not reach). */
+static bool
+suite_check_each(const struct suite_group *g, const json_t *data, int r,
+    const char *cause)
+{
+	struct each_problems p = { "", 0, NULL };
+	char *got = NULL;
+	int rc;
+	bool is_same;
+
+	if (g->js == NULL)
+		return true;
+	rc = jsonschema_check_each(g->js, data, each_collect, &p, &got);
+	if (rc == -EPROTO)
+		rc = -EINVAL; /* a broken schema, -EINVAL for the others */
+	is_same = r == -EINVAL && rc == -EINVAL && got == NULL ?
+	    p.n > 0 && tap_str_eq(p.first, cause) :
+	    (rc == r && (p.n == 0 || rc != 0) && tap_str_eq(got, cause)) ||
+		(r == -EINVAL && rc == -ENOTSUP);
+	TAP_CHECK(is_same, "each: expected %d (%s), got %d (%s; %zu: %s)", r,
+	    tap_str_show(cause), rc, tap_str_show(got), p.n, p.text);
+	free(got);
+	free(p.first);
+	return is_same;
+}
+
 /* Checks that jsonschema_check on the compiled schema says what
  * jsonschema_validate said: r and cause. */
 static bool
@@ -621,7 +731,7 @@ suite_check_compiled(const struct suite_group *g, const json_t *data, int r,
 	TAP_CHECK(is_same, "compiled: expected %d (%s), got %d (%s)", r,
 	    tap_str_show(cause), rc, tap_str_show(got));
 	free(got);
-	return is_same;
+	return is_same && suite_check_each(g, data, r, cause);
 }
 
 /* Runs one case; true when it passed or went as the skip table says. */
@@ -780,6 +890,7 @@ static const struct tap_test tests[] = { { "causes and results of own cases",
 	    test_refused_pattern_compiled },
 	{ "a compiled schema keeps its own reference",
 	    test_new_keeps_reference },
+	{ "jsonschema_check_each reports every mismatch", test_check_each },
 	{ "every file of the suite is run or listed", test_suite_complete },
 	SUITE_FILES(SUITE_ENTRY) };
 
