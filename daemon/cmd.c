@@ -21,6 +21,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_secret_list_entry,
 	&cmd_secret_rm_entry,
 	&cmd_token_entry,
+	&cmd_docker_catalog_entry,
 	NULL,
 };
 

@@ -275,7 +275,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--max-client-output BYTES] [--max-servers N]\n"
 	    "            [--max-http-requests N]\n"
 	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
-	    "            [--docker PATH] [--docker-timeout MS]\n"
+	    "            [--docker PATH] [--docker-timeout MS] [--docker-catalog REF]\n"
 	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
 	    "            [--listen-http 127.0.0.1:PORT]\n"
 	    "            [-V] [-h]\n"
@@ -318,6 +318,7 @@ enum {
 	MCPD_OPT_STOP_FORCE,
 	MCPD_OPT_SECRETS_KEY,
 	MCPD_OPT_LISTEN_HTTP,
+	MCPD_OPT_DOCKER_CATALOG,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -345,6 +346,7 @@ static const struct option mcpd_long_options[] = {
 	{ "stop-force", required_argument, NULL, MCPD_OPT_STOP_FORCE },
 	{ "secrets-key", required_argument, NULL, MCPD_OPT_SECRETS_KEY },
 	{ "listen-http", required_argument, NULL, MCPD_OPT_LISTEN_HTTP },
+	{ "docker-catalog", required_argument, NULL, MCPD_OPT_DOCKER_CATALOG },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -354,10 +356,13 @@ static void
 mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 {
 	const char *docker = getenv("MCPD_DOCKER");
+	const char *catalog = getenv("MCPD_DOCKER_CATALOG");
 	int ch;
 
 	if (docker != NULL && *docker != '\0')
 		mcpd_opts.docker = xstrdup(docker);
+	if (catalog != NULL && *catalog != '\0')
+		mcpd_opts.docker_catalog = xstrdup(catalog);
 	while ((ch = getopt_long(argc, argv, "dvs:S:Vh", mcpd_long_options,
 		    NULL)) != -1) {
 		switch (ch) {
@@ -432,6 +437,10 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		case MCPD_OPT_LISTEN_HTTP:
 			free(mcpd_opts.listen_http);
 			mcpd_opts.listen_http = xstrdup(optarg);
+			break;
+		case MCPD_OPT_DOCKER_CATALOG:
+			free(mcpd_opts.docker_catalog);
+			mcpd_opts.docker_catalog = xstrdup(optarg);
 			break;
 		case MCPD_OPT_STOP_FORCE:
 			mcpd_opts.stop_force_ms = mcpd_number("--stop-force",
@@ -589,6 +598,7 @@ main(int argc, char **argv)
 	defer_close();
 	child_close();
 	docker_reap_close();
+	dcatalog_close();
 	sendq_close();
 	netpolicy_close();
 	http_tls_close();

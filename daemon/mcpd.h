@@ -53,6 +53,7 @@ struct mcpd_options {
 	int stop_force_ms;	  /* forced: docker rm -f of all, then exit */
 	char *secrets_key;	  /* the secret store's key file, or NULL */
 	char *listen_http;	  /* the HTTP front's loopback ADDR:PORT */
+	char *docker_catalog;	  /* Docker's MCP catalog image reference */
 	/* Per client: requests in flight, bytes of answers not yet sent. */
 	size_t max_client_requests;
 	size_t max_client_output;
@@ -248,6 +249,7 @@ extern const struct cmd_entry cmd_secret_set_entry;
 extern const struct cmd_entry cmd_secret_list_entry;
 extern const struct cmd_entry cmd_secret_rm_entry;
 extern const struct cmd_entry cmd_token_entry;
+extern const struct cmd_entry cmd_docker_catalog_entry;
 
 /* child.c: child processes, their pipes and their exits. */
 struct child_spec {
@@ -723,6 +725,9 @@ struct docker_container;
  */
 typedef void docker_done_fn(void *arg, int status, const char *out,
     const char *err);
+/* The same with all of stdout, which may hold NUL bytes (out_len bytes). */
+typedef void docker_data_fn(void *arg, int status, const char *out,
+    size_t out_len, const char *err);
 /* One output line of a streaming command. */
 typedef void docker_line_fn(void *arg, const char *line, size_t len,
     bool is_stderr);
@@ -749,6 +754,12 @@ const char *docker_instance(void);
  */
 struct docker_cmd *docker_cmd_start(const char *const *args, char *const *env,
     int timeout_ms, docker_line_fn *line, docker_done_fn *done, void *arg);
+/*
+ * The same, collecting all of stdout for done: a command that prints more
+ * than out_max bytes is killed and reported as status -1, err saying so.
+ */
+struct docker_cmd *docker_cmd_start_data(const char *const *args,
+    int timeout_ms, size_t out_max, docker_data_fn *done, void *arg);
 /* Kills the command; done is not called. NULL is fine. */
 void docker_cmd_cancel(struct docker_cmd *);
 /* "docker exited with status 1: <stderr>", or why it did not run (new). */
@@ -783,6 +794,34 @@ void docker_container_remove(struct docker_container *, docker_removed_fn *,
     void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
+
+/* dcatalog.c: Docker's MCP catalog, read from an image (doc/docker-catalog.md). */
+#define DCATALOG_DEFAULT "mcp/docker-mcp-catalog"
+/*
+ * How a read ended: the catalog (borrowed, only during the call) {catalog,
+ * image, title, skipped, servers: [definitions, each with its name]}, or
+ * NULL with kind and why.
+ */
+typedef void dcatalog_fn(void *arg, const json_t *catalog, enum errors_kind,
+    const char *why);
+/* The reference read when a client names none (--docker-catalog). */
+const char *dcatalog_default(void);
+/*
+ * Reads the catalog image ref (pulled when docker's cache lacks it): fn
+ * runs once, from the loop. The last catalog is kept while its image id
+ * stays the same.
+ */
+void dcatalog_read(const char *ref, dcatalog_fn *fn, void *arg);
+void dcatalog_close(void);
+/*
+ * The catalog document of a `docker image save` tar: an OCI artifact's
+ * JSON layer, or /catalog.json of the image's files (new, NUL-terminated).
+ * 0, or a negative errno with *cause.
+ */
+int dcatalog_extract(const void *save, size_t len, char **ret,
+    size_t *ret_len, char **cause);
+/* The document's definitions, sorted by name (new), or NULL with *cause. */
+json_t *dcatalog_parse(const char *text, size_t len, char **cause);
 
 /* docker-reap.c: containers of earlier runs of this daemon. */
 /* Marks the state dir: this daemon starts containers (reap them later). */
