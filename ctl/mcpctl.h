@@ -262,6 +262,12 @@ int jsonc_read_file(const char *path, char **ret, size_t *ret_len);
 void ctl_load_progress(const struct mcpctl *, json_t *params,
     char *(*rewrite)(const char *));
 
+/* ctl-docker-catalog.c: shared with load. */
+/* "Docker MCP catalog REF (image ID): TITLE" on stdout. */
+void ctl_docker_catalog_print_header(const json_t *result);
+/* The catalog a client names: given, else MCPD_DOCKER_CATALOG, or NULL. */
+const char *ctl_docker_catalog_ref(const char *given);
+
 /* One entry per command, listed in mcpctl.c. */
 extern const struct mcpctl_cmd ctl_load_cmd;
 extern const struct mcpctl_cmd ctl_unload_cmd;
@@ -279,6 +285,8 @@ extern const struct mcpctl_cmd ctl_wait_cmd;
 extern const struct mcpctl_cmd ctl_bridge_cmd;
 extern const struct mcpctl_cmd ctl_token_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;
+extern const struct mcpctl_cmd ctl_docker_catalog_cmd;
+extern const struct mcpctl_cmd ctl_gateway_cmd;
 extern const struct mcpctl_cmd ctl_help_cmd;
 extern const struct mcpctl_cmd ctl_version_cmd;
 

@@ -135,26 +135,25 @@ dcatalog_oci(const void *save, size_t len, const json_t *index, char **ret,
 {
 	const json_t *desc = json_array_get(json_object_get(index, "manifests"),
 	    0);
-	json_t *manifest = NULL, *layers, *paths;
+	json_t *manifest = NULL, *next, *layers, *paths;
 	struct tarball_member m;
 	char *path = NULL;
 	int r = -EINVAL, depth;
 
 	/* An index may point at an index (docker's OCI export does). */
 	for (depth = 0; depth < 4 && desc != NULL; depth++) {
-		json_decref(manifest);
+		path = dcatalog_blob_path(desc);
+		next = path != NULL ? dcatalog_member_json(save, len, path) :
+				      NULL;
 		free(path);
-		manifest = NULL;
-		if ((path = dcatalog_blob_path(desc)) == NULL ||
-		    (manifest = dcatalog_member_json(save, len, path)) == NULL)
-			break;
-		if (json_object_get(manifest, "manifests") == NULL)
+		path = NULL;
+		/* desc points into manifest: it goes only now. */
+		json_decref(manifest);
+		if ((manifest = next) == NULL)
 			break;
 		desc = json_array_get(json_object_get(manifest, "manifests"),
 		    0);
 	}
-	free(path);
-	path = NULL;
 	layers = json_object_get(manifest, "layers");
 	if (!json_is_array(layers) || json_array_size(layers) == 0) {
 		r = errors_cause(cause, -EINVAL,
