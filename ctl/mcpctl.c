@@ -279,6 +279,13 @@ int
 mcpctl_request(struct mcpctl *m, const char *method, json_t *params,
     json_t **ret_result)
 {
+	return mcpctl_request_error(m, method, params, ret_result, NULL);
+}
+
+int
+mcpctl_request_error(struct mcpctl *m, const char *method, json_t *params,
+    json_t **ret_result, json_t **ret_error)
+{
 	struct jsonrpc_msg jm;
 	json_t *msg;
 	char *cause = NULL;
@@ -292,6 +299,11 @@ mcpctl_request(struct mcpctl *m, const char *method, json_t *params,
 		return mcpctl_conn_failed(m, r, cause);
 	/* conn_call returns only a classified result or error. */
 	jsonrpc_classify(msg, &jm, NULL);
+	if (jm.type == JSONRPC_ERROR && ret_error != NULL) {
+		*ret_error = json_incref(jm.error);
+		json_decref(msg);
+		return MCPCTL_EXIT_ERROR;
+	}
 	if (jm.type == JSONRPC_ERROR) {
 		print_error(jm.error, m->is_json);
 		r = MCPCTL_EXIT_ERROR;

@@ -88,6 +88,12 @@ int mcpctl_parse_positive(const struct mcpctl_cmd *, const char *opt,
 int mcpctl_request(struct mcpctl *, const char *method, json_t *params,
     json_t **ret_result);
 /*
+ * The same, but an error of the daemon is not printed: it is in
+ * *ret_error (the caller's) with MCPCTL_EXIT_ERROR returned.
+ */
+int mcpctl_request_error(struct mcpctl *, const char *method, json_t *params,
+    json_t **ret_result, json_t **ret_error);
+/*
  * mcpctl_request, then prints the result: --json as one line, else with
  * human(result). Returns the exit status.
  */
@@ -242,6 +248,30 @@ void callhelp_print(const struct callflags *);
 
 /* ctl-load.c, ctl-reload.c: the load result, shared with reload. */
 void ctl_load_print_result(const char *verb, const json_t *result);
+/* A load's answer: loaded, already loaded, restarted with new settings. */
+void ctl_load_answer(const json_t *result);
+
+/* ctl-load-name.c: load by a catalog or registry name. */
+struct ctl_load_name {
+	const char *source;  /* "docker", "official", "local", or NULL */
+	const char *catalog; /* --catalog: the Docker catalog image */
+	const char *file;    /* --server-json: a record in a file */
+	bool is_dry_run;     /* print the plan, load nothing */
+	bool prefer_remote;  /* a record's remote before its packages */
+};
+/*
+ * A registry name: NAMESPACE/NAME[@VERSION], one '/', a namespace with a
+ * '.' whose first label is a top-level domain (a reversed domain, as the
+ * registry's names are), or any such word with @VERSION.
+ */
+bool ctl_load_is_registry_name(const char *word);
+/*
+ * Fetches the record of name, resolves it, prints what it will run, then
+ * loads it with mcpd/load (unless a dry run). user: the params the load
+ * options made (stolen). Returns the exit status.
+ */
+int ctl_load_name(struct mcpctl *, json_t *user, const char *name,
+    const struct ctl_load_name *);
 
 /* jsonc.c: JSON with comments, as VS Code writes it. */
 /*

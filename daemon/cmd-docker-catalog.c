@@ -69,7 +69,7 @@ cmd_docker_catalog_read(void *arg, const json_t *catalog,
 			json_array_append(found, (json_t *)(uintptr_t)e);
 	if (c->name != NULL && json_array_size(found) == 0) {
 		control_fail(c->req, ERRORS_NOT_FOUND,
-		    json_pack("{s:s, s:s, s:O}", "what", "server", "name",
+		    json_pack("{s:s, s:s, s:O}", "what", "catalog-entry", "name",
 			c->name, "catalog", json_object_get(catalog, "catalog")),
 		    "the Docker MCP catalog %s has no server definition called %s (it has %zu; mcpctl docker-catalog lists them)",
 		    json_string_value(json_object_get(catalog, "catalog")),

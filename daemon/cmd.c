@@ -22,6 +22,8 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_secret_rm_entry,
 	&cmd_token_entry,
 	&cmd_docker_catalog_entry,
+	&cmd_gateway_start_entry,
+	&cmd_gateway_stop_entry,
 	NULL,
 };
 

@@ -31,6 +31,7 @@ enum server_mode {
 	SERVER_PROCESS,
 	SERVER_CONTAINER,
 	SERVER_REMOTE,
+	SERVER_GATEWAY, /* docker mcp gateway run, reached over loopback */
 };
 
 /* mcpd.c */
@@ -250,6 +251,8 @@ extern const struct cmd_entry cmd_secret_list_entry;
 extern const struct cmd_entry cmd_secret_rm_entry;
 extern const struct cmd_entry cmd_token_entry;
 extern const struct cmd_entry cmd_docker_catalog_entry;
+extern const struct cmd_entry cmd_gateway_start_entry;
+extern const struct cmd_entry cmd_gateway_stop_entry;
 
 /* child.c: child processes, their pipes and their exits. */
 struct child_spec {
@@ -487,6 +490,14 @@ struct transport *transport_stdio_new(const struct child_spec *,
 struct transport *transport_http_new(const struct remote_spec *,
     const struct transport_cbs *, void *arg);
 
+/*
+ * The Docker MCP Gateway (spec->argv: docker mcp gateway run ...): at each
+ * open, a loopback port and a bearer token of its own (--port, and
+ * MCP_GATEWAY_AUTH_TOKEN in its environment), then Streamable HTTP to
+ * http://127.0.0.1:PORT/mcp with that token. Its end is the process's.
+ */
+struct transport *transport_dgw_new(const struct server_spec *,
+    const struct transport_cbs *, void *arg);
 /* The pid of the program behind a stdio transport, or -1. */
 pid_t transport_stdio_pid(const struct transport *);
 
@@ -922,6 +933,7 @@ char *identity_connection_id(const char *agent, const char *mode,
     const char *target, size_t target_len);
 
 /* loadspec.c: what a load's params ask for, checked without a request. */
+#define LOADSPEC_GATEWAY_NAME "docker-gateway" /* a gateway's default name */
 struct loadspec {
 	enum server_mode mode;
 	char *name; /* given, or derived from the target */
@@ -958,6 +970,13 @@ int enable_remove(const char *agent, const char *id, bool *ret_removed,
     char **cause);
 /* The saved servers whose rows name $(secret.NAME): [{agent, name}] (new). */
 json_t *enable_rows_using(const char *secret);
+/*
+ * A gateway's saved servers, read from the file on disk: 1 when they are
+ * want, 0 when not, a negative errno with *cause when it cannot be read;
+ * *ret_saved (new, on 0 and 1) says what is saved ("a, b", or nothing).
+ */
+int enable_gateway_saved(const char *agent, const char *id, const json_t *want,
+    char **ret_saved, char **cause);
 /* 1 when the row is still saved as read at start; as store_recheck. */
 int enable_recheck(const char *agent, const char *id, char **cause);
 /* Loads every saved row again through its server's gate (at start). */
@@ -1005,6 +1024,13 @@ int store_remove(struct store *s, const char *agent, const char *id,
  */
 int store_recheck(const struct store *s, const char *agent, const char *id,
     char **cause);
+/*
+ * The row of (agent, id) as the file on disk holds it now (not the
+ * cache): 0 and *ret (new; NULL when there is none), or a negative errno
+ * with *cause.
+ */
+int store_read_row(const struct store *s, const char *agent, const char *id,
+    json_t **ret, char **cause);
 
 /* secrets.c: the encrypted secret store. */
 struct secrets;
