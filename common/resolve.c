@@ -283,6 +283,60 @@ resolve_server_name(const char *name)
 	return names_valid(out) ? xstrdup(out) : NULL;
 }
 
+/* Top-level domains a registry namespace (a reversed domain) starts with. */
+static const char *const resolve_tlds[] = { "com", "org", "net", "edu",
+	"gov", "dev", "app", "xyz", "tech", "cloud", "info", "biz", "page",
+	"site", "online", "tools", "run", "software", "codes", "systems",
+	"space", "world", "network", "digital", "studio", "company", "works",
+	NULL };
+
+/* The namespace's first label is a top-level domain: 2 letters or known. */
+static bool
+resolve_is_tld(const char *label, size_t len)
+{
+	char lower[16];
+
+	if (len == 2 && isalpha((unsigned char)label[0]) &&
+	    isalpha((unsigned char)label[1]))
+		return true;
+	if (len >= sizeof lower)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		lower[i] = (char)tolower((unsigned char)label[i]);
+	lower[len] = '\0';
+	for (size_t i = 0; resolve_tlds[i] != NULL; i++)
+		if (strcmp(lower, resolve_tlds[i]) == 0)
+			return true;
+	return false;
+}
+
+bool
+resolve_is_registry_name(const char *word)
+{
+	const char *at = strchr(word, '@'), *slash = strchr(word, '/');
+	size_t base = at != NULL ? (size_t)(at - word) : strlen(word);
+	size_t ns = slash != NULL ? (size_t)(slash - word) : 0;
+
+	if (slash == NULL || ns == 0 || ns + 1 >= base ||
+	    memchr(slash + 1, '/', base - ns - 1) != NULL ||
+	    memchr(word, '.', ns) == NULL ||
+	    memchr(word, ':', base) != NULL)
+		return false;
+	if (at != NULL && (at[1] == '\0' || strchr(at + 1, '@') != NULL ||
+			      strncmp(at + 1, "sha256:", 7) == 0))
+		return false;
+	for (size_t i = 0; i < base; i++) {
+		char c = word[i];
+
+		if (!isascii((unsigned char)c) ||
+		    !(isalnum((unsigned char)c) || c == '.' || c == '-' ||
+			(i > ns && c == '_') || i == ns))
+			return false;
+	}
+	/* With @VERSION it is no image; else the reversed domain says so. */
+	return at != NULL || resolve_is_tld(word, strcspn(word, "."));
+}
+
 /* ---- registry records ---- */
 
 /* The package's transport: stdio when it names none. */

@@ -62,4 +62,13 @@ void resolve_plan_clear(struct resolve_plan *);
  */
 char *resolve_server_name(const char *name);
 
+/*
+ * A registry name: NAMESPACE/NAME[@VERSION], one '/', a namespace with a
+ * '.' whose first label is a top-level domain (a reversed domain, as the
+ * registry's names are), or any such word with @VERSION (no image is
+ * written so). Image references keep their meaning: ghcr.io/x/y has two
+ * '/', docker.io/alpine starts with a host, not a top-level domain.
+ */
+bool resolve_is_registry_name(const char *word);
+
 #endif

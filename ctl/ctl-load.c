@@ -12,6 +12,7 @@
 
 #include "mcpctl.h"
 #include "names.h"
+#include "resolve.h"
 
 #define CTL_LOAD_ENV_FILE_MAX (1 << 20) /* bytes of an --env-file */
 
@@ -468,7 +469,7 @@ ctl_load_names_entry(char **words, int nwords, bool is_dashed)
 		return 1;
 	}
 	if (!is_dashed && nwords >= 1 &&
-	    (o->source != NULL || ctl_load_is_registry_name(words[0]))) {
+	    (o->source != NULL || resolve_is_registry_name(words[0]))) {
 		if (nwords > 1)
 			return mcpctl_usage(&ctl_load_cmd,
 			    "a catalog or registry name takes no arguments: '%s'",
@@ -518,7 +519,7 @@ ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	if (r == 0 && !is_dashed && optind < argc &&
 	    ctl_load_by_name.file == NULL &&
 	    (ctl_load_by_name.source != NULL ||
-		ctl_load_is_registry_name(argv[optind]))) {
+		resolve_is_registry_name(argv[optind]))) {
 		r = ctl_load_options_after(params, argc, argv, &name);
 		if (r == 0 && optind < argc)
 			r = mcpctl_usage(cmd,

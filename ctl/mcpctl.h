@@ -260,12 +260,6 @@ struct ctl_load_name {
 	bool prefer_remote;  /* a record's remote before its packages */
 };
 /*
- * A registry name: NAMESPACE/NAME[@VERSION], one '/', a namespace with a
- * '.' whose first label is a top-level domain (a reversed domain, as the
- * registry's names are), or any such word with @VERSION.
- */
-bool ctl_load_is_registry_name(const char *word);
-/*
  * Fetches the record of name, resolves it, prints what it will run, then
  * loads it with mcpd/load (unless a dry run). user: the params the load
  * options made (stolen). Returns the exit status.

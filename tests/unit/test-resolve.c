@@ -359,7 +359,47 @@ test_server_name(void)
 	free(n);
 }
 
+static void
+test_registry_names(void)
+{
+	static const struct {
+		const char *word;
+		bool is_registry;
+	} cases[] = {
+		{ "io.github.owner/server", true },
+		{ "io.github.owner/server@1.2.0", true },
+		{ "com.example/weather", true },
+		{ "ai.example.tools/x_y.z", true },
+		{ "io.github.owner/server@latest", true },
+		/* Image references keep their meaning. */
+		{ "ghcr.io/github/github-mcp-server", false },
+		{ "docker.io/alpine", false },
+		{ "quay.io/org", false },
+		{ "registry.example.com/img", false },
+		{ "mcpd-test/stdio", false },
+		{ "mcp/github@sha256:abcd", false },
+		{ "localhost:5000/img", false },
+		{ "io.github.owner/server:1", false },
+		/* Not names at all. */
+		{ "github", false },
+		{ "io.github.owner/a/b", false },
+		{ "io.github.owner/", false },
+		{ "/io.github", false },
+		{ "io.github.owner/server@", false },
+		{ "io.github.owner/ser ver", false },
+		{ "https://io.github/x", false },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		TAP_CHECK(resolve_is_registry_name(cases[i].word) ==
+			cases[i].is_registry,
+		    "%s: expected %s", cases[i].word,
+		    cases[i].is_registry ? "a registry name" : "none");
+}
+
 static const struct tap_test tests[] = {
+	{ "registry names are told from images and commands",
+	    test_registry_names },
 	{ "npm: npx -y pkg@version, env from the record and the user",
 	    test_npm },
 	{ "pypi: uvx pkg==version, a clear error without uvx", test_pypi },
