@@ -55,8 +55,8 @@ resolve_need(struct resolve_ctx *c, const char *kind, const char *name,
     const char *description, bool is_secret)
 {
 	json_array_append_new(c->plan->missing,
-	    xjson(json_pack("{s:s, s:s, s:s?, s:b}", "kind", kind, "name",
-		name, "description", description, "is_secret", is_secret)));
+	    xjson(json_pack("{s:s, s:s, s:s?, s:b}", "kind", kind, "name", name,
+		"description", description, "is_secret", is_secret)));
 }
 
 /* params[key] (an object, made when absent)[name] = value. */
@@ -73,8 +73,7 @@ resolve_set(struct resolve_ctx *c, const char *key, const char *name,
 	json_object_set_new(obj, name, json_string(value));
 }
 
-static void
-resolve_push(json_t *argv, const char *fmt, ...)
+static void resolve_push(json_t *argv, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
@@ -284,11 +283,10 @@ resolve_server_name(const char *name)
 }
 
 /* Top-level domains a registry namespace (a reversed domain) starts with. */
-static const char *const resolve_tlds[] = { "com", "org", "net", "edu",
-	"gov", "dev", "app", "xyz", "tech", "cloud", "info", "biz", "page",
-	"site", "online", "tools", "run", "software", "codes", "systems",
-	"space", "world", "network", "digital", "studio", "company", "works",
-	NULL };
+static const char *const resolve_tlds[] = { "com", "org", "net", "edu", "gov",
+	"dev", "app", "xyz", "tech", "cloud", "info", "biz", "page", "site",
+	"online", "tools", "run", "software", "codes", "systems", "space",
+	"world", "network", "digital", "studio", "company", "works", NULL };
 
 /* The namespace's first label is a top-level domain: 2 letters or known. */
 static bool
@@ -319,11 +317,11 @@ resolve_is_registry_name(const char *word)
 
 	if (slash == NULL || ns == 0 || ns + 1 >= base ||
 	    memchr(slash + 1, '/', base - ns - 1) != NULL ||
-	    memchr(word, '.', ns) == NULL ||
-	    memchr(word, ':', base) != NULL)
+	    memchr(word, '.', ns) == NULL || memchr(word, ':', base) != NULL)
 		return false;
-	if (at != NULL && (at[1] == '\0' || strchr(at + 1, '@') != NULL ||
-			      strncmp(at + 1, "sha256:", 7) == 0))
+	if (at != NULL &&
+	    (at[1] == '\0' || strchr(at + 1, '@') != NULL ||
+		strncmp(at + 1, "sha256:", 7) == 0))
 		return false;
 	for (size_t i = 0; i < base; i++) {
 		char c = word[i];
@@ -497,8 +495,8 @@ resolve_docker_flags(struct resolve_ctx *c, const json_t *pkg, char **cause)
 			value = xstrdup(eq + 1);
 		else if (flag[0] == '-' && i + 1 < json_array_size(flags) &&
 		    json_string_value(json_array_get(flags, i + 1))[0] != '-')
-			value = xstrdup(
-			    json_string_value(json_array_get(flags, ++i)));
+			value = xstrdup(json_string_value(json_array_get(flags,
+			    ++i)));
 		for (size_t k = 0; absorbed[k] != NULL; k++)
 			is_absorbed |= strcmp(flag, absorbed[k]) == 0;
 		if (is_absorbed && value == NULL) {
@@ -509,7 +507,8 @@ resolve_docker_flags(struct resolve_ctx *c, const json_t *pkg, char **cause)
 			char *k = xstrndup(value, strcspn(value, "="));
 
 			if (json_object_get(c->in->env, k) == NULL)
-				resolve_set(c, "env", k, strchr(value, '=') + 1);
+				resolve_set(c, "env", k,
+				    strchr(value, '=') + 1);
 			free(k);
 		} else if ((strcmp(flag, "-v") == 0 ||
 			       strcmp(flag, "--volume") == 0) &&
@@ -714,7 +713,8 @@ resolve_docker_env(struct resolve_ctx *c, const json_t *entry)
 			continue;
 		if (value != NULL && strstr(value, "{{") == NULL) {
 			resolve_set(c, "env", name, value);
-		} else if (value != NULL && resolve_config_required(entry, value)) {
+		} else if (value != NULL &&
+		    resolve_config_required(entry, value)) {
 			resolve_need(c, "env", name, value, false);
 		} else {
 			resolve_note(c,
@@ -735,8 +735,7 @@ resolve_docker_env(struct resolve_ctx *c, const json_t *entry)
 }
 
 static int
-resolve_docker_image(struct resolve_ctx *c, const json_t *entry,
-    char **cause)
+resolve_docker_image(struct resolve_ctx *c, const json_t *entry, char **cause)
 {
 	const char *image = resolve_str(entry, "image");
 	const char *name = resolve_str(entry, "name");
@@ -780,8 +779,7 @@ resolve_docker_image(struct resolve_ctx *c, const json_t *entry,
 }
 
 static int
-resolve_docker_remote(struct resolve_ctx *c, const json_t *entry,
-    char **cause)
+resolve_docker_remote(struct resolve_ctx *c, const json_t *entry, char **cause)
 {
 	const json_t *remote = json_object_get(entry, "remote");
 	const char *url = resolve_str(remote, "url");

@@ -109,7 +109,8 @@ tarball_pax_path(const unsigned char *data, size_t size, char *name)
 		while (at + i < size && rec[i] >= '0' && rec[i] <= '9' &&
 		    i < 10)
 			reclen = reclen * 10 + (size_t)(rec[i++] - '0');
-		if (i == 0 || reclen <= i || reclen > size - at || rec[i] != ' ')
+		if (i == 0 || reclen <= i || reclen > size - at ||
+		    rec[i] != ' ')
 			return false;
 		sp = rec + i + 1;
 		eq = memchr(sp, '=', reclen - i - 1);

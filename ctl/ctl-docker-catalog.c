@@ -25,8 +25,9 @@ static const char *ctl_dcat_query;
 static const char *
 ctl_dcat_runs(const json_t *e)
 {
-	const char *url = json_string_value(
-	    json_object_get(json_object_get(e, "remote"), "url"));
+	const char *url = json_string_value(json_object_get(json_object_get(e,
+								"remote"),
+	    "url"));
 	const char *image = json_string_value(json_object_get(e, "image"));
 
 	return url != NULL ? url : image;
@@ -62,8 +63,8 @@ ctl_dcat_print(const json_t *result)
 {
 	const json_t *servers = json_object_get(result, "servers"), *e;
 	json_int_t count = json_integer_value(json_object_get(result, "count"));
-	json_int_t skipped = json_integer_value(
-	    json_object_get(result, "skipped"));
+	json_int_t skipped = json_integer_value(json_object_get(result,
+	    "skipped"));
 	struct print_table *t;
 	size_t i;
 
@@ -71,8 +72,7 @@ ctl_dcat_print(const json_t *result)
 	/* Definitions the catalog offers, not servers that run. */
 	if (ctl_dcat_query != NULL)
 		printf("%zu of %lld server definitions match \"%s\"",
-		    json_array_size(servers), (long long)count,
-		    ctl_dcat_query);
+		    json_array_size(servers), (long long)count, ctl_dcat_query);
 	else
 		printf("%lld server definition%s", (long long)count,
 		    count == 1 ? "" : "s");
@@ -89,7 +89,8 @@ ctl_dcat_print(const json_t *result)
 	json_array_foreach(servers, i, e) {
 		const char *cells[CTL_DCAT_NCOLS] = {
 			json_string_value(json_object_get(e, "name")),
-			ctl_dcat_type(e), ctl_dcat_runs(e),
+			ctl_dcat_type(e),
+			ctl_dcat_runs(e),
 			json_string_value(json_object_get(e, "title")),
 		};
 		print_table_add(t, cells, NULL);

@@ -18,7 +18,8 @@ ctl_gateway_started(const json_t *result)
 {
 	ctl_load_answer(result);
 	if (json_is_true(json_object_get(result, "persistent")))
-		printf("saved: mcpd starts it again with these servers after a restart\n");
+		printf(
+		    "saved: mcpd starts it again with these servers after a restart\n");
 }
 
 static void
@@ -45,15 +46,17 @@ ctl_gateway_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	int c, r = 0;
 	bool is_start;
 
-	while (r == 0 && (c = mcpctl_getopt(argc, argv, "+:hn:t:",
-			      ctl_gateway_options)) != -1) {
+	while (r == 0 &&
+	    (c = mcpctl_getopt(argc, argv, "+:hn:t:", ctl_gateway_options)) !=
+		-1) {
 		switch (c) {
 		case 'h':
 			json_decref(params);
 			return mcpctl_help(cmd);
 		case 'n':
 			r = mcpctl_check_name(cmd, "name", optarg);
-			json_object_set_new(params, "name", json_string(optarg));
+			json_object_set_new(params, "name",
+			    json_string(optarg));
 			break;
 		case 't':
 			if ((r = mcpctl_parse_positive(cmd, "--timeout", optarg,
@@ -78,18 +81,20 @@ ctl_gateway_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	is_start = strcmp(verb, "start") == 0;
 	if (!is_start && strcmp(verb, "stop") != 0) {
 		json_decref(params);
-		return mcpctl_usage(cmd, "unknown subcommand '%s' (start or stop)",
-		    verb);
+		return mcpctl_usage(cmd,
+		    "unknown subcommand '%s' (start or stop)", verb);
 	}
 	/* Options may come after the subcommand too. */
-	while ((c = mcpctl_getopt(argc, argv, "+:hn:t:", ctl_gateway_options)) !=
-	    -1) {
+	while ((c = mcpctl_getopt(argc, argv,
+		    "+:hn:t:", ctl_gateway_options)) != -1) {
 		if (c == 'h') {
 			json_decref(params);
 			return mcpctl_help(cmd);
 		}
-		if (c == 'n' && (r = mcpctl_check_name(cmd, "name", optarg)) == 0)
-			json_object_set_new(params, "name", json_string(optarg));
+		if (c == 'n' &&
+		    (r = mcpctl_check_name(cmd, "name", optarg)) == 0)
+			json_object_set_new(params, "name",
+			    json_string(optarg));
 		else if (c == 't' &&
 		    (r = mcpctl_parse_positive(cmd, "--timeout", optarg,
 			 "milliseconds", &ms)) == 0)
@@ -108,7 +113,8 @@ ctl_gateway_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		if (json_object_size(params) !=
 		    (json_object_get(params, "name") != NULL ? 1u : 0u)) {
 			json_decref(params);
-			return mcpctl_usage(cmd, "gateway stop takes only --name");
+			return mcpctl_usage(cmd,
+			    "gateway stop takes only --name");
 		}
 		if (optind < argc) {
 			json_decref(params);

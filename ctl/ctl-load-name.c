@@ -43,8 +43,8 @@ ctl_load_has_program(const char *name)
 struct ctl_load_record {
 	json_t *record; /* a registry record, or a catalog definition */
 	bool is_docker;
-	char *origin;  /* kept in the saved row: where the target came from */
-	char *from;    /* said before the plan */
+	char *origin; /* kept in the saved row: where the target came from */
+	char *from;   /* said before the plan */
 };
 
 static void
@@ -70,8 +70,8 @@ ctl_load_docker_record(struct mcpctl *m, const char *name, const char *catalog,
 		return r;
 	ref = json_string_value(json_object_get(result, "catalog"));
 	image = json_string_value(json_object_get(result, "image"));
-	rec->record = json_incref(
-	    json_array_get(json_object_get(result, "servers"), 0));
+	rec->record =
+	    json_incref(json_array_get(json_object_get(result, "servers"), 0));
 	rec->is_docker = true;
 	if (asprintf(&rec->origin, "docker-catalog:%s@%s#%s", ref, image,
 		name) < 0 ||
@@ -118,8 +118,9 @@ ctl_load_registry_record(struct mcpctl *m, const char *word, const char *source,
 	    result :
 	    json_object_get(result, "record");
 	rec->record = json_incref(record);
-	version = json_string_value(json_object_get(
-	    json_object_get(record, "server"), "version"));
+	version = json_string_value(json_object_get(json_object_get(record,
+							"server"),
+	    "version"));
 	if (asprintf(&rec->origin, "registry:%s:%s@%s", source, name,
 		version != NULL ? version : "?") < 0 ||
 	    asprintf(&rec->from, "%s@%s: record of the %s", name,
@@ -151,11 +152,7 @@ ctl_load_file_record(const char *path, struct ctl_load_record *rec)
 	if (asprintf(&rec->origin, "server-json:%s",
 		real != NULL ? real : path) < 0 ||
 	    asprintf(&rec->from, "%s: record of the file %s",
-		json_string_value(json_object_get(
-		    json_is_object(json_object_get(rec->record, "server")) ?
-			json_object_get(rec->record, "server") :
-			rec->record,
-		    "name")) ?:
+		json_string_value(json_object_get(json_is_object(json_object_get(rec->record, "server")) ? json_object_get(rec->record, "server") : rec->record, "name")) ?:
 		    "?",
 		path) < 0)
 		rec->origin = rec->from = NULL;
@@ -175,8 +172,9 @@ ctl_load_shown(const struct resolve_plan *p, const char *name,
 
 	json_array_foreach(p->given, i, g)
 		if (strcmp(json_string_value(g), name) == 0)
-			return strstr(value, "$(") != NULL ? value :
-							      "(given, not shown)";
+			return strstr(value, "$(") != NULL ?
+			    value :
+			    "(given, not shown)";
 	return value;
 }
 
@@ -192,8 +190,8 @@ ctl_load_print_words(FILE *f, const json_t *words)
 
 		if (i > 0)
 			fputc(' ', f);
-		if (*s != '\0' && strpbrk(s, " \t\n'\"\\$`*?;&|<>(){}[]#~") ==
-			NULL) {
+		if (*s != '\0' &&
+		    strpbrk(s, " \t\n'\"\\$`*?;&|<>(){}[]#~") == NULL) {
 			fputs(s, f);
 			continue;
 		}
@@ -289,10 +287,12 @@ ctl_load_missing(const struct ctl_load_record *rec,
 			"",
 		    desc != NULL ? ": " : "", desc != NULL ? desc : "");
 	}
-	fputs("give an env with --env NAME=VALUE, or --secret-env NAME=SECRET for a secret 'mcpctl secret set' stored; a header with --header NAME=VALUE\n",
+	fputs(
+	    "give an env with --env NAME=VALUE, or --secret-env NAME=SECRET for a secret 'mcpctl secret set' stored; a header with --header NAME=VALUE\n",
 	    stderr);
 	if (has_arg)
-		fputs("mcpctl load cannot set a package's arguments: load the command itself (mcpctl load -- CMD ARGS...)\n",
+		fputs(
+		    "mcpctl load cannot set a package's arguments: load the command itself (mcpctl load -- CMD ARGS...)\n",
 		    stderr);
 	return MCPCTL_EXIT_USAGE;
 }
@@ -309,23 +309,26 @@ ctl_load_merge(json_t *final, const json_t *user, const char *kind)
 	json_t *volumes;
 	size_t i;
 
-	if (!is_remote && (json_object_get(user, "headers") != NULL ||
-			      json_object_get(user, "transport") != NULL ||
-			      json_object_get(user, "allow_local") != NULL))
+	if (!is_remote &&
+	    (json_object_get(user, "headers") != NULL ||
+		json_object_get(user, "transport") != NULL ||
+		json_object_get(user, "allow_local") != NULL))
 		return mcpctl_usage(&ctl_load_cmd,
 		    "--header, --transport and --allow-local go with a remote; this resolves to %s",
 		    is_image ? "an image" : "a command");
 	if (is_remote && json_object_get(user, "env") != NULL)
 		return mcpctl_usage(&ctl_load_cmd,
 		    "--env goes with commands and images; this resolves to a remote (give --header)");
-	if (!is_image && (json_object_get(user, "volumes") != NULL ||
-			     json_object_get(user, "network") != NULL))
+	if (!is_image &&
+	    (json_object_get(user, "volumes") != NULL ||
+		json_object_get(user, "network") != NULL))
 		return mcpctl_usage(&ctl_load_cmd,
 		    "--volume and --network go with an image; this resolves to %s",
 		    is_remote ? "a remote" : "a command");
 	for (i = 0; plain[i] != NULL; i++)
 		if ((v = json_object_get(user, plain[i])) != NULL)
-			json_object_set(final, plain[i], (json_t *)(uintptr_t)v);
+			json_object_set(final, plain[i],
+			    (json_t *)(uintptr_t)v);
 	if ((v = json_object_get(user, "transport")) != NULL)
 		json_object_set(final, "transport", (json_t *)(uintptr_t)v);
 	if ((v = json_object_get(user, "allow_local")) != NULL)
@@ -355,15 +358,15 @@ ctl_load_plan_json(const struct ctl_load_record *rec,
 		json_t *obj = json_object_get(params, keys[k]), *v;
 
 		json_array_foreach(p->given, i, g)
-			if ((v = json_object_get(obj,
-				 json_string_value(g))) != NULL)
+			if ((v = json_object_get(obj, json_string_value(g))) !=
+			    NULL)
 				json_object_set_new(obj, json_string_value(g),
 				    json_string(ctl_load_shown(p,
 					json_string_value(g),
 					json_string_value(v))));
 	}
-	return json_pack("{s:s?, s:s, s:o, s:O}", "origin", rec->origin,
-	    "kind", p->kind, "params", params, "notes", p->notes);
+	return json_pack("{s:s?, s:s, s:o, s:O}", "origin", rec->origin, "kind",
+	    p->kind, "params", params, "notes", p->notes);
 }
 
 int

@@ -528,8 +528,9 @@ ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		if (r == 0 && (r = ctl_load_names_entry(&name, 1, false)) == 1)
 			return ctl_load_name(m, params, name,
 			    &ctl_load_by_name);
-	} else if (r == 0 && (r = ctl_load_names_entry(argv + optind,
-				  argc - optind, is_dashed)) == 1)
+	} else if (r == 0 &&
+	    (r = ctl_load_names_entry(argv + optind, argc - optind,
+		 is_dashed)) == 1)
 		return ctl_load_name(m, params,
 		    optind < argc ? argv[optind] : NULL, &ctl_load_by_name);
 	if (r == 0)

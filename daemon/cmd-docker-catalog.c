@@ -40,8 +40,8 @@ cmd_docker_catalog_matches(const json_t *e, const char *q)
 }
 
 static void
-cmd_docker_catalog_read(void *arg, const json_t *catalog,
-    enum errors_kind kind, const char *why)
+cmd_docker_catalog_read(void *arg, const json_t *catalog, enum errors_kind kind,
+    const char *why)
 {
 	struct cmd_docker_catalog *c = arg;
 	const json_t *all = json_object_get(catalog, "servers"), *e;
@@ -65,12 +65,13 @@ cmd_docker_catalog_read(void *arg, const json_t *catalog,
 			strcmp(json_string_value(json_object_get(e, "name")),
 			    c->name) == 0 :
 			c->query == NULL ||
-			cmd_docker_catalog_matches(e, c->query))
+			    cmd_docker_catalog_matches(e, c->query))
 			json_array_append(found, (json_t *)(uintptr_t)e);
 	if (c->name != NULL && json_array_size(found) == 0) {
 		control_fail(c->req, ERRORS_NOT_FOUND,
-		    json_pack("{s:s, s:s, s:O}", "what", "catalog-entry", "name",
-			c->name, "catalog", json_object_get(catalog, "catalog")),
+		    json_pack("{s:s, s:s, s:O}", "what", "catalog-entry",
+			"name", c->name, "catalog",
+			json_object_get(catalog, "catalog")),
 		    "the Docker MCP catalog %s has no server definition called %s (it has %zu; mcpctl docker-catalog lists them)",
 		    json_string_value(json_object_get(catalog, "catalog")),
 		    c->name, json_array_size(all));

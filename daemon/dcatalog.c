@@ -237,7 +237,7 @@ dcatalog_entry(const char *name, const json_t *server, const json_t *outer)
 	if (type == NULL && otype != NULL)
 		json_object_set_new(e, "type",
 		    json_string(strcmp(otype, "image") == 0 ? "server" :
-								otype));
+							      otype));
 	if (json_object_get(e, "image") == NULL &&
 	    json_is_string(json_object_get(outer, "image")))
 		json_object_set(e, "image", json_object_get(outer, "image"));
@@ -269,8 +269,8 @@ dcatalog_parse(const char *text, size_t len, char **cause)
 	const char *title = NULL, *k;
 	size_t skipped = 0, i, n;
 
-	while (len > 0 && (*text == ' ' || *text == '\n' || *text == '\r' ||
-			      *text == '\t'))
+	while (len > 0 &&
+	    (*text == ' ' || *text == '\n' || *text == '\r' || *text == '\t'))
 		text++, len--;
 	doc = json_loadb(text, len, 0, &jerr);
 	if (doc == NULL) {
@@ -289,11 +289,12 @@ dcatalog_parse(const char *text, size_t len, char **cause)
 		/* docker/mcp-gateway's catalog artifact: {title, servers} */
 		title = json_string_value(json_object_get(doc, "title"));
 		json_array_foreach(json_object_get(doc, "servers"), i, v) {
-			const json_t *snap = json_object_get(
-			    json_object_get(v, "snapshot"), "server");
+			const json_t *snap = json_object_get(json_object_get(v,
+								 "snapshot"),
+			    "server");
 
-			e = dcatalog_entry(json_string_value(
-					       json_object_get(snap, "name")),
+			e = dcatalog_entry(
+			    json_string_value(json_object_get(snap, "name")),
 			    snap, v);
 			if (e == NULL)
 				skipped++;
@@ -327,7 +328,8 @@ dcatalog_parse(const char *text, size_t len, char **cause)
 	out = xjson(json_pack("{s:s?, s:[], s:i}", "title", title, "servers",
 	    "skipped", (json_int_t)0));
 	for (i = 0; i < n; i++) {
-		if (i > 0 && dcatalog_by_name(&sorted[i - 1], &sorted[i]) == 0) {
+		if (i > 0 &&
+		    dcatalog_by_name(&sorted[i - 1], &sorted[i]) == 0) {
 			skipped++;
 			continue;
 		}

@@ -341,7 +341,7 @@ loadspec_gateway_server_ok(const json_t *v)
 	const char *s = json_string_value(v);
 
 	if (!loadspec_is_cstring(v) || s[0] == '\0' ||
-	    !isalnum((unsigned char)s[0]) || strlen(s) > LOADSPEC_MAX_ORIGIN)
+	    !isalnum((unsigned char)s[0]) || strlen(s) > 255)
 		return false;
 	for (; *s != '\0'; s++)
 		if (!isascii((unsigned char)*s) ||
@@ -354,8 +354,8 @@ static bool
 loadspec_gateway(struct loadspec_error *err, const json_t *params,
     struct loadspec *ls)
 {
-	static const char *const others[] = { "command", "target", "env",
-		"cwd", "transport", "allow_local", "headers", "args", "volumes",
+	static const char *const others[] = { "command", "target", "env", "cwd",
+		"transport", "allow_local", "headers", "args", "volumes",
 		"network", NULL };
 	const json_t *servers = json_object_get(params, "gateway"), *v;
 	char *list = NULL, *grown;

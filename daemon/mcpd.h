@@ -829,8 +829,8 @@ void dcatalog_close(void);
  * JSON layer, or /catalog.json of the image's files (new, NUL-terminated).
  * 0, or a negative errno with *cause.
  */
-int dcatalog_extract(const void *save, size_t len, char **ret,
-    size_t *ret_len, char **cause);
+int dcatalog_extract(const void *save, size_t len, char **ret, size_t *ret_len,
+    char **cause);
 /* The document's definitions, sorted by name (new), or NULL with *cause. */
 json_t *dcatalog_parse(const char *text, size_t len, char **cause);
 

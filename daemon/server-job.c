@@ -252,7 +252,7 @@ server_job_gateway_saved(struct server *s, struct server_job *job,
     const char *failed)
 {
 	const json_t *want = json_object_get(json_object_get(job->row,
-					   "params"),
+						 "params"),
 	    "gateway");
 	char *saved = NULL, *cause = NULL;
 	int r = enable_gateway_saved(s->agent, s->id, want, &saved, &cause);
@@ -265,8 +265,9 @@ server_job_gateway_saved(struct server *s, struct server_job *job,
 	    json_pack("{s:s, s:s?, s:O}", "server", s->name, "saved", saved,
 		"asked", want),
 	    "the Docker MCP Gateway %s %s; saved now: %s%s", s->name,
-	    failed != NULL ? failed :
-			     "was written but its servers do not read back as asked",
+	    failed != NULL ?
+		failed :
+		"was written but its servers do not read back as asked",
 	    saved != NULL ? saved : cause,
 	    s->session != NULL ? "; it keeps running with its old servers" :
 				 "; nothing was started");

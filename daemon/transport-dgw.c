@@ -259,8 +259,7 @@ dgw_open(struct transport *t, char **cause)
 	explicit_bzero(extra[0], strlen(extra[0]));
 	free(extra[0]);
 	snprintf(text, sizeof text,
-	    "docker mcp gateway run on port %d, reached at 127.0.0.1",
-	    d->port);
+	    "docker mcp gateway run on port %d, reached at 127.0.0.1", d->port);
 	dgw_progress(d, "starting", text);
 	if ((r = d->proc->ops->open(d->proc, cause)) < 0) {
 		explicit_bzero(token, sizeof token);

@@ -25,8 +25,8 @@ import uuid
 
 import pytest
 
-from conftest import (DOCKER, INVALID_PARAMS, NOT_FOUND, TESTSERVER_TOOLS,
-                      UNAVAILABLE, poll)
+from conftest import (DOCKER, INVALID_PARAMS, MCPCTL, NOT_FOUND, REPO,
+                      TESTSERVER_TOOLS, UNAVAILABLE, poll)
 
 CTL_DAEMON_ERROR = 1
 CTL_USAGE = 2
@@ -433,3 +433,30 @@ def test_load_by_name_runs_and_restores_what_was_resolved(
     assert r.rc == 0, r
     poll(lambda: docker("container", "inspect", row["container"]["name"])
          .returncode != 0, timeout=30, what="the container to go")
+
+
+def test_bash_completion_of_catalog_names(start, catalogs):
+    ref = catalogs(catalog_file(CATALOG))
+    d = start()
+    env = dict(d.env, MCPD_SOCKET=str(d.sock), MCPD_DOCKER_CATALOG=ref)
+    completion = REPO / "ctl" / "mcpctl.bash-completion"
+
+    def complete(*words):
+        script = ('source "$1"; shift; COMP_WORDS=("$@"); '
+                  f'COMP_CWORD={len(words) - 1}; _mcpctl; '
+                  'printf "%s\\n" "${COMPREPLY[@]}"')
+        p = subprocess.run(["bash", "-c", script, "bash", str(completion),
+                            str(MCPCTL)] + list(words)[1:],
+                           capture_output=True, timeout=30, env=env,
+                           stdin=subprocess.DEVNULL)
+        assert p.returncode == 0 and p.stderr == b"", p
+        return sorted(w for w in p.stdout.decode().split("\n") if w)
+
+    assert complete("mcpctl", "load", "--source", "") == [
+        "docker", "local", "official"]
+    assert complete("mcpctl", "load", "--source", "docker", "ts-") == [
+        "ts-http", "ts-stdio"]
+    assert complete("mcpctl", "gateway", "") == ["start", "stop"]
+    assert complete("mcpctl", "gateway", "--name", "gw", "start", "") == [
+        "example-remote", "notes", "ts-http", "ts-stdio"]
+    assert "docker-catalog" in complete("mcpctl", "do")

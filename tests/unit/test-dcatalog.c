@@ -218,8 +218,7 @@ test_oci_artifact(void)
 
 	/* As docker/mcp-gateway pushes it: an artifact with a JSON layer. */
 	tw_open(&save);
-	tw_file(&save, "oci-layout", "{\"imageLayoutVersion\":\"1.0.0\"}",
-	    31);
+	tw_file(&save, "oci-layout", "{\"imageLayoutVersion\":\"1.0.0\"}", 31);
 	blob(&save, "aaaa", doc);
 	blob(&save, "cccc", "{}");
 	blob(&save, "mmmm",

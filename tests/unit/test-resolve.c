@@ -149,8 +149,7 @@ test_npm(void)
 	TAP_CHECK(has_note(&p, "optional env REGION is not set: where"),
 	    "the optional one is said");
 	TAP_CHECK_INT(json_array_size(p.given), 1);
-	TAP_CHECK_STR(json_string_value(json_array_get(p.given, 0)),
-	    "API_KEY");
+	TAP_CHECK_STR(json_string_value(json_array_get(p.given, 0)), "API_KEY");
 	resolve_plan_clear(&p);
 	json_decref(rec);
 	json_decref(env);
@@ -172,7 +171,8 @@ test_pypi(void)
 	in.has_program = no;
 	TAP_REQUIRE(rec != NULL, "fixture");
 	TAP_CHECK_INT(resolve_registry(rec, &in, &p, &cause), -ENOTSUP);
-	TAP_CHECK(cause != NULL && strstr(cause, "runs with uvx, which is not on PATH") != NULL,
+	TAP_CHECK(cause != NULL &&
+		strstr(cause, "runs with uvx, which is not on PATH") != NULL,
 	    "cause: %s", tap_str_show(cause));
 	free(cause);
 	json_decref(rec);
@@ -403,8 +403,7 @@ static const struct tap_test tests[] = {
 	{ "npm: npx -y pkg@version, env from the record and the user",
 	    test_npm },
 	{ "pypi: uvx pkg==version, a clear error without uvx", test_pypi },
-	{ "oci: the image, its docker flags; the remote when asked",
-	    test_oci },
+	{ "oci: the image, its docker flags; the remote when asked", test_oci },
 	{ "a record with only an sse remote", test_remote_only },
 	{ "http remotes, nothing runnable and poci are refused",
 	    test_refusals },
