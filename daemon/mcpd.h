@@ -498,6 +498,8 @@ struct transport *transport_http_new(const struct remote_spec *,
  */
 struct transport *transport_dgw_new(const struct server_spec *,
     const struct transport_cbs *, void *arg);
+/* The pid of the gateway behind such a transport, or -1. */
+pid_t transport_dgw_pid(const struct transport *);
 /* The pid of the program behind a stdio transport, or -1. */
 pid_t transport_stdio_pid(const struct transport *);
 

@@ -445,7 +445,9 @@ server_describe(const struct server *s)
 	const json_t *params = json_object_get(saved, "params");
 	json_t *row;
 
-	if (s->session != NULL)
+	if (s->session != NULL && s->mode == SERVER_GATEWAY)
+		pid = transport_dgw_pid(session_transport(s->session));
+	else if (s->session != NULL)
 		pid = transport_stdio_pid(session_transport(s->session));
 	row = json_pack(
 	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:I, s:I, s:b, s:I, s:o, s:o, s:o, s:o?}",

@@ -374,6 +374,14 @@ static const struct transport_ops dgw_ops = {
 	.free = dgw_free,
 };
 
+pid_t
+transport_dgw_pid(const struct transport *t)
+{
+	if (t == NULL || t->ops != &dgw_ops)
+		return -1;
+	return transport_stdio_pid(((const struct dgw *)t)->proc);
+}
+
 struct transport *
 transport_dgw_new(const struct server_spec *spec,
     const struct transport_cbs *cbs, void *arg)

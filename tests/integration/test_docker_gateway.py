@@ -24,7 +24,7 @@ import pytest
 
 from conftest import (CONFLICT, NOT_FOUND, REPO, STORAGE, UNAVAILABLE,
                       all_procs, cmdline, is_alive, listening_ports, poll,
-                      wait_gone)
+                      proc_stat, wait_gone)
 
 CTL_DAEMON_ERROR = 1
 STANDIN = REPO / "tests" / "integration" / "docker-mcp-standin"
@@ -93,8 +93,11 @@ def test_start_call_stop(mcpd_factory, docker_config):
     assert row["mode"] == "gateway"
 
     # docker ran the plugin with mcpd's port; the token came in its
-    # environment only.
+    # environment only. The list's pid is the docker CLI mcpd ran, which
+    # runs the plugin.
     [start] = starts(docker_config)
+    assert proc_stat(start["pid"])[1] == row["pid"]
+    assert cmdline(row["pid"])[1:3] == ["mcp", "gateway"]
     port = start["port"]
     assert start["argv"][1:] == ["mcp", "gateway", "run", "--servers",
                                  "github,fetch", "--transport", "streaming",
