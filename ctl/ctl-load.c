@@ -12,6 +12,7 @@
 
 #include "mcpctl.h"
 #include "names.h"
+#include "resolve.h"
 
 #define CTL_LOAD_ENV_FILE_MAX (1 << 20) /* bytes of an --env-file */
 
@@ -19,7 +20,15 @@ enum {
 	CTL_LOAD_SECRET_ENV = 256,
 	CTL_LOAD_ENV_FILE,
 	CTL_LOAD_NETWORK,
+	CTL_LOAD_SOURCE,
+	CTL_LOAD_DRY_RUN,
+	CTL_LOAD_REMOTE,
+	CTL_LOAD_CATALOG,
+	CTL_LOAD_SERVER_JSON,
 };
+
+/* What the name options ask for (load by name). */
+static struct ctl_load_name ctl_load_by_name;
 
 static const struct option ctl_load_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -33,6 +42,11 @@ static const struct option ctl_load_options[] = {
 	{ "transport", required_argument, NULL, 'T' },
 	{ "allow-local", no_argument, NULL, 'L' },
 	{ "header", required_argument, NULL, 'H' },
+	{ "source", required_argument, NULL, CTL_LOAD_SOURCE },
+	{ "dry-run", no_argument, NULL, CTL_LOAD_DRY_RUN },
+	{ "remote", no_argument, NULL, CTL_LOAD_REMOTE },
+	{ "catalog", required_argument, NULL, CTL_LOAD_CATALOG },
+	{ "server-json", required_argument, NULL, CTL_LOAD_SERVER_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -250,6 +264,27 @@ ctl_load_option(json_t *params, int c, char **argv)
 	case 'L':
 		json_object_set_new(params, "allow_local", json_true());
 		return 0;
+	case CTL_LOAD_SOURCE:
+		if (strcmp(optarg, "docker") != 0 &&
+		    strcmp(optarg, "official") != 0 &&
+		    strcmp(optarg, "local") != 0)
+			return mcpctl_usage(&ctl_load_cmd,
+			    "--source is docker (Docker's MCP catalog), official (the MCP Registry) or local (the catalog bundled with mcpd), not '%s'",
+			    optarg);
+		ctl_load_by_name.source = optarg;
+		return 0;
+	case CTL_LOAD_DRY_RUN:
+		ctl_load_by_name.is_dry_run = true;
+		return 0;
+	case CTL_LOAD_REMOTE:
+		ctl_load_by_name.prefer_remote = true;
+		return 0;
+	case CTL_LOAD_CATALOG:
+		ctl_load_by_name.catalog = optarg;
+		return 0;
+	case CTL_LOAD_SERVER_JSON:
+		ctl_load_by_name.file = optarg;
+		return 0;
 	case 'h':
 		return -1;
 	default:
@@ -404,8 +439,8 @@ ctl_load_progress(const struct mcpctl *m, json_t *params,
 	conn_set_notify(ctl_load_progress_print, NULL);
 }
 
-static void
-ctl_load_print(const json_t *result)
+void
+ctl_load_answer(const json_t *result)
 {
 	if (json_is_true(json_object_get(result, "was_loaded")))
 		ctl_load_print_result("already loaded", result);
@@ -415,25 +450,98 @@ ctl_load_print(const json_t *result)
 		ctl_load_print_result("loaded", result);
 }
 
+/*
+ * Whether the words name a catalog or registry entry: --source or
+ * --server-json say so, else a registry name does (the other forms keep
+ * their meaning). 1 for a name, 0 for the other forms, or 2 (usage).
+ */
+static int
+ctl_load_names_entry(char **words, int nwords, bool is_dashed)
+{
+	const struct ctl_load_name *o = &ctl_load_by_name;
+	bool has_name_opt = o->is_dry_run || o->prefer_remote ||
+	    o->catalog != NULL;
+
+	if (o->file != NULL) {
+		if (nwords > 0 || o->source != NULL)
+			return mcpctl_usage(&ctl_load_cmd,
+			    "--server-json FILE takes no NAME and no --source");
+		return 1;
+	}
+	if (!is_dashed && nwords >= 1 &&
+	    (o->source != NULL || resolve_is_registry_name(words[0]))) {
+		if (nwords > 1)
+			return mcpctl_usage(&ctl_load_cmd,
+			    "a catalog or registry name takes no arguments: '%s'",
+			    words[1]);
+		if (o->catalog != NULL &&
+		    (o->source == NULL || strcmp(o->source, "docker") != 0))
+			return mcpctl_usage(&ctl_load_cmd,
+			    "--catalog goes with --source docker");
+		return 1;
+	}
+	if (o->source != NULL)
+		return mcpctl_usage(&ctl_load_cmd,
+		    "--source needs a NAME, not a command: mcpctl load --source %s NAME",
+		    o->source);
+	if (has_name_opt)
+		return mcpctl_usage(&ctl_load_cmd,
+		    "--dry-run, --remote and --catalog go with a catalog or registry NAME");
+	return 0;
+}
+
+/* A name may have options after it too (it is no command). */
+static int
+ctl_load_options_after(json_t *params, int argc, char **argv, char **ret_name)
+{
+	int c, r = 0;
+
+	*ret_name = argv[optind++];
+	while (r == 0 &&
+	    (c = mcpctl_getopt(argc, argv, "+:he:v:", ctl_load_options)) != -1)
+		r = ctl_load_option(params, c, argv);
+	return r;
+}
+
 static int
 ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
 	json_t *params = json_object();
+	char *name = NULL;
+	bool is_dashed;
 	int c, r = 0;
 
 	while (r == 0 &&
 	    (c = mcpctl_getopt(argc, argv, "+:he:v:", ctl_load_options)) != -1)
 		r = ctl_load_option(params, c, argv);
+	is_dashed = r == 0 && strcmp(argv[optind - 1], "--") == 0;
+	if (r == 0 && !is_dashed && optind < argc &&
+	    ctl_load_by_name.file == NULL &&
+	    (ctl_load_by_name.source != NULL ||
+		resolve_is_registry_name(argv[optind]))) {
+		r = ctl_load_options_after(params, argc, argv, &name);
+		if (r == 0 && optind < argc)
+			r = mcpctl_usage(cmd,
+			    "a catalog or registry name takes no arguments: '%s'",
+			    argv[optind]);
+		if (r == 0 && (r = ctl_load_names_entry(&name, 1, false)) == 1)
+			return ctl_load_name(m, params, name,
+			    &ctl_load_by_name);
+	} else if (r == 0 &&
+	    (r = ctl_load_names_entry(argv + optind, argc - optind,
+		 is_dashed)) == 1)
+		return ctl_load_name(m, params,
+		    optind < argc ? argv[optind] : NULL, &ctl_load_by_name);
 	if (r == 0)
 		r = ctl_load_words(params, argv + optind, argc - optind,
-		    strcmp(argv[optind - 1], "--") == 0);
+		    is_dashed);
 	if (r != 0) {
 		json_decref(params);
 		return r < 0 ? mcpctl_help(cmd) : r;
 	}
 	ctl_load_progress(m, params, NULL);
-	return mcpctl_run(m, "mcpd/load", params, ctl_load_print);
+	return mcpctl_run(m, "mcpd/load", params, ctl_load_answer);
 }
 
 const struct mcpctl_cmd ctl_load_cmd = {
@@ -441,8 +549,11 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	.synopsis =
 	    "[--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [--timeout MS] [--no-persist] -- CMD [ARGS...]\n"
 	    "       mcpctl load [--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [-v VOLUME]... [--network NET] [--timeout MS] [--no-persist] IMAGE [-- ARGS...]\n"
-	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... [--timeout MS] [--no-persist] URL",
-	.summary = "start an MCP server and keep it running",
+	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... [--timeout MS] [--no-persist] URL\n"
+	    "       mcpctl load [--source docker|official|local] [--catalog REF] [--remote] [--dry-run] [--name NAME] [-e K=V]... [--header K=V]... [--timeout MS] [--no-persist] NAME[@VERSION]\n"
+	    "       mcpctl load --server-json FILE [--remote] [--dry-run] [options]",
+	.summary =
+	    "start an MCP server and keep it running (a command, image, URL, or catalog or registry name)",
 	.help =
 	    "  every form:\n"
 	    "  --name NAME        the server's name (default: from CMD, the\n"
@@ -470,6 +581,27 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "                     with a fallback to sse)\n"
 	    "  --allow-local      allow plain http to a loopback URL\n"
 	    "  --header K=V       an HTTP header to send (repeatable)\n"
+	    "  NAME:\n"
+	    "  --source S         where NAME is defined: docker (Docker's MCP\n"
+	    "                     catalog), official (the MCP Registry) or local\n"
+	    "                     (the catalog bundled with mcpd); without it, a\n"
+	    "                     registry name (io.github.owner/server[@1.2.0])\n"
+	    "                     is official\n"
+	    "  --catalog REF      the Docker catalog image (default:\n"
+	    "                     MCPD_DOCKER_CATALOG, else mcpd's)\n"
+	    "  --server-json FILE a registry record (server.json, or an\n"
+	    "                     mcpd/registry-info answer) instead of a NAME\n"
+	    "  --remote           the record's https remote, not its package\n"
+	    "  --dry-run          print what it would run, and stop\n"
+	    "\n"
+	    "A NAME resolves to an image (a Docker catalog image definition, a\n"
+	    "registry oci package), a command (npm: npx -y PKG@VERSION; pypi:\n"
+	    "uvx PKG==VERSION, when uvx is on PATH) or an https remote; the\n"
+	    "record's required environment variables and headers must be given\n"
+	    "by name (--env, --secret-env, --header): none is guessed. mcpctl\n"
+	    "prints what it will run before it loads it, and the saved row\n"
+	    "keeps that command, image or URL (and where it came from), so a\n"
+	    "catalog that changes later changes nothing that is restored.\n"
 	    "\n"
 	    "CMD runs in the current directory. Without --, a lone URL names\n"
 	    "a remote server (https only, public addresses only, unless\n"

@@ -33,6 +33,8 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_bridge_cmd,
 	&ctl_client_config_cmd,
 	&ctl_token_cmd,
+	&ctl_docker_catalog_cmd,
+	&ctl_gateway_cmd,
 	&ctl_status_cmd,
 	&ctl_shutdown_cmd,
 	&ctl_help_cmd,
@@ -281,6 +283,13 @@ int
 mcpctl_request(struct mcpctl *m, const char *method, json_t *params,
     json_t **ret_result)
 {
+	return mcpctl_request_error(m, method, params, ret_result, NULL);
+}
+
+int
+mcpctl_request_error(struct mcpctl *m, const char *method, json_t *params,
+    json_t **ret_result, json_t **ret_error)
+{
 	struct jsonrpc_msg jm;
 	json_t *msg;
 	char *cause = NULL;
@@ -294,6 +303,11 @@ mcpctl_request(struct mcpctl *m, const char *method, json_t *params,
 		return mcpctl_conn_failed(m, r, cause);
 	/* conn_call returns only a classified result or error. */
 	jsonrpc_classify(msg, &jm, NULL);
+	if (jm.type == JSONRPC_ERROR && ret_error != NULL) {
+		*ret_error = json_incref(jm.error);
+		json_decref(msg);
+		return MCPCTL_EXIT_ERROR;
+	}
 	if (jm.type == JSONRPC_ERROR) {
 		print_error(jm.error, m->is_json);
 		r = MCPCTL_EXIT_ERROR;

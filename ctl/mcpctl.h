@@ -88,6 +88,12 @@ int mcpctl_parse_positive(const struct mcpctl_cmd *, const char *opt,
 int mcpctl_request(struct mcpctl *, const char *method, json_t *params,
     json_t **ret_result);
 /*
+ * The same, but an error of the daemon is not printed: it is in
+ * *ret_error (the caller's) with MCPCTL_EXIT_ERROR returned.
+ */
+int mcpctl_request_error(struct mcpctl *, const char *method, json_t *params,
+    json_t **ret_result, json_t **ret_error);
+/*
  * mcpctl_request, then prints the result: --json as one line, else with
  * human(result). Returns the exit status.
  */
@@ -304,6 +310,24 @@ json_t *callask_input(struct callask *, const json_t *requests, char **ret_why);
 
 /* ctl-load.c, ctl-reload.c: the load result, shared with reload. */
 void ctl_load_print_result(const char *verb, const json_t *result);
+/* A load's answer: loaded, already loaded, restarted with new settings. */
+void ctl_load_answer(const json_t *result);
+
+/* ctl-load-name.c: load by a catalog or registry name. */
+struct ctl_load_name {
+	const char *source;  /* "docker", "official", "local", or NULL */
+	const char *catalog; /* --catalog: the Docker catalog image */
+	const char *file;    /* --server-json: a record in a file */
+	bool is_dry_run;     /* print the plan, load nothing */
+	bool prefer_remote;  /* a record's remote before its packages */
+};
+/*
+ * Fetches the record of name, resolves it, prints what it will run, then
+ * loads it with mcpd/load (unless a dry run). user: the params the load
+ * options made (stolen). Returns the exit status.
+ */
+int ctl_load_name(struct mcpctl *, json_t *user, const char *name,
+    const struct ctl_load_name *);
 
 /* jsonc.c: JSON with comments, as VS Code writes it. */
 /*
@@ -336,6 +360,11 @@ void discovery_print_versions(const json_t *result);
 /* --limit N (1 to 100), --cursor C, --source S of search and catalog. */
 int discovery_page_option(const struct mcpctl_cmd *, int c, const char *arg,
     json_t *params);
+/* ctl-docker-catalog.c: shared with load. */
+/* "Docker MCP catalog REF (image ID): TITLE" on stdout. */
+void ctl_docker_catalog_print_header(const json_t *result);
+/* The catalog a client names: given, else MCPD_DOCKER_CATALOG, or NULL. */
+const char *ctl_docker_catalog_ref(const char *given);
 
 /* One entry per command, listed in mcpctl.c. */
 extern const struct mcpctl_cmd ctl_load_cmd;
@@ -358,6 +387,8 @@ extern const struct mcpctl_cmd ctl_search_cmd;
 extern const struct mcpctl_cmd ctl_catalog_cmd;
 extern const struct mcpctl_cmd ctl_info_cmd;
 extern const struct mcpctl_cmd ctl_versions_cmd;
+extern const struct mcpctl_cmd ctl_docker_catalog_cmd;
+extern const struct mcpctl_cmd ctl_gateway_cmd;
 extern const struct mcpctl_cmd ctl_help_cmd;
 extern const struct mcpctl_cmd ctl_version_cmd;
 

@@ -287,6 +287,10 @@ print_error_hint(const json_t *error)
 			return "see 'mcpctl tools SERVER' for its tools";
 		if (what != NULL && strcmp(what, "registry-record") == 0)
 			return "see 'mcpctl search WORDS' for names, 'mcpctl versions NAME' for versions";
+		if (what != NULL && strcmp(what, "catalog-entry") == 0)
+			return "see 'mcpctl docker-catalog' for the catalog's definitions";
+		if (what != NULL && strcmp(what, "docker-catalog") == 0)
+			return "name a catalog image docker has or can pull with MCPD_DOCKER_CATALOG or --catalog";
 		return "see 'mcpctl list'";
 	case ERRORS_STALE_HANDLE:
 		return "the server was reloaded or restarted; get fresh handles with 'mcpctl tools'";

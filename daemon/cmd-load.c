@@ -66,7 +66,7 @@ cmd_load_can_start(struct request *req, enum server_mode mode,
 		control_fail(req, ERRORS_STORAGE, NULL, "%s",
 		    cause != NULL ? cause : "cannot resolve variables");
 	else {
-		if (mode == SERVER_PROCESS)
+		if (mode == SERVER_PROCESS || mode == SERVER_GATEWAY)
 			r = cmd_load_program_ok(req, &resolved);
 		spec_clear(&resolved);
 	}
@@ -156,7 +156,8 @@ cmd_load_exec(struct request *req, json_t *params)
 		return;
 	if (!loadspec_parse(params, &ls, &err))
 		cmd_load_bad(req, err.field, err.why);
-	else if (ls.mode == SERVER_CONTAINER && docker_available(&cause) < 0)
+	else if ((ls.mode == SERVER_CONTAINER || ls.mode == SERVER_GATEWAY) &&
+	    docker_available(&cause) < 0)
 		control_fail(req, ERRORS_UNAVAILABLE, NULL, "%s", cause);
 	else if (ls.mode == SERVER_REMOTE)
 		cmd_load_remote(req, params, &ls, timeout);
@@ -184,6 +185,7 @@ static const struct cmd_param cmd_load_params[] = {
 	{ "network", JSON_STRING, false },
 	{ "progress", JSON_TRUE, false },
 	{ "origin", JSON_STRING, false },
+	{ "gateway", JSON_ARRAY, false },
 	{ NULL, 0, false },
 };
 

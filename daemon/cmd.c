@@ -25,6 +25,9 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_registry_catalog_entry,
 	&cmd_registry_info_entry,
 	&cmd_registry_versions_entry,
+	&cmd_docker_catalog_entry,
+	&cmd_gateway_start_entry,
+	&cmd_gateway_stop_entry,
 	NULL,
 };
 

@@ -30,8 +30,11 @@ struct docker_cmd {
 	struct linebuf out_lines, err_lines;
 	docker_line_fn *line; /* NULL: collect, for done */
 	docker_done_fn *done;
+	docker_data_fn *data_done; /* collect all of stdout, up to out_max */
+	size_t out_max;		   /* 0: keep the last DOCKER_OUTPUT_MAX */
 	void *arg;
 	bool is_out_eof, is_err_eof, has_exited;
+	bool is_too_long; /* stdout passed out_max: killed, reported as -1 */
 	int status;
 };
 
@@ -235,7 +238,15 @@ docker_cmd_read(struct docker_cmd *c, int fd, struct evbuffer *buf,
 	while ((n = evbuffer_read(buf, fd, 4096)) > 0) {
 		if (c->line != NULL)
 			docker_cmd_lines(c, buf, lb, is_stderr);
-		else if (evbuffer_get_length(buf) > DOCKER_OUTPUT_MAX)
+		else if (c->out_max > 0 && !is_stderr &&
+		    evbuffer_get_length(buf) > c->out_max) {
+			/* Whole or nothing: the command is stopped. */
+			evbuffer_drain(buf, evbuffer_get_length(buf));
+			if (!c->is_too_long && !c->has_exited)
+				kill(-c->io.pid, SIGKILL);
+			c->is_too_long = true;
+		} else if (evbuffer_get_length(buf) > DOCKER_OUTPUT_MAX &&
+		    (c->out_max == 0 || is_stderr))
 			evbuffer_drain(buf,
 			    evbuffer_get_length(buf) - DOCKER_OUTPUT_MAX);
 	}
@@ -247,7 +258,9 @@ static void
 docker_cmd_finish(struct docker_cmd *c)
 {
 	docker_done_fn *done = c->done;
-	char *out, *err;
+	docker_data_fn *data_done = c->data_done;
+	size_t out_len = evbuffer_get_length(c->out);
+	char *out, *err, why[96];
 
 	if (!c->has_exited || !c->is_out_eof || !c->is_err_eof)
 		return;
@@ -256,8 +269,19 @@ docker_cmd_finish(struct docker_cmd *c)
 	out = (char *)evbuffer_pullup(c->out, -1);
 	err = (char *)evbuffer_pullup(c->err, -1);
 	c->done = NULL;
+	c->data_done = NULL;
+	if (c->is_too_long) {
+		snprintf(why, sizeof why,
+		    "it printed more than %zu bytes, mcpd's limit", c->out_max);
+		c->status = -1;
+		err = why;
+		out_len = 0;
+		out[0] = '\0';
+	}
 	if (done != NULL)
 		done(c->arg, c->status, out, err);
+	if (data_done != NULL)
+		data_done(c->arg, c->status, out, out_len, err);
 	docker_cmd_free(c);
 }
 
@@ -359,6 +383,19 @@ docker_cmd_start(const char *const *args, char *const *env, int timeout_ms,
 	if (timeout_ms > 0)
 		evtimer_add(c->deadline, &tv);
 	child_watch(c->io.pid, docker_cmd_exited, c);
+	return c;
+}
+
+struct docker_cmd *
+docker_cmd_start_data(const char *const *args, int timeout_ms, size_t out_max,
+    docker_data_fn *done, void *arg)
+{
+	struct docker_cmd *c = docker_cmd_start(args, NULL, timeout_ms, NULL,
+	    NULL, arg);
+
+	/* Nothing is read before the loop runs: the fields take effect. */
+	c->data_done = done;
+	c->out_max = out_max;
 	return c;
 }
 

@@ -228,6 +228,37 @@ enable_rows_using(const char *secret)
 }
 
 int
+enable_gateway_saved(const char *agent, const char *id, const json_t *want,
+    char **ret_saved, char **cause)
+{
+	const json_t *servers, *v;
+	json_t *row;
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int r;
+
+	*ret_saved = NULL;
+	if ((r = store_read_row(mcpd_store, agent, id, &row, cause)) < 0)
+		return r;
+	servers = json_object_get(json_object_get(row, "params"), "gateway");
+	f = xnonnull(open_memstream(&text, &len));
+	if (row == NULL)
+		fputs("nothing (no row of it is saved)", f);
+	else if (json_array_size(servers) == 0)
+		fputs("a row without servers", f);
+	json_array_foreach(servers, i, v)
+		fprintf(f, "%s%s", i > 0 ? ", " : "",
+		    json_is_string(v) ? json_string_value(v) : "?");
+	if (fclose(f) != 0)
+		fatalx("out of memory");
+	*ret_saved = text;
+	r = row != NULL && json_equal(servers, want);
+	json_decref(row);
+	return r;
+}
+
+int
 enable_recheck(const char *agent, const char *id, char **cause)
 {
 	return store_recheck(mcpd_store, agent, id, cause);

@@ -13,6 +13,7 @@
 
 #define LOADSPEC_MAX_HEADERS 16 /* the transport sends up to 32 fields */
 #define LOADSPEC_MAX_ORIGIN  4096
+#define LOADSPEC_MAX_GATEWAY 256 /* servers of one Docker MCP Gateway */
 
 /* Records the first refusal; always false, so that callers return it. */
 static bool
@@ -331,6 +332,73 @@ loadspec_remote(struct loadspec_error *err, const json_t *params,
 	return ok;
 }
 
+/* ---- the Docker MCP Gateway: docker mcp gateway run ---- */
+
+/* A name of Docker's catalog: [A-Za-z0-9][A-Za-z0-9._-]*, no comma. */
+static bool
+loadspec_gateway_server_ok(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	if (!loadspec_is_cstring(v) || s[0] == '\0' ||
+	    !isalnum((unsigned char)s[0]) || strlen(s) > 255)
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isascii((unsigned char)*s) ||
+		    !(isalnum((unsigned char)*s) || strchr("._-", *s) != NULL))
+			return false;
+	return true;
+}
+
+static bool
+loadspec_gateway(struct loadspec_error *err, const json_t *params,
+    struct loadspec *ls)
+{
+	static const char *const others[] = { "command", "target", "env", "cwd",
+		"transport", "allow_local", "headers", "args", "volumes",
+		"network", NULL };
+	const json_t *servers = json_object_get(params, "gateway"), *v;
+	char *list = NULL, *grown;
+	size_t i, len = 0;
+
+	for (i = 0; others[i] != NULL; i++)
+		if (json_object_get(params, others[i]) != NULL)
+			return loadspec_bad(err, others[i],
+			    "a gateway takes only its servers, a name and a timeout");
+	if (!json_is_array(servers) || json_array_size(servers) == 0 ||
+	    json_array_size(servers) > LOADSPEC_MAX_GATEWAY)
+		return loadspec_bad(err, "gateway",
+		    "gateway must be an array of 1 to 256 server names of Docker's MCP catalog");
+	json_array_foreach(servers, i, v) {
+		if (!loadspec_gateway_server_ok(v)) {
+			free(list);
+			return loadspec_bad(err, "gateway",
+			    "a gateway server is a name of Docker's MCP catalog: letters, digits, '.', '_' and '-'");
+		}
+		grown = xreallocarray(list, len + json_string_length(v) + 2, 1);
+		list = grown;
+		if (len > 0)
+			list[len++] = ',';
+		memcpy(list + len, json_string_value(v), json_string_length(v));
+		len += json_string_length(v);
+		list[len] = '\0';
+	}
+	ls->mode = SERVER_GATEWAY;
+	ls->spec.argv = xcalloc(9, sizeof *ls->spec.argv);
+	ls->spec.argv[0] = xstrdup(docker_program());
+	ls->spec.argv[1] = xstrdup("mcp");
+	ls->spec.argv[2] = xstrdup("gateway");
+	ls->spec.argv[3] = xstrdup("run");
+	ls->spec.argv[4] = xstrdup("--servers");
+	ls->spec.argv[5] = list;
+	ls->spec.argv[6] = xstrdup("--transport");
+	ls->spec.argv[7] = xstrdup("streaming");
+	/* mcpd reaches it over Streamable HTTP; --port comes at each start. */
+	ls->spec.transport = xstrdup("streamable-http");
+	return loadspec_name(err, params, xstrdup(LOADSPEC_GATEWAY_NAME),
+	    "the gateway", &ls->name);
+}
+
 bool
 loadspec_parse(const json_t *params, struct loadspec *ls,
     struct loadspec_error *err)
@@ -348,6 +416,8 @@ loadspec_parse(const json_t *params, struct loadspec *ls,
 	if (target != NULL && json_object_get(params, "command") != NULL)
 		return loadspec_bad(err, "target",
 		    "give command or target, not both");
+	if (json_object_get(params, "gateway") != NULL)
+		return loadspec_gateway(err, params, ls);
 	if (target != NULL && strstr(target, "://") != NULL)
 		return loadspec_remote(err, params, target, ls);
 	if (target != NULL)

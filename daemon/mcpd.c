@@ -283,7 +283,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--max-client-output BYTES] [--max-servers N]\n"
 	    "            [--max-http-requests N]\n"
 	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
-	    "            [--docker PATH] [--docker-timeout MS]\n"
+	    "            [--docker PATH] [--docker-timeout MS] [--docker-catalog REF]\n"
 	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
 	    "            [--listen-http 127.0.0.1:PORT]\n"
 	    "            [--registry URL] [--registry-allow-local]\n"
@@ -340,6 +340,7 @@ enum {
 	MCPD_OPT_REGISTRY_PROBLEMS,
 	MCPD_OPT_REGISTRY_PROBLEM_CHARS,
 	MCPD_OPT_REGISTRY_TEXT_CHARS,
+	MCPD_OPT_DOCKER_CATALOG,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -382,6 +383,7 @@ static const struct option mcpd_long_options[] = {
 	    MCPD_OPT_REGISTRY_PROBLEM_CHARS },
 	{ "registry-text-chars", required_argument, NULL,
 	    MCPD_OPT_REGISTRY_TEXT_CHARS },
+	{ "docker-catalog", required_argument, NULL, MCPD_OPT_DOCKER_CATALOG },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -527,11 +529,14 @@ static void
 mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 {
 	const char *docker = getenv("MCPD_DOCKER");
+	const char *catalog = getenv("MCPD_DOCKER_CATALOG");
 	int ch;
 
 	if (docker != NULL && *docker != '\0')
 		mcpd_opts.docker = xstrdup(docker);
 	mcpd_registry_env();
+	if (catalog != NULL && *catalog != '\0')
+		mcpd_opts.docker_catalog = xstrdup(catalog);
 	while ((ch = getopt_long(argc, argv, "dvs:S:Vh", mcpd_long_options,
 		    NULL)) != -1) {
 		if (mcpd_registry_option(ch, optarg))
@@ -608,6 +613,10 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		case MCPD_OPT_LISTEN_HTTP:
 			free(mcpd_opts.listen_http);
 			mcpd_opts.listen_http = xstrdup(optarg);
+			break;
+		case MCPD_OPT_DOCKER_CATALOG:
+			free(mcpd_opts.docker_catalog);
+			mcpd_opts.docker_catalog = xstrdup(optarg);
 			break;
 		case MCPD_OPT_STOP_FORCE:
 			mcpd_opts.stop_force_ms = mcpd_number("--stop-force",
@@ -769,6 +778,7 @@ main(int argc, char **argv)
 	defer_close();
 	child_close();
 	docker_reap_close();
+	dcatalog_close();
 	sendq_close();
 	registry_close();
 	netpolicy_close();

@@ -31,6 +31,7 @@ enum server_mode {
 	SERVER_PROCESS,
 	SERVER_CONTAINER,
 	SERVER_REMOTE,
+	SERVER_GATEWAY, /* docker mcp gateway run, reached over loopback */
 };
 
 /* mcpd.c */
@@ -53,6 +54,7 @@ struct mcpd_options {
 	int stop_force_ms;	  /* forced: docker rm -f of all, then exit */
 	char *secrets_key;	  /* the secret store's key file, or NULL */
 	char *listen_http;	  /* the HTTP front's loopback ADDR:PORT */
+	char *docker_catalog;	  /* Docker's MCP catalog image reference */
 	/* Per client: requests in flight, bytes of answers not yet sent. */
 	size_t max_client_requests;
 	size_t max_client_output;
@@ -289,6 +291,9 @@ extern const struct cmd_entry cmd_registry_search_entry;
 extern const struct cmd_entry cmd_registry_catalog_entry;
 extern const struct cmd_entry cmd_registry_info_entry;
 extern const struct cmd_entry cmd_registry_versions_entry;
+extern const struct cmd_entry cmd_docker_catalog_entry;
+extern const struct cmd_entry cmd_gateway_start_entry;
+extern const struct cmd_entry cmd_gateway_stop_entry;
 
 /* child.c: child processes, their pipes and their exits. */
 struct child_spec {
@@ -616,6 +621,16 @@ struct transport *transport_stdio_new(const struct child_spec *,
 struct transport *transport_http_new(const struct remote_spec *,
     const struct transport_cbs *, void *arg);
 
+/*
+ * The Docker MCP Gateway (spec->argv: docker mcp gateway run ...): at each
+ * open, a loopback port and a bearer token of its own (--port, and
+ * MCP_GATEWAY_AUTH_TOKEN in its environment), then Streamable HTTP to
+ * http://127.0.0.1:PORT/mcp with that token. Its end is the process's.
+ */
+struct transport *transport_dgw_new(const struct server_spec *,
+    const struct transport_cbs *, void *arg);
+/* The pid of the gateway behind such a transport, or -1. */
+pid_t transport_dgw_pid(const struct transport *);
 /* The pid of the program behind a stdio transport, or -1. */
 pid_t transport_stdio_pid(const struct transport *);
 
@@ -868,6 +883,9 @@ struct docker_container;
  */
 typedef void docker_done_fn(void *arg, int status, const char *out,
     const char *err);
+/* The same with all of stdout, which may hold NUL bytes (out_len bytes). */
+typedef void docker_data_fn(void *arg, int status, const char *out,
+    size_t out_len, const char *err);
 /* One output line of a streaming command. */
 typedef void docker_line_fn(void *arg, const char *line, size_t len,
     bool is_stderr);
@@ -894,6 +912,12 @@ const char *docker_instance(void);
  */
 struct docker_cmd *docker_cmd_start(const char *const *args, char *const *env,
     int timeout_ms, docker_line_fn *line, docker_done_fn *done, void *arg);
+/*
+ * The same, collecting all of stdout for done: a command that prints more
+ * than out_max bytes is killed and reported as status -1, err saying so.
+ */
+struct docker_cmd *docker_cmd_start_data(const char *const *args,
+    int timeout_ms, size_t out_max, docker_data_fn *done, void *arg);
 /* Kills the command; done is not called. NULL is fine. */
 void docker_cmd_cancel(struct docker_cmd *);
 /* "docker exited with status 1: <stderr>", or why it did not run (new). */
@@ -928,6 +952,34 @@ void docker_container_remove(struct docker_container *, docker_removed_fn *,
     void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
+
+/* dcatalog.c: Docker's MCP catalog, read from an image (doc/docker-catalog.md). */
+#define DCATALOG_DEFAULT "mcp/docker-mcp-catalog"
+/*
+ * How a read ended: the catalog (borrowed, only during the call) {catalog,
+ * image, title, skipped, servers: [definitions, each with its name]}, or
+ * NULL with kind and why.
+ */
+typedef void dcatalog_fn(void *arg, const json_t *catalog, enum errors_kind,
+    const char *why);
+/* The reference read when a client names none (--docker-catalog). */
+const char *dcatalog_default(void);
+/*
+ * Reads the catalog image ref (pulled when docker's cache lacks it): fn
+ * runs once, from the loop. The last catalog is kept while its image id
+ * stays the same.
+ */
+void dcatalog_read(const char *ref, dcatalog_fn *fn, void *arg);
+void dcatalog_close(void);
+/*
+ * The catalog document of a `docker image save` tar: an OCI artifact's
+ * JSON layer, or /catalog.json of the image's files (new, NUL-terminated).
+ * 0, or a negative errno with *cause.
+ */
+int dcatalog_extract(const void *save, size_t len, char **ret, size_t *ret_len,
+    char **cause);
+/* The document's definitions, sorted by name (new), or NULL with *cause. */
+json_t *dcatalog_parse(const char *text, size_t len, char **cause);
 
 /* docker-reap.c: containers of earlier runs of this daemon. */
 /* Marks the state dir: this daemon starts containers (reap them later). */
@@ -1050,6 +1102,7 @@ char *identity_connection_id(const char *agent, const char *mode,
     const char *target, size_t target_len);
 
 /* loadspec.c: what a load's params ask for, checked without a request. */
+#define LOADSPEC_GATEWAY_NAME "docker-gateway" /* a gateway's default name */
 struct loadspec {
 	enum server_mode mode;
 	char *name; /* given, or derived from the target */
@@ -1086,6 +1139,13 @@ int enable_remove(const char *agent, const char *id, bool *ret_removed,
     char **cause);
 /* The saved servers whose rows name $(secret.NAME): [{agent, name}] (new). */
 json_t *enable_rows_using(const char *secret);
+/*
+ * A gateway's saved servers, read from the file on disk: 1 when they are
+ * want, 0 when not, a negative errno with *cause when it cannot be read;
+ * *ret_saved (new, on 0 and 1) says what is saved ("a, b", or nothing).
+ */
+int enable_gateway_saved(const char *agent, const char *id, const json_t *want,
+    char **ret_saved, char **cause);
 /* 1 when the row is still saved as read at start; as store_recheck. */
 int enable_recheck(const char *agent, const char *id, char **cause);
 /* Loads every saved row again through its server's gate (at start). */
@@ -1133,6 +1193,13 @@ int store_remove(struct store *s, const char *agent, const char *id,
  */
 int store_recheck(const struct store *s, const char *agent, const char *id,
     char **cause);
+/*
+ * The row of (agent, id) as the file on disk holds it now (not the
+ * cache): 0 and *ret (new; NULL when there is none), or a negative errno
+ * with *cause.
+ */
+int store_read_row(const struct store *s, const char *agent, const char *id,
+    json_t **ret, char **cause);
 
 /* log-journal.c: the journal as the log's sink (log_init). */
 void log_journal(int priority, const char *server, const char *msg);

@@ -243,17 +243,62 @@ server_container_gone(void *arg)
 	server_job_schedule(s);
 }
 
+/*
+ * A gateway's servers are read back from the file on disk and compared
+ * with what was asked; what is saved is said either way.
+ */
+static bool
+server_job_gateway_saved(struct server *s, struct server_job *job,
+    const char *failed)
+{
+	const json_t *want = json_object_get(json_object_get(job->row,
+						 "params"),
+	    "gateway");
+	char *saved = NULL, *cause = NULL;
+	int r = enable_gateway_saved(s->agent, s->id, want, &saved, &cause);
+
+	if (r == 1 && failed == NULL) {
+		free(saved);
+		return true;
+	}
+	server_job_error(job, ERRORS_STORAGE,
+	    json_pack("{s:s, s:s?, s:O}", "server", s->name, "saved", saved,
+		"asked", want),
+	    "the Docker MCP Gateway %s %s; saved now: %s%s", s->name,
+	    failed != NULL ?
+		failed :
+		"was written but its servers do not read back as asked",
+	    saved != NULL ? saved : cause,
+	    s->session != NULL ? "; it keeps running with its old servers" :
+				 "; nothing was started");
+	free(saved);
+	free(cause);
+	return false;
+}
+
 /* A load's row is saved (and read back) before anything starts. */
 static bool
 server_job_save(struct server *s, struct server_job *job)
 {
-	char *cause = NULL;
+	char *cause = NULL, *failed;
 
 	if (job->row == NULL)
 		return true;
 	if (enable_save(s->agent, job->row, job->secrets, &cause) == 0) {
 		s->is_persistent = true;
+		if (s->mode == SERVER_GATEWAY &&
+		    !server_job_gateway_saved(s, job, NULL))
+			goto failed;
 		return true;
+	}
+	if (s->mode == SERVER_GATEWAY) {
+		/* Fails the job, saying what the file holds instead. */
+		xasprintf(&failed, "cannot be saved: %s",
+		    cause != NULL ? cause : "unknown error");
+		(void)server_job_gateway_saved(s, job, failed);
+		free(failed);
+		free(cause);
+		goto failed;
 	}
 	server_job_error(job, ERRORS_STORAGE,
 	    json_pack("{s:s}", "server", s->name),
@@ -262,8 +307,12 @@ server_job_save(struct server *s, struct server_job *job)
 	    s->session != NULL ? ", and it keeps running unsaved" :
 				 " and nothing was started");
 	free(cause);
+failed:
 	if (s->session == NULL && s->generation == 0 && !s->is_persistent)
 		server_set_state(s, SERVER_STOPPED);
+	else if (s->session == NULL && s->generation == 0)
+		/* A gateway's row is there, but not as asked: to unload. */
+		server_set_state(s, SERVER_FAILED);
 	return false;
 }
 
@@ -294,6 +343,9 @@ server_job_take_spec(struct server *s, struct server_job *job)
 	spec_clear(&s->spec);
 	s->spec = *job->spec;
 	memset(job->spec, 0, sizeof *job->spec);
+	/* A gateway's servers may have changed: its command line did. */
+	free(s->endpoint);
+	s->endpoint = spec_endpoint(&s->spec);
 }
 
 /* Runs the next job, or kills a removed server whose queue is empty. */

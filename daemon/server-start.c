@@ -37,6 +37,8 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 		t = probe_new(&target, s->container, NULL, NULL);
 	else if (s->mode == SERVER_REMOTE)
 		t = transport_http_new(&run.remote, NULL, NULL);
+	else if (s->mode == SERVER_GATEWAY)
+		t = transport_dgw_new(&run, NULL, NULL);
 	else {
 		child.env = child_env_build(run.env);
 		t = transport_stdio_new(&child, NULL, NULL);

@@ -44,6 +44,8 @@ server_mode_name(enum server_mode mode)
 		return "process";
 	case SERVER_CONTAINER:
 		return "container";
+	case SERVER_GATEWAY:
+		return "gateway";
 	default:
 		return "remote";
 	}
@@ -191,8 +193,10 @@ server_runs(const struct server *s, enum server_mode mode,
     const struct server_spec *spec)
 {
 	char *endpoint = spec_endpoint(spec);
-	bool same = s->mode == mode && endpoint != NULL &&
-	    strcmp(s->endpoint, endpoint) == 0;
+	/* A gateway is the same whatever servers it runs: they may change. */
+	bool same = s->mode == mode &&
+	    (mode == SERVER_GATEWAY ||
+		(endpoint != NULL && strcmp(s->endpoint, endpoint) == 0));
 
 	free(endpoint);
 	return same;
@@ -441,7 +445,9 @@ server_describe(const struct server *s)
 	const json_t *params = json_object_get(saved, "params");
 	json_t *row;
 
-	if (s->session != NULL)
+	if (s->session != NULL && s->mode == SERVER_GATEWAY)
+		pid = transport_dgw_pid(session_transport(s->session));
+	else if (s->session != NULL)
 		pid = transport_stdio_pid(session_transport(s->session));
 	row = json_pack(
 	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:I, s:I, s:b, s:I, s:o, s:o, s:o, s:o?}",

@@ -447,3 +447,19 @@ store_recheck(const struct store *s, const char *agent, const char *id,
 	json_decref(doc);
 	return r;
 }
+
+int
+store_read_row(const struct store *s, const char *agent, const char *id,
+    json_t **ret, char **cause)
+{
+	const json_t *row;
+	json_t *doc;
+	int r;
+
+	if ((r = store_load(s->path, &doc, cause)) < 0)
+		return r;
+	row = store_row_find(doc, agent, id);
+	*ret = row != NULL ? xjson(json_deep_copy(row)) : NULL;
+	json_decref(doc);
+	return 0;
+}

@@ -400,9 +400,11 @@ def test_load_help_lists_every_option():
     assert rc == 0
     for opt in ("--name", "--env", "--secret-env", "--env-file", "--volume",
                 "--network", "--timeout", "--no-persist", "--transport",
-                "--allow-local", "--header", "--help"):
+                "--allow-local", "--header", "--source", "--catalog",
+                "--server-json", "--remote", "--dry-run", "--help"):
         assert re.search(rf"(?m)^  (-\w, )?{opt}\b", out), opt
-    for form in ("-- CMD", "IMAGE", "URL"):
+    for form in ("-- CMD", "IMAGE", "URL", "NAME[@VERSION]",
+                 "--server-json FILE"):
         assert form in out
 
 

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: ISC */
+/* The Docker MCP Gateway: its process, and Streamable HTTP to it on loopback. */
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jsonwipe.h"
+#include "log.h"
+#include "mcpd.h"
+
+#define DGW_RESEND_MS 100 /* between tries of the handshake while it starts */
+#define DGW_TOKEN_LEN 32  /* random bytes of a start's bearer token */
+
+struct dgw {
+	struct transport t; /* what the session holds */
+	char **argv;	    /* docker mcp gateway run ..., less --port */
+	char *cwd;
+	struct transport *proc; /* stdio transport: holds the process */
+	struct transport *http; /* Streamable HTTP to 127.0.0.1:port/mcp */
+	struct remote_spec remote;
+	int port;
+	json_t *held; /* [msg, tool] pairs sent before it first answered */
+	bool is_confirmed;
+	bool is_closing;
+	struct event *resend;
+	void (*done)(void *);
+	void *done_arg;
+};
+
+static struct dgw *
+dgw_of(struct transport *t)
+{
+	return (struct dgw *)t;
+}
+
+/* A free port of 127.0.0.1, as the kernel picks one; 0 and *ret or -errno. */
+static int
+dgw_pick_port(int *ret, char **cause)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof sin;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), r = 0;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len) < 0)
+		r = errors_cause(cause, -errno,
+		    "cannot pick a loopback port for the gateway: %s",
+		    strerror(errno));
+	else
+		*ret = ntohs(sin.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static void
+dgw_fail(struct dgw *d, const char *fmt, const char *why)
+{
+	char *text;
+
+	if (d->is_closing)
+		return;
+	d->is_closing = true;
+	xasprintf(&text, fmt, why != NULL ? why : "");
+	d->t.cbs->closed(d->t.cb_arg, text);
+	free(text);
+}
+
+/* ---- the process: its stderr is the server's log; its end, the end ---- */
+
+static void
+dgw_proc_message(void *arg, json_t *msg)
+{
+	struct dgw *d = arg;
+	const char note[] =
+	    "[mcpd: the gateway wrote JSON on stdout; with --transport streaming it speaks HTTP]";
+
+	(void)msg;
+	if (!d->is_closing)
+		d->t.cbs->stderr_line(d->t.cb_arg, note, sizeof note - 1);
+}
+
+static void
+dgw_proc_failed(void *arg, const json_t *id, enum errors_kind kind,
+    const char *why)
+{
+	(void)arg, (void)id, (void)kind, (void)why;
+}
+
+static void
+dgw_proc_stderr(void *arg, const char *line, size_t len)
+{
+	struct dgw *d = arg;
+
+	if (!d->is_closing)
+		d->t.cbs->stderr_line(d->t.cb_arg, line, len);
+}
+
+static void
+dgw_proc_closed(void *arg, const char *why)
+{
+	dgw_fail(arg, "docker mcp gateway run ended: %s", why);
+}
+
+static const struct transport_cbs dgw_proc_cbs = {
+	.message = dgw_proc_message,
+	.failed = dgw_proc_failed,
+	.stderr_line = dgw_proc_stderr,
+	.closed = dgw_proc_closed,
+};
+
+/* ---- Streamable HTTP to it ---- */
+
+static void
+dgw_send_held(struct dgw *d)
+{
+	json_t *pair;
+	size_t i;
+
+	json_array_foreach(d->held, i, pair)
+		d->http->ops->send(d->http, json_array_get(pair, 0),
+		    json_array_get(pair, 1));
+}
+
+static void
+dgw_resend_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct dgw *d = arg;
+
+	(void)fd, (void)events;
+	if (!d->is_confirmed && !d->is_closing)
+		dgw_send_held(d);
+}
+
+static void
+dgw_confirm(struct dgw *d)
+{
+	if (d->is_confirmed)
+		return;
+	d->is_confirmed = true;
+	json_array_clear(d->held);
+	evtimer_del(d->resend);
+}
+
+static bool
+dgw_http_raw(void *arg, const char *line, size_t len)
+{
+	struct dgw *d = arg;
+
+	if (d->t.cbs->raw == NULL || !d->t.cbs->raw(d->t.cb_arg, line, len))
+		return false;
+	dgw_confirm(d);
+	return true;
+}
+
+static void
+dgw_http_message(void *arg, json_t *msg)
+{
+	struct dgw *d = arg;
+
+	dgw_confirm(d);
+	d->t.cbs->message(d->t.cb_arg, msg);
+}
+
+/* Until the gateway first answers, a failure means "not listening yet". */
+static void
+dgw_http_failed(void *arg, const json_t *id, enum errors_kind kind,
+    const char *why)
+{
+	struct dgw *d = arg;
+	struct timeval tv = { 0, DGW_RESEND_MS * 1000 };
+
+	if (!d->is_confirmed) {
+		log_debug("gateway on port %d not answering yet: %s", d->port,
+		    why);
+		if (!evtimer_pending(d->resend, NULL))
+			evtimer_add(d->resend, &tv);
+		return;
+	}
+	d->t.cbs->failed(d->t.cb_arg, id, kind, why);
+}
+
+static void
+dgw_http_stderr(void *arg, const char *line, size_t len)
+{
+	struct dgw *d = arg;
+
+	if (!d->is_closing)
+		d->t.cbs->stderr_line(d->t.cb_arg, line, len);
+}
+
+static void
+dgw_http_closed(void *arg, const char *why)
+{
+	dgw_fail(arg, "the HTTP connection to the gateway ended: %s", why);
+}
+
+static const struct transport_cbs dgw_http_cbs = {
+	.raw = dgw_http_raw,
+	.message = dgw_http_message,
+	.failed = dgw_http_failed,
+	.stderr_line = dgw_http_stderr,
+	.closed = dgw_http_closed,
+};
+
+/* ---- the transport the session sees ---- */
+
+static void
+dgw_progress(struct dgw *d, const char *stage, const char *text)
+{
+	if (d->t.cbs->progress != NULL)
+		d->t.cbs->progress(d->t.cb_arg, stage, text);
+}
+
+static int
+dgw_open(struct transport *t, char **cause)
+{
+	struct dgw *d = dgw_of(t);
+	unsigned char raw[DGW_TOKEN_LEN];
+	char token[2 * DGW_TOKEN_LEN + 1], *auth, *extra[2] = { NULL, NULL };
+	char **argv, **env, text[160];
+	struct child_spec child = { 0 };
+	size_t n = 0;
+	int r;
+
+	if ((r = dgw_pick_port(&d->port, cause)) < 0)
+		return r;
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		return errors_cause(cause, -EIO,
+		    "cannot make the gateway's token: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(token + 2 * i, 3, "%02x", raw[i]);
+	explicit_bzero(raw, sizeof raw);
+	while (d->argv[n] != NULL)
+		n++;
+	argv = xcalloc(n + 3, sizeof *argv);
+	memcpy(argv, d->argv, n * sizeof *argv);
+	xasprintf(&argv[n], "--port");
+	xasprintf(&argv[n + 1], "%d", d->port);
+	/* The token goes in its environment, never its command line. */
+	xasprintf(&extra[0], "MCP_GATEWAY_AUTH_TOKEN=%s", token);
+	env = docker_env(extra);
+	child.argv = argv;
+	child.env = env;
+	child.cwd = d->cwd;
+	d->proc = transport_stdio_new(&child, &dgw_proc_cbs, d);
+	free(argv[n]);
+	free(argv[n + 1]);
+	free(argv);
+	child_strv_wipe_free(env);
+	explicit_bzero(extra[0], strlen(extra[0]));
+	free(extra[0]);
+	snprintf(text, sizeof text,
+	    "docker mcp gateway run on port %d, reached at 127.0.0.1", d->port);
+	dgw_progress(d, "starting", text);
+	if ((r = d->proc->ops->open(d->proc, cause)) < 0) {
+		explicit_bzero(token, sizeof token);
+		return r;
+	}
+	xasprintf(&d->remote.url, "http://127.0.0.1:%d/mcp", d->port);
+	d->remote.allow_local = true;
+	xasprintf(&auth, "Bearer %s", token);
+	explicit_bzero(token, sizeof token);
+	d->remote.headers = xjson(json_pack("{s:s}", "Authorization", auth));
+	explicit_bzero(auth, strlen(auth));
+	free(auth);
+	d->http = transport_http_new(&d->remote, &dgw_http_cbs, d);
+	dgw_progress(d, "connecting", d->remote.url);
+	return d->http->ops->open(d->http, cause);
+}
+
+static int
+dgw_send(struct transport *t, const json_t *msg, const json_t *tool)
+{
+	struct dgw *d = dgw_of(t);
+
+	if (d->http == NULL || d->is_closing)
+		return -EPIPE;
+	if (!d->is_confirmed && jsonrpc_unqueue_cancelled(d->held, msg) >= 0)
+		return 0;
+	if (!d->is_confirmed && json_object_get(msg, "id") != NULL)
+		json_array_append_new(d->held,
+		    json_pack("[OO]", msg, tool != NULL ? tool : json_null()));
+	return d->http->ops->send(d->http, msg, tool);
+}
+
+static void
+dgw_drain(struct transport *t)
+{
+	struct dgw *d = dgw_of(t);
+
+	if (d->proc != NULL && d->proc->ops->drain != NULL)
+		d->proc->ops->drain(d->proc);
+}
+
+static void
+dgw_proc_ended(void *arg)
+{
+	struct dgw *d = arg;
+
+	d->done(d->done_arg);
+}
+
+/* HTTP first, then the process: stdin closed, SIGTERM, SIGKILL. */
+static void
+dgw_http_ended(void *arg)
+{
+	struct dgw *d = arg;
+
+	d->proc->ops->close(d->proc, dgw_proc_ended, d);
+}
+
+static void
+dgw_closed_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct dgw *d = arg;
+
+	(void)fd, (void)events;
+	d->done(d->done_arg);
+}
+
+static void
+dgw_close(struct transport *t, void (*done)(void *), void *arg)
+{
+	struct dgw *d = dgw_of(t);
+
+	d->is_closing = true;
+	d->done = done;
+	d->done_arg = arg;
+	evtimer_del(d->resend);
+	if (d->http != NULL)
+		d->http->ops->close(d->http, dgw_http_ended, d);
+	else if (d->proc != NULL)
+		d->proc->ops->close(d->proc, dgw_proc_ended, d);
+	else {
+		/* Nothing ran: the answer still comes from the loop. */
+		event_assign(d->resend, mcpd_base, -1, 0, dgw_closed_due, d);
+		event_active(d->resend, EV_TIMEOUT, 0);
+	}
+}
+
+static void
+dgw_free(struct transport *t)
+{
+	struct dgw *d = dgw_of(t);
+
+	if (d->http != NULL)
+		d->http->ops->free(d->http);
+	if (d->proc != NULL)
+		d->proc->ops->free(d->proc);
+	event_free(d->resend);
+	child_strv_free(d->argv);
+	free(d->cwd);
+	free(d->remote.url);
+	jsonwipe_decref(d->remote.headers);
+	json_decref(d->held);
+	free(d);
+}
+
+static const struct transport_ops dgw_ops = {
+	.name = "streamable-http",
+	.open = dgw_open,
+	.send = dgw_send,
+	.drain = dgw_drain,
+	.close = dgw_close,
+	.free = dgw_free,
+};
+
+pid_t
+transport_dgw_pid(const struct transport *t)
+{
+	if (t == NULL || t->ops != &dgw_ops)
+		return -1;
+	return transport_stdio_pid(((const struct dgw *)t)->proc);
+}
+
+struct transport *
+transport_dgw_new(const struct server_spec *spec,
+    const struct transport_cbs *cbs, void *arg)
+{
+	struct dgw *d = xcalloc(1, sizeof *d);
+
+	d->t.ops = &dgw_ops;
+	d->t.name = "streamable-http";
+	d->t.cbs = cbs;
+	d->t.cb_arg = arg;
+	d->argv = child_strv_copy(spec->argv);
+	if (spec->cwd != NULL)
+		d->cwd = xstrdup(spec->cwd);
+	d->held = xjson(json_array());
+	d->resend = evtimer_new(mcpd_base, dgw_resend_due, d);
+	if (d->resend == NULL)
+		fatal("out of memory");
+	return &d->t;
+}
