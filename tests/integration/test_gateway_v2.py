@@ -25,6 +25,7 @@ import pytest
 
 from conftest import (INVALID_PARAMS, MCPCTL, OUTCOME_UNKNOWN, PEERS,
                       TESTSERVER_TOOLS, everything_cmd, poll)
+from test_gateway_http import free_port, post
 
 HERE = Path(__file__).resolve().parent
 V2_CLIENT = HERE / "gateway-client-v2.mjs"
@@ -132,7 +133,6 @@ class V2Client:
 def front(mcpd_factory):
     """mcpd with the HTTP front on a free loopback port, and the default
     agent's token."""
-    from test_gateway_http import free_port
     port = free_port()
     d = mcpd_factory("--listen-http", f"127.0.0.1:{port}", "--stop-grace",
                      "500")
@@ -341,7 +341,8 @@ def test_v2_http_without_a_token_or_with_another_agents(request, front, v2,
                                                         era, tmp_path):
     """No token, or a wrong one: the SDK cannot connect (401). Another
     agent's token: that agent's servers, none of this one's, and a call of
-    this one's tool reaches no server."""
+    this one's tool reaches no server. (Host and Origin are
+    test_gateway_http.py's.)"""
     log = tmp_path / "ts.log"
     front.load_testserver("ts", "--log-file", log)
     for token in ("", "0" * 64):
@@ -349,6 +350,16 @@ def test_v2_http_without_a_token_or_with_another_agents(request, front, v2,
         r = c.ask("tools")
         assert r["at"] == "connect" and r["error"]["status"] == 401, r
         assert c.proc.wait(timeout=10) == 1
+    # Nor is a request that needs no session served without one.
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    for token in (None, "0" * 64):
+        st, h, body = post(front.url, {
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "ts__sleep_ms", "arguments": {"ms": 1},
+                       "_meta": meta}}, token,
+            headers={"MCP-Protocol-Version": "2026-07-28"})
+        assert st == 401 and "mcpctl token" in body, (st, body)
+        assert h["WWW-Authenticate"] == 'Bearer realm="mcpd"'
     known_bugs(request, ("http", era), (NO_RESULT_TYPE, MODERN))
     other = front.rpc.result("mcpd/token", {"agent": "other"})["token"]
     c = v2(("http", era), token=other)
