@@ -104,18 +104,21 @@ ctl_bridge_note(struct bridge_last *last, struct evbuffer *buf, size_t from)
 	struct evbuffer_ptr at;
 	ev_ssize_t n;
 
-	if (evbuffer_ptr_set(buf, &at, from, EVBUFFER_PTR_SET) < 0 ||
-	    (n = evbuffer_copyout_from(buf, &at, chunk, sizeof chunk)) < 0)
+	if (evbuffer_ptr_set(buf, &at, from, EVBUFFER_PTR_SET) < 0)
 		return;
-	for (ev_ssize_t i = 0; i < n; i++) {
-		if (last->is_whole) {
-			last->len = 0;
-			last->is_whole = false;
+	while ((n = evbuffer_copyout_from(buf, &at, chunk, sizeof chunk)) > 0) {
+		for (ev_ssize_t i = 0; i < n; i++) {
+			if (last->is_whole) {
+				last->len = 0;
+				last->is_whole = false;
+			}
+			if (chunk[i] == '\n')
+				last->is_whole = true;
+			else if (last->len < sizeof last->text - 1)
+				last->text[last->len++] = chunk[i];
 		}
-		if (chunk[i] == '\n')
-			last->is_whole = true;
-		else if (last->len < sizeof last->text - 1)
-			last->text[last->len++] = chunk[i];
+		if (evbuffer_ptr_set(buf, &at, (size_t)n, EVBUFFER_PTR_ADD) < 0)
+			return;
 	}
 }
 
