@@ -18,6 +18,8 @@
 #define BRIDGE_BUFFER ((size_t)64 << 10)
 /* Bytes written at once to a descriptor that stays blocking (a terminal). */
 #define BRIDGE_CHUNK  ((size_t)4096)
+/* Bytes kept of the last line from mcpd: its error, when it closes. */
+#define BRIDGE_LAST   ((size_t)1024)
 
 /* One direction: bytes read from in wait in buf until out takes them. */
 struct bridge_pipe {
@@ -25,6 +27,13 @@ struct bridge_pipe {
 	struct evbuffer *buf;
 	bool is_in_eof;
 	bool is_out_nonblock; /* else write at most BRIDGE_CHUNK per POLLOUT */
+};
+
+/* The start of the last line mcpd sent (the bytes past BRIDGE_LAST go). */
+struct bridge_last {
+	char text[BRIDGE_LAST];
+	size_t len;
+	bool is_whole; /* its newline came: the next byte starts another */
 };
 
 /* stdin, stdout and their file status flags before the bridge ran. */
@@ -87,6 +96,56 @@ ctl_bridge_read(struct bridge_pipe *p)
 	return -errno;
 }
 
+/* Notes the bytes of buf from offset from on: the last line's start. */
+static void
+ctl_bridge_note(struct bridge_last *last, struct evbuffer *buf, size_t from)
+{
+	static char chunk[BRIDGE_BUFFER];
+	struct evbuffer_ptr at;
+	ev_ssize_t n;
+
+	if (evbuffer_ptr_set(buf, &at, from, EVBUFFER_PTR_SET) < 0)
+		return;
+	while ((n = evbuffer_copyout_from(buf, &at, chunk, sizeof chunk)) > 0) {
+		for (ev_ssize_t i = 0; i < n; i++) {
+			if (last->is_whole) {
+				last->len = 0;
+				last->is_whole = false;
+			}
+			if (chunk[i] == '\n')
+				last->is_whole = true;
+			else if (last->len < sizeof last->text - 1)
+				last->text[last->len++] = chunk[i];
+		}
+		if (evbuffer_ptr_set(buf, &at, (size_t)n, EVBUFFER_PTR_ADD) < 0)
+			return;
+	}
+}
+
+/*
+ * mcpd closed the connection: says why when its last line was the error
+ * it closes a connection with (a message over the limit, say), else that
+ * it may have stopped.
+ */
+static void
+ctl_bridge_closed(const struct bridge_last *last)
+{
+	json_t *msg = NULL, *error;
+	const char *text = NULL;
+
+	if (last->is_whole &&
+	    (msg = json_loadb(last->text, last->len, 0, NULL)) != NULL &&
+	    json_is_null(json_object_get(msg, "id")) &&
+	    (error = json_object_get(msg, "error")) != NULL)
+		text = json_string_value(json_object_get(error, "message"));
+	if (text != NULL && strstr(text, "closing the connection") != NULL)
+		print_err("mcpd closed the connection: %s", text);
+	else
+		print_err(
+		    "mcpd closed the connection (did it stop? mcpctl status)");
+	json_decref(msg);
+}
+
 /* Writes what p's buffer holds, as much as out takes: 0 or -errno. */
 static int
 ctl_bridge_write(struct bridge_pipe *p)
@@ -110,8 +169,12 @@ static int
 ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
 {
 	bool is_shut = false, is_refused = false;
+	struct bridge_last last = { .len = 0 };
 	struct pollfd pfd[4];
+	size_t before;
 	int r, n;
+
+	ctl_bridge_note(&last, down->buf, 0); /* what came with the hello */
 
 	for (;;) {
 		size_t up_len = evbuffer_get_length(up->buf);
@@ -125,8 +188,7 @@ ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
 		if (down->is_in_eof && down_len == 0) {
 			if (is_shut)
 				return MCPCTL_EXIT_OK;
-			print_err(
-			    "mcpd closed the connection (did it stop? mcpctl status)");
+			ctl_bridge_closed(&last);
 			return MCPCTL_EXIT_ERROR;
 		}
 		memset(pfd, 0, sizeof pfd);
@@ -169,6 +231,7 @@ ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
 			    strerror(-r));
 			return MCPCTL_EXIT_ERROR;
 		}
+		before = evbuffer_get_length(down->buf);
 		if (pfd[2].revents != 0 && (r = ctl_bridge_read(down)) <= 0) {
 			if (r < 0 && r != -ECONNRESET) {
 				print_err("bridge: cannot read from mcpd: %s",
@@ -177,6 +240,7 @@ ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
 			}
 			down->is_in_eof = true;
 		}
+		ctl_bridge_note(&last, down->buf, before);
 		if (pfd[3].revents != 0 && (r = ctl_bridge_write(down)) < 0) {
 			print_err("bridge: cannot write to standard output: %s",
 			    strerror(-r));

@@ -12,16 +12,26 @@
 #define GATEWAY_NAME_MAX  64 /* ^[a-zA-Z0-9_-]{1,64}$, as clients check */
 #define GATEWAY_SEPARATOR "__"
 
-/* FNV-1a of server NUL tool: the same on every run. */
+/*
+ * FNV-1a of server NUL tool (then NUL and the attempt in decimal, after
+ * the first): the same on every run.
+ */
 static uint32_t
-gateway_hash(const char *server, const char *tool)
+gateway_hash(const char *server, const char *tool, unsigned attempt)
 {
 	uint32_t h = 2166136261u;
+	char digits[16];
 
 	for (const char *p = server; *p != '\0'; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
 	h = (h ^ 0) * 16777619u;
 	for (const char *p = tool; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	if (attempt == 0)
+		return h;
+	snprintf(digits, sizeof digits, "%u", attempt);
+	h = (h ^ 0) * 16777619u;
+	for (const char *p = digits; *p != '\0'; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
 	return h;
 }
@@ -42,30 +52,38 @@ gateway_plain_name(const char *server, const char *tool, bool is_prefixed)
 
 /* Too long, empty or taken: cut, and _ + 6 hex digits of the hash. */
 static char *
-gateway_short_name(const char *plain, const char *server, const char *tool)
+gateway_short_name(const char *plain, const char *server, const char *tool,
+    unsigned attempt)
 {
 	char *name;
 
 	xasprintf(&name, "%.*s_%06x", GATEWAY_NAME_MAX - 7, plain,
-	    gateway_hash(server, tool) & 0xffffff);
+	    gateway_hash(server, tool, attempt) & 0xffffff);
 	return name;
+}
+
+static const char *
+gateway_names_tool(const json_t *e)
+{
+	return json_string_value(json_object_get(json_object_get(e, "tool"),
+	    "name"));
 }
 
 void
 gateway_names(json_t *all, bool is_prefixed)
 {
-	json_t *e, *counts;
-	const char *server, *tool;
-	char *plain;
+	json_t *e, *counts, *taken;
+	const char *server, *p;
+	char *plain, *name;
+	unsigned attempt;
 	size_t i;
 
 	counts = json_object();
+	taken = json_object();
 	json_array_foreach(all, i, e) {
 		server = json_string_value(json_object_get(e, "server"));
-		tool = json_string_value(json_object_get(json_object_get(e,
-							     "tool"),
-		    "name"));
-		plain = gateway_plain_name(server, tool, is_prefixed);
+		plain = gateway_plain_name(server, gateway_names_tool(e),
+		    is_prefixed);
 		json_object_set_new(e, "plain", json_string(plain));
 		json_object_set_new(counts, plain,
 		    json_integer(json_integer_value(json_object_get(counts,
@@ -73,22 +91,41 @@ gateway_names(json_t *all, bool is_prefixed)
 			1));
 		free(plain);
 	}
+	/* The names that fit as they are: one tool each. */
 	json_array_foreach(all, i, e) {
-		const char *p = json_string_value(json_object_get(e, "plain"));
-		char *name;
-
-		server = json_string_value(json_object_get(e, "server"));
-		tool = json_string_value(json_object_get(json_object_get(e,
-							     "tool"),
-		    "name"));
+		p = json_string_value(json_object_get(e, "plain"));
 		if (strlen(p) == 0 || strlen(p) > GATEWAY_NAME_MAX ||
-		    json_integer_value(json_object_get(counts, p)) > 1)
-			name = gateway_short_name(p, server, tool);
-		else
-			name = xstrdup(p);
+		    json_integer_value(json_object_get(counts, p)) > 1) {
+			json_object_set_new(e, "is_cut", json_true());
+			continue;
+		}
+		json_object_set(e, "name", json_object_get(e, "plain"));
+		json_object_set_new(taken, p, json_true());
+	}
+	/*
+	 * The others are cut and hashed; a cut name that is already given
+	 * (another tool's as it is, or a cut one alike) is hashed again.
+	 */
+	json_array_foreach(all, i, e) {
+		if (json_object_get(e, "is_cut") == NULL)
+			continue;
+		server = json_string_value(json_object_get(e, "server"));
+		p = json_string_value(json_object_get(e, "plain"));
+		for (attempt = 0;; attempt++) {
+			name = gateway_short_name(p, server,
+			    gateway_names_tool(e), attempt);
+			if (json_object_get(taken, name) == NULL)
+				break;
+			free(name);
+		}
+		json_object_set_new(taken, name, json_true());
 		json_object_set_new(e, "name", json_string(name));
-		json_object_del(e, "plain");
 		free(name);
 	}
+	json_array_foreach(all, i, e) {
+		json_object_del(e, "plain");
+		json_object_del(e, "is_cut");
+	}
 	json_decref(counts);
+	json_decref(taken);
 }

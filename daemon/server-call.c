@@ -168,10 +168,22 @@ server_pending_call_end(struct server_pending_call *pc)
 	return req;
 }
 
+/*
+ * A 2026-07-28 caller's result says its resultType (a server of an older
+ * era sends none): it goes through the gateway's answer, parsed.
+ */
 static void
 server_on_pending_call_raw(void *arg, const char *result, size_t len)
 {
-	server_on_call_raw(server_pending_call_end(arg), result, len);
+	struct server_pending_call *pc = arg;
+	bool is_modern = pc->is_modern;
+	struct request *req = server_pending_call_end(pc);
+	json_t *parsed;
+
+	if (is_modern && (parsed = json_loadb(result, len, 0, NULL)) != NULL)
+		gateway_answer(req, "tools/call", parsed);
+	else
+		server_on_call_raw(req, result, len);
 }
 
 /* An MCP caller gets the server's own error as it is (mcpd's for a stale
@@ -180,11 +192,13 @@ static void
 server_on_pending_call_reply(void *arg, const struct session_reply *r)
 {
 	struct server_pending_call *pc = arg;
-	bool is_mcp = pc->is_mcp;
+	bool is_mcp = pc->is_mcp, is_modern = pc->is_modern;
 	struct request *req = server_pending_call_end(pc);
 
 	if (is_mcp && r->error != NULL && r->kind != ERRORS_STALE_HANDLE)
 		control_reply_error(req, r->error);
+	else if (is_modern && r->result != NULL)
+		gateway_answer(req, "tools/call", json_incref(r->result));
 	else
 		server_on_call_reply(req, r);
 }

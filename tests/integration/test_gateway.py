@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (INVALID_PARAMS, MCPCTL, NODE, PEERS, STALE_HANDLE,
-                      everything_cmd, poll)
+                      TESTSERVER_TOOLS, everything_cmd, poll)
 
 HERE = Path(__file__).resolve().parent
 SDK_CLIENT = HERE / "gateway-client.mjs"
@@ -65,21 +65,35 @@ def sdk(mcpd):
         c.close()
 
 
-def test_sdk_client_sees_and_calls_every_server(mcpd, sdk, tmp_path):
+def test_sdk_client_sees_and_calls_every_server(mcpd, sdk, tmp_path,
+                                                docker_images,
+                                                container_guard):
     mcpd.load_testserver("ts")
     mcpd.load(everything_cmd(), name="everything", timeout=120)
+    # A container too: the test server's image (tests/images).
+    container_guard.append(mcpd.rpc.result("mcpd/status")["did"])
+    mcpd.rpc.result("mcpd/load", {"target": "mcpd-test/stdio",
+                                  "name": "box", "persist": False},
+                    timeout=120)
     c = sdk()
     r = c.ask("tools")
     names = r["tools"]
     assert "ts__echo" in names and "everything__echo" in names, names
-    assert all(n.startswith(("ts__", "everything__")) for n in names)
+    assert all(n.startswith(("ts__", "everything__", "box__"))
+               for n in names)
+    assert [n for n in names if n.startswith("box__")] == [
+        f"box__{t}" for t in TESTSERVER_TOOLS], names
     metas = dict(zip(names, r["meta"]))
     assert metas["ts__echo"]["io.mcpd/server"] == "ts"
     assert metas["ts__echo"]["io.mcpd/tool"] == "echo"
+    assert metas["box__echo"] == {"io.mcpd/server": "box",
+                                  "io.mcpd/tool": "echo"}
     r = c.ask('call ts__echo {"message":"through mcpd"}')
     assert r["result"]["structuredContent"] == {"message": "through mcpd"}
     r = c.ask('call everything__echo {"message":"hi"}')
     assert r["result"]["content"][0]["text"] == "Echo: hi", r
+    r = c.ask('call box__echo {"message":"in a container"}')
+    assert r["result"]["structuredContent"] == {"message": "in a container"}
     r = c.ask('call ts__nope {}')
     assert r["error"]["code"] == INVALID_PARAMS, r
     assert "unknown tool ts__nope" in r["error"]["message"], r

@@ -74,8 +74,13 @@ def session(d, url=None):
     return sid
 
 
-def test_sdk_client_over_http(front):
+def test_sdk_client_over_http(front, docker_images, container_guard):
     front.load_testserver("ts")
+    # A container too: the test server's image (tests/images).
+    container_guard.append(front.rpc.result("mcpd/status")["did"])
+    front.rpc.result("mcpd/load", {"target": "mcpd-test/stdio",
+                                   "name": "box", "persist": False},
+                     timeout=120)
     c = subprocess.Popen([NODE, str(SDK_CLIENT), str(PEERS), "--http",
                           front.url, front.token], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True)
@@ -87,6 +92,9 @@ def test_sdk_client_over_http(front):
         assert "ts__echo" in ask("tools")["tools"]
         r = ask('call ts__echo {"message":"over http"}')
         assert r["result"]["structuredContent"] == {"message": "over http"}
+        r = ask('call box__echo {"message":"to a container"}')
+        assert r["result"]["structuredContent"] == {
+            "message": "to a container"}, r
         # Progress and list_changed come on the session's GET stream.
         r = ask('progress ts__report {"steps":2,"ms":100}')
         assert r["progress"] == [[1, 2], [2, 2]], r

@@ -95,6 +95,44 @@ test_collisions_get_their_own_hashes(void)
 	json_decref(all);
 }
 
+/* A cut name never takes another tool's: the later one is hashed again. */
+static void
+test_a_cut_name_that_is_taken_is_hashed_again(void)
+{
+	/* a__b_c_dfd975 is the cut name of b.c, and the name of a tool. */
+	const char *const pairs[] = { "a", "b.c", "a", "b_c", "a", "b_c_dfd975",
+		NULL };
+	json_t *all = named(pairs, true);
+
+	TAP_CHECK_STR(name_at(all, 0), "a__b_c_5bd83a");
+	TAP_CHECK_STR(name_at(all, 1), "a__b_c_cbf2fc");
+	TAP_CHECK_STR(name_at(all, 2), "a__b_c_dfd975");
+	json_decref(all);
+}
+
+/* Two cut names alike (the same start, FNV-1a equal): the second moves. */
+static void
+test_two_cut_names_alike(void)
+{
+	char t1[66], t2[66], want1[65], want2[65];
+	const char *pairs[] = { "s", t1, "s", t2, NULL };
+	json_t *all;
+
+	memset(t1, 't', 60);
+	strcpy(t1 + 60, "37859");
+	memset(t2, 't', 60);
+	strcpy(t2 + 60, "41924");
+	memcpy(want1, "s__", 3);
+	memset(want1 + 3, 't', 54);
+	memcpy(want2, want1, 57);
+	strcpy(want1 + 57, "_fbcbd2");
+	strcpy(want2 + 57, "_0cc7e5");
+	all = named(pairs, true);
+	TAP_CHECK_STR(name_at(all, 0), want1);
+	TAP_CHECK_STR(name_at(all, 1), want2);
+	json_decref(all);
+}
+
 static void
 test_empty_name_is_hashed(void)
 {
@@ -113,6 +151,9 @@ static const struct tap_test tests[] = {
 	    test_too_long_is_cut_with_a_stable_hash },
 	{ "collisions get their own hashes",
 	    test_collisions_get_their_own_hashes },
+	{ "a cut name that is taken is hashed again",
+	    test_a_cut_name_that_is_taken_is_hashed_again },
+	{ "two cut names alike", test_two_cut_names_alike },
 	{ "an empty name is hashed", test_empty_name_is_hashed },
 };
 
