@@ -29,6 +29,7 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_bridge_cmd,
 	&ctl_client_config_cmd,
 	&ctl_token_cmd,
+	&ctl_auth_cmd,
 	&ctl_status_cmd,
 	&ctl_shutdown_cmd,
 	&ctl_help_cmd,

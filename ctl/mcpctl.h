@@ -262,6 +262,12 @@ int jsonc_read_file(const char *path, char **ret, size_t *ret_len);
 void ctl_load_progress(const struct mcpctl *, json_t *params,
     char *(*rewrite)(const char *));
 
+/* ctl-auth.c: what load shares of a login. */
+/* Runs xdg-open url when a display is there (and not --no-browser). */
+void ctl_auth_open_browser(const char *url);
+/* The URL of an "authorize" progress message ("open URL ..."), new. */
+char *ctl_auth_url_of(const char *message);
+
 /* One entry per command, listed in mcpctl.c. */
 extern const struct mcpctl_cmd ctl_load_cmd;
 extern const struct mcpctl_cmd ctl_unload_cmd;
@@ -278,6 +284,7 @@ extern const struct mcpctl_cmd ctl_inspect_cmd;
 extern const struct mcpctl_cmd ctl_wait_cmd;
 extern const struct mcpctl_cmd ctl_bridge_cmd;
 extern const struct mcpctl_cmd ctl_token_cmd;
+extern const struct mcpctl_cmd ctl_auth_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;
 extern const struct mcpctl_cmd ctl_help_cmd;
 extern const struct mcpctl_cmd ctl_version_cmd;

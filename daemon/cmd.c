@@ -21,6 +21,9 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_secret_list_entry,
 	&cmd_secret_rm_entry,
 	&cmd_token_entry,
+	&cmd_auth_login_entry,
+	&cmd_auth_status_entry,
+	&cmd_auth_logout_entry,
 	NULL,
 };
 

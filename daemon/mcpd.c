@@ -278,6 +278,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--docker PATH] [--docker-timeout MS]\n"
 	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
 	    "            [--listen-http 127.0.0.1:PORT]\n"
+	    "            [--oauth-client-metadata-url URL]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -318,6 +319,7 @@ enum {
 	MCPD_OPT_STOP_FORCE,
 	MCPD_OPT_SECRETS_KEY,
 	MCPD_OPT_LISTEN_HTTP,
+	MCPD_OPT_OAUTH_CLIENT_METADATA_URL,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -345,6 +347,8 @@ static const struct option mcpd_long_options[] = {
 	{ "stop-force", required_argument, NULL, MCPD_OPT_STOP_FORCE },
 	{ "secrets-key", required_argument, NULL, MCPD_OPT_SECRETS_KEY },
 	{ "listen-http", required_argument, NULL, MCPD_OPT_LISTEN_HTTP },
+	{ "oauth-client-metadata-url", required_argument, NULL,
+	    MCPD_OPT_OAUTH_CLIENT_METADATA_URL },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -432,6 +436,19 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		case MCPD_OPT_LISTEN_HTTP:
 			free(mcpd_opts.listen_http);
 			mcpd_opts.listen_http = xstrdup(optarg);
+			break;
+		case MCPD_OPT_OAUTH_CLIENT_METADATA_URL:
+			/* draft-ietf-oauth-client-id-metadata-document: https, a path. */
+			if (strncmp(optarg, "https://", 8) != 0 ||
+			    strchr(optarg + 8, '/') == NULL ||
+			    strpbrk(optarg, "#\r\n ") != NULL) {
+				fprintf(stderr,
+				    "mcpd: --oauth-client-metadata-url wants an https URL with a path, not \"%s\"\n",
+				    optarg);
+				exit(2);
+			}
+			free(mcpd_opts.oauth_client_metadata_url);
+			mcpd_opts.oauth_client_metadata_url = xstrdup(optarg);
 			break;
 		case MCPD_OPT_STOP_FORCE:
 			mcpd_opts.stop_force_ms = mcpd_number("--stop-force",
@@ -590,6 +607,7 @@ main(int argc, char **argv)
 	/* Let deferred releases and closes run before the loop goes. */
 	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
 	defer_close();
+	oauth_callback_close_all();
 	child_close();
 	docker_reap_close();
 	sendq_close();

@@ -49,6 +49,7 @@ struct shttp_transport {
 	char *post_path;    /* HTTP+SSE: where the endpoint event says */
 	void (*done)(void *);
 	void *done_arg;
+	char *held_why; /* why the last request cancelled unsent waited */
 	struct event *timer; /* deferred release, or DELETE deadline */
 	struct event *flush; /* sends what waited for initialized */
 };
@@ -64,6 +65,14 @@ struct shttp_post {
 	bool is_sse;
 	bool is_answered; /* the response to id came */
 	bool is_counted;  /* a request: it holds one of ht->nrequests */
+	/* With OAuth: what to send again once authorized. */
+	char *verb;
+	json_t *msg;
+	json_t *tool;
+	uint64_t token_gen; /* of the token it went with */
+	char *www_authenticate;
+	struct oauth_wait *auth_wait; /* parked until authorized */
+	int auth_tries;
 	struct evbuffer *body;
 	struct sse_parser sse;
 	struct event *retry;
@@ -96,8 +105,13 @@ shttp_post_free(struct shttp_post *p)
 	    !p->ht->is_closing && json_array_size(p->ht->waiting) > 0)
 		event_active(p->ht->flush, EV_TIMEOUT, 0);
 	http_exchange_cancel(p->ex);
+	oauth_wait_cancel(p->auth_wait);
 	if (p->retry != NULL)
 		event_free(p->retry);
+	free(p->verb);
+	json_decref(p->msg);
+	json_decref(p->tool);
+	free(p->www_authenticate);
 	json_decref(p->id);
 	json_decref(p->initialize);
 	free(p->method);
@@ -256,6 +270,12 @@ shttp_on_head(void *arg, const struct http_response *r)
 
 	p->status = r->status;
 	p->is_sse = ct != NULL && strncasecmp(ct, "text/event-stream", 17) == 0;
+	free(p->www_authenticate);
+	p->www_authenticate = NULL;
+	if ((r->status == 401 || r->status == 403) &&
+	    http_response_header(r, "www-authenticate") != NULL)
+		p->www_authenticate = xstrdup(http_response_header(r,
+		    "www-authenticate"));
 	if (sid != NULL && p->method != NULL &&
 	    strcmp(p->method, "initialize") == 0) {
 		free(p->ht->session_id);
@@ -406,6 +426,94 @@ shttp_falls_back(struct shttp_post *p)
 	return true;
 }
 
+/* The user gave an Authorization header: mcpd's OAuth stays out. */
+static bool
+shttp_has_own_authorization(const struct shttp_transport *ht)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(ht->spec->headers, k, v)
+		if (strcasecmp(k, "authorization") == 0)
+			return true;
+	return false;
+}
+
+static bool
+shttp_uses_oauth(const struct shttp_transport *ht)
+{
+	return ht->spec->auth != NULL && !shttp_has_own_authorization(ht);
+}
+
+static void
+shttp_auth_event(void *arg, enum oauth_event event, const char *why)
+{
+	struct shttp_post *p = arg;
+	struct shttp_transport *ht = p->ht;
+	char *text;
+
+	if (event == OAUTH_EVENT_URL) {
+		if (ht->t.cbs->progress != NULL && !ht->is_closing) {
+			xasprintf(&text,
+			    "open %s in a browser to authorize mcpd (or run mcpctl auth login)",
+			    why);
+			ht->t.cbs->progress(ht->t.cb_arg, "authorize", text);
+			free(text);
+		}
+		return;
+	}
+	p->auth_wait = NULL; /* a final event ends the wait */
+	if (ht->is_closing) {
+		shttp_post_free(p);
+		return;
+	}
+	if (event == OAUTH_EVENT_READY) {
+		p->auth_tries++;
+		shttp_post_start(ht, p, p->verb, p->msg, p->tool);
+		return;
+	}
+	if (p == ht->listen || p->id == NULL) {
+		shttp_post_free(p);
+		return;
+	}
+	shttp_fail_request(p, ERRORS_UNAVAILABLE,
+	    why != NULL ? why : "authorization failed");
+	shttp_post_free(p);
+}
+
+/* Parks p until the authorization (status: 401, 403 or 0) is there. */
+static void
+shttp_auth_park(struct shttp_post *p, int status)
+{
+	struct shttp_transport *ht = p->ht;
+
+	p->auth_wait = oauth_challenge(ht->spec->auth, status,
+	    p->www_authenticate, p->token_gen, shttp_auth_event, p);
+	if (ht->t.cbs->progress != NULL)
+		ht->t.cbs->progress(ht->t.cb_arg, "authorizing",
+		    status == 0 ? "refreshing the access token" :
+				  "the server asks for authorization (OAuth)");
+}
+
+/*
+ * 401, or 403 with insufficient_scope: nothing ran, so the request goes
+ * again once mcpd is authorized (a few times at most).
+ */
+static bool
+shttp_auth_challenge(struct shttp_post *p)
+{
+	struct shttp_transport *ht = p->ht;
+	bool is_scope = p->status == 403 && p->www_authenticate != NULL &&
+	    strstr(p->www_authenticate, "insufficient_scope") != NULL;
+
+	if ((p->status != 401 && !is_scope) || !shttp_uses_oauth(ht) ||
+	    p->verb == NULL || strcmp(p->verb, "DELETE") == 0 ||
+	    p->auth_tries >= 3)
+		return false;
+	shttp_auth_park(p, p->status);
+	return true;
+}
+
 static void
 shttp_post_ended(struct shttp_post *p, int err, const char *why)
 {
@@ -413,6 +521,8 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 	enum errors_kind kind = ERRORS_OUTCOME_UNKNOWN;
 	char text[512];
 
+	if (err == 0 && shttp_auth_challenge(p))
+		return;
 	if (err == 0 && shttp_falls_back(p))
 		return;
 	if (err == 0 && shttp_is_session_lost(p)) {
@@ -475,6 +585,8 @@ shttp_on_done(void *arg, int err, const char *why)
 					   "the SSE stream ended");
 		return;
 	}
+	if (p == ht->listen && err == 0 && shttp_auth_challenge(p))
+		return;
 	if (p == ht->listen) {
 		/* The server-push stream: resumed while the server keeps it. */
 		if (p->status == 200 && shttp_try_resume(p))
@@ -494,7 +606,7 @@ static const struct http_cbs shttp_transport_cbs = {
 /* The headers every request carries, plus the user's own. */
 static size_t
 shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
-    const json_t *modern, struct http_field *f)
+    const json_t *modern, const char *authorization, struct http_field *f)
 {
 	size_t n = 0;
 	const char *k;
@@ -520,6 +632,8 @@ shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
 	    sse_parser_last_id_peek(&p->sse) != NULL)
 		f[n++] = (struct http_field){ "Last-Event-ID",
 			sse_parser_last_id_peek(&p->sse) };
+	if (authorization != NULL)
+		f[n++] = (struct http_field){ "Authorization", authorization };
 	json_object_foreach(ht->spec->headers, k, v)
 		if (n < SHTTP_MAX_HEADERS)
 			f[n++] = (struct http_field){ k, json_string_value(v) };
@@ -531,19 +645,44 @@ shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
     const char *verb, const json_t *msg, const json_t *tool)
 {
 	json_t *modern = msg != NULL ? era_http_headers(msg, tool) : NULL;
-	struct http_field fields[2 * SHTTP_MAX_HEADERS + 6];
+	struct http_field fields[2 * SHTTP_MAX_HEADERS + 7];
 	struct http_message m = { verb,
 		ht->is_legacy_sse && strcmp(verb, "POST") == 0 ? ht->post_path :
 								 ht->path,
 		fields, 0, NULL, 0 };
-	char *body = NULL;
+	char *body = NULL, *authorization = NULL;
+	const char *token;
 
 	p->status = 0;
 	p->is_sse = false;
 	evbuffer_drain(p->body, evbuffer_get_length(p->body));
+	if (shttp_uses_oauth(ht)) {
+		/* Kept to send again after a 401; refreshed first if due. */
+		if (p->verb != verb) {
+			free(p->verb);
+			p->verb = xstrdup(verb);
+		}
+		if (p->msg != msg) {
+			json_decref(p->msg);
+			p->msg = json_incref((json_t *)(uintptr_t)msg);
+		}
+		if (p->tool != tool) {
+			json_decref(p->tool);
+			p->tool = json_incref((json_t *)(uintptr_t)tool);
+		}
+		if (p->auth_tries == 0 && oauth_needs_refresh(ht->spec->auth)) {
+			json_decref(modern);
+			p->auth_tries++;
+			shttp_auth_park(p, 0);
+			return;
+		}
+		if ((token = oauth_bearer(ht->spec->auth, &p->token_gen)) !=
+		    NULL)
+			xasprintf(&authorization, "Bearer %s", token);
+	}
 	if (json_object_size(modern) > SHTTP_MAX_HEADERS)
 		json_object_clear(modern); /* never more than fields holds */
-	m.nheaders = shttp_fields(ht, p, verb, modern, fields);
+	m.nheaders = shttp_fields(ht, p, verb, modern, authorization, fields);
 	if (msg != NULL) {
 		body = xnonnull(json_dumps(msg,
 		    JSON_COMPACT | JSON_ENCODE_ANY));
@@ -553,6 +692,9 @@ shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
 	p->ex = http_send(ht->client, &m, &shttp_transport_cbs, p);
 	json_decref(modern);
 	free(body);
+	if (authorization != NULL)
+		explicit_bzero(authorization, strlen(authorization));
+	free(authorization);
 	if (p->ex == NULL)
 		shttp_on_done(p, -ENOMEM, "cannot open a connection");
 }
@@ -678,13 +820,42 @@ shttp_open(struct transport *t, char **cause)
 	return 0;
 }
 
+/*
+ * A cancellation of a request parked for authorization: it goes unsent
+ * (its 401 says it did not run), and so does the cancellation: 2.
+ */
+static int
+shttp_unpark_cancelled(struct shttp_transport *ht, const json_t *msg)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	const json_t *id = json_object_get(json_object_get(msg, "params"),
+	    "requestId");
+	struct shttp_post *p;
+
+	if (method == NULL || strcmp(method, "notifications/cancelled") != 0)
+		return 0;
+	LIST_FOREACH(p, &ht->posts, entry)
+		if (p->auth_wait != NULL && p->id != NULL &&
+		    json_equal(p->id, id)) {
+			free(ht->held_why);
+			ht->held_why = oauth_hint(ht->spec->auth);
+			p->is_answered = true;
+			shttp_post_free(p);
+			return 2;
+		}
+	return 0;
+}
+
 static int
 shttp_send(struct transport *t, const json_t *msg, const json_t *tool)
 {
 	struct shttp_transport *ht = shttp_of(t);
+	int r;
 
 	if (ht->is_closing)
 		return -EPIPE;
+	if ((r = shttp_unpark_cancelled(ht, msg)) != 0)
+		return r;
 	if (!shttp_is_ready(ht))
 		return json_array_append(ht->queued, (json_t *)(uintptr_t)msg);
 	return shttp_send_now(ht, msg, tool);
@@ -709,6 +880,8 @@ shttp_release(evutil_socket_t fd, short events, void *arg)
 	free(ht->post_path);
 	free(ht->session_id);
 	free(ht->version);
+	free(ht->held_why);
+	oauth_unref(ht->own.auth);
 	if (ht->own.url != NULL)
 		explicit_bzero(ht->own.url, strlen(ht->own.url));
 	free(ht->own.url);
@@ -765,10 +938,17 @@ shttp_close(struct transport *t, void (*done)(void *), void *arg)
 	evtimer_add(ht->timer, &tv);
 }
 
+static const char *
+shttp_held_why(struct transport *t)
+{
+	return shttp_of(t)->held_why;
+}
+
 static const struct transport_ops shttp_ops = {
 	.name = "streamable-http",
 	.open = shttp_open,
 	.send = shttp_send,
+	.held_why = shttp_held_why,
 	.close = shttp_close,
 	.free = shttp_free,
 };
@@ -788,6 +968,8 @@ transport_http_new(const struct remote_spec *spec,
 	ht->own.allow_local = spec->allow_local;
 	ht->own.is_sse = spec->is_sse;
 	ht->own.may_fall_back = spec->may_fall_back;
+	if ((ht->own.auth = spec->auth) != NULL)
+		oauth_ref(ht->own.auth);
 	ht->spec = &ht->own;
 	ht->is_legacy_sse = spec->is_sse;
 	ht->may_fall_back = spec->may_fall_back;
