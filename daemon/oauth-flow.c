@@ -207,13 +207,13 @@ oauth_flow_refreshed(void *arg, int err, const char *why, json_t *tokens)
 		json_object_del(doc, "expires_at");
 		oauth_save(o, doc);
 	}
-	if (f->step == OAUTH_STEP_REFRESH_ONLY) {
-		oauth_flow_discover(f);
-		return;
-	}
 	if (!o->may_prompt && !f->is_login) {
 		oauth_flow_fail(f, OAUTH_NEEDS_LOGIN,
 		    "its refresh token was refused: %s", why);
+		return;
+	}
+	if (f->step == OAUTH_STEP_REFRESH_ONLY) {
+		oauth_flow_discover(f);
 		return;
 	}
 	oauth_flow_user(f);

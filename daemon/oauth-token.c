@@ -128,10 +128,13 @@ oauth_token_parse(const json_t *body, const char **why)
 		}
 	tokens = xjson(json_pack("{s:s, s:s}", "access_token", access,
 	    "token_type", "Bearer"));
-	if (json_is_integer(expires) && json_integer_value(expires) > 0)
+	if (json_is_integer(expires) && json_integer_value(expires) > 0) {
 		json_object_set_new(tokens, "expires_at",
 		    json_integer((json_int_t)time(NULL) +
 			json_integer_value(expires)));
+		json_object_set(tokens, "expires_in",
+		    (json_t *)(uintptr_t)expires);
+	}
 	if (json_is_string(refresh) && json_string_length(refresh) > 0)
 		json_object_set(tokens, "refresh_token",
 		    (json_t *)(uintptr_t)refresh);

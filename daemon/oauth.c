@@ -243,10 +243,8 @@ oauth_hint(const struct oauth *o)
 			    o->name, o->name);
 		break;
 	case OAUTH_FAILED:
-		xasprintf(&hint,
-		    "authorization of %s failed: %s (mcpctl auth login %s tries again)",
-		    o->name, o->last_error != NULL ? o->last_error : "unknown",
-		    o->name);
+		xasprintf(&hint, "authorization of %s failed: %s", o->name,
+		    o->last_error != NULL ? o->last_error : "unknown");
 		break;
 	default:
 		break;
@@ -332,12 +330,18 @@ oauth_needs_refresh(struct oauth *o)
 {
 	json_t *saved = oauth_saved(o);
 	json_t *at = json_object_get(saved, "expires_at");
+	json_int_t life = json_integer_value(json_object_get(saved,
+	    "expires_in"));
+	json_int_t margin = OAUTH_REFRESH_MARGIN_S;
 
 	if (o->flow != NULL || o->state == OAUTH_NEEDS_LOGIN ||
 	    json_object_get(saved, "refresh_token") == NULL ||
 	    !json_is_integer(at))
 		return false;
-	return json_integer_value(at) - OAUTH_REFRESH_MARGIN_S <= time(NULL);
+	/* A short-lived token is refreshed in the second half of its life. */
+	if (life > 0 && life / 2 < margin)
+		margin = life / 2;
+	return json_integer_value(at) - margin <= time(NULL);
 }
 
 struct oauth_wait *
