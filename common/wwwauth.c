@@ -120,8 +120,12 @@ wwwauth_param(struct wwwauth_reader *r, size_t name_len)
 		if (!wwwauth_quoted(r, value, WWWAUTH_VALUE_MAX))
 			goto out;
 	} else {
-		if ((n = wwwauth_token_len(r->p)) == 0 ||
-		    n >= WWWAUTH_VALUE_MAX)
+		/* A token, leniently: servers send scope=files:read unquoted. */
+		n = 0;
+		while (r->p[n] > 0x20 && r->p[n] < 0x7f && r->p[n] != ',' &&
+		    r->p[n] != '"')
+			n++;
+		if (n == 0 || n >= WWWAUTH_VALUE_MAX)
 			goto out;
 		memcpy(value, r->p, n);
 		value[n] = '\0';

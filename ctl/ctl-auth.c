@@ -81,7 +81,8 @@ ctl_auth_progress(void *arg, json_int_t id, const char *method,
 	    json_integer_value(json_object_get(params, "request")) != id ||
 	    stage == NULL || strcmp(stage, "authorize") != 0 || url == NULL)
 		return;
-	fprintf(stderr, "To authorize mcpd for %s, open this URL in a browser:\n\n  ",
+	fprintf(stderr,
+	    "To authorize mcpd for %s, open this URL in a browser:\n\n  ",
 	    server != NULL ? server : "the server");
 	ctl_auth_put(stderr, url);
 	fprintf(stderr, "\n\nmcpctl waits for the login (Ctrl-C gives up).\n");
@@ -139,8 +140,8 @@ ctl_auth_print_login(const json_t *result)
 		return;
 	}
 	printf("logged in: ");
-	ctl_auth_put(stdout, json_string_value(json_object_get(result,
-	    "server")));
+	ctl_auth_put(stdout,
+	    json_string_value(json_object_get(result, "server")));
 	printf(" is %s", json_string_value(json_object_get(result, "state")));
 	if (json_object_get(result, "scope") != NULL) {
 		printf(" (scope ");
@@ -198,9 +199,9 @@ ctl_auth_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	if (strcmp(sub, "status") == 0) {
 		if ((r = mcpctl_positional(cmd, argc, argv, 0, 1, "")) != 0)
 			return r;
-		params = optind < argc ? json_pack("{s:s}", "server",
-					     argv[optind]) :
-					 json_object();
+		params = optind < argc ?
+		    json_pack("{s:s}", "server", argv[optind]) :
+		    json_object();
 		return mcpctl_run(m, "mcpd/auth-status", params,
 		    ctl_auth_print_status);
 	}
@@ -214,7 +215,8 @@ ctl_auth_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		return mcpctl_run(m, "mcpd/auth-logout", params,
 		    ctl_auth_print_logout);
 	if (timeout > 0)
-		json_object_set_new(params, "timeout_ms", json_integer(timeout));
+		json_object_set_new(params, "timeout_ms",
+		    json_integer(timeout));
 	conn_set_notify(ctl_auth_progress, NULL);
 	return mcpctl_run(m, "mcpd/auth-login", params, ctl_auth_print_login);
 }

@@ -535,13 +535,13 @@ struct transport_ops {
 	 * ... one the server refused until authorized (held_why says why).
 	 */
 	int (*send)(struct transport *, const json_t *msg, const json_t *tool);
-	/* Why the request send answered 2 for waited (borrowed), or NULL. */
-	const char *(*held_why)(struct transport *);
 	/* Delivers what the peer already wrote to stderr (may be NULL). */
 	void (*drain)(struct transport *);
 	/* Ends it gracefully, calls done(arg) when nothing is left. */
 	void (*close)(struct transport *, void (*done)(void *), void *arg);
 	void (*free)(struct transport *);
+	/* Why the request send answered 2 for waited (borrowed); may be NULL. */
+	const char *(*held_why)(struct transport *);
 };
 struct transport {
 	const struct transport_ops *ops;

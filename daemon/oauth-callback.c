@@ -37,8 +37,8 @@ struct oauth_callback {
 };
 
 /* Listeners that are closed but still finishing their last answer. */
-static LIST_HEAD(, oauth_callback) oauth_callback_closing =
-    LIST_HEAD_INITIALIZER(oauth_callback_closing);
+static LIST_HEAD(, oauth_callback)
+    oauth_callback_closing = LIST_HEAD_INITIALIZER(oauth_callback_closing);
 
 static void
 oauth_callback_reply(struct evhttp_request *req, int code, const char *page)
@@ -71,8 +71,9 @@ oauth_callback_is_loopback(struct evhttp_request *req)
 				  ->sin_addr.s_addr) >>
 			   24) == 127;
 	if (sa->sa_family == AF_INET6)
-		return IN6_IS_ADDR_LOOPBACK(
-		    &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr);
+		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6
+						      *)(const void *)sa)
+						 ->sin6_addr);
 	return false;
 }
 
@@ -89,13 +90,14 @@ oauth_callback_handle(struct evhttp_request *req, void *arg)
 	int code;
 
 	if (!oauth_callback_is_loopback(req)) {
-		log_warnx("refused an authorization callback from a non-loopback peer");
+		log_warnx(
+		    "refused an authorization callback from a non-loopback peer");
 		oauth_callback_reply(req, 403,
 		    "refused: the authorization response must come from this machine");
 		return;
 	}
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET ||
-	    path == NULL || strcmp(path, OAUTH_CALLBACK_PATH) != 0) {
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET || path == NULL ||
+	    strcmp(path, OAUTH_CALLBACK_PATH) != 0) {
 		oauth_callback_reply(req, 404, "not found");
 		return;
 	}
@@ -112,7 +114,8 @@ oauth_callback_handle(struct evhttp_request *req, void *arg)
 	state = json_string_value(json_object_get(params, "state"));
 	if (state == NULL || strlen(state) != strlen(cb->state) ||
 	    sodium_memcmp(state, cb->state, strlen(cb->state)) != 0) {
-		log_warnx("refused an authorization callback whose state does not match the attempt's");
+		log_warnx(
+		    "refused an authorization callback whose state does not match the attempt's");
 		jsonwipe_decref(params);
 		oauth_callback_reply(req, 400,
 		    "refused: the state does not match this login attempt; start again with mcpctl auth login");

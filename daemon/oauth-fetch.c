@@ -171,9 +171,8 @@ oauth_fetch_done(void *arg, int err, const char *why)
 
 	f->ex = NULL;
 	if (err == -ECANCELED || err == -EMSGSIZE) {
-		snprintf(text, sizeof text,
-		    "%s sent more than %d KiB; refused", f->url,
-		    OAUTH_FETCH_MAX / 1024);
+		snprintf(text, sizeof text, "%s sent more than %d KiB; refused",
+		    f->url, OAUTH_FETCH_MAX / 1024);
 		oauth_fetch_end(f, -EMSGSIZE, text);
 		return;
 	}
@@ -249,8 +248,9 @@ oauth_fetch_start(const char *url, bool allow_local,
 	f->cb = cb;
 	f->arg = arg;
 	f->body = body != NULL ? xstrdup(body) : NULL;
-	f->content_type = xstrdup(content_type != NULL ? content_type :
-					      "application/x-www-form-urlencoded");
+	f->content_type = xstrdup(content_type != NULL ?
+		content_type :
+		"application/x-www-form-urlencoded");
 	if ((f->in = evbuffer_new()) == NULL ||
 	    (f->timer = evtimer_new(mcpd_base, oauth_fetch_due, f)) == NULL)
 		fatalx("out of memory");

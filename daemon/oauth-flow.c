@@ -32,9 +32,9 @@ struct oauth_flow {
 	bool is_login;
 	bool is_refresh;
 	bool is_insufficient;
-	bool is_legacy;	     /* no resource metadata: 2025-03-26 rules */
-	bool is_new_issuer;  /* what is saved belongs to another server */
-	bool iss_supported;  /* RFC 9207 advertised */
+	bool is_legacy;	    /* no resource metadata: 2025-03-26 rules */
+	bool is_new_issuer; /* what is saved belongs to another server */
+	bool iss_supported; /* RFC 9207 advertised */
 	char *challenge_scope;
 	char *resource_metadata;
 	json_t *urls; /* candidates of the step */
@@ -285,8 +285,10 @@ oauth_flow_prm_answer(void *arg, int err, const char *why,
 	servers = json_object_get(r->json, "authorization_servers");
 	want = oauth_flow_str(f->o->client, "issuer");
 	json_array_foreach(servers, i, v)
-		if (json_is_string(v) && (pick == NULL ||
-		    (want != NULL && strcmp(json_string_value(v), want) == 0)))
+		if (json_is_string(v) &&
+		    (pick == NULL ||
+			(want != NULL &&
+			    strcmp(json_string_value(v), want) == 0)))
 			pick = json_string_value(v);
 	if (pick == NULL) {
 		oauth_flow_fail(f, OAUTH_FAILED,
@@ -378,7 +380,8 @@ oauth_flow_lists(const json_t *list, const char *value)
 	json_t *v;
 
 	json_array_foreach((json_t *)(uintptr_t)list, i, v)
-		if (json_is_string(v) && strcmp(json_string_value(v), value) == 0)
+		if (json_is_string(v) &&
+		    strcmp(json_string_value(v), value) == 0)
 			return true;
 	return false;
 }
@@ -444,7 +447,7 @@ oauth_flow_check_as(struct oauth_flow *f, const char *url, const json_t *md)
 		    "the authorization server at %s does not offer the authorization code flow",
 		    f->issuer);
 	else if (!oauth_flow_lists(json_object_get(md,
-		     "code_challenge_methods_supported"),
+				       "code_challenge_methods_supported"),
 		     "S256"))
 		xasprintf(&why,
 		    "the authorization server at %s does not list PKCE with S256 (code_challenge_methods_supported); mcpd refuses to go on without it",
@@ -485,6 +488,17 @@ oauth_flow_as_answer(void *arg, int err, const char *why,
 }
 
 static void
+oauth_flow_set_endpoint(json_t *as, const char *key, const char *origin,
+    const char *path)
+{
+	char *url;
+
+	xasprintf(&url, "%s%s", origin, path);
+	json_object_set_new(as, key, json_string(url));
+	free(url);
+}
+
+static void
 oauth_flow_next_as(struct oauth_flow *f)
 {
 	const char *url = json_string_value(json_array_get(f->urls, f->next));
@@ -511,21 +525,11 @@ oauth_flow_next_as(struct oauth_flow *f)
 	origin = f->issuer;
 	f->issuer = NULL;
 	f->as = json_object();
-	{
-		char *a, *t, *g;
-
-		xasprintf(&a, "%s/authorize", origin);
-		xasprintf(&t, "%s/token", origin);
-		xasprintf(&g, "%s/register", origin);
-		json_object_set_new(f->as, "authorization_endpoint",
-		    json_string(a));
-		json_object_set_new(f->as, "token_endpoint", json_string(t));
-		json_object_set_new(f->as, "registration_endpoint",
-		    json_string(g));
-		free(a);
-		free(t);
-		free(g);
-	}
+	oauth_flow_set_endpoint(f->as, "authorization_endpoint", origin,
+	    "/authorize");
+	oauth_flow_set_endpoint(f->as, "token_endpoint", origin, "/token");
+	oauth_flow_set_endpoint(f->as, "registration_endpoint", origin,
+	    "/register");
 	log_server(LOG_INFO, f->o->name,
 	    "no authorization metadata: using the default endpoints of %s",
 	    origin);
@@ -564,9 +568,9 @@ oauth_flow_callback(void *arg, const json_t *query, const char **page)
 		return 400;
 	evtimer_del(f->ev);
 	/* RFC 9207 before anything of the answer is acted on or shown. */
-	if (oauth_rules_check_iss(f->issuer, f->iss_supported, iss, &why) <
-	    0) {
-		*page = "refused: the authorization response did not come from the expected authorization server";
+	if (oauth_rules_check_iss(f->issuer, f->iss_supported, iss, &why) < 0) {
+		*page =
+		    "refused: the authorization response did not come from the expected authorization server";
 		oauth_flow_fail(f, OAUTH_FAILED, "%s", why);
 		return 400;
 	}
@@ -579,7 +583,8 @@ oauth_flow_callback(void *arg, const json_t *query, const char **page)
 		for (char *c = text; *c != '\0'; c++)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				*c = ' ';
-		*page = "the authorization server refused; see mcpctl auth status";
+		*page =
+		    "the authorization server refused; see mcpctl auth status";
 		oauth_flow_fail(f, OAUTH_FAILED,
 		    "the authorization server refused: %s", text);
 		return 400;
@@ -600,7 +605,8 @@ oauth_flow_callback(void *arg, const json_t *query, const char **page)
 	xenomem(form_add(&form, "resource", f->resource));
 	f->req = oauth_token_request(oauth_flow_str(f->as, "token_endpoint"),
 	    f->o->allow_local, &f->client, form, oauth_flow_tokens, f);
-	*page = "authorization received; mcpd finishes the login, you may close this window";
+	*page =
+	    "authorization received; mcpd finishes the login, you may close this window";
 	return 200;
 }
 
@@ -720,8 +726,8 @@ oauth_flow_user(struct oauth_flow *f)
 	f->scope = oauth_flow_pick_scope(f);
 	f->state = oauth_flow_random(32);
 	f->verifier = oauth_flow_random(32);
-	if (oauth_callback_open(f->state, oauth_flow_callback, f,
-		&f->listener, &cause) < 0) {
+	if (oauth_callback_open(f->state, oauth_flow_callback, f, &f->listener,
+		&cause) < 0) {
 		oauth_flow_fail(f, OAUTH_FAILED, "%s", cause);
 		free(cause);
 		return;
@@ -731,8 +737,8 @@ oauth_flow_user(struct oauth_flow *f)
 		f->client.id = xstrdup(id);
 		f->client.secret = secret != NULL ? xstrdup(secret) : NULL;
 		f->client.method = xstrdup(method != NULL ? method :
-				secret != NULL		      ? "client_secret_basic" :
-							      "none");
+			secret != NULL ? "client_secret_basic" :
+					 "none");
 		f->client.kind = xstrdup("pre-registered");
 		oauth_flow_ask_user(f);
 		return;
@@ -788,8 +794,8 @@ oauth_flow_begin(evutil_socket_t fd, short events, void *arg)
 	}
 	if (f->is_refresh) {
 		f->step = OAUTH_STEP_REFRESH_ONLY;
-		if (oauth_flow_refresh(f, oauth_flow_str(oauth_saved(o),
-					      "token_endpoint")))
+		if (oauth_flow_refresh(f,
+			oauth_flow_str(oauth_saved(o), "token_endpoint")))
 			return;
 	}
 	oauth_flow_discover(f);

@@ -7,8 +7,8 @@
 
 #include "mcpd.h"
 
-#define OAUTH_FETCH_TIMEOUT_MS 10000	 /* one request of the flow */
-#define OAUTH_FETCH_MAX	       (256 * 1024) /* bytes of its answer */
+#define OAUTH_FETCH_TIMEOUT_MS 10000		/* one request of the flow */
+#define OAUTH_FETCH_MAX	       (256 * 1024)	/* bytes of its answer */
 #define OAUTH_ATTEMPT_TTL_MS   (10 * 60 * 1000) /* a browser's login */
 #define OAUTH_REFRESH_MARGIN_S 60 /* refresh when it expires this soon */
 #define OAUTH_STEP_UPS_MAX     2  /* scope step-ups without a success */
@@ -159,7 +159,7 @@ const char *oauth_rules_auth_method(const json_t *supported, bool has_secret);
 
 /* oauth-flow.c: discovery, registration, the browser's round trip, tokens. */
 struct oauth_trigger {
-	int status;	/* 401, 403 (insufficient_scope), or 0 */
+	int status; /* 401, 403 (insufficient_scope), or 0 */
 	const char *www_authenticate;
 	bool is_login;	 /* mcpctl auth login: ask the user in any case */
 	bool is_refresh; /* the token expires: refresh it if one can */

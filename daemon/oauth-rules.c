@@ -45,8 +45,8 @@ oauth_rules_prm_urls(const char *server_url)
 		return list;
 	/* RFC 9728 3.1: at the path of the endpoint first, then the root. */
 	if (path[0] != '\0')
-		oauth_rules_add(list, origin, "/.well-known/oauth-protected-resource",
-		    path);
+		oauth_rules_add(list, origin,
+		    "/.well-known/oauth-protected-resource", path);
 	oauth_rules_add(list, origin, "/.well-known/oauth-protected-resource",
 	    "");
 	free(origin);
@@ -58,17 +58,15 @@ json_t *
 oauth_rules_as_urls(const char *issuer)
 {
 	json_t *list = xjson(json_array());
-	char *origin, *path;
+	char *origin, *path, *base;
 
 	if (oauth_rules_split(issuer, &origin, &path) < 0)
 		return list;
 	if (path[0] != '\0') {
 		oauth_rules_add(list, origin,
 		    "/.well-known/oauth-authorization-server", path);
-		oauth_rules_add(list, origin, "/.well-known/openid-configuration",
-		    path);
-		char *base;
-
+		oauth_rules_add(list, origin,
+		    "/.well-known/openid-configuration", path);
 		xasprintf(&base, "%s%s", origin, path);
 		oauth_rules_add(list, base, "/.well-known/openid-configuration",
 		    "");
@@ -76,8 +74,8 @@ oauth_rules_as_urls(const char *issuer)
 	} else {
 		oauth_rules_add(list, origin,
 		    "/.well-known/oauth-authorization-server", "");
-		oauth_rules_add(list, origin, "/.well-known/openid-configuration",
-		    "");
+		oauth_rules_add(list, origin,
+		    "/.well-known/openid-configuration", "");
 	}
 	free(origin);
 	free(path);
@@ -205,15 +203,17 @@ oauth_rules_scope_union(const char *a, const char *b)
 }
 
 int
-oauth_rules_check_iss(const char *recorded, bool is_supported,
-    const char *iss, const char **why)
+oauth_rules_check_iss(const char *recorded, bool is_supported, const char *iss,
+    const char **why)
 {
 	if (iss != NULL && recorded != NULL && strcmp(iss, recorded) != 0) {
-		*why = "the authorization response names another issuer (iss) than the authorization server's; refused (RFC 9207: a mix-up attack, or a misconfigured server)";
+		*why =
+		    "the authorization response names another issuer (iss) than the authorization server's; refused (RFC 9207: a mix-up attack, or a misconfigured server)";
 		return -EACCES;
 	}
 	if (iss == NULL && is_supported) {
-		*why = "the authorization server says it sends iss (authorization_response_iss_parameter_supported) but its response has none; refused (RFC 9207)";
+		*why =
+		    "the authorization server says it sends iss (authorization_response_iss_parameter_supported) but its response has none; refused (RFC 9207)";
 		return -EACCES;
 	}
 	return 0;
@@ -226,7 +226,8 @@ oauth_rules_lists(const json_t *list, const char *method)
 	json_t *v;
 
 	json_array_foreach((json_t *)(uintptr_t)list, i, v)
-		if (json_is_string(v) && strcmp(json_string_value(v), method) == 0)
+		if (json_is_string(v) &&
+		    strcmp(json_string_value(v), method) == 0)
 			return true;
 	return false;
 }

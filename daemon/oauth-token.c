@@ -279,7 +279,8 @@ oauth_registered(void *arg, int err, const char *why,
 		method = "none";
 	if (c.id == NULL || c.id[0] == '\0' || method == NULL) {
 		snprintf(text, sizeof text,
-		    "dynamic client registration at %s answered %s", t->endpoint,
+		    "dynamic client registration at %s answered %s",
+		    t->endpoint,
 		    c.id == NULL ? "no client_id" :
 				   "no client authentication mcpd can use");
 		t->registered_cb(t->arg, -EPROTO, text, NULL);
@@ -294,9 +295,9 @@ out:
 }
 
 struct oauth_token_req *
-oauth_register(const char *endpoint, bool allow_local,
-    const char *redirect_uri, const json_t *auth_methods, const char *scope,
-    oauth_registered_fn *cb, void *arg)
+oauth_register(const char *endpoint, bool allow_local, const char *redirect_uri,
+    const json_t *auth_methods, const char *scope, oauth_registered_fn *cb,
+    void *arg)
 {
 	struct oauth_token_req *t = xcalloc(1, sizeof *t);
 	/* A public client when the server takes one: nothing to keep secret. */
@@ -312,14 +313,14 @@ oauth_register(const char *endpoint, bool allow_local,
 	    NULL;
 	t->registered_cb = cb;
 	t->arg = arg;
-	meta = xjson(json_pack(
-	    "{s:s, s:[s], s:[s, s], s:[s], s:s, s:s, s:s, s:s}", "client_name",
-	    OAUTH_CLIENT_NAME, "redirect_uris", redirect_uri, "grant_types",
-	    "authorization_code", "refresh_token", "response_types", "code",
-	    "token_endpoint_auth_method",
-	    method != NULL ? method : "client_secret_basic", "application_type",
-	    "native", "software_id", "mcpd", "software_version",
-	    MCPD_VERSION));
+	meta =
+	    xjson(json_pack("{s:s, s:[s], s:[s, s], s:[s], s:s, s:s, s:s, s:s}",
+		"client_name", OAUTH_CLIENT_NAME, "redirect_uris", redirect_uri,
+		"grant_types", "authorization_code", "refresh_token",
+		"response_types", "code", "token_endpoint_auth_method",
+		method != NULL ? method : "client_secret_basic",
+		"application_type", "native", "software_id", "mcpd",
+		"software_version", MCPD_VERSION));
 	if (scope != NULL)
 		json_object_set_new(meta, "scope", json_string(scope));
 	body = xnonnull(json_dumps(meta, JSON_COMPACT));

@@ -140,8 +140,7 @@ oauth_save(struct oauth *o, json_t *doc)
 	json_object_set_new(doc, "url", json_string(o->url));
 	text = xnonnull(json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS));
 	if ((vault = mcpd_secrets(&cause)) == NULL ||
-	    secrets_set(vault, o->secret_name, text, strlen(text), &cause) <
-		0)
+	    secrets_set(vault, o->secret_name, text, strlen(text), &cause) < 0)
 		log_server(LOG_WARNING, o->name,
 		    "its authorization is kept in memory only: the secret store cannot be written (%s)",
 		    cause != NULL ? cause : "unknown error");
@@ -460,8 +459,7 @@ oauth_status(struct oauth *o)
 		json_t *c = json_object_get(saved, "client");
 
 		json_object_set(st, "client_id", json_object_get(c, "id"));
-		json_object_set(st, "registration",
-		    json_object_get(c, "kind"));
+		json_object_set(st, "registration", json_object_get(c, "kind"));
 	}
 	if (o->auth_url != NULL)
 		json_object_set_new(st, "authorization_url",

@@ -45,8 +45,7 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 		run.remote.auth = s->auth;
 		t = transport_http_new(&run.remote, NULL, NULL);
 		run.remote.auth = NULL;
-	}
-	else {
+	} else {
 		child.env = child_env_build(run.env);
 		t = transport_stdio_new(&child, NULL, NULL);
 	}
@@ -157,7 +156,8 @@ server_promote(struct server *s)
 	s->generation = generation_after(s->generation);
 	server_set_state(s, SERVER_READY);
 	if (s->auth != NULL)
-		oauth_set_prompt(s->auth, true); /* a caller waits for each call */
+		oauth_set_prompt(s->auth,
+		    true); /* a caller waits for each call */
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
 	gateway_tools_changed(s->agent);

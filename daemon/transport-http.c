@@ -49,7 +49,7 @@ struct shttp_transport {
 	char *post_path;    /* HTTP+SSE: where the endpoint event says */
 	void (*done)(void *);
 	void *done_arg;
-	char *held_why; /* why the last request cancelled unsent waited */
+	char *held_why;	     /* why the last request cancelled unsent waited */
 	struct event *timer; /* deferred release, or DELETE deadline */
 	struct event *flush; /* sends what waited for initialized */
 };
