@@ -577,6 +577,8 @@ shttp_on_done(void *arg, int err, const char *why)
 		}
 		return;
 	}
+	if (p == ht->listen && err == 0 && shttp_auth_challenge(p))
+		return;
 	if (p == ht->listen && ht->is_legacy_sse) {
 		shttp_post_free(p);
 		shttp_report(ht,
@@ -585,8 +587,6 @@ shttp_on_done(void *arg, int err, const char *why)
 					   "the SSE stream ended");
 		return;
 	}
-	if (p == ht->listen && err == 0 && shttp_auth_challenge(p))
-		return;
 	if (p == ht->listen) {
 		/* The server-push stream: resumed while the server keeps it. */
 		if (p->status == 200 && shttp_try_resume(p))
