@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: ISC
 """OAuth 2.1 for remote servers (issue 14): a login through mcpd's loopback
 listener, tokens that survive a restart but never show up in files, logs or
-command lines, refresh before expiry, a refresh refused after a restart
-(listed as needing login, not retried), logout, and refusals: an
+command lines, refresh before expiry and on a 401, a load that gets no
+login in time (it fails saying to run mcpctl auth login, which prints the
+URL and runs xdg-open), a refresh refused after a restart (listed as
+needing login, not retried), logout, and refusals: an
 authorization server at a private address, metadata of another issuer, a
 token endpoint that redirects, a callback with the wrong state, a second
 use of a code, and a callback from a non-loopback peer.
@@ -28,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import RpcError, all_procs, cmdline, poll
+from conftest import MCPCTL, RpcError, all_procs, cmdline, poll
 
 HERE = Path(__file__).resolve().parent
 OAUTHSERVER = HERE / "remote" / "oauthserver.py"
@@ -244,11 +246,65 @@ def test_token_is_refreshed_before_it_expires(mcpd_factory, peers):
     assert srv.paths().count("/authorize") == 1
 
 
+def test_refresh_on_401(mcpd_factory, peers):
+    srv = OAuthServer(peers)
+    d = mcpd_factory()
+    login_load(d, srv)
+    assert get(srv.base + "/revoke-access") == (204, "")
+    # The call's 401 is followed by a refresh, and the call goes again.
+    assert d.call("oa", "whoami")["content"][0]["text"] == "ok"
+    (refresh,) = srv.token_requests("refresh_token")
+    assert srv.bearers()[-1] == refresh["issued"]["access_token"]
+    assert srv.paths().count("/authorize") == 1
+    assert auth_status(d, "oa")["state"] == "authorized"
+
+
+def test_load_without_login_fails_then_auth_login_opens_browser(
+        mcpd_factory, peers, tmp_path):
+    srv = OAuthServer(peers)
+    d = mcpd_factory("--secrets-key", tmp_path / "keys" / "secrets.key")
+    out = d.ctl("load", "--allow-local", "--name", "oa", "--timeout", "1500",
+                srv.url)
+    assert out.rc == 1, out
+    assert "cannot load oa: " in out.json["message"], out
+    assert "needs authorization: open http://127.0.0.1:" in \
+        out.json["message"], out
+    assert "or run `mcpctl auth login oa`" in out.json["message"], out
+    row = d.row("oa")
+    assert (row["state"], row["auth"], row["persistent"]) == \
+        ("failed", "pending", True), row
+    human = d.ctl("list", is_json=False)
+    assert human.rc == 0 and " needs-login " in human.out, human
+    # auth login shows the pending URL and runs xdg-open with it.
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    opened = tmp_path / "opened"
+    (bindir / "xdg-open").write_text(
+        f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {opened}\n")
+    (bindir / "xdg-open").chmod(0o755)
+    env = dict(d.env, PATH=f"{bindir}:{d.env.get('PATH', '/usr/bin:/bin')}",
+               DISPLAY=":99")
+    proc = subprocess.Popen(
+        [str(MCPCTL), "-s", str(d.sock), "auth", "login", "oa"],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    url = poll(lambda: opened.exists() and opened.read_text().strip(),
+               timeout=15, what="xdg-open to run")
+    assert url == auth_status(d, "oa")["authorization_url"]
+    assert get(authorize(url))[0] == 200
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, (out, err)
+    assert f"open this URL in a browser:\n\n  {url}\n" in err, err
+    assert out.startswith("logged in; reloaded oa (id "), out
+    assert d.row("oa")["state"] == "ready"
+    assert d.call("oa", "whoami")["content"][0]["text"] == "ok"
+
+
 def test_refused_refresh_after_restart_is_listed_as_needing_login(
         keyed, peers):
     srv = OAuthServer(peers, "--expires-in", "4", "--refresh-fails")
     d1 = keyed()
-    login_load(d1, srv, persist=True)
+    _, first = login_load(d1, srv, persist=True)
     assert d1.stop() == []
     time.sleep(4.5)
     d2 = keyed()
@@ -265,6 +321,9 @@ def test_refused_refresh_after_restart_is_listed_as_needing_login(
 
     bg = Background(d2, "mcpd/auth-login", {"server": "oa"})
     url = wait_auth_url(d2, "oa")
+    # A fresh port and state for each attempt.
+    assert callback_parts(url)[0] != callback_parts(first)[0]
+    assert callback_parts(url)[1] != callback_parts(first)[1]
     assert get(authorize(url))[0] == 200
     bg.join()
     assert bg.error is None, bg.error

@@ -17,6 +17,8 @@ One port serves both (Python standard library only):
   authorization_servers is --as-url (default: this server);
 - /.well-known/oauth-authorization-server: the metadata, whose issuer is
   --issuer (default: this server, as it must be);
+- /revoke-access: every access token stops working (refresh tokens
+  stay), as when a server revokes them; answers 204;
 - /register (RFC 7591), /authorize (approves at once: 302 to the
   redirect_uri with code, state and iss), /token (authorization_code with
   PKCE S256, refresh_token; --refresh-fails refuses every refresh;
@@ -115,6 +117,9 @@ class Handler(BaseHTTPRequestHandler):
                 "authorization_response_iss_parameter_supported": True})
         elif u.path == "/authorize":
             self.authorize(parse_qs(u.query))
+        elif u.path == "/revoke-access":
+            ACCESS.clear()
+            self.reply(204)
         elif u.path == "/mcp":
             if not self.authorized():
                 return
