@@ -360,6 +360,8 @@ void oauth_set_prompt(struct oauth *, bool may_prompt);
 void oauth_on_authorized(struct oauth *, void (*fn)(void *), void *arg);
 /* The access token to send (borrowed), or NULL; *ret_gen tells it apart. */
 const char *oauth_bearer(struct oauth *, uint64_t *ret_gen);
+/* A request went through after a login or step-up (the step-up limit). */
+void oauth_note_success(struct oauth *);
 /* The token expires within a minute and a refresh token is there. */
 bool oauth_needs_refresh(struct oauth *);
 /*

@@ -294,7 +294,6 @@ oauth_finish(struct oauth *o, enum oauth_state state, const char *why)
 		bool has_login = false;
 
 		log_server(LOG_INFO, o->name, "authorized");
-		o->step_ups = 0;
 		TAILQ_FOREACH(w, &o->waits, entry)
 			has_login = has_login || w->is_login;
 		/* A login reconnects the server itself; else the server may. */
@@ -322,6 +321,12 @@ oauth_bearer(struct oauth *o, uint64_t *ret_gen)
 
 	*ret_gen = o->token_gen;
 	return token;
+}
+
+void
+oauth_note_success(struct oauth *o)
+{
+	o->step_ups = 0;
 }
 
 bool

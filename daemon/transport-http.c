@@ -272,6 +272,9 @@ shttp_on_head(void *arg, const struct http_response *r)
 	p->is_sse = ct != NULL && strncasecmp(ct, "text/event-stream", 17) == 0;
 	free(p->www_authenticate);
 	p->www_authenticate = NULL;
+	/* Taken after a login or step-up: the next challenge starts afresh. */
+	if (r->status < 300 && p->auth_tries > 0 && p->ht->spec->auth != NULL)
+		oauth_note_success(p->ht->spec->auth);
 	if ((r->status == 401 || r->status == 403) &&
 	    http_response_header(r, "www-authenticate") != NULL)
 		p->www_authenticate = xstrdup(http_response_header(r,
