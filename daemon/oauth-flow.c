@@ -16,48 +16,7 @@
 #include "oauth-int.h"
 #include "wwwauth.h"
 
-enum oauth_step {
-	OAUTH_STEP_REFRESH_ONLY, /* a token about to expire: refresh it */
-	OAUTH_STEP_PRM,		 /* protected resource metadata */
-	OAUTH_STEP_AS,		 /* authorization server metadata */
-	OAUTH_STEP_REFRESH,	 /* a refresh token of this server */
-	OAUTH_STEP_REGISTER,	 /* dynamic client registration */
-	OAUTH_STEP_USER,	 /* the browser has the URL */
-	OAUTH_STEP_CODE,	 /* the code goes to the token endpoint */
-};
-
-struct oauth_flow {
-	struct oauth *o;
-	enum oauth_step step;
-	bool is_login;
-	bool is_refresh;
-	bool is_insufficient;
-	bool is_legacy;	    /* no resource metadata: 2025-03-26 rules */
-	bool is_new_issuer; /* what is saved belongs to another server */
-	bool iss_supported; /* RFC 9207 advertised */
-	char *challenge_scope;
-	char *resource_metadata;
-	json_t *urls; /* candidates of the step */
-	size_t next;
-	char *resource;	  /* the resource indicator to send */
-	char *prm_scopes; /* scopes_supported of the resource, joined */
-	char *issuer;	  /* recorded from validated metadata, or NULL */
-	json_t *as;	  /* the metadata, or an object of default endpoints */
-	char *refused;	  /* why a metadata document was not used */
-	struct oauth_client client;
-	struct oauth_fetch *fetch;
-	struct oauth_token_req *req;
-	struct oauth_callback *listener;
-	char *state;
-	char *verifier;
-	char *scope;
-	struct event *ev; /* the first step, then the attempt's deadline */
-};
-
-static void oauth_flow_next_prm(struct oauth_flow *);
-static void oauth_flow_next_as(struct oauth_flow *);
 static void oauth_flow_user(struct oauth_flow *);
-static void oauth_flow_discover(struct oauth_flow *);
 
 static void
 oauth_wipe_free(char *s)
@@ -112,11 +71,7 @@ oauth_flow_end(struct oauth_flow *f, enum oauth_state state, const char *why)
 	oauth_finish(o, state, why);
 }
 
-/* Fails with a formatted reason. */
-static void oauth_flow_fail(struct oauth_flow *, enum oauth_state,
-    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void
+void
 oauth_flow_fail(struct oauth_flow *f, enum oauth_state state, const char *fmt,
     ...)
 {
@@ -128,12 +83,6 @@ oauth_flow_fail(struct oauth_flow *f, enum oauth_state state, const char *fmt,
 	va_end(ap);
 	oauth_flow_end(f, state, why);
 	free(why);
-}
-
-static const char *
-oauth_flow_str(const json_t *obj, const char *key)
-{
-	return json_string_value(json_object_get(obj, key));
 }
 
 /* What is saved, unless it belongs to another authorization server. */
@@ -149,7 +98,7 @@ static void
 oauth_flow_store(struct oauth_flow *f, json_t *tokens, bool is_refresh)
 {
 	json_t *old = oauth_flow_saved(f), *doc;
-	const char *scope = oauth_flow_str(tokens, "scope");
+	const char *scope = oauth_str(tokens, "scope");
 
 	doc = is_refresh && old != NULL ? json_deep_copy(old) :
 					  xjson(json_object());
@@ -163,7 +112,7 @@ oauth_flow_store(struct oauth_flow *f, json_t *tokens, bool is_refresh)
 		else
 			json_object_del(doc, "issuer");
 		json_object_set_new(doc, "token_endpoint",
-		    json_string(oauth_flow_str(f->as, "token_endpoint")));
+		    json_string(oauth_str(f->as, "token_endpoint")));
 		json_object_set_new(doc, "resource", json_string(f->resource));
 		if (f->scope != NULL)
 			json_object_set_new(doc, "requested_scope",
@@ -213,7 +162,7 @@ oauth_flow_refreshed(void *arg, int err, const char *why, json_t *tokens)
 		return;
 	}
 	if (f->step == OAUTH_STEP_REFRESH_ONLY) {
-		oauth_flow_discover(f);
+		oauth_discover(f);
 		return;
 	}
 	oauth_flow_user(f);
@@ -224,8 +173,8 @@ static bool
 oauth_flow_refresh(struct oauth_flow *f, const char *endpoint)
 {
 	json_t *saved = oauth_flow_saved(f);
-	const char *refresh = oauth_flow_str(saved, "refresh_token");
-	const char *resource = oauth_flow_str(saved, "resource");
+	const char *refresh = oauth_str(saved, "refresh_token");
+	const char *resource = oauth_str(saved, "resource");
 	struct oauth_client c;
 	char *form = NULL;
 
@@ -239,10 +188,9 @@ oauth_flow_refresh(struct oauth_flow *f, const char *endpoint)
 	}
 	/* A pre-registered client's secret comes from its load, not the store. */
 	if (c.secret == NULL && f->o->client != NULL &&
-	    oauth_flow_str(f->o->client, "client_secret") != NULL &&
-	    strcmp(c.id, oauth_flow_str(f->o->client, "client_id")) == 0)
-		c.secret = xstrdup(oauth_flow_str(f->o->client,
-		    "client_secret"));
+	    oauth_str(f->o->client, "client_secret") != NULL &&
+	    strcmp(c.id, oauth_str(f->o->client, "client_id")) == 0)
+		c.secret = xstrdup(oauth_str(f->o->client, "client_secret"));
 	xenomem(form_add(&form, "grant_type", "refresh_token"));
 	xenomem(form_add(&form, "refresh_token", refresh));
 	xenomem(form_add(&form, "resource", resource));
@@ -252,148 +200,13 @@ oauth_flow_refresh(struct oauth_flow *f, const char *endpoint)
 	return true;
 }
 
-/* ---- protected resource metadata (RFC 9728) ---- */
-
-static void
-oauth_flow_prm_answer(void *arg, int err, const char *why,
-    const struct oauth_response *r)
-{
-	struct oauth_flow *f = arg;
-	const char *url = json_string_value(json_array_get(f->urls,
-	    f->next - 1));
-	const char *resource = oauth_flow_str(r != NULL ? r->json : NULL,
-	    "resource");
-	json_t *servers, *scopes, *v;
-	const char *pick = NULL, *want;
-	size_t i;
-
-	f->fetch = NULL;
-	if (err != 0 || r->status != 200 || resource == NULL) {
-		if (err != 0)
-			log_server(LOG_INFO, f->o->name,
-			    "no protected resource metadata at %s: %s", url,
-			    why);
-		oauth_flow_next_prm(f);
-		return;
-	}
-	if (!oauth_rules_resource_matches(resource, f->o->url)) {
-		oauth_flow_fail(f, OAUTH_FAILED,
-		    "the protected resource metadata at %s is for %.300s, not for this server (%s); refused (RFC 9728 3.3)",
-		    url, resource, f->o->url);
-		return;
-	}
-	servers = json_object_get(r->json, "authorization_servers");
-	want = oauth_flow_str(f->o->client, "issuer");
-	json_array_foreach(servers, i, v)
-		if (json_is_string(v) &&
-		    (pick == NULL ||
-			(want != NULL &&
-			    strcmp(json_string_value(v), want) == 0)))
-			pick = json_string_value(v);
-	if (pick == NULL) {
-		oauth_flow_fail(f, OAUTH_FAILED,
-		    "the protected resource metadata at %s names no authorization server",
-		    url);
-		return;
-	}
-	f->resource = xstrdup(resource);
-	f->issuer = xstrdup(pick);
-	scopes = json_object_get(r->json, "scopes_supported");
-	json_array_foreach(scopes, i, v) {
-		char *joined;
-
-		if (!json_is_string(v) || json_string_length(v) == 0)
-			continue;
-		joined = oauth_rules_scope_union(f->prm_scopes,
-		    json_string_value(v));
-		free(f->prm_scopes);
-		f->prm_scopes = joined;
-	}
-	json_decref(f->urls);
-	f->urls = oauth_rules_as_urls(f->issuer);
-	f->next = 0;
-	f->step = OAUTH_STEP_AS;
-	oauth_flow_next_as(f);
-}
-
-/*
- * Without resource metadata, the 2025-03-26 rules: the server's origin
- * is the authorization server, its metadata at the root or else the
- * default endpoints /authorize, /token and /register.
- */
-static void
-oauth_flow_legacy(struct oauth_flow *f)
-{
-	char *origin = oauth_rules_origin(f->o->url);
-
-	f->is_legacy = true;
-	f->resource = oauth_rules_default_resource(f->o->url);
-	f->issuer = origin;
-	json_decref(f->urls);
-	f->urls = oauth_rules_as_urls(origin);
-	f->next = 0;
-	f->step = OAUTH_STEP_AS;
-	oauth_flow_next_as(f);
-}
-
-static void
-oauth_flow_next_prm(struct oauth_flow *f)
-{
-	const char *url = json_string_value(json_array_get(f->urls, f->next));
-
-	if (url == NULL) {
-		oauth_flow_legacy(f);
-		return;
-	}
-	f->next++;
-	f->fetch = oauth_fetch_start(url, f->o->allow_local, NULL, 0, NULL,
-	    NULL, oauth_flow_prm_answer, f);
-}
-
-static void
-oauth_flow_discover(struct oauth_flow *f)
-{
-	json_t *urls = oauth_rules_prm_urls(f->o->url), *v;
-	size_t i;
-
-	f->step = OAUTH_STEP_PRM;
-	f->o->state = OAUTH_DISCOVERING;
-	f->urls = xjson(json_array());
-	if (f->resource_metadata != NULL)
-		json_array_append_new(f->urls,
-		    json_string(f->resource_metadata));
-	json_array_foreach(urls, i, v)
-		if (f->resource_metadata == NULL ||
-		    strcmp(json_string_value(v), f->resource_metadata) != 0)
-			json_array_append(f->urls, v);
-	json_decref(urls);
-	f->next = 0;
-	oauth_flow_next_prm(f);
-}
-
-/* ---- authorization server metadata (RFC 8414, OpenID discovery) ---- */
-
-static bool
-oauth_flow_lists(const json_t *list, const char *value)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach((json_t *)(uintptr_t)list, i, v)
-		if (json_is_string(v) &&
-		    strcmp(json_string_value(v), value) == 0)
-			return true;
-	return false;
-}
-
-/* The issuer and endpoints are set: on to a refresh or the user. */
-static void
+void
 oauth_flow_have_as(struct oauth_flow *f)
 {
 	struct oauth *o = f->o;
 	json_t *saved = oauth_saved(o);
-	const char *was = oauth_flow_str(saved, "issuer");
-	const char *bound = oauth_flow_str(o->client, "issuer");
+	const char *was = oauth_str(saved, "issuer");
+	const char *bound = oauth_str(o->client, "issuer");
 
 	/* SEP-2352: nothing of another authorization server is reused. */
 	if (saved != NULL &&
@@ -413,7 +226,7 @@ oauth_flow_have_as(struct oauth_flow *f)
 	}
 	f->step = OAUTH_STEP_REFRESH;
 	if (!f->is_login && !f->is_insufficient &&
-	    oauth_flow_refresh(f, oauth_flow_str(f->as, "token_endpoint")))
+	    oauth_flow_refresh(f, oauth_str(f->as, "token_endpoint")))
 		return;
 	if (!o->may_prompt && !f->is_login) {
 		oauth_flow_end(f, OAUTH_NEEDS_LOGIN,
@@ -423,118 +236,6 @@ oauth_flow_have_as(struct oauth_flow *f)
 		return;
 	}
 	oauth_flow_user(f);
-}
-
-/* Checks a metadata document; NULL when usable, else why (new). */
-static char *
-oauth_flow_check_as(struct oauth_flow *f, const char *url, const json_t *md)
-{
-	const char *issuer = oauth_flow_str(md, "issuer");
-	const json_t *types = json_object_get(md, "response_types_supported");
-	char *why = NULL;
-
-	if (issuer == NULL || strcmp(issuer, f->issuer) != 0)
-		xasprintf(&why,
-		    "the authorization server metadata at %s names the issuer %.300s, not %s; it is not used (RFC 8414 3.3)",
-		    url, issuer != NULL ? issuer : "(none)", f->issuer);
-	else if (oauth_flow_str(md, "authorization_endpoint") == NULL ||
-	    oauth_flow_str(md, "token_endpoint") == NULL)
-		xasprintf(&why,
-		    "the authorization server metadata at %s lacks authorization_endpoint or token_endpoint",
-		    url);
-	else if (json_is_array(types) && !oauth_flow_lists(types, "code"))
-		xasprintf(&why,
-		    "the authorization server at %s does not offer the authorization code flow",
-		    f->issuer);
-	else if (!oauth_flow_lists(json_object_get(md,
-				       "code_challenge_methods_supported"),
-		     "S256"))
-		xasprintf(&why,
-		    "the authorization server at %s does not list PKCE with S256 (code_challenge_methods_supported); mcpd refuses to go on without it",
-		    f->issuer);
-	return why;
-}
-
-static void
-oauth_flow_as_answer(void *arg, int err, const char *why,
-    const struct oauth_response *r)
-{
-	struct oauth_flow *f = arg;
-	const char *url = json_string_value(json_array_get(f->urls,
-	    f->next - 1));
-	char *bad;
-
-	f->fetch = NULL;
-	if (err == -EACCES || err == -EPERM) {
-		/* A policy refusal or a redirect ends it: never around it. */
-		oauth_flow_fail(f, OAUTH_FAILED, "%s", why);
-		return;
-	}
-	if (err != 0 || r->status != 200 || r->json == NULL) {
-		oauth_flow_next_as(f);
-		return;
-	}
-	if ((bad = oauth_flow_check_as(f, url, r->json)) != NULL) {
-		log_server(LOG_WARNING, f->o->name, "%s", bad);
-		free(f->refused);
-		f->refused = bad;
-		oauth_flow_next_as(f);
-		return;
-	}
-	f->as = json_deep_copy(r->json);
-	f->iss_supported = json_is_true(json_object_get(r->json,
-	    "authorization_response_iss_parameter_supported"));
-	oauth_flow_have_as(f);
-}
-
-static void
-oauth_flow_set_endpoint(json_t *as, const char *key, const char *origin,
-    const char *path)
-{
-	char *url;
-
-	xasprintf(&url, "%s%s", origin, path);
-	json_object_set_new(as, key, json_string(url));
-	free(url);
-}
-
-static void
-oauth_flow_next_as(struct oauth_flow *f)
-{
-	const char *url = json_string_value(json_array_get(f->urls, f->next));
-	char *origin;
-
-	if (url != NULL) {
-		f->next++;
-		f->fetch = oauth_fetch_start(url, f->o->allow_local, NULL, 0,
-		    NULL, NULL, oauth_flow_as_answer, f);
-		return;
-	}
-	if (!f->is_legacy) {
-		oauth_flow_fail(f, OAUTH_FAILED, "%s",
-		    f->refused != NULL ?
-			f->refused :
-			"no authorization server metadata was found at the authorization server the protected resource names");
-		return;
-	}
-	if (f->refused != NULL) {
-		oauth_flow_fail(f, OAUTH_FAILED, "%s", f->refused);
-		return;
-	}
-	/* 2025-03-26: the default endpoints at the server's origin. */
-	origin = f->issuer;
-	f->issuer = NULL;
-	f->as = json_object();
-	oauth_flow_set_endpoint(f->as, "authorization_endpoint", origin,
-	    "/authorize");
-	oauth_flow_set_endpoint(f->as, "token_endpoint", origin, "/token");
-	oauth_flow_set_endpoint(f->as, "registration_endpoint", origin,
-	    "/register");
-	log_server(LOG_INFO, f->o->name,
-	    "no authorization metadata: using the default endpoints of %s",
-	    origin);
-	free(origin);
-	oauth_flow_have_as(f);
 }
 
 /* ---- the code comes back: iss, errors, then the token endpoint ---- */
@@ -557,10 +258,10 @@ static int
 oauth_flow_callback(void *arg, const json_t *query, const char **page)
 {
 	struct oauth_flow *f = arg;
-	const char *iss = oauth_flow_str(query, "iss");
-	const char *code = oauth_flow_str(query, "code");
-	const char *error = oauth_flow_str(query, "error");
-	const char *desc = oauth_flow_str(query, "error_description");
+	const char *iss = oauth_str(query, "iss");
+	const char *code = oauth_str(query, "code");
+	const char *error = oauth_str(query, "error");
+	const char *desc = oauth_str(query, "error_description");
 	const char *why = NULL;
 	char *form = NULL;
 
@@ -603,7 +304,7 @@ oauth_flow_callback(void *arg, const json_t *query, const char **page)
 	    oauth_callback_uri(f->listener)));
 	xenomem(form_add(&form, "code_verifier", f->verifier));
 	xenomem(form_add(&form, "resource", f->resource));
-	f->req = oauth_token_request(oauth_flow_str(f->as, "token_endpoint"),
+	f->req = oauth_token_request(oauth_str(f->as, "token_endpoint"),
 	    f->o->allow_local, &f->client, form, oauth_flow_tokens, f);
 	*page =
 	    "authorization received; mcpd finishes the login, you may close this window";
@@ -643,15 +344,14 @@ oauth_flow_random(size_t n)
 static char *
 oauth_flow_pick_scope(struct oauth_flow *f)
 {
-	const char *before = oauth_flow_str(oauth_flow_saved(f),
-	    "requested_scope");
+	const char *before = oauth_str(oauth_flow_saved(f), "requested_scope");
 	const char *base = f->challenge_scope != NULL ? f->challenge_scope :
 							f->prm_scopes;
 	char *scope = oauth_rules_scope_union(before, base), *with;
 
 	/* SEP-2207: offline_access only where the server lists it. */
 	if (scope != NULL &&
-	    oauth_flow_lists(json_object_get(f->as, "scopes_supported"),
+	    oauth_rules_lists(json_object_get(f->as, "scopes_supported"),
 		"offline_access")) {
 		with = oauth_rules_scope_union(scope, "offline_access");
 		free(scope);
@@ -663,7 +363,7 @@ oauth_flow_pick_scope(struct oauth_flow *f)
 static void
 oauth_flow_ask_user(struct oauth_flow *f)
 {
-	const char *endpoint = oauth_flow_str(f->as, "authorization_endpoint");
+	const char *endpoint = oauth_str(f->as, "authorization_endpoint");
 	struct timeval tv = { OAUTH_ATTEMPT_TTL_MS / 1000, 0 };
 	unsigned char digest[crypto_hash_sha256_BYTES];
 	char challenge[64], *query = NULL, *url;
@@ -715,10 +415,9 @@ oauth_flow_user(struct oauth_flow *f)
 	struct oauth *o = f->o;
 	const json_t *methods = json_object_get(f->as,
 	    "token_endpoint_auth_methods_supported");
-	const char *registration = oauth_flow_str(f->as,
-	    "registration_endpoint");
-	const char *id = oauth_flow_str(o->client, "client_id");
-	const char *secret = oauth_flow_str(o->client, "client_secret");
+	const char *registration = oauth_str(f->as, "registration_endpoint");
+	const char *id = oauth_str(o->client, "client_id");
+	const char *secret = oauth_str(o->client, "client_secret");
 	const char *method;
 	char *cause = NULL;
 
@@ -771,7 +470,7 @@ oauth_flow_begin(evutil_socket_t fd, short events, void *arg)
 {
 	struct oauth_flow *f = arg;
 	struct oauth *o = f->o;
-	const char *granted = oauth_flow_str(oauth_saved(o), "scope");
+	const char *granted = oauth_str(oauth_saved(o), "scope");
 
 	(void)fd, (void)events;
 	if (f->is_insufficient) {
@@ -795,10 +494,10 @@ oauth_flow_begin(evutil_socket_t fd, short events, void *arg)
 	if (f->is_refresh) {
 		f->step = OAUTH_STEP_REFRESH_ONLY;
 		if (oauth_flow_refresh(f,
-			oauth_flow_str(oauth_saved(o), "token_endpoint")))
+			oauth_str(oauth_saved(o), "token_endpoint")))
 			return;
 	}
-	oauth_flow_discover(f);
+	oauth_discover(f);
 }
 
 void
@@ -806,15 +505,15 @@ oauth_flow_start(struct oauth *o, const struct oauth_trigger *t)
 {
 	struct oauth_flow *f = xcalloc(1, sizeof *f);
 	json_t *params = wwwauth_params(t->www_authenticate, "Bearer");
-	const char *scope = oauth_flow_str(params, "scope");
-	const char *rm = oauth_flow_str(params, "resource_metadata");
+	const char *scope = oauth_str(params, "scope");
+	const char *rm = oauth_str(params, "resource_metadata");
 
 	f->o = o;
 	f->is_login = t->is_login;
 	f->is_refresh = t->is_refresh;
 	f->is_insufficient = t->status == 403 &&
-	    oauth_flow_str(params, "error") != NULL &&
-	    strcmp(oauth_flow_str(params, "error"), "insufficient_scope") == 0;
+	    oauth_str(params, "error") != NULL &&
+	    strcmp(oauth_str(params, "error"), "insufficient_scope") == 0;
 	if (scope != NULL && scope[0] != '\0')
 		f->challenge_scope = xstrdup(scope);
 	if (rm != NULL && rm[0] != '\0')

@@ -139,6 +139,8 @@ char *oauth_rules_default_resource(const char *server_url);
 char *oauth_rules_origin(const char *url);
 /* The union of two space-separated scope sets, in order (new, or NULL). */
 char *oauth_rules_scope_union(const char *a, const char *b);
+/* value is one of the strings of the JSON array list. */
+bool oauth_rules_lists(const json_t *list, const char *value);
 /* scope is one of the space-separated set. */
 bool oauth_rules_scope_has(const char *set, const char *scope);
 /* Every scope of wanted is in set. */
@@ -156,18 +158,6 @@ int oauth_rules_check_iss(const char *recorded, bool is_supported,
  * "client_secret_post"; NULL when none of those fits.
  */
 const char *oauth_rules_auth_method(const json_t *supported, bool has_secret);
-
-/* oauth-flow.c: discovery, registration, the browser's round trip, tokens. */
-struct oauth_trigger {
-	int status; /* 401, 403 (insufficient_scope), or 0 */
-	const char *www_authenticate;
-	bool is_login;	 /* mcpctl auth login: ask the user in any case */
-	bool is_refresh; /* the token expires: refresh it if one can */
-};
-/* Starts o->flow (none may run). */
-void oauth_flow_start(struct oauth *, const struct oauth_trigger *);
-/* Ends the flow without a word to anyone (closed, logged out). */
-void oauth_flow_cancel(struct oauth_flow *);
 
 /* oauth-token.c: requests to the token and registration endpoints. */
 struct oauth_client {
@@ -201,5 +191,71 @@ typedef void oauth_registered_fn(void *arg, int err, const char *why,
 struct oauth_token_req *oauth_register(const char *endpoint, bool allow_local,
     const char *redirect_uri, const json_t *auth_methods, const char *scope,
     oauth_registered_fn *cb, void *arg);
+
+/* A string member of obj (borrowed), or NULL. */
+static inline const char *
+oauth_str(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+/* oauth-flow.c: discovery, registration, the browser's round trip, tokens. */
+enum oauth_step {
+	OAUTH_STEP_REFRESH_ONLY, /* a token about to expire: refresh it */
+	OAUTH_STEP_PRM,		 /* protected resource metadata */
+	OAUTH_STEP_AS,		 /* authorization server metadata */
+	OAUTH_STEP_REFRESH,	 /* a refresh token of this server */
+	OAUTH_STEP_REGISTER,	 /* dynamic client registration */
+	OAUTH_STEP_USER,	 /* the browser has the URL */
+	OAUTH_STEP_CODE,	 /* the code goes to the token endpoint */
+};
+
+struct oauth_flow {
+	struct oauth *o;
+	enum oauth_step step;
+	bool is_login;
+	bool is_refresh;
+	bool is_insufficient;
+	bool is_legacy;	    /* no resource metadata: 2025-03-26 rules */
+	bool is_new_issuer; /* what is saved belongs to another server */
+	bool iss_supported; /* RFC 9207 advertised */
+	char *challenge_scope;
+	char *resource_metadata;
+	json_t *urls; /* candidates of the step */
+	size_t next;
+	char *resource;	  /* the resource indicator to send */
+	char *prm_scopes; /* scopes_supported of the resource, joined */
+	char *issuer;	  /* recorded from validated metadata, or NULL */
+	json_t *as;	  /* the metadata, or an object of default endpoints */
+	char *refused;	  /* why a metadata document was not used */
+	struct oauth_client client;
+	struct oauth_fetch *fetch;
+	struct oauth_token_req *req;
+	struct oauth_callback *listener;
+	char *state;
+	char *verifier;
+	char *scope;
+	struct event *ev; /* the first step, then the attempt's deadline */
+};
+
+struct oauth_trigger {
+	int status; /* 401, 403 (insufficient_scope), or 0 */
+	const char *www_authenticate;
+	bool is_login;	 /* mcpctl auth login: ask the user in any case */
+	bool is_refresh; /* the token expires: refresh it if one can */
+};
+/* Starts o->flow (none may run). */
+void oauth_flow_start(struct oauth *, const struct oauth_trigger *);
+/* Ends the flow without a word to anyone (closed, logged out). */
+void oauth_flow_cancel(struct oauth_flow *);
+/* Ends the flow in state, with a formatted reason, telling the holders. */
+void oauth_flow_fail(struct oauth_flow *, enum oauth_state, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+/* The issuer and endpoints are known: on to a refresh or the user. */
+void oauth_flow_have_as(struct oauth_flow *);
+
+/* oauth-discover.c: protected resource, then authorization server metadata. */
+/* Starts discovery from the challenge's resource_metadata or well-known. */
+void oauth_discover(struct oauth_flow *);
 
 #endif

@@ -219,15 +219,15 @@ oauth_rules_check_iss(const char *recorded, bool is_supported, const char *iss,
 	return 0;
 }
 
-static bool
-oauth_rules_lists(const json_t *list, const char *method)
+bool
+oauth_rules_lists(const json_t *list, const char *value)
 {
 	size_t i;
 	json_t *v;
 
 	json_array_foreach((json_t *)(uintptr_t)list, i, v)
 		if (json_is_string(v) &&
-		    strcmp(json_string_value(v), method) == 0)
+		    strcmp(json_string_value(v), value) == 0)
 			return true;
 	return false;
 }

@@ -10,77 +10,9 @@
 
 #include "jsonwipe.h"
 #include "log.h"
-#include "mcpd.h"
 #include "sse.h"
+#include "transport-http-int.h"
 #include "url.h"
-
-#define SHTTP_RETRY_MS	  1000 /* when the server sent no retry field */
-#define SHTTP_MAX_HEADERS 32
-
-struct shttp_post;
-
-struct shttp_transport {
-	struct transport t;
-	const struct remote_spec *spec; /* &own */
-	struct remote_spec own;
-	char *path; /* path and query of the endpoint */
-	struct netpolicy_query *policy;
-	struct http_client *client;
-	json_t *queued; /* messages sent before the client is ready */
-	/*
-	 * Requests over --max-http-requests in flight wait here, in order, as
-	 * [msg, tool] pairs: a burst of calls must not open a connection each.
-	 */
-	json_t *waiting;
-	size_t nrequests; /* POSTs of requests whose exchange is not over */
-	char *session_id;
-	char *version; /* negotiated: sent as MCP-Protocol-Version */
-	LIST_HEAD(, shttp_post) posts;
-	/*
-	 * notifications/initialized in flight: the server must have taken it
-	 * before anything else goes (each POST is its own exchange, and a
-	 * server may change its tools when it sees initialized).
-	 */
-	struct shttp_post *initialized;
-	struct shttp_post *listen; /* the GET stream, when one is open */
-	bool is_closing;
-	bool is_legacy_sse; /* HTTP+SSE (2024-11-05): answers on the GET */
-	bool may_fall_back; /* to HTTP+SSE, when initialize is refused */
-	char *post_path;    /* HTTP+SSE: where the endpoint event says */
-	void (*done)(void *);
-	void *done_arg;
-	char *held_why;	     /* why the last request cancelled unsent waited */
-	struct event *timer; /* deferred release, or DELETE deadline */
-	struct event *flush; /* sends what waited for initialized */
-};
-
-/* One exchange: a POST, the GET stream, a resumption, or the DELETE. */
-struct shttp_post {
-	struct shttp_transport *ht;
-	struct http_exchange *ex;
-	json_t *id;	    /* the request's id, or NULL */
-	json_t *initialize; /* kept to send again after a fallback */
-	char *method;	    /* the JSON-RPC method sent */
-	int status;
-	bool is_sse;
-	bool is_answered; /* the response to id came */
-	bool is_counted;  /* a request: it holds one of ht->nrequests */
-	/* With OAuth: what to send again once authorized. */
-	char *verb;
-	json_t *msg;
-	json_t *tool;
-	uint64_t token_gen; /* of the token it went with */
-	char *www_authenticate;
-	struct oauth_wait *auth_wait; /* parked until authorized */
-	int auth_tries;
-	struct evbuffer *body;
-	struct sse_parser sse;
-	struct event *retry;
-	LIST_ENTRY(shttp_post) entry;
-};
-
-static void shttp_post_start(struct shttp_transport *, struct shttp_post *,
-    const char *verb, const json_t *msg, const json_t *tool);
 
 static struct shttp_transport *
 shttp_of(struct transport *t)
@@ -90,7 +22,7 @@ shttp_of(struct transport *t)
 
 static void shttp_flush_queue(struct shttp_transport *);
 
-static void
+void
 shttp_post_free(struct shttp_post *p)
 {
 	LIST_REMOVE(p, entry);
@@ -305,7 +237,7 @@ shttp_on_body(void *arg, const char *data, size_t len)
 }
 
 /* Tells the session that the request of p will get no answer. */
-static void
+void
 shttp_fail_request(struct shttp_post *p, enum errors_kind kind, const char *why)
 {
 	if (p->id == NULL || p->is_answered || p->ht->is_closing)
@@ -426,94 +358,6 @@ shttp_falls_back(struct shttp_post *p)
 	json_array_append(ht->queued, p->initialize);
 	shttp_post_free(p);
 	shttp_open_listen(ht);
-	return true;
-}
-
-/* The user gave an Authorization header: mcpd's OAuth stays out. */
-static bool
-shttp_has_own_authorization(const struct shttp_transport *ht)
-{
-	const char *k;
-	json_t *v;
-
-	json_object_foreach(ht->spec->headers, k, v)
-		if (strcasecmp(k, "authorization") == 0)
-			return true;
-	return false;
-}
-
-static bool
-shttp_uses_oauth(const struct shttp_transport *ht)
-{
-	return ht->spec->auth != NULL && !shttp_has_own_authorization(ht);
-}
-
-static void
-shttp_auth_event(void *arg, enum oauth_event event, const char *why)
-{
-	struct shttp_post *p = arg;
-	struct shttp_transport *ht = p->ht;
-	char *text;
-
-	if (event == OAUTH_EVENT_URL) {
-		if (ht->t.cbs->progress != NULL && !ht->is_closing) {
-			xasprintf(&text,
-			    "open %s in a browser to authorize mcpd (or run mcpctl auth login)",
-			    why);
-			ht->t.cbs->progress(ht->t.cb_arg, "authorize", text);
-			free(text);
-		}
-		return;
-	}
-	p->auth_wait = NULL; /* a final event ends the wait */
-	if (ht->is_closing) {
-		shttp_post_free(p);
-		return;
-	}
-	if (event == OAUTH_EVENT_READY) {
-		p->auth_tries++;
-		shttp_post_start(ht, p, p->verb, p->msg, p->tool);
-		return;
-	}
-	if (p == ht->listen || p->id == NULL) {
-		shttp_post_free(p);
-		return;
-	}
-	shttp_fail_request(p, ERRORS_UNAVAILABLE,
-	    why != NULL ? why : "authorization failed");
-	shttp_post_free(p);
-}
-
-/* Parks p until the authorization (status: 401, 403 or 0) is there. */
-static void
-shttp_auth_park(struct shttp_post *p, int status)
-{
-	struct shttp_transport *ht = p->ht;
-
-	p->auth_wait = oauth_challenge(ht->spec->auth, status,
-	    p->www_authenticate, p->token_gen, shttp_auth_event, p);
-	if (ht->t.cbs->progress != NULL)
-		ht->t.cbs->progress(ht->t.cb_arg, "authorizing",
-		    status == 0 ? "refreshing the access token" :
-				  "the server asks for authorization (OAuth)");
-}
-
-/*
- * 401, or 403 with insufficient_scope: nothing ran, so the request goes
- * again once mcpd is authorized (a few times at most).
- */
-static bool
-shttp_auth_challenge(struct shttp_post *p)
-{
-	struct shttp_transport *ht = p->ht;
-	bool is_scope = p->status == 403 && p->www_authenticate != NULL &&
-	    strstr(p->www_authenticate, "insufficient_scope") != NULL;
-
-	if ((p->status != 401 && !is_scope) || !shttp_uses_oauth(ht) ||
-	    p->verb == NULL || strcmp(p->verb, "DELETE") == 0 ||
-	    p->auth_tries >= 3)
-		return false;
-	shttp_auth_park(p, p->status);
 	return true;
 }
 
@@ -643,7 +487,7 @@ shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
 	return n;
 }
 
-static void
+void
 shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
     const char *verb, const json_t *msg, const json_t *tool)
 {
@@ -654,34 +498,13 @@ shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
 								 ht->path,
 		fields, 0, NULL, 0 };
 	char *body = NULL, *authorization = NULL;
-	const char *token;
 
 	p->status = 0;
 	p->is_sse = false;
 	evbuffer_drain(p->body, evbuffer_get_length(p->body));
-	if (shttp_uses_oauth(ht)) {
-		/* Kept to send again after a 401; refreshed first if due. */
-		if (p->verb != verb) {
-			free(p->verb);
-			p->verb = xstrdup(verb);
-		}
-		if (p->msg != msg) {
-			json_decref(p->msg);
-			p->msg = json_incref((json_t *)(uintptr_t)msg);
-		}
-		if (p->tool != tool) {
-			json_decref(p->tool);
-			p->tool = json_incref((json_t *)(uintptr_t)tool);
-		}
-		if (p->auth_tries == 0 && oauth_needs_refresh(ht->spec->auth)) {
-			json_decref(modern);
-			p->auth_tries++;
-			shttp_auth_park(p, 0);
-			return;
-		}
-		if ((token = oauth_bearer(ht->spec->auth, &p->token_gen)) !=
-		    NULL)
-			xasprintf(&authorization, "Bearer %s", token);
+	if (shttp_auth_prepare(p, verb, msg, tool, &authorization) == 1) {
+		json_decref(modern); /* parked: it goes once refreshed */
+		return;
 	}
 	if (json_object_size(modern) > SHTTP_MAX_HEADERS)
 		json_object_clear(modern); /* never more than fields holds */
@@ -823,32 +646,6 @@ shttp_open(struct transport *t, char **cause)
 	return 0;
 }
 
-/*
- * A cancellation of a request parked for authorization: it goes unsent
- * (its 401 says it did not run), and so does the cancellation: 2.
- */
-static int
-shttp_unpark_cancelled(struct shttp_transport *ht, const json_t *msg)
-{
-	const char *method = json_string_value(json_object_get(msg, "method"));
-	const json_t *id = json_object_get(json_object_get(msg, "params"),
-	    "requestId");
-	struct shttp_post *p;
-
-	if (method == NULL || strcmp(method, "notifications/cancelled") != 0)
-		return 0;
-	LIST_FOREACH(p, &ht->posts, entry)
-		if (p->auth_wait != NULL && p->id != NULL &&
-		    json_equal(p->id, id)) {
-			free(ht->held_why);
-			ht->held_why = oauth_hint(ht->spec->auth);
-			p->is_answered = true;
-			shttp_post_free(p);
-			return 2;
-		}
-	return 0;
-}
-
 static int
 shttp_send(struct transport *t, const json_t *msg, const json_t *tool)
 {
@@ -857,7 +654,7 @@ shttp_send(struct transport *t, const json_t *msg, const json_t *tool)
 
 	if (ht->is_closing)
 		return -EPIPE;
-	if ((r = shttp_unpark_cancelled(ht, msg)) != 0)
+	if ((r = shttp_auth_unpark(ht, msg)) != 0)
 		return r;
 	if (!shttp_is_ready(ht))
 		return json_array_append(ht->queued, (json_t *)(uintptr_t)msg);
@@ -941,17 +738,11 @@ shttp_close(struct transport *t, void (*done)(void *), void *arg)
 	evtimer_add(ht->timer, &tv);
 }
 
-static const char *
-shttp_held_why(struct transport *t)
-{
-	return shttp_of(t)->held_why;
-}
-
 static const struct transport_ops shttp_ops = {
 	.name = "streamable-http",
 	.open = shttp_open,
 	.send = shttp_send,
-	.held_why = shttp_held_why,
+	.held_why = shttp_auth_held_why,
 	.close = shttp_close,
 	.free = shttp_free,
 };
