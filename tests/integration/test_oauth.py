@@ -452,3 +452,21 @@ def test_callback_from_a_non_loopback_peer_is_refused(mcpd, peers):
     assert get(authorize(url))[0] == 200
     bg.join()
     assert bg.error is None and bg.result["tools"] == 1, bg.error
+
+
+def test_bash_completion_of_auth(mcpd, peers):
+    from test_callflags import complete
+    srv = OAuthServer(peers)
+    login_load(mcpd, srv)
+    env = dict(mcpd.env, MCPD_SOCKET=str(mcpd.sock))
+    m = str(MCPCTL)
+    assert complete([m, "au"], env)[0] == ["auth"]
+    assert complete([m, "auth", ""], env)[0] == ["login", "logout", "status"]
+    assert complete([m, "auth", "login", "o"], env)[0] == ["oa"]
+    assert complete([m, "auth", "--timeout", "5", "logout", ""], env)[0] == \
+        ["oa"]
+    assert complete([m, "auth", "--"], env)[0] == \
+        ["--help", "--no-browser", "--timeout"]
+    got = complete([m, "load", "--oauth"], env)[0]
+    assert got == ["--oauth-client-id", "--oauth-client-secret",
+                   "--oauth-issuer"], got
