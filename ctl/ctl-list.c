@@ -36,10 +36,20 @@ ctl_list_row(struct print_table *t, const json_t *row, size_t first)
 	char *cells[CTL_LIST_NCOLS], *note = NULL, *ago;
 	const char *at, *err = print_row_error(row, &at);
 
+	const char *state = json_string_value(json_object_get(row, "state"));
+	const char *auth = json_string_value(json_object_get(row, "auth"));
+
 	for (size_t i = first; i < CTL_LIST_NCOLS; i++)
 		cells[i] = print_value(strcmp(ctl_list_keys[i], "container") ?
 			json_object_get(row, ctl_list_keys[i]) :
 			json_object_get(ct, "name"));
+	/* A remote server that failed for want of an OAuth login says so. */
+	if (state != NULL && strcmp(state, "failed") == 0 && auth != NULL &&
+	    (strcmp(auth, "needs-login") == 0 ||
+		strcmp(auth, "pending") == 0)) {
+		free(cells[2]);
+		cells[2] = strdup("needs-login");
+	}
 	ago = at != NULL ? print_ago(at) : NULL;
 	if (err != NULL &&
 	    asprintf(&note, "error%s%s%s: %s", ago != NULL ? " (" : "",

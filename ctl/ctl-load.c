@@ -25,6 +25,9 @@ enum {
 	CTL_LOAD_REMOTE,
 	CTL_LOAD_CATALOG,
 	CTL_LOAD_SERVER_JSON,
+	CTL_LOAD_OAUTH_CLIENT_ID,
+	CTL_LOAD_OAUTH_CLIENT_SECRET,
+	CTL_LOAD_OAUTH_ISSUER,
 };
 
 /* What the name options ask for (load by name). */
@@ -47,6 +50,11 @@ static const struct option ctl_load_options[] = {
 	{ "remote", no_argument, NULL, CTL_LOAD_REMOTE },
 	{ "catalog", required_argument, NULL, CTL_LOAD_CATALOG },
 	{ "server-json", required_argument, NULL, CTL_LOAD_SERVER_JSON },
+	{ "oauth-client-id", required_argument, NULL,
+	    CTL_LOAD_OAUTH_CLIENT_ID },
+	{ "oauth-client-secret", required_argument, NULL,
+	    CTL_LOAD_OAUTH_CLIENT_SECRET },
+	{ "oauth-issuer", required_argument, NULL, CTL_LOAD_OAUTH_ISSUER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -216,6 +224,38 @@ ctl_load_env_file(json_t *params, const char *path)
 	return r;
 }
 
+/*
+ * --oauth-client-id ID, --oauth-client-secret SECRET (a secret's name:
+ * the value goes as $(secret.SECRET), never on a command line) and
+ * --oauth-issuer URL: a pre-registered OAuth client. 0 or 2.
+ */
+static int
+ctl_load_oauth(json_t *params, int c, const char *arg)
+{
+	json_t *oauth = json_object_get(params, "oauth");
+	char *ref = NULL;
+
+	if (oauth == NULL) {
+		oauth = json_object();
+		json_object_set_new(params, "oauth", oauth);
+	}
+	if (c == CTL_LOAD_OAUTH_CLIENT_ID)
+		json_object_set_new(oauth, "client_id", json_string(arg));
+	else if (c == CTL_LOAD_OAUTH_ISSUER)
+		json_object_set_new(oauth, "issuer", json_string(arg));
+	else {
+		if (!names_secret_valid(arg))
+			return mcpctl_usage(&ctl_load_cmd,
+			    "--oauth-client-secret names a secret ('mcpctl secret set NAME' first), not '%s'",
+			    arg);
+		if (asprintf(&ref, "$(secret.%s)", arg) < 0)
+			return MCPCTL_EXIT_ERROR;
+		json_object_set_new(oauth, "client_secret", json_string(ref));
+		free(ref);
+	}
+	return 0;
+}
+
 static int
 ctl_load_option(json_t *params, int c, char **argv)
 {
@@ -285,6 +325,10 @@ ctl_load_option(json_t *params, int c, char **argv)
 	case CTL_LOAD_SERVER_JSON:
 		ctl_load_by_name.file = optarg;
 		return 0;
+	case CTL_LOAD_OAUTH_CLIENT_ID:
+	case CTL_LOAD_OAUTH_CLIENT_SECRET:
+	case CTL_LOAD_OAUTH_ISSUER:
+		return ctl_load_oauth(params, c, optarg);
 	case 'h':
 		return -1;
 	default:
@@ -405,7 +449,7 @@ ctl_load_progress_print(void *arg, json_int_t id, const char *method,
 	const char *stage = json_string_value(json_object_get(params, "stage"));
 	const char *text = json_string_value(json_object_get(params,
 	    "message"));
-	char *rewritten = NULL;
+	char *rewritten = NULL, *url;
 
 	(void)arg;
 	if (strcmp(method, "mcpd/progress") != 0 || !json_is_integer(req) ||
@@ -426,6 +470,11 @@ ctl_load_progress_print(void *arg, json_int_t id, const char *method,
 		    stderr);
 	fputc('\n', stderr);
 	free(rewritten);
+	if (strcmp(stage, "authorize") == 0 &&
+	    (url = ctl_auth_url_of(text)) != NULL) {
+		ctl_auth_open_browser(url);
+		free(url);
+	}
 }
 
 void
@@ -549,7 +598,7 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	.synopsis =
 	    "[--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [--timeout MS] [--no-persist] -- CMD [ARGS...]\n"
 	    "       mcpctl load [--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [-v VOLUME]... [--network NET] [--timeout MS] [--no-persist] IMAGE [-- ARGS...]\n"
-	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... [--timeout MS] [--no-persist] URL\n"
+	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... [--oauth-client-id ID [--oauth-client-secret SECRET] [--oauth-issuer URL]] [--timeout MS] [--no-persist] URL\n"
 	    "       mcpctl load [--source docker|official|local] [--catalog REF] [--remote] [--dry-run] [--name NAME] [-e K=V]... [--header K=V]... [--timeout MS] [--no-persist] NAME[@VERSION]\n"
 	    "       mcpctl load --server-json FILE [--remote] [--dry-run] [options]",
 	.summary =
@@ -581,6 +630,13 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "                     with a fallback to sse)\n"
 	    "  --allow-local      allow plain http to a loopback URL\n"
 	    "  --header K=V       an HTTP header to send (repeatable)\n"
+	    "  --oauth-client-id ID\n"
+	    "                     a client registered with the server's OAuth\n"
+	    "                     authorization server beforehand\n"
+	    "  --oauth-client-secret SECRET\n"
+	    "                     ... its secret: the name of a secret of\n"
+	    "                     'mcpctl secret set', sent as $(secret.SECRET)\n"
+	    "  --oauth-issuer URL ... the authorization server it belongs to\n"
 	    "  NAME:\n"
 	    "  --source S         where NAME is defined: docker (Docker's MCP\n"
 	    "                     catalog), official (the MCP Registry) or local\n"
@@ -602,6 +658,13 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "prints what it will run before it loads it, and the saved row\n"
 	    "keeps that command, image or URL (and where it came from), so a\n"
 	    "catalog that changes later changes nothing that is restored.\n"
+	    "\n"
+	    "A URL that answers 401 asks for OAuth: mcpd finds its\n"
+	    "authorization server, registers itself (or uses --oauth-client-id)\n"
+	    "and prints a URL to open in a browser (xdg-open runs when there\n"
+	    "is a display); the load waits for the login within --timeout,\n"
+	    "else fails saying to run 'mcpctl auth login NAME'. See\n"
+	    "mcpctl auth --help.\n"
 	    "\n"
 	    "CMD runs in the current directory. Without --, a lone URL names\n"
 	    "a remote server (https only, public addresses only, unless\n"

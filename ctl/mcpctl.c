@@ -35,6 +35,7 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_token_cmd,
 	&ctl_docker_catalog_cmd,
 	&ctl_gateway_cmd,
+	&ctl_auth_cmd,
 	&ctl_status_cmd,
 	&ctl_shutdown_cmd,
 	&ctl_help_cmd,

@@ -365,6 +365,11 @@ int discovery_page_option(const struct mcpctl_cmd *, int c, const char *arg,
 void ctl_docker_catalog_print_header(const json_t *result);
 /* The catalog a client names: given, else MCPD_DOCKER_CATALOG, or NULL. */
 const char *ctl_docker_catalog_ref(const char *given);
+/* ctl-auth.c: what load shares of a login. */
+/* Runs xdg-open url when a display is there (and not --no-browser). */
+void ctl_auth_open_browser(const char *url);
+/* The URL of an "authorize" progress message ("open URL ..."), new. */
+char *ctl_auth_url_of(const char *message);
 
 /* One entry per command, listed in mcpctl.c. */
 extern const struct mcpctl_cmd ctl_load_cmd;
@@ -382,6 +387,7 @@ extern const struct mcpctl_cmd ctl_inspect_cmd;
 extern const struct mcpctl_cmd ctl_wait_cmd;
 extern const struct mcpctl_cmd ctl_bridge_cmd;
 extern const struct mcpctl_cmd ctl_token_cmd;
+extern const struct mcpctl_cmd ctl_auth_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;
 extern const struct mcpctl_cmd ctl_search_cmd;
 extern const struct mcpctl_cmd ctl_catalog_cmd;

@@ -140,6 +140,7 @@ cmd_load_wipe(json_t *params)
 {
 	jsonwipe_strings(json_object_get(params, "env"));
 	jsonwipe_strings(json_object_get(params, "headers"));
+	jsonwipe_strings(json_object_get(params, "oauth"));
 }
 
 static void
@@ -180,6 +181,7 @@ static const struct cmd_param cmd_load_params[] = {
 	{ "timeout_ms", JSON_INTEGER, false },
 	{ "allow_local", JSON_TRUE, false },
 	{ "headers", JSON_OBJECT, false },
+	{ "oauth", JSON_OBJECT, false },
 	{ "args", JSON_ARRAY, false },
 	{ "volumes", JSON_ARRAY, false },
 	{ "network", JSON_STRING, false },

@@ -28,6 +28,9 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_docker_catalog_entry,
 	&cmd_gateway_start_entry,
 	&cmd_gateway_stop_entry,
+	&cmd_auth_login_entry,
+	&cmd_auth_status_entry,
+	&cmd_auth_logout_entry,
 	NULL,
 };
 

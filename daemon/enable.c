@@ -68,6 +68,22 @@ enable_row_hide(json_t *obj, const char *id, const char *kind, json_t *secrets)
 	}
 }
 
+/* A pre-registered OAuth client's literal secret moves the same way. */
+static void
+enable_row_hide_oauth(json_t *oauth, const char *id, json_t *secrets)
+{
+	json_t *secret = json_object_get(oauth, "client_secret");
+	json_t *only;
+
+	if (!json_is_string(secret))
+		return;
+	only = json_pack("{s:O}", "client_secret", secret);
+	enable_row_hide(only, id, "oauth", secrets);
+	json_object_set(oauth, "client_secret",
+	    json_object_get(only, "client_secret"));
+	json_decref(only);
+}
+
 json_t *
 enable_row_new(const char *id, const char *name, enum server_mode mode,
     const json_t *params, json_t *secrets)
@@ -83,6 +99,7 @@ enable_row_new(const char *id, const char *name, enum server_mode mode,
 	enable_row_hide(json_object_get(copy, "env"), id, "env", secrets);
 	enable_row_hide(json_object_get(copy, "headers"), id, "header",
 	    secrets);
+	enable_row_hide_oauth(json_object_get(copy, "oauth"), id, secrets);
 	json_object_set_new(copy, "name", json_string(name));
 	gmtime_r(&now, &tm);
 	strftime(saved, sizeof saved, "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -147,9 +147,10 @@ loadspec_process(struct loadspec_error *err, const json_t *params,
 	struct server_spec *spec = &ls->spec;
 
 	if (json_object_get(params, "allow_local") != NULL ||
-	    json_object_get(params, "headers") != NULL)
+	    json_object_get(params, "headers") != NULL ||
+	    json_object_get(params, "oauth") != NULL)
 		return loadspec_bad(err, "allow_local",
-		    "allow_local and headers go with a URL target");
+		    "allow_local, headers and oauth go with a URL target");
 	if (json_object_get(params, "args") != NULL ||
 	    json_object_get(params, "volumes") != NULL ||
 	    json_object_get(params, "network") != NULL)
@@ -218,9 +219,10 @@ loadspec_image(struct loadspec_error *err, const json_t *params,
 
 	if (json_object_get(params, "allow_local") != NULL ||
 	    json_object_get(params, "headers") != NULL ||
+	    json_object_get(params, "oauth") != NULL ||
 	    json_object_get(params, "cwd") != NULL)
 		return loadspec_bad(err, "target",
-		    "an image takes no allow_local, headers or cwd");
+		    "an image takes no allow_local, headers, oauth or cwd");
 	if (json_object_get(params, "transport") != NULL)
 		return loadspec_bad(err, "transport",
 		    "a container's transport is detected: stdio first, streamable HTTP once it says it listens");
@@ -270,6 +272,35 @@ loadspec_remote_name(const struct url *u)
 	return names_valid(name) ? xstrdup(name) : NULL;
 }
 
+/* A pre-registered OAuth client: {client_id, client_secret?, issuer?}. */
+static bool
+loadspec_oauth(struct loadspec_error *err, const json_t *oauth,
+    struct server_spec *spec)
+{
+	const char *k;
+	json_t *v;
+
+	if (oauth == NULL)
+		return true;
+	if (!json_is_object(oauth) ||
+	    !json_is_string(json_object_get(oauth, "client_id")))
+		return loadspec_bad(err, "oauth",
+		    "oauth must be an object with client_id (and client_secret, issuer)");
+	json_object_foreach((json_t *)(uintptr_t)oauth, k, v) {
+		if (strcmp(k, "client_id") != 0 &&
+		    strcmp(k, "client_secret") != 0 && strcmp(k, "issuer") != 0)
+			return loadspec_bad(err, "oauth",
+			    "oauth takes client_id, client_secret and issuer only");
+		if (!loadspec_is_cstring(v) || json_string_length(v) == 0 ||
+		    json_string_length(v) > 4096 ||
+		    strpbrk(json_string_value(v), "\r\n") != NULL)
+			return loadspec_bad(err, "oauth",
+			    "oauth values must be single-line strings of 1 to 4096 bytes");
+	}
+	spec->remote.oauth = json_deep_copy(oauth);
+	return true;
+}
+
 static bool
 loadspec_remote_spec(struct loadspec_error *err, const json_t *params,
     const struct url *u, struct server_spec *spec)
@@ -307,7 +338,7 @@ loadspec_remote_spec(struct loadspec_error *err, const json_t *params,
 	    strstr(u->path, "/mcp") == NULL;
 	spec->transport = xstrdup(transport != NULL ? transport :
 						      "streamable-http");
-	return true;
+	return loadspec_oauth(err, json_object_get(params, "oauth"), spec);
 }
 
 static bool

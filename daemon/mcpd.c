@@ -291,6 +291,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--registry-contract PATH] [--catalog PATH]\n"
 	    "            [--registry-problems N] [--registry-problem-chars N]\n"
 	    "            [--registry-text-chars N]\n"
+	    "            [--oauth-client-metadata-url URL]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -341,6 +342,7 @@ enum {
 	MCPD_OPT_REGISTRY_PROBLEM_CHARS,
 	MCPD_OPT_REGISTRY_TEXT_CHARS,
 	MCPD_OPT_DOCKER_CATALOG,
+	MCPD_OPT_OAUTH_CLIENT_METADATA_URL,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -384,6 +386,8 @@ static const struct option mcpd_long_options[] = {
 	{ "registry-text-chars", required_argument, NULL,
 	    MCPD_OPT_REGISTRY_TEXT_CHARS },
 	{ "docker-catalog", required_argument, NULL, MCPD_OPT_DOCKER_CATALOG },
+	{ "oauth-client-metadata-url", required_argument, NULL,
+	    MCPD_OPT_OAUTH_CLIENT_METADATA_URL },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -618,6 +622,19 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			free(mcpd_opts.docker_catalog);
 			mcpd_opts.docker_catalog = xstrdup(optarg);
 			break;
+		case MCPD_OPT_OAUTH_CLIENT_METADATA_URL:
+			/* draft-ietf-oauth-client-id-metadata-document: https, a path. */
+			if (strncmp(optarg, "https://", 8) != 0 ||
+			    strchr(optarg + 8, '/') == NULL ||
+			    strpbrk(optarg, "#\r\n ") != NULL) {
+				fprintf(stderr,
+				    "mcpd: --oauth-client-metadata-url wants an https URL with a path, not \"%s\"\n",
+				    optarg);
+				exit(2);
+			}
+			free(mcpd_opts.oauth_client_metadata_url);
+			mcpd_opts.oauth_client_metadata_url = xstrdup(optarg);
+			break;
 		case MCPD_OPT_STOP_FORCE:
 			mcpd_opts.stop_force_ms = mcpd_number("--stop-force",
 			    optarg, 1, 3600000);
@@ -776,6 +793,7 @@ main(int argc, char **argv)
 	/* Let deferred releases and closes run before the loop goes. */
 	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
 	defer_close();
+	oauth_callback_close_all();
 	child_close();
 	docker_reap_close();
 	dcatalog_close();

@@ -55,6 +55,8 @@ struct mcpd_options {
 	char *secrets_key;	  /* the secret store's key file, or NULL */
 	char *listen_http;	  /* the HTTP front's loopback ADDR:PORT */
 	char *docker_catalog;	  /* Docker's MCP catalog image reference */
+	/* OAuth: the URL of mcpd's client ID metadata document, or NULL. */
+	char *oauth_client_metadata_url;
 	/* Per client: requests in flight, bytes of answers not yet sent. */
 	size_t max_client_requests;
 	size_t max_client_output;
@@ -294,6 +296,9 @@ extern const struct cmd_entry cmd_registry_versions_entry;
 extern const struct cmd_entry cmd_docker_catalog_entry;
 extern const struct cmd_entry cmd_gateway_start_entry;
 extern const struct cmd_entry cmd_gateway_stop_entry;
+extern const struct cmd_entry cmd_auth_login_entry;
+extern const struct cmd_entry cmd_auth_status_entry;
+extern const struct cmd_entry cmd_auth_logout_entry;
 
 /* child.c: child processes, their pipes and their exits. */
 struct child_spec {
@@ -375,6 +380,68 @@ void logring_push(struct logring *, const char *line, size_t len);
 /* The last n lines (all when n is 0) as a new JSON array of strings. */
 json_t *logring_tail(const struct logring *, size_t n);
 
+/* oauth.c: OAuth 2.1 authorization of remote servers (doc/oauth.md). */
+struct oauth;
+struct oauth_wait;
+enum oauth_event {
+	OAUTH_EVENT_URL,    /* why: the authorization URL for the user */
+	OAUTH_EVENT_READY,  /* a token is there: send again (final) */
+	OAUTH_EVENT_FAILED, /* why: what failed and what to do (final) */
+};
+typedef void oauth_event_fn(void *arg, enum oauth_event, const char *why);
+/* The authorization state of agent's server name (id: its secret's key). */
+struct oauth *oauth_new(const char *agent, const char *name, const char *id);
+void oauth_ref(struct oauth *);
+void oauth_unref(struct oauth *);
+/*
+ * What the next connection reaches: its canonical URL, the policy's
+ * loopback opt-in and a pre-registered client {client_id, client_secret?,
+ * issuer?} (resolved; copied; NULL: none).
+ */
+void oauth_configure(struct oauth *, const char *url, bool allow_local,
+    const json_t *client);
+/* Whether a flow may ask the user (a browser) or must fail asking for login. */
+void oauth_set_prompt(struct oauth *, bool may_prompt);
+/* fn(arg) from the loop whenever a flow ends authorized. */
+void oauth_on_authorized(struct oauth *, void (*fn)(void *), void *arg);
+/* The access token to send (borrowed), or NULL; *ret_gen tells it apart. */
+const char *oauth_bearer(struct oauth *, uint64_t *ret_gen);
+/* A request went through after a login or step-up (the step-up limit). */
+void oauth_note_success(struct oauth *);
+/* The token expires within a minute and a refresh token is there. */
+bool oauth_needs_refresh(struct oauth *);
+/*
+ * A request was refused (status 401, or 403 with insufficient_scope;
+ * 0: the token is about to expire) after it went with the token of
+ * generation gen_used: fn hears the authorization URL when the user has
+ * to act, then READY (send it again) or FAILED, each from the loop.
+ */
+struct oauth_wait *oauth_challenge(struct oauth *, int status,
+    const char *www_authenticate, uint64_t gen_used, oauth_event_fn *fn,
+    void *arg);
+/* mcpctl auth login: a browser login (or the one under way), as above. */
+struct oauth_wait *oauth_login(struct oauth *, oauth_event_fn *fn, void *arg);
+/* No callback after this. NULL is fine. */
+void oauth_wait_cancel(struct oauth_wait *);
+/* {server, state, issuer?, scope?, expires_at?, ...}: never a token. */
+json_t *oauth_status(struct oauth *);
+/* none, authorized, authorizing, pending, needs-login or failed. */
+const char *oauth_state_label(struct oauth *);
+/* It asked for authorization at least once, or holds tokens. */
+bool oauth_is_used(struct oauth *);
+/* Only the user can go on (a login is pending, needed, or failed). */
+bool oauth_needs_user(const struct oauth *);
+/* What to tell the user when oauth_needs_user (new string), else NULL. */
+char *oauth_hint(const struct oauth *);
+/* Forgets tokens and registration, here and in the secret store. */
+int oauth_logout(struct oauth *, bool *ret_removed, char **cause);
+/* The same for the server of that id when none is listed. */
+int oauth_forget_id(const char *id, bool *ret_removed, char **cause);
+/* The server goes: its flow and waits end (tokens stay saved). */
+void oauth_close(struct oauth *);
+/* Frees the loopback listeners still lingering (at exit). */
+void oauth_callback_close_all(void);
+
 /* What a remote transport connects to. */
 struct remote_spec {
 	char *url;
@@ -382,6 +449,8 @@ struct remote_spec {
 	bool is_sse;	    /* HTTP+SSE (2024-11-05) from the start */
 	bool may_fall_back; /* transport inferred: HTTP+SSE if refused */
 	json_t *headers;    /* object: name -> value */
+	json_t *oauth;	    /* a pre-registered OAuth client, or NULL */
+	struct oauth *auth; /* the server's authorization (not copied) */
 };
 /* http.c: a small HTTP/1.1 client over pinned addresses and TLS. */
 struct http_peer {
@@ -600,7 +669,8 @@ struct transport_ops {
 	int (*open)(struct transport *, char **cause);
 	/*
 	 * tool: the Tool a tools/call names, for per-call headers, or NULL.
-	 * 1: msg cancelled a request that was still waiting, never sent.
+	 * 1: msg cancelled a request that was still waiting, never sent; 2:
+	 * ... one the server refused until authorized (held_why says why).
 	 */
 	int (*send)(struct transport *, const json_t *msg, const json_t *tool);
 	/* Delivers what the peer already wrote to stderr (may be NULL). */
@@ -608,6 +678,8 @@ struct transport_ops {
 	/* Ends it gracefully, calls done(arg) when nothing is left. */
 	void (*close)(struct transport *, void (*done)(void *), void *arg);
 	void (*free)(struct transport *);
+	/* Why the request send answered 2 for waited (borrowed); may be NULL. */
+	const char *(*held_why)(struct transport *);
 };
 struct transport {
 	const struct transport_ops *ops;
@@ -863,6 +935,10 @@ json_t *server_logs(const struct server *, size_t lines);
  */
 void server_logs_follow(struct server *, struct request *req, size_t lines);
 const char *server_name(const struct server *);
+/* A remote server's authorization (borrowed), or NULL for other modes. */
+struct oauth *server_auth(const struct server *);
+/* It failed (for good, until reloaded): not ready, starting or stopping. */
+bool server_is_failed(const struct server *);
 /* argv "<docker> rm -f <every container that may exist>" (free it). */
 const char **server_container_names(const char *docker);
 /* Containers shutdown could not remove: [{container, error}] or NULL. */

@@ -62,6 +62,7 @@ struct server {
 	TAILQ_HEAD(, server_follower) followers; /* of its stderr */
 	TAILQ_HEAD(, server_pending_call) calls; /* in flight */
 	struct docker_container *container; /* a container server's record */
+	struct oauth *auth; /* a remote server's authorization (OAuth) */
 	bool is_unloading;  /* unloaded; only its container is left */
 	bool is_persistent; /* its row is saved: it comes back at start */
 	bool needs_recheck; /* restored: the row is read again before ready */
@@ -145,6 +146,10 @@ void server_job_end(struct server *s);
 void server_job_schedule(struct server *s);
 void server_job_run(evutil_socket_t fd, short events, void *arg);
 void server_container_gone(void *arg);
+
+/* server-start.c */
+/* A login came while the server had failed for want of it: start again. */
+void server_oauth_authorized(void *arg);
 
 /* server-ask.c */
 /*

@@ -218,6 +218,19 @@ server_job_unload(struct server *s, struct server_job *job)
 		}
 		s->is_persistent = false;
 	}
+	if (job->kind == SERVER_JOB_UNLOAD && s->auth != NULL) {
+		bool removed;
+
+		/* Its tokens and registration go with it (not at shutdown). */
+		oauth_close(s->auth);
+		if (oauth_forget_id(s->id, &removed, &cause) < 0) {
+			log_server(LOG_WARNING, s->name,
+			    "its authorization could not be removed from the secret store: %s",
+			    cause != NULL ? cause : "unknown error");
+			free(cause);
+			cause = NULL;
+		}
+	}
 	evtimer_del(s->restart_timer);
 	evtimer_del(s->healthy_timer);
 	server_set_state(s, SERVER_STOPPING);

@@ -35,9 +35,17 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	child.cwd = run.cwd;
 	if (s->mode == SERVER_CONTAINER)
 		t = probe_new(&target, s->container, NULL, NULL);
-	else if (s->mode == SERVER_REMOTE)
+	else if (s->mode == SERVER_REMOTE) {
+		struct server_job *job = TAILQ_FIRST(&s->jobs);
+
+		/* Only a client that waits can show the user a login URL. */
+		oauth_configure(s->auth, run.remote.url, run.remote.allow_local,
+		    run.remote.oauth);
+		oauth_set_prompt(s->auth, job != NULL && job->req != NULL);
+		run.remote.auth = s->auth;
 		t = transport_http_new(&run.remote, NULL, NULL);
-	else if (s->mode == SERVER_GATEWAY)
+		run.remote.auth = NULL;
+	} else if (s->mode == SERVER_GATEWAY)
 		t = transport_dgw_new(&run, NULL, NULL);
 	else {
 		child.env = child_env_build(run.env);
@@ -149,6 +157,9 @@ server_promote(struct server *s)
 	memcpy(s->digest, s->next_digest, sizeof s->digest);
 	s->generation = generation_after(s->generation);
 	server_set_state(s, SERVER_READY);
+	if (s->auth != NULL)
+		oauth_set_prompt(s->auth,
+		    true); /* a caller waits for each call */
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
 	gateway_tools_changed(s->agent);
@@ -238,6 +249,14 @@ server_start_failed_now(struct server *s, const char *why)
 	struct server_job *job = TAILQ_FIRST(&s->jobs);
 	bool has_container = s->container != NULL &&
 	    docker_container_name(s->container) != NULL;
+	bool needs_login = oauth_needs_user(s->auth);
+	char *hint = needs_login ? oauth_hint(s->auth) : NULL, *both = NULL;
+
+	/* Only the user can help: say how, and never retry in a loop. */
+	if (hint != NULL && strstr(why, hint) == NULL) {
+		xasprintf(&both, "%s (%s)", why, hint);
+		why = both;
+	}
 
 	server_progress(s, "failed", why);
 	server_set_error(s, why);
@@ -262,7 +281,7 @@ server_start_failed_now(struct server *s, const char *why)
 							  SERVER_FAILED);
 	} else {
 		server_job_fail(s, job, "cannot start %s: %s", why);
-		if (job->kind == SERVER_JOB_RESTART) {
+		if (job->kind == SERVER_JOB_RESTART && !needs_login) {
 			s->failures++;
 			server_schedule_restart(s);
 		} else
@@ -270,7 +289,22 @@ server_start_failed_now(struct server *s, const char *why)
 	}
 	/* After the answer: its stderr tail is the server's own lines. */
 	server_logs_note(s, "start failed: %s", why);
+	free(hint);
+	free(both);
 	server_job_end(s);
+}
+
+void
+server_oauth_authorized(void *arg)
+{
+	struct server *s = arg;
+
+	/* A login came for a server that had failed for want of one. */
+	if (s->is_dead || s->state != SERVER_FAILED || s->is_unloading ||
+	    s->is_job_running || !TAILQ_EMPTY(&s->jobs) || mcpd_is_stopping())
+		return;
+	server_logs_note(s, "authorized: connecting again");
+	server_reload(s, NULL, mcpd_opts.load_timeout_ms);
 }
 
 static void

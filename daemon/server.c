@@ -253,6 +253,10 @@ server_new(const char *agent, const char *id, const char *name,
 	if (mode == SERVER_CONTAINER)
 		s->container = docker_container_new(agent, name,
 		    server_container_gone, s);
+	if (mode == SERVER_REMOTE) {
+		s->auth = oauth_new(agent, name, id);
+		oauth_on_authorized(s->auth, server_oauth_authorized, s);
+	}
 	s->state = SERVER_STARTING;
 	s->since = time(NULL);
 	s->references = 1; /* the list's */
@@ -262,6 +266,18 @@ server_new(const char *agent, const char *id, const char *name,
 	TAILQ_INSERT_TAIL(&server_list, s, entry);
 	*ret = s;
 	return 0;
+}
+
+struct oauth *
+server_auth(const struct server *s)
+{
+	return s->auth;
+}
+
+bool
+server_is_failed(const struct server *s)
+{
+	return s->state == SERVER_FAILED && !s->is_unloading;
 }
 
 void
@@ -280,6 +296,7 @@ server_release(void *arg)
 	event_free(s->kick);
 	logring_free(s->logs);
 	spec_clear(&s->spec);
+	oauth_unref(s->auth);
 	free(s->id);
 	free(s->name);
 	free(s->agent);
@@ -308,6 +325,7 @@ server_kill(struct server *s)
 	event_del(s->kick);
 	docker_container_free(s->container);
 	s->container = NULL;
+	oauth_close(s->auth);
 	server_unref(s);
 }
 
@@ -467,6 +485,9 @@ server_describe(const struct server *s)
 	    pid > 0 ? json_integer(pid) : json_null(), "origin",
 	    json_string(json_string_value(json_object_get(params, "origin"))));
 
+	if (s->auth != NULL && oauth_is_used(s->auth))
+		json_object_set_new(row, "auth",
+		    json_string(oauth_state_label(s->auth)));
 	/* When the last error came, and to which connection it belongs. */
 	if (s->last_error != NULL) {
 		json_object_set_new(row, "last_error_at",

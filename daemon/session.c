@@ -107,11 +107,27 @@ session_pending_expired(evutil_socket_t fd, short events, void *arg)
 {
 	struct pending *p = arg;
 	struct session *s = p->session;
-	char msg[256];
+	const char *held;
+	char msg[1024];
+	int r;
 
 	(void)fd, (void)events;
 	session_pending_take(s, p->id);
-	if (session_send_cancel(s, p->id, "deadline passed") == 1) {
+	r = session_send_cancel(s, p->id, "deadline passed");
+	if (r == 2) {
+		/* The server refused it until mcpd is authorized: it did not run. */
+		held = s->transport->ops->held_why != NULL ?
+		    s->transport->ops->held_why(s->transport) :
+		    NULL;
+		snprintf(msg, sizeof msg,
+		    "no answer within %d ms: %s; the request did not run",
+		    p->timeout_ms,
+		    held != NULL ? held :
+				   "the server wants authorization first");
+		session_pending_fail(p, ERRORS_UNAVAILABLE, msg);
+		return;
+	}
+	if (r == 1) {
 		/* It waited for a free slot to the server the whole time. */
 		snprintf(msg, sizeof msg,
 		    "no answer within %d ms: the deadline passed before the request could be sent (the server had its limit of requests in flight); it did not run",
@@ -465,11 +481,36 @@ session_on_stderr(void *arg, const char *line, size_t len)
 		s->cbs->stderr_line(s->arg, line, len);
 }
 
+/*
+ * The server asks for authorization during the start: what waits (the
+ * era probe's short wait too) may wait for the user until the start's
+ * own deadline.
+ */
+static void
+session_extend_pending(struct session *s)
+{
+	uint64_t now = mcpd_now_ms();
+	uint64_t left = s->deadline_ms > now ? s->deadline_ms - now : 1;
+	struct timeval tv = { (time_t)(left / 1000),
+		(suseconds_t)((left % 1000) * 1000) };
+	struct pending *p;
+
+	for (size_t i = 0; i < SESSION_BUCKETS; i++)
+		LIST_FOREACH(p, &s->buckets[i], entry)
+			if (event_get_callback(&p->timer) ==
+				session_pending_expired &&
+			    evtimer_pending(&p->timer, NULL))
+				evtimer_add(&p->timer, &tv);
+}
+
 static void
 session_on_progress(void *arg, const char *stage, const char *message)
 {
 	struct session *s = arg;
 
+	if (strcmp(stage, "authorizing") == 0 && s->phase != SESSION_READY &&
+	    s->phase != SESSION_DEAD)
+		session_extend_pending(s);
 	if (s->cbs != NULL && s->cbs->progress != NULL)
 		s->cbs->progress(s->arg, stage, message);
 }

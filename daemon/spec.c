@@ -31,6 +31,7 @@ spec_clear(struct server_spec *spec)
 	free(spec->cwd);
 	spec_str_free(spec->remote.url);
 	jsonwipe_decref(spec->remote.headers);
+	jsonwipe_decref(spec->remote.oauth);
 	free(spec->transport);
 	free(spec->image);
 	child_strv_wipe_free(spec->args);
@@ -142,11 +143,15 @@ spec_resolve(const struct server_spec *in, struct server_spec *out,
 	out->remote = in->remote;
 	out->remote.url = NULL;
 	out->remote.headers = NULL;
+	out->remote.oauth = NULL;
+	out->remote.auth = NULL;
 	if ((r = spec_resolve_strv(in->argv, &out->argv, cause)) < 0 ||
 	    (r = spec_resolve_strv(in->env, &out->env, cause)) < 0 ||
 	    (r = spec_resolve_strv(in->args, &out->args, cause)) < 0 ||
 	    (r = spec_resolve_strv(in->volumes, &out->volumes, cause)) < 0 ||
 	    (r = spec_resolve_headers(in->remote.headers, &out->remote.headers,
+		 cause)) < 0 ||
+	    (r = spec_resolve_headers(in->remote.oauth, &out->remote.oauth,
 		 cause)) < 0 ||
 	    (in->remote.url != NULL &&
 		(r = spec_resolve_str(in->remote.url, &out->remote.url,
@@ -265,6 +270,13 @@ spec_digest(const struct server_spec *spec, unsigned char out[SPEC_DIGEST_LEN])
 	if (spec->remote.headers != NULL) {
 		headers = xnonnull(json_dumps(spec->remote.headers,
 		    JSON_SORT_KEYS));
+		fputs(headers, f);
+		spec_str_free(headers);
+	}
+	if (spec->remote.oauth != NULL) {
+		headers = xnonnull(json_dumps(spec->remote.oauth,
+		    JSON_SORT_KEYS));
+		fputc('\0', f);
 		fputs(headers, f);
 		spec_str_free(headers);
 	}

@@ -10,68 +10,9 @@
 
 #include "jsonwipe.h"
 #include "log.h"
-#include "mcpd.h"
 #include "sse.h"
+#include "transport-http-int.h"
 #include "url.h"
-
-#define SHTTP_RETRY_MS	  1000 /* when the server sent no retry field */
-#define SHTTP_MAX_HEADERS 32
-
-struct shttp_post;
-
-struct shttp_transport {
-	struct transport t;
-	const struct remote_spec *spec; /* &own */
-	struct remote_spec own;
-	char *path; /* path and query of the endpoint */
-	struct netpolicy_query *policy;
-	struct http_client *client;
-	json_t *queued; /* messages sent before the client is ready */
-	/*
-	 * Requests over --max-http-requests in flight wait here, in order, as
-	 * [msg, tool] pairs: a burst of calls must not open a connection each.
-	 */
-	json_t *waiting;
-	size_t nrequests; /* POSTs of requests whose exchange is not over */
-	char *session_id;
-	char *version; /* negotiated: sent as MCP-Protocol-Version */
-	LIST_HEAD(, shttp_post) posts;
-	/*
-	 * notifications/initialized in flight: the server must have taken it
-	 * before anything else goes (each POST is its own exchange, and a
-	 * server may change its tools when it sees initialized).
-	 */
-	struct shttp_post *initialized;
-	struct shttp_post *listen; /* the GET stream, when one is open */
-	bool is_closing;
-	bool is_legacy_sse; /* HTTP+SSE (2024-11-05): answers on the GET */
-	bool may_fall_back; /* to HTTP+SSE, when initialize is refused */
-	char *post_path;    /* HTTP+SSE: where the endpoint event says */
-	void (*done)(void *);
-	void *done_arg;
-	struct event *timer; /* deferred release, or DELETE deadline */
-	struct event *flush; /* sends what waited for initialized */
-};
-
-/* One exchange: a POST, the GET stream, a resumption, or the DELETE. */
-struct shttp_post {
-	struct shttp_transport *ht;
-	struct http_exchange *ex;
-	json_t *id;	    /* the request's id, or NULL */
-	json_t *initialize; /* kept to send again after a fallback */
-	char *method;	    /* the JSON-RPC method sent */
-	int status;
-	bool is_sse;
-	bool is_answered; /* the response to id came */
-	bool is_counted;  /* a request: it holds one of ht->nrequests */
-	struct evbuffer *body;
-	struct sse_parser sse;
-	struct event *retry;
-	LIST_ENTRY(shttp_post) entry;
-};
-
-static void shttp_post_start(struct shttp_transport *, struct shttp_post *,
-    const char *verb, const json_t *msg, const json_t *tool);
 
 static struct shttp_transport *
 shttp_of(struct transport *t)
@@ -81,7 +22,7 @@ shttp_of(struct transport *t)
 
 static void shttp_flush_queue(struct shttp_transport *);
 
-static void
+void
 shttp_post_free(struct shttp_post *p)
 {
 	LIST_REMOVE(p, entry);
@@ -96,8 +37,13 @@ shttp_post_free(struct shttp_post *p)
 	    !p->ht->is_closing && json_array_size(p->ht->waiting) > 0)
 		event_active(p->ht->flush, EV_TIMEOUT, 0);
 	http_exchange_cancel(p->ex);
+	oauth_wait_cancel(p->auth_wait);
 	if (p->retry != NULL)
 		event_free(p->retry);
+	free(p->verb);
+	json_decref(p->msg);
+	json_decref(p->tool);
+	free(p->www_authenticate);
 	json_decref(p->id);
 	json_decref(p->initialize);
 	free(p->method);
@@ -256,6 +202,15 @@ shttp_on_head(void *arg, const struct http_response *r)
 
 	p->status = r->status;
 	p->is_sse = ct != NULL && strncasecmp(ct, "text/event-stream", 17) == 0;
+	free(p->www_authenticate);
+	p->www_authenticate = NULL;
+	/* Taken after a login or step-up: the next challenge starts afresh. */
+	if (r->status < 300 && p->auth_tries > 0 && p->ht->spec->auth != NULL)
+		oauth_note_success(p->ht->spec->auth);
+	if ((r->status == 401 || r->status == 403) &&
+	    http_response_header(r, "www-authenticate") != NULL)
+		p->www_authenticate = xstrdup(http_response_header(r,
+		    "www-authenticate"));
 	if (sid != NULL && p->method != NULL &&
 	    strcmp(p->method, "initialize") == 0) {
 		free(p->ht->session_id);
@@ -282,7 +237,7 @@ shttp_on_body(void *arg, const char *data, size_t len)
 }
 
 /* Tells the session that the request of p will get no answer. */
-static void
+void
 shttp_fail_request(struct shttp_post *p, enum errors_kind kind, const char *why)
 {
 	if (p->id == NULL || p->is_answered || p->ht->is_closing)
@@ -413,6 +368,8 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 	enum errors_kind kind = ERRORS_OUTCOME_UNKNOWN;
 	char text[512];
 
+	if (err == 0 && shttp_auth_challenge(p))
+		return;
 	if (err == 0 && shttp_falls_back(p))
 		return;
 	if (err == 0 && shttp_is_session_lost(p)) {
@@ -467,6 +424,8 @@ shttp_on_done(void *arg, int err, const char *why)
 		}
 		return;
 	}
+	if (p == ht->listen && err == 0 && shttp_auth_challenge(p))
+		return;
 	if (p == ht->listen && ht->is_legacy_sse) {
 		shttp_post_free(p);
 		shttp_report(ht,
@@ -494,7 +453,7 @@ static const struct http_cbs shttp_transport_cbs = {
 /* The headers every request carries, plus the user's own. */
 static size_t
 shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
-    const json_t *modern, struct http_field *f)
+    const json_t *modern, const char *authorization, struct http_field *f)
 {
 	size_t n = 0;
 	const char *k;
@@ -520,30 +479,36 @@ shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
 	    sse_parser_last_id_peek(&p->sse) != NULL)
 		f[n++] = (struct http_field){ "Last-Event-ID",
 			sse_parser_last_id_peek(&p->sse) };
+	if (authorization != NULL)
+		f[n++] = (struct http_field){ "Authorization", authorization };
 	json_object_foreach(ht->spec->headers, k, v)
 		if (n < SHTTP_MAX_HEADERS)
 			f[n++] = (struct http_field){ k, json_string_value(v) };
 	return n;
 }
 
-static void
+void
 shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
     const char *verb, const json_t *msg, const json_t *tool)
 {
 	json_t *modern = msg != NULL ? era_http_headers(msg, tool) : NULL;
-	struct http_field fields[2 * SHTTP_MAX_HEADERS + 6];
+	struct http_field fields[2 * SHTTP_MAX_HEADERS + 7];
 	struct http_message m = { verb,
 		ht->is_legacy_sse && strcmp(verb, "POST") == 0 ? ht->post_path :
 								 ht->path,
 		fields, 0, NULL, 0 };
-	char *body = NULL;
+	char *body = NULL, *authorization = NULL;
 
 	p->status = 0;
 	p->is_sse = false;
 	evbuffer_drain(p->body, evbuffer_get_length(p->body));
+	if (shttp_auth_prepare(p, verb, msg, tool, &authorization) == 1) {
+		json_decref(modern); /* parked: it goes once refreshed */
+		return;
+	}
 	if (json_object_size(modern) > SHTTP_MAX_HEADERS)
 		json_object_clear(modern); /* never more than fields holds */
-	m.nheaders = shttp_fields(ht, p, verb, modern, fields);
+	m.nheaders = shttp_fields(ht, p, verb, modern, authorization, fields);
 	if (msg != NULL) {
 		body = xnonnull(json_dumps(msg,
 		    JSON_COMPACT | JSON_ENCODE_ANY));
@@ -553,6 +518,9 @@ shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
 	p->ex = http_send(ht->client, &m, &shttp_transport_cbs, p);
 	json_decref(modern);
 	free(body);
+	if (authorization != NULL)
+		explicit_bzero(authorization, strlen(authorization));
+	free(authorization);
 	if (p->ex == NULL)
 		shttp_on_done(p, -ENOMEM, "cannot open a connection");
 }
@@ -682,9 +650,12 @@ static int
 shttp_send(struct transport *t, const json_t *msg, const json_t *tool)
 {
 	struct shttp_transport *ht = shttp_of(t);
+	int r;
 
 	if (ht->is_closing)
 		return -EPIPE;
+	if ((r = shttp_auth_unpark(ht, msg)) != 0)
+		return r;
 	if (!shttp_is_ready(ht))
 		return json_array_append(ht->queued, (json_t *)(uintptr_t)msg);
 	return shttp_send_now(ht, msg, tool);
@@ -709,6 +680,8 @@ shttp_release(evutil_socket_t fd, short events, void *arg)
 	free(ht->post_path);
 	free(ht->session_id);
 	free(ht->version);
+	free(ht->held_why);
+	oauth_unref(ht->own.auth);
 	if (ht->own.url != NULL)
 		explicit_bzero(ht->own.url, strlen(ht->own.url));
 	free(ht->own.url);
@@ -769,6 +742,7 @@ static const struct transport_ops shttp_ops = {
 	.name = "streamable-http",
 	.open = shttp_open,
 	.send = shttp_send,
+	.held_why = shttp_auth_held_why,
 	.close = shttp_close,
 	.free = shttp_free,
 };
@@ -788,6 +762,8 @@ transport_http_new(const struct remote_spec *spec,
 	ht->own.allow_local = spec->allow_local;
 	ht->own.is_sse = spec->is_sse;
 	ht->own.may_fall_back = spec->may_fall_back;
+	if ((ht->own.auth = spec->auth) != NULL)
+		oauth_ref(ht->own.auth);
 	ht->spec = &ht->own;
 	ht->is_legacy_sse = spec->is_sse;
 	ht->may_fall_back = spec->may_fall_back;

@@ -130,6 +130,7 @@ static const struct transport_ops lb_ops = {
 	NULL,
 	lb_close,
 	lb_free,
+	NULL,
 };
 
 static void
