@@ -116,12 +116,50 @@ httpd_stream_free(struct httpd_pending *p, bool is_answered)
 	free(p);
 }
 
-/* A notification of the gateway: on the GET stream when there is one. */
+/*
+ * Whether a stream's client keeps up: what waits to go to it, with len
+ * more, stays within --max-client-output. A client that does not read
+ * makes mcpd hold no more than that per stream.
+ */
+static bool
+httpd_stream_keeps_up(struct evhttp_request *req, size_t len)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+	struct bufferevent *bev = conn != NULL ?
+	    evhttp_connection_get_bufferevent(conn) :
+	    NULL;
+
+	return bev == NULL ||
+	    evbuffer_get_length(bufferevent_get_output(bev)) + len <=
+	    mcpd_opts.max_client_output;
+}
+
+/* Drops the connection of a stream whose client does not read. */
+static void
+httpd_stream_drop(struct evhttp_request *req, const char *what)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+
+	log_warnx(
+	    "HTTP front: the client of %s does not read it; past --max-client-output (%zu bytes) its connection is closed",
+	    what, mcpd_opts.max_client_output);
+	evhttp_connection_set_closecb(conn, NULL, NULL);
+	evhttp_connection_free(conn);
+}
+
+/*
+ * A notification of the gateway: on the GET stream when there is one;
+ * a GET stream that is not read goes (the client may open another).
+ */
 static void
 httpd_stream_notify(struct httpd_session *hs, const char *line, size_t len)
 {
 	struct evbuffer *buf;
 
+	if (hs->stream != NULL && !httpd_stream_keeps_up(hs->stream, len)) {
+		httpd_stream_drop(hs->stream, "a session's GET stream");
+		hs->stream = NULL;
+	}
 	if (hs->stream == NULL || (buf = evbuffer_new()) == NULL)
 		return;
 	evbuffer_add_printf(buf, "event: message\ndata: %.*s\n\n", (int)len,
@@ -176,13 +214,21 @@ httpd_stream_kept(const struct httpd_session *hs)
 
 /*
  * One message on p's stream, or kept for when its client resumes; false
- * when the session would keep more than --max-client-output (the stream
- * is given up).
+ * when the session would keep more than --max-client-output, or the
+ * stream's client does not read what it was sent (the stream is given up).
  */
 static bool
 httpd_stream_send(struct httpd_pending *p, const char *line, size_t len)
 {
-	struct evbuffer *buf = p->req != NULL ? evbuffer_new() : p->missed;
+	struct evbuffer *buf;
+
+	if (p->req != NULL && !httpd_stream_keeps_up(p->req, len)) {
+		httpd_stream_unpeek(p);
+		httpd_stream_drop(p->req, "a call's stream");
+		p->req = NULL;
+		return false;
+	}
+	buf = p->req != NULL ? evbuffer_new() : p->missed;
 
 	if (buf == NULL)
 		fatal("evbuffer_new");

@@ -112,6 +112,14 @@ httpd_session_read(struct bufferevent *bev, void *arg)
 		httpd_session_free(hs); /* an answer over the limit */
 }
 
+/* What a one-message session had to say has gone: it ends. */
+static void
+httpd_session_flushed(struct bufferevent *bev, void *arg)
+{
+	(void)bev;
+	httpd_session_free(arg);
+}
+
 static void
 httpd_session_event(struct bufferevent *bev, short what, void *arg)
 {
@@ -213,11 +221,17 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg)
 	bufferevent_write(hs->bev, line, strlen(line));
 	bufferevent_write(hs->bev, "\n", 1);
 	free(line);
-	if (json_object_get(msg, "id") == NULL ||
-	    json_object_get(msg, "method") == NULL)
-		httpd_reply(req, 202, "Accepted", NULL);
-	else
+	if (json_object_get(msg, "id") != NULL &&
+	    json_object_get(msg, "method") != NULL) {
 		httpd_stream_new(hs, req, msg);
+		return;
+	}
+	httpd_reply(req, 202, "Accepted", NULL);
+	/* A one-message session with no answer to wait for ends once the
+	 * message has gone to the gateway. */
+	if (hs->is_stateless && TAILQ_EMPTY(&hs->pending))
+		bufferevent_setcb(hs->bev, httpd_session_read,
+		    httpd_session_flushed, httpd_session_event, hs);
 }
 
 static void
