@@ -2,39 +2,16 @@
 /* mcpctl search: servers of the registry (or the local catalog) by name. */
 #include "mcpctl.h"
 
-static const struct option ctl_search_options[] = {
-	{ "limit", required_argument, NULL, 'n' },
-	{ "cursor", required_argument, NULL, 'c' },
-	{ "source", required_argument, NULL, 'S' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 static int
 ctl_search_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
-	json_t *params = json_object();
-	int c, r;
+	json_t *params;
+	int r;
 
-	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_search_options)) !=
-	    -1) {
-		if (c == 'h') {
-			json_decref(params);
-			return mcpctl_help(cmd);
-		}
-		if ((r = discovery_page_option(cmd, c, optarg, params)) < 0)
-			r = mcpctl_bad_option(cmd, c, argv);
-		if (r != 0) {
-			json_decref(params);
-			return r;
-		}
-	}
-	if ((r = mcpctl_positional(cmd, argc, argv, 1, 1,
-		 "QUERY (words of a server's name)")) != 0) {
-		json_decref(params);
+	if (!discovery_page_params(cmd, argc, argv, 1,
+		"QUERY (words of a server's name)", &params, &r))
 		return r;
-	}
 	if (argv[optind][0] == '\0') {
 		json_decref(params);
 		return mcpctl_usage(cmd,
@@ -63,6 +40,6 @@ const struct mcpctl_cmd ctl_search_cmd = {
 	    "Records that do not conform to the registry's contract are\n"
 	    "listed as rejected with their problems; --json prints mcpd's\n"
 	    "answer with the registry's whole page (response).\n",
-	.options = ctl_search_options,
+	.options = discovery_page_options,
 	.exec = ctl_search_exec,
 };

@@ -542,7 +542,16 @@ discovery_print_versions(const json_t *result)
 	free(head);
 }
 
-int
+const struct option discovery_page_options[] = {
+	{ "limit", required_argument, NULL, 'n' },
+	{ "cursor", required_argument, NULL, 'c' },
+	{ "source", required_argument, NULL, 'S' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option of search and catalog into params; -1: not one of theirs. */
+static int
 discovery_page_option(const struct mcpctl_cmd *cmd, int c, const char *arg,
     json_t *params)
 {
@@ -573,4 +582,33 @@ discovery_page_option(const struct mcpctl_cmd *cmd, int c, const char *arg,
 	default:
 		return -1;
 	}
+}
+
+bool
+discovery_page_params(const struct mcpctl_cmd *cmd, int argc, char **argv,
+    int nargs, const char *what, json_t **ret, int *status)
+{
+	json_t *params = json_object();
+	int c, r = 0;
+
+	while ((c = mcpctl_getopt(argc, argv, ":h", discovery_page_options)) !=
+	    -1) {
+		if (c == 'h')
+			r = mcpctl_help(cmd);
+		else if ((r = discovery_page_option(cmd, c, optarg, params)) <
+		    0)
+			r = mcpctl_bad_option(cmd, c, argv);
+		if (c == 'h' || r != 0) {
+			json_decref(params);
+			*status = r;
+			return false;
+		}
+	}
+	if ((r = mcpctl_positional(cmd, argc, argv, nargs, nargs, what)) != 0) {
+		json_decref(params);
+		*status = r;
+		return false;
+	}
+	*ret = params;
+	return true;
 }

@@ -358,8 +358,14 @@ void discovery_print_page(const json_t *result);
 void discovery_print_record(const json_t *result);
 void discovery_print_versions(const json_t *result);
 /* --limit N (1 to 100), --cursor C, --source S of search and catalog. */
-int discovery_page_option(const struct mcpctl_cmd *, int c, const char *arg,
-    json_t *params);
+extern const struct option discovery_page_options[];
+/*
+ * Their options into *ret (new), then nargs operands (what says which);
+ * false when the command is done: *status is its exit status (help
+ * printed, or a usage error said).
+ */
+bool discovery_page_params(const struct mcpctl_cmd *, int argc, char **argv,
+    int nargs, const char *what, json_t **ret, int *status);
 /* ctl-docker-catalog.c: shared with load. */
 /* "Docker MCP catalog REF (image ID): TITLE" on stdout. */
 void ctl_docker_catalog_print_header(const json_t *result);
