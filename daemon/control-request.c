@@ -123,6 +123,12 @@ control_on_gone(struct request *r, void (*fn)(void *), void *arg)
 	r->gone_arg = arg;
 }
 
+const json_t *
+control_request_id(const struct request *r)
+{
+	return r->id;
+}
+
 const struct client *
 control_request_client(const struct request *r)
 {

@@ -22,6 +22,7 @@ struct gateway {
 	bool is_due;	     /* a list_changed waits for the next loop turn */
 	int log_level;	     /* the lowest level it takes (logging/setLevel) */
 	json_t *client_caps; /* what it declared at initialize, or NULL */
+	struct gateway_listen *listen; /* 2026-07-28 subscriptions/listen */
 	/* What it was shown: exposed name -> {id, tool, def}. */
 	json_t *listed;
 	json_t *prompts;   /* exposed name -> {server, name} */
@@ -90,6 +91,7 @@ gateway_free(struct gateway *gw)
 	if (gw == NULL)
 		return;
 	gateway_subs_drop(gw->client);
+	gateway_listen_end(&gw->listen);
 	TAILQ_REMOVE(&gateway_list, gw, entry);
 	json_decref(gw->listed);
 	json_decref(gw->prompts);
@@ -183,15 +185,16 @@ gateway_capabilities(void)
 }
 
 /*
- * 2026-07-28 delivers list changes and resource updates on a
- * subscriptions/listen stream, which mcpd does not offer yet: it does not
- * say listChanged or subscribe there.
+ * 2026-07-28 delivers list changes on a subscriptions/listen stream
+ * (gateway-listen.c); resource updates there are not offered: no
+ * subscribe.
  */
 static json_t *
 gateway_modern_capabilities(void)
 {
-	return json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}}", "tools", "prompts",
-	    "resources", "completions", "logging");
+	return json_pack("{s:{s:b}, s:{s:b}, s:{s:b}, s:{}, s:{}}", "tools",
+	    "listChanged", 1, "prompts", "listChanged", 1, "resources",
+	    "listChanged", 1, "completions", "logging");
 }
 
 static bool
@@ -454,7 +457,7 @@ gateway_discover(struct gateway *gw, struct request *req)
 {
 	free(gw->version);
 	gw->version = xstrdup(GATEWAY_MODERN);
-	/* Its changes come on subscriptions/listen, not yet offered: none. */
+	/* Its changes come on subscriptions/listen only. */
 	gw->is_listening = false;
 	/* serverInfo in _meta (spec PR #3002), and where it was before. */
 	gateway_answer(req, "server/discover",
@@ -660,6 +663,8 @@ gateway_dispatch(struct request *req, const char *method, json_t *params)
 		gateway_subscribe(gw, req, params, true);
 	else if (strcmp(method, "resources/unsubscribe") == 0)
 		gateway_subs_unsubscribe(gw->client, req, params);
+	else if (strcmp(method, "subscriptions/listen") == 0)
+		gateway_listen_start(&gw->listen, req, params);
 	else
 		gateway_fail(req, JSONRPC_METHOD_NOT_FOUND,
 		    "mcpd does not offer %s (its capabilities say what it does)",
@@ -688,6 +693,10 @@ gateway_notify_due(evutil_socket_t fd, short events, void *arg)
 		if (!gw->is_due)
 			continue;
 		gw->is_due = false;
+		if (gw->listen != NULL) {
+			gateway_listen_changed(gw->listen);
+			continue;
+		}
 		control_client_notify(gw->client,
 		    "notifications/tools/list_changed", NULL);
 		control_client_notify(gw->client,
@@ -704,7 +713,7 @@ gateway_tools_changed(const char *agent)
 	bool any = false;
 
 	TAILQ_FOREACH(gw, &gateway_list, entry)
-		if (gw->is_listening &&
+		if ((gw->is_listening || gw->listen != NULL) &&
 		    strcmp(control_client_agent(gw->client), agent) == 0)
 			any = gw->is_due = true;
 	if (!any)

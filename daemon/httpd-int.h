@@ -36,6 +36,7 @@ struct httpd_pending {
 	struct event *peek; /* 2026-07-28, no stream yet: its client's close */
 	bool is_initialize;
 	bool is_call;	/* tools/call: what it causes goes on its stream */
+	bool is_listen; /* subscriptions/listen: its notifications too */
 	bool wants_sse; /* its client accepts text/event-stream */
 	bool is_done;	/* answered while its client was away */
 	TAILQ_ENTRY(httpd_pending) entry;

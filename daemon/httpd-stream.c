@@ -361,8 +361,22 @@ httpd_stream_call_of(struct httpd_session *hs, const json_t *token)
 	return NULL;
 }
 
+/* The open subscriptions/listen whose id a notification carries, or NULL. */
+static struct httpd_pending *
+httpd_stream_listen_of(struct httpd_session *hs, const json_t *sub)
+{
+	struct httpd_pending *p;
+
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (!p->is_done && p->is_listen && p->wants_sse &&
+		    json_equal(p->id, sub))
+			return p;
+	return NULL;
+}
+
 /*
- * A message of the gateway that is no answer: progress to its call's
+ * A message of the gateway that is no answer: a listen's notification
+ * (its subscriptionId) to that listen's stream, progress to its call's
  * stream, a log message or a server's request to a call's stream, else to
  * the GET stream. A request nobody can get is refused to the gateway.
  */
@@ -372,11 +386,17 @@ httpd_stream_route(struct httpd_session *hs, const json_t *msg,
 {
 	const char *method = json_string_value(json_object_get(msg, "method"));
 	const json_t *id = json_object_get(msg, "id");
+	const json_t *sub = json_object_get(json_object_get(json_object_get(msg,
+								"params"),
+						"_meta"),
+	    "io.modelcontextprotocol/subscriptionId");
 	struct httpd_pending *p = NULL;
 	json_t *refusal;
 	char *text;
 
-	if (strcmp(method, "notifications/progress") == 0)
+	if (sub != NULL)
+		p = httpd_stream_listen_of(hs, sub);
+	else if (strcmp(method, "notifications/progress") == 0)
 		p = httpd_stream_call_of(hs,
 		    json_object_get(json_object_get(msg, "params"),
 			"progressToken"));
@@ -461,7 +481,9 @@ httpd_stream_new(struct httpd_session *hs, struct evhttp_request *req,
 	p->req = req;
 	p->is_initialize = strcmp(method, "initialize") == 0;
 	p->is_call = strcmp(method, "tools/call") == 0;
-	p->wants_sse = p->is_call && httpd_stream_accepts(req);
+	p->is_listen = strcmp(method, "subscriptions/listen") == 0;
+	p->wants_sse = (p->is_call || p->is_listen) &&
+	    httpd_stream_accepts(req);
 	TAILQ_INSERT_TAIL(&hs->pending, p, entry);
 	if (p->wants_sse && !hs->is_stateless)
 		httpd_stream_start(p);

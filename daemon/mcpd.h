@@ -150,6 +150,8 @@ typedef void control_answer_fn(void *arg, const json_t *result,
 int control_ask(const struct request *, int timeout_ms, const char *method,
     json_t *params, control_answer_fn *cb, void *arg);
 /* The client a request came from (opaque; NULL once it has gone). */
+/* The request's JSON-RPC id (borrowed). */
+const json_t *control_request_id(const struct request *);
 const struct client *control_request_client(const struct request *);
 int control_adopt(int fd, const char *agent, const json_t *scope, char **cause);
 /* The gateway's view of control connections (DESIGN 11). */
@@ -189,6 +191,15 @@ void gateway_notification(struct gateway *, const char *method,
 /* The tools of agent's scope changed: list_changed to its sessions. */
 void gateway_tools_changed(const char *agent);
 /* True when the session (may be NULL) takes log messages of level. */
+/* gateway-listen.c: 2026-07-28 subscriptions/listen of one session. */
+struct gateway_listen;
+/* Opens a listen on req (the session's previous one ends first). */
+void gateway_listen_start(struct gateway_listen **slot, struct request *,
+    const json_t *params);
+/* The scope's lists changed: the notifications the listen asked for. */
+void gateway_listen_changed(const struct gateway_listen *);
+/* Ends the session's listen, if any (its answer goes from the loop). */
+void gateway_listen_end(struct gateway_listen **slot);
 bool gateway_wants_log(const struct gateway *, const char *level);
 /* What the session declared at initialize (borrowed), or NULL. */
 const json_t *gateway_client_caps_peek(const struct gateway *);

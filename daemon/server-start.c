@@ -395,6 +395,9 @@ server_on_notification(void *arg, const char *method, const json_t *params)
 
 	if (strcmp(method, "notifications/resources/updated") == 0)
 		gateway_subs_updated(s->agent, s->name, params);
+	else if (strcmp(method, "notifications/prompts/list_changed") == 0 ||
+	    strcmp(method, "notifications/resources/list_changed") == 0)
+		gateway_tools_changed(s->agent); /* the sessions list again */
 	else
 		server_call_notify(s, method, params);
 }

@@ -209,9 +209,9 @@ def test_modern_era_discover(mcpd):
         assert r["serverInfo"]["name"] == "mcpd", r
         tools = c.result("tools/list", {"_meta": meta})["tools"]
         assert any(t["name"] == "ts__echo" for t in tools)
-        # No listChanged in that era (no subscriptions/listen yet): no
-        # list_changed when a server comes.
-        assert r["capabilities"]["tools"] == {}, r
+        # listChanged, but in that era only on a subscriptions/listen:
+        # without one, no list_changed when a server comes.
+        assert r["capabilities"]["tools"] == {"listChanged": True}, r
         mcpd.load_testserver("more")
         with pytest.raises(TimeoutError):
             c.read_message(1.0)
@@ -350,4 +350,47 @@ def test_a_servers_error_reaches_the_client_as_it_is(mcpd):
     assert "kind" not in e.get("data", {}), e  # not mcpd's wrapping
     assert e["message"].startswith(
         "MCP error -32602: Invalid arguments for prompt args-prompt"), e
+    c.close()
+
+
+def test_modern_listen_carries_only_the_changes_asked_for(mcpd):
+    """2026-07-28 subscriptions/listen: acknowledged first with what mcpd
+    honors, then only the list changes asked for, each with the listen's
+    id; a second listen ends the first with an empty result; a cancelled
+    listen gets no answer."""
+    mcpd.load_testserver("ts")
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    c = mcpd.client(timeout=30)
+    first = c.request("subscriptions/listen", {
+        "_meta": meta, "notifications": {"toolsListChanged": True,
+                                         "resourceSubscriptions": ["x:/"]}})
+    sub = {"io.modelcontextprotocol/subscriptionId": first}
+    assert c.read_message() == {
+        "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+        "params": {"notifications": {"toolsListChanged": True,
+                                     "promptsListChanged": False,
+                                     "resourcesListChanged": False},
+                   "_meta": sub}}
+    mcpd.load_testserver("more", "--tools", "1")
+    assert c.read_message() == {
+        "jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+        "params": {"_meta": sub}}
+    second = c.request("subscriptions/listen", {
+        "_meta": meta, "notifications": {"promptsListChanged": True}})
+    sub2 = {"io.modelcontextprotocol/subscriptionId": second}
+    # The first one's end and the second one's acknowledgement.
+    got = sorted((c.read_message() for _ in range(2)), key=lambda m: "id" in m)
+    assert got[0]["method"] == "notifications/subscriptions/acknowledged"
+    assert got[0]["params"]["_meta"] == sub2
+    assert got[1] == {"jsonrpc": "2.0", "id": first, "result": {
+        "resultType": "complete", "_meta": sub}}
+    c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": second}})
+    mcpd.rpc.result("mcpd/unload", {"target": "more"})
+    # Nothing more comes: no answer to the cancelled listen, no change.
+    ask = c.request("tools/list", {"_meta": meta})
+    m = c.read_message()
+    assert m["id"] == ask and len(m["result"]["tools"]) == len(
+        TESTSERVER_TOOLS), m
     c.close()

@@ -228,8 +228,9 @@ def test_modern_requests_need_no_session(front):
     body, h = modern("server/discover")
     r = json.loads(post(front.url, body, front.token, headers=h)[2])["result"]
     assert r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "mcpd"
-    # No subscriptions/listen yet: no listChanged to promise.
-    assert r["capabilities"]["tools"] == {}, r
+    # List changes come on subscriptions/listen; no resource updates.
+    assert r["capabilities"]["tools"] == {"listChanged": True}, r
+    assert "subscribe" not in r["capabilities"]["resources"], r
     # Each refusal is HTTP 400 (404 for a method it lacks), with the id.
     for b, hh, status, code in [
             (dict(body, params={}), h, 400, -32602),

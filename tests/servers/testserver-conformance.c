@@ -391,13 +391,29 @@ tsc_logging_tool(struct ts_call *call)
 	return ts_result(false, "logged one message");
 }
 
+/* Sends notifications/<what>/list_changed (its lists are what they were). */
+static json_t *
+tsc_list_changed(const char *what)
+{
+	char method[64];
+
+	snprintf(method, sizeof method, "notifications/%s/list_changed", what);
+	ts_notify(json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method));
+	return ts_result(false, "sent %s", method);
+}
+
 static json_t *
 tsc_trigger_tool_change(struct ts_call *call)
 {
 	(void)call;
-	ts_notify(json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
-	    "notifications/tools/list_changed"));
-	return ts_result(false, "sent notifications/tools/list_changed");
+	return tsc_list_changed("tools");
+}
+
+static json_t *
+tsc_trigger_prompt_change(struct ts_call *call)
+{
+	(void)call;
+	return tsc_list_changed("prompts");
 }
 
 /* Not the harness's: lets a test see updates reach the subscribed. */
@@ -474,6 +490,9 @@ static const struct tsc_tool tsc_tools[] = {
 	    TSC_NO_ARGS, tsc_logging_tool },
 	{ "test_trigger_tool_change", "Sends notifications/tools/list_changed.",
 	    TSC_NO_ARGS, tsc_trigger_tool_change },
+	{ "test_trigger_prompt_change",
+	    "Sends notifications/prompts/list_changed.", TSC_NO_ARGS,
+	    tsc_trigger_prompt_change },
 	{ "test_update_resource",
 	    "Sends notifications/resources/updated for test://watched-resource.",
 	    TSC_NO_ARGS, tsc_update_resource },
