@@ -431,45 +431,50 @@ resolve_spec(json_t *argv, const json_t *pkg, const char *sep)
 		json_array_append_new(argv, json_string(id));
 }
 
+/*
+ * A package run by a launcher: argv (its launcher, taken) with the
+ * record's runtime arguments, the registry flag when the record names
+ * another registry than the default, the package at its version, then the
+ * package arguments.
+ */
 static int
-resolve_npm(struct resolve_ctx *c, const json_t *pkg)
+resolve_launcher(struct resolve_ctx *c, const json_t *pkg, json_t *argv,
+    const char *registry, const char *registry_flag, const char *at,
+    const char *kind)
 {
 	const char *base = resolve_str(pkg, "registryBaseUrl");
-	json_t *argv = json_pack("[ss]", "npx", "-y");
+	size_t len = strlen(registry);
+	bool is_default = base == NULL ||
+	    (strncmp(base, registry, len) == 0 &&
+		(strcmp(base + len, "") == 0 || strcmp(base + len, "/") == 0));
 
 	resolve_args(c, json_object_get(pkg, "runtimeArguments"), argv);
-	if (base != NULL && strcmp(base, RESOLVE_NPM_REGISTRY) != 0 &&
-	    strcmp(base, RESOLVE_NPM_REGISTRY "/") != 0)
-		resolve_push(argv, "--registry=%s", base);
-	resolve_spec(argv, pkg, "@");
+	if (!is_default)
+		resolve_push(argv, "%s=%s", registry_flag, base);
+	resolve_spec(argv, pkg, at);
 	resolve_args(c, json_object_get(pkg, "packageArguments"), argv);
 	json_object_set_new(c->plan->params, "command", argv);
 	resolve_env_vars(c, pkg);
-	c->plan->kind = "npm";
+	c->plan->kind = kind;
 	return 0;
+}
+
+static int
+resolve_npm(struct resolve_ctx *c, const json_t *pkg)
+{
+	return resolve_launcher(c, pkg, json_pack("[ss]", "npx", "-y"),
+	    RESOLVE_NPM_REGISTRY, "--registry", "@", "npm");
 }
 
 static int
 resolve_pypi(struct resolve_ctx *c, const json_t *pkg, char **cause)
 {
-	const char *base = resolve_str(pkg, "registryBaseUrl");
-	json_t *argv;
-
 	if (c->in->has_program != NULL && !c->in->has_program("uvx"))
 		return errors_cause(cause, -ENOTSUP,
 		    "the pypi package %s runs with uvx, which is not on PATH: install uv (https://docs.astral.sh/uv/), or load another way (mcpctl load -- CMD)",
 		    resolve_str(pkg, "identifier"));
-	argv = json_pack("[s]", "uvx");
-	resolve_args(c, json_object_get(pkg, "runtimeArguments"), argv);
-	if (base != NULL && strcmp(base, RESOLVE_PYPI_REGISTRY) != 0 &&
-	    strcmp(base, RESOLVE_PYPI_REGISTRY "/") != 0)
-		resolve_push(argv, "--index-url=%s", base);
-	resolve_spec(argv, pkg, "==");
-	resolve_args(c, json_object_get(pkg, "packageArguments"), argv);
-	json_object_set_new(c->plan->params, "command", argv);
-	resolve_env_vars(c, pkg);
-	c->plan->kind = "pypi";
-	return 0;
+	return resolve_launcher(c, pkg, json_pack("[s]", "uvx"),
+	    RESOLVE_PYPI_REGISTRY, "--index-url", "==", "pypi");
 }
 
 /* docker run flags of a record: env, volumes, network; the rest refused. */

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { failed, serve } from './gateway-commands.mjs';
+import { failed, serve, transportOf } from './gateway-commands.mjs';
 
 const [peers, era, command, ...args] = process.argv.slice(2);
 const require = createRequire(join(peers, 'package.json'));
@@ -42,11 +42,9 @@ client.onerror = (e) => errors.push(String(e?.message ?? e));
 
 await serve({
 	client,
-	connect: () => client.connect(command === '--http' ?
-	    new StreamableHTTPClientTransport(new URL(args[0]), {
-		requestInit: { headers: {
-		    Authorization: `Bearer ${args[1]}` } } }) :
-	    new StdioClientTransport({ command, args, stderr: 'inherit' })),
+	connect: () => client.connect(transportOf(
+	    StreamableHTTPClientTransport, StdioClientTransport, command,
+	    args)),
 	callTool: (name, a, options) => client.callTool({ name,
 	    arguments: a }, options),
 	changes: () => changed,

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { serve } from './gateway-commands.mjs';
+import { serve, transportOf } from './gateway-commands.mjs';
 
 const [peers, command, ...args] = process.argv.slice(2);
 const require = createRequire(join(peers, 'package.json'));
@@ -53,12 +53,9 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
 
 await serve({
 	client,
-	// --http URL TOKEN: Streamable HTTP to mcpd --listen-http.
-	connect: () => client.connect(command === '--http' ?
-	    new StreamableHTTPClientTransport(new URL(args[0]), {
-		requestInit: { headers: {
-		    Authorization: `Bearer ${args[1]}` } } }) :
-	    new StdioClientTransport({ command, args, stderr: 'inherit' })),
+	connect: () => client.connect(transportOf(
+	    StreamableHTTPClientTransport, StdioClientTransport, command,
+	    args)),
 	callTool: (name, a, options) => client.callTool({ name,
 	    arguments: a }, undefined, options),
 	changes: () => changed,

@@ -31,6 +31,15 @@ export const failed = (e) => {
 	return { error };
 };
 
+// The transport a client script connects with, from its SDK's classes:
+// "--http URL TOKEN" is Streamable HTTP to mcpd --listen-http with the
+// token, else COMMAND ARGS... run as a stdio server (mcpctl bridge).
+export const transportOf = (Http, Stdio, command, args) =>
+    command === '--http' ?
+	new Http(new URL(args[0]), { requestInit: { headers: {
+	    Authorization: `Bearer ${args[1]}` } } }) :
+	new Stdio({ command, args, stderr: 'inherit' });
+
 // sdk: { client, connect(): Promise, callTool(name, args, options),
 //        changes(): how many tools list_changed so far,
 //        takeChanges(): {changed: n, ...}, counting again from 0,

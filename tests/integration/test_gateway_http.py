@@ -13,18 +13,12 @@ import urllib.request
 
 import pytest
 
-from conftest import MCPD, NODE, PEERS, poll, ts_command
+from conftest import MCPD, NODE, PEERS, free_port, poll
 from test_gateway import SDK_CLIENT
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                    "clientInfo": {"name": "raw", "version": "1"}}}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

@@ -20,10 +20,10 @@ import time
 
 import pytest
 
-from conftest import IS_SANITIZED, MCPCTL, MCPD, MiB, poll
+from conftest import IS_SANITIZED, MCPCTL, MCPD, MiB, free_port, poll
 from test_control import proc_status_kb, wait_quiet
 from test_gateway import raw_session
-from test_gateway_http import INIT, free_port, post
+from test_gateway_http import INIT, post
 
 # A scripted stdio MCP server: its tools are named by the JSON list in
 # argv[1]; calling one answers its name; tool "spam" first sends

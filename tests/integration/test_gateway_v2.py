@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from conftest import (INVALID_PARAMS, MCPCTL, OUTCOME_UNKNOWN, PEERS,
-                      TESTSERVER_TOOLS, everything_cmd, poll)
-from test_gateway_http import free_port, post
+                      TESTSERVER_TOOLS, everything_cmd, free_port, poll)
+from test_gateway import SdkClient
+from test_gateway_http import post
 
 HERE = Path(__file__).resolve().parent
 V2_CLIENT = HERE / "gateway-client-v2.mjs"
@@ -41,10 +42,10 @@ WAYS = [("stdio", "legacy"), ("stdio", "auto"), ("http", "legacy"),
 # --------------------------------------------------------------------------
 # The client
 
-class V2Client:
+class V2Client(SdkClient):
     """gateway-client-v2.mjs: one command per line in, one JSON answer per
     line out (gateway-commands.mjs); its stderr (and the bridge's) goes to
-    a file."""
+    a file. It ends as the v1 client does."""
 
     def __init__(self, argv, err_path):
         self.err_path = err_path
@@ -65,16 +66,6 @@ class V2Client:
                      f"{time.monotonic() - t0:.1f} s:\n{self.err()[-4000:]}")
         assert time.monotonic() - t0 < timeout, (line, out)
         return json.loads(out)
-
-    def close(self):
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.write("quit\n")
-                self.proc.stdin.close()
-                self.proc.wait(timeout=10)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait(timeout=10)
 
 
 @pytest.fixture
