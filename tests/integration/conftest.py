@@ -696,8 +696,15 @@ class Daemon:
     def load_testserver(self, name="ts", *args, **params):
         return self.load(ts_command(*args), name=name, **params)
 
-    def load_everything(self, name="everything", **params):
-        return self.load(everything_cmd(), name=name, **params)
+    def load_everything(self, name="everything", settle=False, **params):
+        """settle: wait until mcpd has refused the roots/list that
+        server-everything sends 350 ms after its handshake (no call is in
+        flight then), so that it cannot land in a test's first call."""
+        result = self.load(everything_cmd(), name=name, **params)
+        if settle:
+            poll(lambda: f"{name}: refused roots/list" in self.read_stderr(),
+                 what="the handshake's roots/list to be refused")
+        return result
 
     def load_url(self, url, name=None, timeout=60.0, **params):
         """mcpd/load of a remote endpoint (params: allow_local, headers,

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MCPCTL, everything_cmd, poll
+from conftest import MCPCTL, poll
 
 ASKER = Path(__file__).resolve().parent / "asker.py"
 
 
 @pytest.fixture
 def everything(mcpd):
-    mcpd.load(everything_cmd(), name="everything", timeout=120)
+    mcpd.load_everything(timeout=120, settle=True)
     return mcpd
 
 

@@ -10,7 +10,7 @@ over the HTTP front; raw JSON-RPC where a client must misbehave."""
 
 import pytest
 
-from conftest import everything_cmd, poll
+from conftest import poll
 from test_gateway import SdkClient
 from test_gateway_http import front  # noqa: F401 (a fixture)
 from test_remote import Everything
@@ -20,7 +20,7 @@ EVERY = {"sampling": {}, "elicitation": {}, "roots": {}}
 
 @pytest.fixture
 def everything(mcpd):
-    mcpd.load(everything_cmd(), name="everything", timeout=120)
+    mcpd.load_everything(timeout=120, settle=True)
     return mcpd
 
 
@@ -134,7 +134,7 @@ def test_a_caller_that_goes_before_answering(everything):
 
 
 def test_sampling_over_the_http_front(front, clients):  # noqa: F811
-    front.load(everything_cmd(), name="everything", timeout=120)
+    front.load_everything(timeout=120, settle=True)
     # The client takes mcpd's request on the session's GET stream.
     c = clients(None, caps=EVERY, argv=["--http", front.url, front.token])
     text = text_of(c.ask('call everything__trigger-sampling-request '
@@ -224,7 +224,7 @@ def test_a_caller_that_never_answers(mcpd_factory):
     """mcpd's request waits at most the call deadline: then the client gets
     notifications/cancelled for it and the server an error saying why."""
     d = mcpd_factory("--call-timeout", "1500")
-    d.load(everything_cmd(), name="everything", timeout=120)
+    d.load_everything(timeout=120, settle=True)
     conn, msg, call = ask_by_hand(d, {"sampling": {}})
     # The call's own deadline is the same: its error may come first.
     note = conn.read_message(timeout=20)
