@@ -208,7 +208,7 @@ control_close_after_flush(struct client *c)
 	    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
 }
 
-static struct request *
+struct request *
 control_request_new(struct client *c, json_t *id)
 {
 	struct request *r = xcalloc(1, sizeof *r);
@@ -321,7 +321,7 @@ control_handle_line(struct client *c, const char *line, size_t len)
 	json_t *msg;
 	char text[256];
 
-	if (len == 0)
+	if (len == 0 || control_fast_line(c, line, len))
 		return;
 	if ((msg = jsonrpc_parse(line, len, &jerr)) == NULL) {
 		snprintf(text, sizeof text, "not JSON: %s at line %d column %d",

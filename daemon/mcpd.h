@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -369,6 +370,8 @@ struct sendq *sendq_new(struct bufferevent *);
 void sendq_free(struct sendq *);
 /* Queues msg as one line; it is written at the end of this loop turn. */
 int sendq_push(struct sendq *, const json_t *msg);
+/* Queues a message given as the pieces of its text (newline included). */
+int sendq_push_text(struct sendq *, const struct iovec *, int n);
 /* Queues an answer whose result is checked raw JSON text. */
 int sendq_push_raw_result(struct sendq *, const json_t *id, const char *raw,
     size_t len);
@@ -691,6 +694,12 @@ struct transport_ops {
 	void (*free)(struct transport *);
 	/* Why the request send answered 2 for waited (borrowed); may be NULL. */
 	const char *(*held_why)(struct transport *);
+	/*
+	 * The hot path: one message as the pieces of its text (the line's
+	 * newline included), written as it is; NULL where the transport
+	 * needs the message itself (its headers, say). 0 or send's errors.
+	 */
+	int (*send_text)(struct transport *, const struct iovec *, int n);
 };
 struct transport {
 	const struct transport_ops *ops;
@@ -786,6 +795,16 @@ int64_t session_request(struct session *, const char *method, json_t *params,
  */
 int64_t session_request_raw(struct session *, const char *method,
     json_t *params, int timeout_ms, session_reply_fn *cb,
+    session_raw_fn *raw_cb, void *arg);
+/* Whether session_request_text may be used now (a 2025 stdio session). */
+bool session_takes_text(const struct session *);
+/*
+ * session_request_raw with params as the pieces of their JSON text, which
+ * the caller vouches for (the hot path of tools/call: no tree is built,
+ * nothing is encoded); only where session_takes_text says so.
+ */
+int64_t session_request_text(struct session *, const char *method,
+    const struct iovec *params, int n, int timeout_ms, session_reply_fn *cb,
     session_raw_fn *raw_cb, void *arg);
 /*
  * Sends notifications/cancelled {requestId: id, reason} to the server and
@@ -938,6 +957,13 @@ struct server_call_opts {
 void server_call(struct server *, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *,
     const struct server_call_opts *opts);
+/*
+ * The hot path of mcpd/call: the arguments as their JSON text (an object
+ * the caller checked), sent upstream as they are where the session takes
+ * text, else parsed and called as above. The caller answers nothing.
+ */
+void server_call_text(struct server *, const char *tool, const char *args,
+    size_t len, int timeout_ms, struct request *);
 json_t *server_logs(const struct server *, size_t lines);
 /*
  * Sends the last lines, then each new one, to req's client as mcpd/log

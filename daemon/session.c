@@ -246,22 +246,51 @@ session_pass_input_required(struct session *s, int64_t id)
 		p->takes_input_required = true;
 }
 
-int64_t
-session_request_raw(struct session *s, const char *method, json_t *params,
-    int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg)
+static struct pending *
+session_pending_new(struct session *s, int timeout_ms, session_reply_fn *cb,
+    session_raw_fn *raw_cb, void *arg)
 {
-	struct pending *p;
-	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
-	json_t *msg, *id;
-	int r;
+	struct pending *p = xcalloc(1, sizeof *p);
 
-	p = xcalloc(1, sizeof *p);
 	p->id = ++s->next_id;
 	p->cb = cb;
 	p->raw_cb = raw_cb;
 	p->arg = arg;
 	p->session = s;
 	p->timeout_ms = timeout_ms;
+	return p;
+}
+
+/* p's request went (r >= 0: it waits for its answer) or did not. */
+static int64_t
+session_pending_sent(struct session *s, struct pending *p, int r)
+{
+	struct timeval tv = { p->timeout_ms / 1000,
+		(p->timeout_ms % 1000) * 1000 };
+
+	if (r < 0) {
+		session_pending_later(p, ERRORS_UNAVAILABLE,
+		    r == -ENOBUFS ?
+			"the server is not reading what it was sent; nothing more is sent until it does%s" :
+			"the connection to the server is closed; nothing was sent%s",
+		    NULL);
+		return 0;
+	}
+	evtimer_assign(&p->timer, mcpd_base, session_pending_expired, p);
+	evtimer_add(&p->timer, &tv);
+	LIST_INSERT_HEAD(session_bucket(s, p->id), p, entry);
+	s->npending++;
+	return p->id;
+}
+
+int64_t
+session_request_raw(struct session *s, const char *method, json_t *params,
+    int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg)
+{
+	struct pending *p = session_pending_new(s, timeout_ms, cb, raw_cb, arg);
+	json_t *msg, *id;
+	int r;
+
 	if (s->phase == SESSION_DEAD) {
 		json_decref(params);
 		session_pending_later(p, ERRORS_UNAVAILABLE,
@@ -277,19 +306,39 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	r = s->transport->ops->send(s->transport, msg,
 	    session_tool_for(s, method, params));
 	json_decref(msg);
-	if (r < 0) {
-		session_pending_later(p, ERRORS_UNAVAILABLE,
-		    r == -ENOBUFS ?
-			"the server is not reading what it was sent; nothing more is sent until it does%s" :
-			"the connection to the server is closed; nothing was sent%s",
-		    NULL);
-		return 0;
-	}
-	evtimer_assign(&p->timer, mcpd_base, session_pending_expired, p);
-	evtimer_add(&p->timer, &tv);
-	LIST_INSERT_HEAD(session_bucket(s, p->id), p, entry);
-	s->npending++;
-	return p->id;
+	return session_pending_sent(s, p, r);
+}
+
+bool
+session_takes_text(const struct session *s)
+{
+	return s->phase == SESSION_READY && !s->is_modern &&
+	    s->transport->ops->send_text != NULL;
+}
+
+#define SESSION_TEXT_PIECES 8
+
+int64_t
+session_request_text(struct session *s, const char *method,
+    const struct iovec *params, int n, int timeout_ms, session_reply_fn *cb,
+    session_raw_fn *raw_cb, void *arg)
+{
+	struct pending *p = session_pending_new(s, timeout_ms, cb, raw_cb, arg);
+	struct iovec v[SESSION_TEXT_PIECES + 2];
+	char head[128];
+	int len;
+
+	if (n > SESSION_TEXT_PIECES)
+		fatalx("session_request_text: %d pieces", n);
+	len = snprintf(head, sizeof head,
+	    "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64
+	    ",\"method\":\"%s\",\"params\":",
+	    p->id, method);
+	v[0] = (struct iovec){ head, (size_t)len };
+	memcpy(v + 1, params, n * sizeof *params);
+	v[n + 1] = (struct iovec){ (void *)(uintptr_t) "}\n", 2 };
+	return session_pending_sent(s, p,
+	    s->transport->ops->send_text(s->transport, v, n + 2));
 }
 
 /* What mcpd declares upstream and relays to a caller that offers it. */

@@ -282,18 +282,36 @@ stdio_open(struct transport *t, char **cause)
 	return 0;
 }
 
+/* 0 when the child's stdin takes more, else why not. */
 static int
-stdio_send(struct transport *t, const json_t *msg, const json_t *tool)
+stdio_can_send(const struct stdio_transport *st)
 {
-	struct stdio_transport *st = stdio_of(t);
-
-	(void)tool;
 	if (st->in == NULL || st->is_closing)
 		return -EPIPE;
 	/* A server that stops reading must not make mcpd hoard its input. */
 	if (sendq_length(st->inq) > 4 * mcpd_opts.max_message)
 		return -ENOBUFS;
-	return sendq_push(st->inq, msg);
+	return 0;
+}
+
+static int
+stdio_send(struct transport *t, const json_t *msg, const json_t *tool)
+{
+	struct stdio_transport *st = stdio_of(t);
+	int r;
+
+	(void)tool;
+	return (r = stdio_can_send(st)) < 0 ? r : sendq_push(st->inq, msg);
+}
+
+static int
+stdio_send_text(struct transport *t, const struct iovec *v, int n)
+{
+	struct stdio_transport *st = stdio_of(t);
+	int r;
+
+	return (r = stdio_can_send(st)) < 0 ? r :
+					      sendq_push_text(st->inq, v, n);
 }
 
 static void
@@ -382,6 +400,7 @@ static const struct transport_ops stdio_ops = {
 	.name = "stdio",
 	.open = stdio_open,
 	.send = stdio_send,
+	.send_text = stdio_send_text,
 	.drain = stdio_drain,
 	.close = stdio_close,
 	.free = stdio_free,
