@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* JSON-RPC 2.0: classify incoming messages, build and frame outgoing ones. */
+#include <sys/uio.h>
+
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -118,6 +121,45 @@ jsonrpc_write(struct evbuffer *out, const json_t *msg)
 	return evbuffer_commit_space(out, &v, 1) < 0 ? -ENOMEM : 0;
 }
 
+size_t
+jsonrpc_format_int(char *buf, int64_t v)
+{
+	char digits[JSONRPC_INT_MAX];
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	size_t n = 0, len = 0;
+
+	do
+		digits[n++] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		buf[len++] = '-';
+	while (n > 0)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return len;
+}
+
+/* One reservation, one commit. */
+int
+jsonrpc_write_text(struct evbuffer *out, const struct iovec *v, int n)
+{
+	struct evbuffer_iovec space;
+	size_t len = 0;
+	char *p;
+
+	for (int i = 0; i < n; i++)
+		len += v[i].iov_len;
+	if (evbuffer_reserve_space(out, len, &space, 1) != 1)
+		return -ENOMEM;
+	p = space.iov_base;
+	for (int i = 0; i < n; i++) {
+		memcpy(p, v[i].iov_base, v[i].iov_len);
+		p += v[i].iov_len;
+	}
+	space.iov_len = len;
+	return evbuffer_commit_space(out, &space, 1) < 0 ? -ENOMEM : 0;
+}
+
 int
 jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
     const char *raw, size_t len)
@@ -126,10 +168,14 @@ jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
 	static const char mid[] = ",\"result\":";
 	char idtext[128], *big = NULL;
 	const char *text = idtext;
-	size_t n = json_dumpb(id, idtext, sizeof idtext, JSONRPC_FLAGS);
-	int r = 0;
+	size_t n;
+	int r;
 
-	if (n == 0)
+	/* The usual id, an integer, without a trip through printf. */
+	if (json_is_integer(id))
+		n = jsonrpc_format_int(idtext, json_integer_value(id));
+	else if ((n = json_dumpb(id, idtext, sizeof idtext, JSONRPC_FLAGS)) ==
+	    0)
 		return -EINVAL;
 	/* A long id (a client's string) does not fit the usual buffer. */
 	if (n > sizeof idtext) {
@@ -141,11 +187,13 @@ jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
 		}
 		text = big;
 	}
-	if (evbuffer_add(out, head, sizeof head - 1) < 0 ||
-	    evbuffer_add(out, text, n) < 0 ||
-	    evbuffer_add(out, mid, sizeof mid - 1) < 0 ||
-	    evbuffer_add(out, raw, len) < 0 || evbuffer_add(out, "}\n", 2) < 0)
-		r = -ENOMEM;
+	r = jsonrpc_write_text(out,
+	    (struct iovec[]){ { (void *)(uintptr_t)head, sizeof head - 1 },
+		{ (void *)(uintptr_t)text, n },
+		{ (void *)(uintptr_t)mid, sizeof mid - 1 },
+		{ (void *)(uintptr_t)raw, len },
+		{ (void *)(uintptr_t) "}\n", 2 } },
+	    5);
 	free(big);
 	return r;
 }

@@ -111,10 +111,21 @@ jsonscan_escape(struct jsonscan *s, bool *has_escape)
 static int
 jsonscan_string(struct jsonscan *s, bool *has_escape)
 {
+	const unsigned char *p;
+
 	*has_escape = false;
 	s->p++; /* the opening quote */
 	while (s->p < s->end) {
-		unsigned char c = *s->p;
+		unsigned char c;
+
+		/* The common bytes first, in a tight loop. */
+		for (p = s->p; p < s->end && *p >= 0x20 && *p < 0x80 &&
+		     *p != '"' && *p != '\\';
+		     p++)
+			;
+		if ((s->p = p) == s->end)
+			break;
+		c = *p;
 
 		if (c == '"') {
 			s->p++;

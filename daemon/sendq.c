@@ -2,7 +2,6 @@
 /* Outgoing messages, gathered per peer and written once per loop turn. */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -120,22 +119,10 @@ sendq_push(struct sendq *q, const json_t *msg)
 int
 sendq_push_text(struct sendq *q, const struct iovec *v, int n)
 {
-	struct evbuffer_iovec space;
-	size_t len = 0;
-	char *p;
+	int r;
 
-	for (int i = 0; i < n; i++)
-		len += v[i].iov_len;
-	if (evbuffer_reserve_space(q->pending, len, &space, 1) != 1)
-		return -ENOMEM;
-	p = space.iov_base;
-	for (int i = 0; i < n; i++) {
-		memcpy(p, v[i].iov_base, v[i].iov_len);
-		p += v[i].iov_len;
-	}
-	space.iov_len = len;
-	if (evbuffer_commit_space(q->pending, &space, 1) < 0)
-		return -ENOMEM;
+	if ((r = jsonrpc_write_text(q->pending, v, n)) < 0)
+		return r;
 	sendq_mark(q);
 	return 0;
 }

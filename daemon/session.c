@@ -316,29 +316,31 @@ session_takes_text(const struct session *s)
 	    s->transport->ops->send_text != NULL;
 }
 
-#define SESSION_TEXT_PIECES 8
+#define SESSION_TEXT_PIECES 6
 
 int64_t
 session_request_text(struct session *s, const char *method,
     const struct iovec *params, int n, int timeout_ms, session_reply_fn *cb,
     session_raw_fn *raw_cb, void *arg)
 {
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char mid[] = ",\"method\":\"";
+	static const char tail[] = "\",\"params\":";
 	struct pending *p = session_pending_new(s, timeout_ms, cb, raw_cb, arg);
-	struct iovec v[SESSION_TEXT_PIECES + 2];
-	char head[128];
-	int len;
+	struct iovec v[SESSION_TEXT_PIECES + 6];
+	char id[JSONRPC_INT_MAX];
 
 	if (n > SESSION_TEXT_PIECES)
 		fatalx("session_request_text: %d pieces", n);
-	len = snprintf(head, sizeof head,
-	    "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64
-	    ",\"method\":\"%s\",\"params\":",
-	    p->id, method);
-	v[0] = (struct iovec){ head, (size_t)len };
-	memcpy(v + 1, params, n * sizeof *params);
-	v[n + 1] = (struct iovec){ (void *)(uintptr_t) "}\n", 2 };
+	v[0] = (struct iovec){ (void *)(uintptr_t)head, sizeof head - 1 };
+	v[1] = (struct iovec){ id, jsonrpc_format_int(id, p->id) };
+	v[2] = (struct iovec){ (void *)(uintptr_t)mid, sizeof mid - 1 };
+	v[3] = (struct iovec){ (void *)(uintptr_t)method, strlen(method) };
+	v[4] = (struct iovec){ (void *)(uintptr_t)tail, sizeof tail - 1 };
+	memcpy(v + 5, params, n * sizeof *params);
+	v[n + 5] = (struct iovec){ (void *)(uintptr_t) "}\n", 2 };
 	return session_pending_sent(s, p,
-	    s->transport->ops->send_text(s->transport, v, n + 2));
+	    s->transport->ops->send_text(s->transport, v, n + 6));
 }
 
 /* What mcpd declares upstream and relays to a caller that offers it. */
