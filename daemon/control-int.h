@@ -22,7 +22,8 @@ TAILQ_HEAD(request_list, request);
 TAILQ_HEAD(ask_list, ask);
 
 struct client {
-	struct bufferevent *bev;
+	struct bufferevent *bev; /* for writing; reading is rd's */
+	struct fdread rd;
 	struct sendq *out;
 	struct linebuf lines;
 	char *agent;

@@ -363,6 +363,33 @@ void defer_call(void (*fn)(void *), void *arg);
 /* Runs what is still queued (at exit). */
 void defer_close(void);
 
+/*
+ * fdread.c: a descriptor read straight into buffer space, one read(2) per
+ * readiness and no ioctl(FIONREAD) before it (libevent's reads ask).
+ * on_read(arg): in has new bytes (or, after fdread_kick, bytes still
+ * unread); on_end(arg, error): the end (0) or an errno, with nothing new.
+ * Each is the last thing done with the reader (it may be freed).
+ */
+struct fdread {
+	struct event *ev;
+	struct evbuffer *in;
+	size_t max; /* bytes taken per readiness at most */
+	void (*on_read)(void *);
+	void (*on_end)(void *, int error);
+	void *arg;
+	bool is_kicked;
+};
+void fdread_init(struct fdread *, int fd, size_t max, void (*on_read)(void *),
+    void (*on_end)(void *, int), void *arg);
+void fdread_enable(struct fdread *);
+void fdread_disable(struct fdread *);
+/* on_read on a later loop turn, for bytes left in the buffer. */
+void fdread_kick(struct fdread *);
+/* Reads what the descriptor holds now, no callback; the bytes read. */
+size_t fdread_now(struct fdread *);
+/* Stops watching and frees the buffer (the descriptor stays open). */
+void fdread_release(struct fdread *);
+
 /* sendq.c: outgoing lines per peer, written once per loop turn. */
 struct bufferevent;
 struct sendq;
