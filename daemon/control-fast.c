@@ -56,40 +56,91 @@ control_fast_id(const char *text, size_t len)
 	return *end == '\0' ? json_integer(n) : NULL;
 }
 
+/*
+ * params (the span m) as exactly the members want, each a plain string
+ * (unquoted into strings[i], of size CONTROL_FAST_TEXT_MAX) but the last,
+ * an object (its span in *ret_obj); false for anything else.
+ */
+static bool
+control_fast_params(const char *line, const struct jsonscan_member *m,
+    struct jsonscan_member *want, size_t n,
+    char strings[][CONTROL_FAST_TEXT_MAX], struct jsonscan_member *ret_obj)
+{
+	const char *params = line + m->off;
+
+	if (jsonscan_object_of(params, m->len, want, n) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!want[i].is_found)
+			return false;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (!control_fast_string(params + want[i].off, want[i].len,
+			strings[i], CONTROL_FAST_TEXT_MAX))
+			return false;
+	if (params[want[n - 1].off] != '{')
+		return false;
+	*ret_obj = want[n - 1];
+	ret_obj->off += m->off;
+	return true;
+}
+
+/* mcpd/call {server, tool, arguments}. */
+static bool
+control_fast_call(struct client *c, const char *line,
+    const struct jsonscan_member *params, json_t *id)
+{
+	struct jsonscan_member want[] = { { "server", false, 0, 0 },
+		{ "tool", false, 0, 0 }, { "arguments", false, 0, 0 } };
+	char names[2][CONTROL_FAST_TEXT_MAX];
+	struct jsonscan_member args;
+	struct request *req;
+	struct server *s;
+
+	if (mcpd_is_stopping() ||
+	    !control_fast_params(line, params, want, 3, names, &args))
+		return false;
+	req = control_request_new(c, id);
+	if ((s = cmd_server(req, names[0])) != NULL)
+		server_call_text(s, names[1], line + args.off, args.len,
+		    mcpd_opts.call_timeout_ms, req, NULL);
+	return true;
+}
+
+/* MCP's tools/call {name, arguments}, of a 2025 gateway session. */
+static bool
+control_fast_tools_call(struct client *c, const char *line,
+    const struct jsonscan_member *params, json_t *id)
+{
+	struct jsonscan_member want[] = { { "name", false, 0, 0 },
+		{ "arguments", false, 0, 0 } };
+	char name[1][CONTROL_FAST_TEXT_MAX];
+	struct jsonscan_member args;
+
+	if (!gateway_takes_text(c->gateway) ||
+	    !control_fast_params(line, params, want, 2, name, &args))
+		return false;
+	gateway_tools_call_text(c->gateway, control_request_new(c, id), name[0],
+	    line + args.off, args.len);
+	return true;
+}
+
 bool
 control_fast_line(struct client *c, const char *line, size_t len)
 {
 	struct jsonscan_member top[] = { { "jsonrpc", false, 0, 0 },
 		{ "id", false, 0, 0 }, { "method", false, 0, 0 },
 		{ "params", false, 0, 0 } };
-	struct jsonscan_member call[] = { { "server", false, 0, 0 },
-		{ "tool", false, 0, 0 }, { "arguments", false, 0, 0 } };
-	char server[CONTROL_FAST_TEXT_MAX], tool[CONTROL_FAST_TEXT_MAX];
-	const char *params = line;
-	struct request *req;
-	struct server *s;
+	bool is_done = false;
 	json_t *id;
 
-	if (mcpd_is_stopping() || jsonscan_object_of(line, len, top, 4) < 0 ||
-	    !top[1].is_found || !top[3].is_found ||
-	    !control_fast_is(line, &top[0], "\"2.0\"") ||
-	    !control_fast_is(line, &top[2], "\"mcpd/call\""))
-		return false;
-	params += top[3].off;
-	if (jsonscan_object_of(params, top[3].len, call, 3) < 0 ||
-	    !call[2].is_found || params[call[2].off] != '{' ||
-	    !call[0].is_found ||
-	    !control_fast_string(params + call[0].off, call[0].len, server,
-		sizeof server) ||
-	    !call[1].is_found ||
-	    !control_fast_string(params + call[1].off, call[1].len, tool,
-		sizeof tool) ||
+	if (jsonscan_object_of(line, len, top, 4) < 0 || !top[1].is_found ||
+	    !top[3].is_found || !control_fast_is(line, &top[0], "\"2.0\"") ||
 	    (id = control_fast_id(line + top[1].off, top[1].len)) == NULL)
 		return false;
-	req = control_request_new(c, id);
+	if (control_fast_is(line, &top[2], "\"mcpd/call\""))
+		is_done = control_fast_call(c, line, &top[3], id);
+	else if (control_fast_is(line, &top[2], "\"tools/call\""))
+		is_done = control_fast_tools_call(c, line, &top[3], id);
 	json_decref(id);
-	if ((s = cmd_server(req, server)) != NULL)
-		server_call_text(s, tool, params + call[2].off, call[2].len,
-		    mcpd_opts.call_timeout_ms, req);
-	return true;
+	return is_done;
 }

@@ -186,6 +186,14 @@ struct gateway *gateway_new(struct client *);
 void gateway_free(struct gateway *);
 /* An MCP request on a control connection. */
 void gateway_dispatch(struct request *, const char *method, json_t *params);
+/* Whether a plain tools/call of this session may take the hot path. */
+bool gateway_takes_text(const struct gateway *);
+/*
+ * The hot path of tools/call (daemon/control-fast.c): a call of name with
+ * its arguments as JSON text, answered as gateway_dispatch would.
+ */
+void gateway_tools_call_text(struct gateway *, struct request *,
+    const char *name, const char *args, size_t len);
 /* An MCP notification of the client (initialized, roots changed ...). */
 void gateway_notification(struct gateway *, const char *method,
     const json_t *params);
@@ -803,6 +811,8 @@ bool session_is_ready(const struct session *);
 bool session_is_denied(const struct session *);
 const char *session_protocol_version(const struct session *);
 json_t *session_tools_peek(const struct session *);
+/* Which listing made the tools peeked: a new number for each. */
+uint64_t session_tools_serial(const struct session *);
 /* A 2026-07-28 server answered HeaderMismatch: its tool catalog is stale. */
 bool session_is_catalog_retired(const struct session *);
 json_t *session_server_info_peek(const struct session *);
@@ -969,6 +979,12 @@ const json_t *server_tool_peek(const struct server *, const char *tool);
  */
 json_t *server_gateway_catalog(const char *agent, const json_t *scope);
 /*
+ * What that catalog is made of, hashed (each server in scope: its id,
+ * generation and the listing of its tools): while it is the same, so is
+ * the catalog, and a gateway session's names for it.
+ */
+uint64_t server_gateway_key(const char *agent, const json_t *scope);
+/*
  * What an mcpd/call caller answers during its call: the server's requests
  * it takes, as MCP client capabilities (NULL: none), and whether a
  * 2026-07-28 input_required result is its result; for its retry of such
@@ -985,12 +1001,13 @@ void server_call(struct server *, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *,
     const struct server_call_opts *opts);
 /*
- * The hot path of mcpd/call: the arguments as their JSON text (an object
- * the caller checked), sent upstream as they are where the session takes
- * text, else parsed and called as above. The caller answers nothing.
+ * The hot path of a call: the arguments as their JSON text (an object the
+ * caller checked), sent upstream as they are where the session takes
+ * text, else parsed and called as server_call (mcp_params NULL: an
+ * mcpd/call, whose caller answers nothing) or server_call_mcp does.
  */
 void server_call_text(struct server *, const char *tool, const char *args,
-    size_t len, int timeout_ms, struct request *);
+    size_t len, int timeout_ms, struct request *, const json_t *mcp_params);
 json_t *server_logs(const struct server *, size_t lines);
 /*
  * Sends the last lines, then each new one, to req's client as mcpd/log

@@ -100,6 +100,37 @@ server_gateway_catalog(const char *agent, const json_t *scope)
 	return out;
 }
 
+/* FNV-1a, 64 bits. */
+static uint64_t
+server_key_add(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t
+server_gateway_key(const char *agent, const json_t *scope)
+{
+	uint64_t h = 14695981039346656037ULL, serial;
+	struct server *s;
+	bool is_retired;
+
+	TAILQ_FOREACH(s, &server_list, entry) {
+		if (!server_in_gateway_scope(s, agent, scope))
+			continue;
+		serial = session_tools_serial(s->session);
+		is_retired = session_is_catalog_retired(s->session);
+		h = server_key_add(h, s->id, strlen(s->id) + 1);
+		h = server_key_add(h, &s->generation, sizeof s->generation);
+		h = server_key_add(h, &serial, sizeof serial);
+		h = server_key_add(h, &is_retired, sizeof is_retired);
+	}
+	return h;
+}
+
 /* The server's result text, checked, goes to the client unchanged. */
 static void
 server_on_call_raw(void *arg, const char *result, size_t len)
@@ -152,6 +183,10 @@ server_call_gone(void *arg)
 	session_cancel(pc->session, pc->id, "the client that asked has gone");
 }
 
+/* Calls, kept for reuse: the hot path allocates nothing. */
+static struct xrecycle server_calls = XRECYCLE_INIT(struct server_pending_call,
+    256);
+
 /* The call has its answer: what it held goes (req is answered next). */
 static struct request *
 server_pending_call_end(struct server_pending_call *pc)
@@ -164,7 +199,7 @@ server_pending_call_end(struct server_pending_call *pc)
 	json_decref(pc->caps);
 	server_unref(pc->server);
 	session_unref(pc->session);
-	free(pc);
+	xrecycle_put(&server_calls, pc);
 	return req;
 }
 
@@ -375,7 +410,7 @@ static struct server_pending_call *
 server_pending_call_new(struct server *s, int timeout_ms, struct request *req,
     const json_t *mcp_params, const struct server_call_opts *opts)
 {
-	struct server_pending_call *pc = xcalloc(1, sizeof *pc);
+	struct server_pending_call *pc = xrecycle_get(&server_calls);
 
 	pc->req = req;
 	pc->timeout_ms = timeout_ms;
@@ -446,7 +481,7 @@ server_is_plain_text(const char *s)
 
 void
 server_call_text(struct server *s, const char *tool, const char *args,
-    size_t len, int timeout_ms, struct request *req)
+    size_t len, int timeout_ms, struct request *req, const json_t *mcp_params)
 {
 	struct server_pending_call *pc;
 	json_t *arguments;
@@ -459,13 +494,14 @@ server_call_text(struct server *s, const char *tool, const char *args,
 	if (!session_takes_text(s->session) || !server_is_plain_text(tool)) {
 		if ((arguments = json_loadb(args, len, 0, NULL)) == NULL)
 			fatalx("server_call_text: arguments are not JSON");
-		server_call(s, 0, tool, arguments, timeout_ms, req, NULL);
+		server_call_start(s, 0, tool, arguments, timeout_ms, req,
+		    mcp_params, NULL);
 		json_decref(arguments);
 		return;
 	}
 	if (!server_call_allowed(s, 0, tool, req))
 		return;
-	pc = server_pending_call_new(s, timeout_ms, req, NULL, NULL);
+	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, NULL);
 	server_call_sent(pc,
 	    session_request_text(s->session, "tools/call", params, 5,
 		timeout_ms, server_on_pending_call_reply,

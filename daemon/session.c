@@ -54,12 +54,15 @@ session_pending_take(struct session *s, int64_t id)
 	return p;
 }
 
+/* Pending requests, kept for reuse: the hot path allocates nothing. */
+static struct xrecycle session_pendings = XRECYCLE_INIT(struct pending, 256);
+
 /* Calls a pending request's callback once and frees it. */
 static void
 session_pending_finish(struct pending *p, const struct session_reply *r)
 {
 	p->cb(p->arg, r);
-	free(p);
+	xrecycle_put(&session_pendings, p);
 }
 
 static void
@@ -250,7 +253,7 @@ static struct pending *
 session_pending_new(struct session *s, int timeout_ms, session_reply_fn *cb,
     session_raw_fn *raw_cb, void *arg)
 {
-	struct pending *p = xcalloc(1, sizeof *p);
+	struct pending *p = xrecycle_get(&session_pendings);
 
 	p->id = ++s->next_id;
 	p->cb = cb;
@@ -478,7 +481,7 @@ session_on_raw(void *arg, const char *line, size_t len)
 		return false;
 	session_pending_remove(s, p);
 	p->raw_cb(p->arg, line + m[2].off, m[2].len);
-	free(p);
+	xrecycle_put(&session_pendings, p);
 	return true;
 }
 
@@ -705,6 +708,12 @@ const char *
 session_protocol_version(const struct session *s)
 {
 	return s != NULL ? s->protocol_version : NULL;
+}
+
+uint64_t
+session_tools_serial(const struct session *s)
+{
+	return s->tools_serial;
 }
 
 json_t *

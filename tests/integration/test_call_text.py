@@ -109,3 +109,77 @@ def test_bad_arguments_are_refused_as_before(ts):
     assert r["id"] is None and r["error"]["code"] == -32700, r
     assert not [x for x in ts.logs("ts") if x.startswith("in: ")
                 and '"tools/call"' in x]
+
+
+# ---- MCP's tools/call from a 2025 gateway session: the same hot path ----
+
+def gateway_session(d):
+    """A raw 2025 MCP session on the socket, its tools listed."""
+    c = d.client()
+    c.send({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}})
+    assert "result" in c.response("init"), "initialize failed"
+    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    c.send({"jsonrpc": "2.0", "id": "list", "method": "tools/list"})
+    return c, [t["name"] for t in c.response("list")["result"]["tools"]]
+
+
+def tools_call_line(id_text, name, args=ARGS_TEXT, extra=""):
+    return ('{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":'
+            '{"name":"%s","arguments":%s%s}}\n' %
+            (id_text, name, args, extra)).encode()
+
+
+def test_gateway_call_goes_upstream_as_written(ts):
+    c, names = gateway_session(ts)
+    with c:
+        assert names[0] == "ts__echo", names
+        c.send_raw(tools_call_line("21", "ts__echo"))
+        r = c.response(21)
+        assert r["result"]["structuredContent"] == {"message": MESSAGE}, r
+        c.send_raw(tools_call_line("22", "ts__echo", extra=',"_meta":{}'))
+        assert c.response(22)["result"] == r["result"]
+    lines = [x[4:] for x in ts.logs("ts") if x.startswith("in: ")
+             and '"echo"' in x]
+    assert len(lines) == 2, lines
+    assert lines[0].endswith('"params":{"name":"echo","arguments":%s}}'
+                             % ARGS_TEXT), lines[0]
+    # _meta sends it the parsed way: arguments encoded by mcpd.
+    assert json.loads(lines[1])["params"] == {
+        "name": "echo", "arguments": {"message": MESSAGE}}, lines[1]
+    assert ARGS_TEXT not in lines[1]
+
+
+def test_gateway_fast_and_parsed_errors_are_identical(ts):
+    c, _ = gateway_session(ts)
+    with c:
+        c.send_raw(tools_call_line("31", "no_such_tool"))
+        fast = c.response(31)
+        c.send_raw(tools_call_line("31", "no_such_tool", extra=',"_meta":{}'))
+        slow = c.response(31)
+    assert fast == slow, (fast, slow)
+    assert fast["error"] == {
+        "code": -32602,
+        "message": "unknown tool no_such_tool: list the tools again "
+                   "(tools/list)"}, fast
+
+
+def test_gateway_names_follow_the_catalog(ts):
+    """The session's names are kept between calls and made again when the
+    catalog changes: a tool the server gains after the session's first
+    call is found at once."""
+    c, names = gateway_session(ts)
+    with c:
+        assert "ts__t0" not in names, names
+        c.send_raw(tools_call_line("41", "ts__echo"))
+        assert "result" in c.response(41)
+        ts.rpc.result("mcpd/unload", {"target": "ts"})
+        ts.load_testserver("ts", "--tools", "2", "--echo-input")
+        c.send_raw(tools_call_line("42", "ts__t0"))
+        r = c.response(42)
+        assert r["result"]["structuredContent"] == {"message": MESSAGE}, r
+        c.send_raw(tools_call_line("43", "ts__echo"))
+        fast = c.response(43)
+        c.send_raw(tools_call_line("43", "ts__echo", extra=',"_meta":{}'))
+        assert c.response(43) == fast, fast
