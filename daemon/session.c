@@ -315,7 +315,7 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 bool
 session_takes_text(const struct session *s)
 {
-	return s->phase == SESSION_READY && !s->is_modern &&
+	return s != NULL && s->phase == SESSION_READY && !s->is_modern &&
 	    s->transport->ops->send_text != NULL;
 }
 
