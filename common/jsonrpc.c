@@ -98,6 +98,60 @@ jsonrpc_parse(const char *line, size_t len, json_error_t *err)
 }
 
 #define JSONRPC_FLAGS (JSON_COMPACT | JSON_ENCODE_ANY)
+#define JSONRPC_SMALL (64 * 1024) /* larger texts get a block of their own */
+
+static void
+jsonrpc_free_text(const void *data, size_t len, void *arg)
+{
+	(void)len, (void)arg;
+	free((void *)(uintptr_t)data);
+}
+
+int
+jsonrpc_add_big(struct evbuffer *out, const struct iovec *v, int n)
+{
+	size_t len = 0;
+	char *text, *p;
+
+	for (int i = 0; i < n; i++)
+		len += v[i].iov_len;
+	if ((p = text = malloc(len)) == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		memcpy(p, v[i].iov_base, v[i].iov_len);
+		p += v[i].iov_len;
+	}
+	if (evbuffer_add_reference(out, text, len, jsonrpc_free_text, NULL) <
+	    0) {
+		free(text);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A big message in a block of its own size: a buffer's chain would take
+ * the next power of two, up to twice what is held.
+ */
+static int
+jsonrpc_write_big(struct evbuffer *out, const json_t *msg, size_t n)
+{
+	char *text = malloc(n + 1);
+
+	if (text == NULL)
+		return -ENOMEM;
+	if (json_dumpb(msg, text, n, JSONRPC_FLAGS) != n) {
+		free(text);
+		return -EINVAL;
+	}
+	text[n] = '\n';
+	if (evbuffer_add_reference(out, text, n + 1, jsonrpc_free_text, NULL) <
+	    0) {
+		free(text);
+		return -ENOMEM;
+	}
+	return 0;
+}
 
 /* Dumps straight into the buffer's free space: one copy, one add. */
 int
@@ -114,6 +168,8 @@ jsonrpc_write(struct evbuffer *out, const json_t *msg)
 			return -EINVAL;
 		if (n < v.iov_len)
 			break;
+		if (n > JSONRPC_SMALL)
+			return jsonrpc_write_big(out, msg, n);
 		want = n;
 	}
 	((char *)v.iov_base)[n] = '\n';
@@ -149,6 +205,8 @@ jsonrpc_write_text(struct evbuffer *out, const struct iovec *v, int n)
 
 	for (int i = 0; i < n; i++)
 		len += v[i].iov_len;
+	if (len > JSONRPC_SMALL)
+		return jsonrpc_add_big(out, v, n);
 	if (evbuffer_reserve_space(out, len, &space, 1) != 1)
 		return -ENOMEM;
 	p = space.iov_base;

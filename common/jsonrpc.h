@@ -48,6 +48,12 @@ int jsonrpc_write(struct evbuffer *out, const json_t *msg);
  * Appends the answer to id whose result is raw JSON text, already checked
  * (jsonscan_object): the bytes a server sent are passed on unchanged.
  */
+/*
+ * The pieces of a text as one block of exactly their size, added to out
+ * by reference (freed when drained): for big texts, which a buffer chain
+ * would hold in the next power of two.
+ */
+int jsonrpc_add_big(struct evbuffer *out, const struct iovec *, int n);
 /* A message given as the pieces of its text (newline included). */
 int jsonrpc_write_text(struct evbuffer *out, const struct iovec *, int n);
 /* v in decimal into buf (JSONRPC_INT_MAX bytes); its length. */

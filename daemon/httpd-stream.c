@@ -148,6 +148,8 @@ httpd_stream_drop(struct evhttp_request *req, const char *what)
 	evhttp_connection_free(conn);
 }
 
+#define HTTPD_EVENT_SMALL (64 * 1024) /* larger: a block of its own size */
+
 /*
  * One event of a message: "id: <stream>-<n>" when p (resumable), then
  * "event: message" and its data; no printf on the way of every answer.
@@ -166,9 +168,18 @@ httpd_stream_event(struct evbuffer *buf, struct httpd_pending *p,
 		evbuffer_add(buf, n, jsonrpc_format_int(n, ++p->events));
 		evbuffer_add(buf, "\n", 1);
 	}
-	evbuffer_add(buf, head, sizeof head - 1);
-	evbuffer_add(buf, line, len);
-	evbuffer_add(buf, "\n\n", 2);
+	if (len > HTTPD_EVENT_SMALL)
+		xenomem(jsonrpc_add_big(buf,
+		    (struct iovec[]){
+			{ (void *)(uintptr_t)head, sizeof head - 1 },
+			{ (void *)(uintptr_t)line, len },
+			{ (void *)(uintptr_t) "\n\n", 2 } },
+		    3));
+	else {
+		evbuffer_add(buf, head, sizeof head - 1);
+		evbuffer_add(buf, line, len);
+		evbuffer_add(buf, "\n\n", 2);
+	}
 }
 
 /*
