@@ -306,8 +306,10 @@ http_bev_new(const struct http_peer *peer)
 		http_ssl->SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
 		    TLSEXT_NAMETYPE_host_name, (void *)(uintptr_t)peer->host);
 	if (peer->is_ip_literal)
-		http_ssl->X509_VERIFY_PARAM_set1_ip_asc(
-		    http_ssl->SSL_get0_param(ssl), peer->host);
+		http_ssl
+		    ->X509_VERIFY_PARAM_set1_ip_asc(http_ssl
+							->SSL_get0_param(ssl),
+			peer->host);
 	else
 		http_ssl->SSL_set1_host(ssl, peer->host);
 	return http_ssl->bufferevent_openssl_socket_new(mcpd_base, -1, ssl,

@@ -32,13 +32,13 @@ tls_get(char **cause)
 		    dlerror());
 		return NULL;
 	}
-#define TLS_API_LOAD(name)                                                 \
-	if ((fn = dlsym(lib, #name)) == NULL) {                            \
-		xasprintf(cause, "cannot find %s in %s", #name,            \
-		    MCPD_TLS_LIBRARY);                                     \
-		dlclose(lib);                                              \
-		return NULL;                                               \
-	}                                                                  \
+#define TLS_API_LOAD(name)                                      \
+	if ((fn = dlsym(lib, #name)) == NULL) {                 \
+		xasprintf(cause, "cannot find %s in %s", #name, \
+		    MCPD_TLS_LIBRARY);                          \
+		dlclose(lib);                                   \
+		return NULL;                                    \
+	}                                                       \
 	memcpy(&tls_api.name, &fn, sizeof fn);
 	TLS_FUNCTIONS(TLS_API_LOAD)
 #undef TLS_API_LOAD

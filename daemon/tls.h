@@ -8,27 +8,29 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
-/* Every OpenSSL function mcpd calls (macros such as SSL_set_tlsext_host_name
- * are their *_ctrl). */
-#define TLS_FUNCTIONS(X)                                                     \
-	X(ERR_error_string_n)                                                \
-	X(ERR_get_error)                                                     \
-	X(SSL_CTX_ctrl)                                                      \
-	X(SSL_CTX_free)                                                      \
-	X(SSL_CTX_load_verify_locations)                                     \
-	X(SSL_CTX_new)                                                       \
-	X(SSL_CTX_set_default_verify_paths)                                  \
-	X(SSL_CTX_set_verify)                                                \
-	X(SSL_ctrl)                                                          \
-	X(SSL_get0_param)                                                    \
-	X(SSL_get_verify_result)                                             \
-	X(SSL_new)                                                           \
-	X(SSL_set1_host)                                                     \
-	X(TLS_client_method)                                                 \
-	X(X509_VERIFY_PARAM_set1_ip_asc)                                     \
-	X(X509_verify_cert_error_string)                                     \
-	X(bufferevent_get_openssl_error)                                     \
-	X(bufferevent_openssl_get_ssl)                                       \
+/*
+ * Every OpenSSL function mcpd calls; a macro such as SSL_set_tlsext_host_name
+ * is called as the *_ctrl it stands for.
+ */
+#define TLS_FUNCTIONS(X)                    \
+	X(ERR_error_string_n)               \
+	X(ERR_get_error)                    \
+	X(SSL_CTX_ctrl)                     \
+	X(SSL_CTX_free)                     \
+	X(SSL_CTX_load_verify_locations)    \
+	X(SSL_CTX_new)                      \
+	X(SSL_CTX_set_default_verify_paths) \
+	X(SSL_CTX_set_verify)               \
+	X(SSL_ctrl)                         \
+	X(SSL_get0_param)                   \
+	X(SSL_get_verify_result)            \
+	X(SSL_new)                          \
+	X(SSL_set1_host)                    \
+	X(TLS_client_method)                \
+	X(X509_VERIFY_PARAM_set1_ip_asc)    \
+	X(X509_verify_cert_error_string)    \
+	X(bufferevent_get_openssl_error)    \
+	X(bufferevent_openssl_get_ssl)      \
 	X(bufferevent_openssl_socket_new)
 
 struct tls_api {

@@ -27,8 +27,8 @@ check_tail(const struct logring *r, size_t n, int first, int last)
 	    "expected %d lines, got %zu", last - first + 1,
 	    json_array_size(tail));
 	for (int i = first; i <= last; i++) {
-		const char *got = json_string_value(
-		    json_array_get(tail, (size_t)(i - first)));
+		const char *got = json_string_value(json_array_get(tail,
+		    (size_t)(i - first)));
 
 		snprintf(want, sizeof want, "line %d", i);
 		TAP_CHECK(got != NULL && strcmp(got, want) == 0,
