@@ -174,9 +174,10 @@ static void __attribute__((noreturn)) child_shim_exit(int status)
 
 /*
  * Gives back the shim's copy of mcpd's heap: the shim never reads it again
- * (nor mallocs), and each page mcpd writes later would otherwise stay in
- * the shim as a private copy, so that every shim would come to hold a
- * snapshot of mcpd's heap. Only the brk heap follows the program's bss.
+ * (nor mallocs). Otherwise each heap page mcpd writes after the fork stays
+ * in the shim as a private copy: 190 kB per shim with 100 servers loaded,
+ * growing as mcpd rewrites more of its heap. Only the brk heap follows the
+ * program's bss.
  */
 static void
 child_shim_drop_heap(void)
