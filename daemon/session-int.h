@@ -7,7 +7,7 @@
 
 #include "mcpd.h"
 
-#define SESSION_BUCKETS		1024 /* pending map buckets; ids are sequential */
+#define SESSION_BUCKETS		64 /* pending map buckets; ids are sequential */
 #define SESSION_HEADER_MISMATCH (-32020) /* 2026-07-28: HeaderMismatch */
 
 enum session_phase {
