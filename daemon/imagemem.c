@@ -272,6 +272,24 @@ imagemem_remember(const char *image, const char *id, int port,
 }
 
 void
+imagemem_unref(const char *image, const char *id)
+{
+	char *path = imagemem_path();
+	json_t *doc = imagemem_open(path), *refs;
+	const char *was;
+
+	if (doc != NULL) {
+		refs = json_object_get(doc, "refs");
+		was = json_string_value(json_object_get(refs, image));
+		if (was != NULL && strcmp(was, id) == 0 &&
+		    json_object_del(refs, image) == 0)
+			imagemem_commit(path, doc);
+		json_decref(doc);
+	}
+	free(path);
+}
+
+void
 imagemem_forget(const char *id)
 {
 	char *path = imagemem_path();

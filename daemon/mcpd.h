@@ -1102,6 +1102,8 @@ int imagemem_lookup(const char *image, char **ret_id, int *ret_port,
 /* Remembers that image, as image ID id, answered HTTP on port and path. */
 void imagemem_remember(const char *image, const char *id, int port,
     const char *path);
+/* Forgets that image stands for image ID id (the tag moved). */
+void imagemem_unref(const char *image, const char *id);
 /* Forgets what is remembered of image ID id. */
 void imagemem_forget(const char *id);
 

@@ -407,20 +407,28 @@ probe_inspected(void *arg, int status, const char *out, const char *err)
 	int port = 0;
 
 	p->cmd = NULL;
-	if (status == 0 && sp != NULL)
+	if (status == 0 && sp != NULL) {
 		port = probe_host_port(sp + 1, p->port);
+		p->image_id = xstrndup(out, sp - out);
+	}
+	if (p->is_direct && p->image_id != NULL &&
+	    strcmp(p->image_id, p->remembered_id) != 0) {
+		/* The tag moved: what the new image serves is not known. */
+		imagemem_unref(p->target.spec->image, p->remembered_id);
+		probe_fall_back(p, "the image is another one now", false);
+		return;
+	}
+	if (p->is_direct && p->image_id != NULL && port == 0) {
+		/* Ended already (a stdio server without stdin does). */
+		probe_fall_back(p, "the container stopped", true);
+		return;
+	}
 	if (port == 0) {
 		why = status != 0 ? docker_describe_failure(status, err) :
 				    xstrdup(out);
 		probe_fail(p, "cannot read the published port of %s: %s",
 		    why != NULL ? why : "");
 		free(why);
-		return;
-	}
-	p->image_id = xstrndup(out, sp - out);
-	if (p->is_direct && strcmp(p->image_id, p->remembered_id) != 0) {
-		/* The tag moved: what the new image serves is not known. */
-		probe_fall_back(p, "the image is another one now", false);
 		return;
 	}
 	p->host_port = port;
