@@ -429,6 +429,7 @@ docker_describe_failure(int status, const char *err)
 /* ---- container records ---- */
 
 static void docker_remove_start(struct docker_container *);
+static void docker_remove_old_start(struct docker_container *);
 
 static void docker_nothing_to_remove(evutil_socket_t, short, void *);
 static void docker_old_ended(evutil_socket_t, short, void *);
@@ -436,8 +437,14 @@ static void docker_old_ended(evutil_socket_t, short, void *);
 static void
 docker_retry_due(evutil_socket_t fd, short events, void *arg)
 {
+	struct docker_container *ct = arg;
+
 	(void)fd, (void)events;
-	docker_remove_start(arg);
+	/* Only what failed: an old probe's retry leaves the serving one be. */
+	if (ct->error != NULL)
+		docker_remove_start(ct);
+	else
+		docker_remove_old_start(ct);
 }
 
 struct docker_container *

@@ -79,8 +79,8 @@ imagemem_entry_is_valid(json_t *e)
 	const char *transport, *path;
 	json_int_t port, saved;
 
-	if (json_unpack(e, "{s:s, s:I, s:s, s:I}", "transport",
-		&transport, "port", &port, "path", &path, "saved", &saved) < 0)
+	if (json_unpack(e, "{s:s, s:I, s:s, s:I}", "transport", &transport,
+		"port", &port, "path", &path, "saved", &saved) < 0)
 		return false;
 	return strcmp(transport, "streamable-http") == 0 && port > 0 &&
 	    port <= 65535 && path[0] == '/';
@@ -113,12 +113,12 @@ imagemem_load(const char *path, json_t **ret, char **cause)
 	free(buf);
 	if (doc == NULL)
 		return errors_cause(cause, -EBADMSG,
-		    "%s is corrupt (%s at line %d, column %d)", path,
-		    jerr.text, jerr.line, jerr.column);
+		    "%s is corrupt (%s at line %d, column %d)", path, jerr.text,
+		    jerr.line, jerr.column);
 	images = json_object_get(doc, "images");
 	refs = json_object_get(doc, "refs");
 	r = json_integer_value(json_object_get(doc, "version")) ==
-		    IMAGEMEM_VERSION &&
+		IMAGEMEM_VERSION &&
 	    json_is_object(images) && json_is_object(refs);
 	json_object_foreach(images, key, v)
 		r = r && imagemem_entry_is_valid(v);
@@ -173,8 +173,8 @@ imagemem_commit(const char *path, json_t *doc)
 		    strerror(-r));
 	else if (r == 0 && (got_len != len || memcmp(got, buf, len) != 0)) {
 		r = -EIO;
-		xasprintf(&cause, "read back of %s differs from what was written",
-		    path);
+		xasprintf(&cause,
+		    "read back of %s differs from what was written", path);
 	}
 	if (r < 0)
 		log_warnx("%s: the image transports are not remembered",
@@ -197,8 +197,8 @@ imagemem_trim(json_t *images, json_t *refs)
 
 		oldest = NULL;
 		json_object_foreach(images, key, v) {
-			json_int_t t = json_integer_value(
-			    json_object_get(v, "saved"));
+			json_int_t t = json_integer_value(json_object_get(v,
+			    "saved"));
 
 			if (oldest == NULL || t < min) {
 				oldest = key;
@@ -224,15 +224,15 @@ imagemem_lookup(const char *image, char **ret_id, int *ret_port,
 	free(path);
 	if (doc == NULL)
 		return 0;
-	id = json_string_value(
-	    json_object_get(json_object_get(doc, "refs"), image));
+	id = json_string_value(json_object_get(json_object_get(doc, "refs"),
+	    image));
 	e = id != NULL ? json_object_get(json_object_get(doc, "images"), id) :
 			 NULL;
 	if (e != NULL) {
 		*ret_id = xstrdup(id);
 		*ret_port = (int)json_integer_value(json_object_get(e, "port"));
-		*ret_path = xstrdup(
-		    json_string_value(json_object_get(e, "path")));
+		*ret_path = xstrdup(json_string_value(json_object_get(e,
+		    "path")));
 		r = 1;
 	}
 	json_decref(doc);
@@ -254,7 +254,8 @@ imagemem_remember(const char *image, const char *id, int port,
 	refs = json_object_get(doc, "refs");
 	e = json_object_get(images, id);
 	/* Known already: nothing to write (a load stays free of fsyncs). */
-	if (e == NULL || json_integer_value(json_object_get(e, "port")) != port ||
+	if (e == NULL ||
+	    json_integer_value(json_object_get(e, "port")) != port ||
 	    strcmp(json_string_value(json_object_get(e, "path")), http_path) !=
 		0 ||
 	    json_string_value(json_object_get(refs, image)) == NULL ||

@@ -1051,8 +1051,8 @@ int docker_container_switch(struct docker_container *, const char *name,
  * fn hears (from the loop) when the old one's removal has ended: err < 0
  * when it is still there (its removal is retried).
  */
-void docker_container_wait_old(struct docker_container *,
-    docker_removed_fn *fn, void *arg);
+void docker_container_wait_old(struct docker_container *, docker_removed_fn *fn,
+    void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
 

@@ -33,7 +33,7 @@ struct probe {
 	struct child_spec run;
 	char **run_argv, **run_env;
 	struct remote_spec remote;
-	int port; /* inside the container */
+	int port;      /* inside the container */
 	int host_port; /* published on 127.0.0.1 */
 	char *path;
 	json_t *held;	   /* [msg, tool] pairs not yet answered by anyone */
@@ -41,11 +41,11 @@ struct probe {
 	struct docker_cmd *cmd;	 /* docker run -d or docker port */
 	struct docker_cmd *logs; /* docker logs -f of the managed one */
 	struct event *resend;
-	struct event *step;	 /* the switch, out of the inner's callback */
-	struct event *deadline;	 /* of a remembered image's first answer */
-	char *image_id;		 /* what the managed container runs */
-	char *remembered_id;	 /* the image ID remembered as HTTP, or NULL */
-	bool is_direct;		 /* started managed at once, from the memory */
+	struct event *step;	/* the switch, out of the inner's callback */
+	struct event *deadline; /* of a remembered image's first answer */
+	char *image_id;		/* what the managed container runs */
+	char *remembered_id;	/* the image ID remembered as HTTP, or NULL */
+	bool is_direct;		/* started managed at once, from the memory */
 	char *run_failed; /* why docker run failed, while its name is checked */
 	bool saw_name_conflict; /* docker said the name is already in use */
 	bool is_closing;
@@ -383,7 +383,8 @@ probe_host_port(const char *json, int port)
 
 	snprintf(key, sizeof key, "%d/tcp", port);
 	json_array_foreach(json_object_get(ports, key), i, b) {
-		const char *hp = json_string_value(json_object_get(b, "HostPort"));
+		const char *hp = json_string_value(json_object_get(b,
+		    "HostPort"));
 
 		if (hp != NULL &&
 		    (host = probe_port_at(hp, hp + strlen(hp))) > 0)
@@ -643,7 +644,7 @@ probe_fall_back(struct probe *p, const char *why, bool forget)
 	    name != NULL ? name : "(none)", p->remembered_id, why,
 	    forget ? "forgetting the image, " : "");
 	probe_progress(p, "probing",
-	    "image %s did not answer HTTP as remembered (%s): probing it", 
+	    "image %s did not answer HTTP as remembered (%s): probing it",
 	    p->remembered_id, why);
 	if (forget)
 		imagemem_forget(p->remembered_id);

@@ -226,3 +226,48 @@ def test_shutdown_during_a_direct_start_leaves_no_container(start):
         ctl.wait()
     assert container(cname) is None
     assert owned_by(d.did) == []
+
+
+def test_probe_that_cannot_be_removed_fails_the_switch_and_goes_later(
+        start, tmp_path):
+    """The probe's docker rm -f (run while the managed container starts)
+    fails: the load fails saying so, both containers are accounted for,
+    the managed one goes at once and the probe when the retry timer runs
+    after docker rm works again. A fake docker (a script in front of the
+    real one) refuses `docker rm` of rax-probe-* while a flag file exists:
+    a real engine cannot be made to refuse it (DESIGN 9)."""
+    from conftest import DOCKER, UNAVAILABLE
+    flag = tmp_path / "refuse-probe-rm"
+    fake = tmp_path / "docker"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"if [ \"$1\" = rm ] && [ -e '{flag}' ]; then\n"
+        "\tcase \"$*\" in *rax-probe-*)\n"
+        "\t\techo \"fake docker: refusing docker $* on purpose\" >&2\n"
+        "\t\texit 1;;\n"
+        "\tesac\n"
+        "fi\n"
+        f"exec '{DOCKER}' \"$@\"\n")
+    fake.chmod(0o755)
+    d = start(env={"MCPD_DOCKER": str(fake)})
+    probe, managed = f"rax-probe-rp-{d.pid}", f"rax-mcp-rp-{d.pid}"
+    flag.touch()
+    r = d.ctl("load", "--no-persist", "--name", "rp", HTTP, timeout=120)
+    assert r.rc == 1, r
+    assert r.json["code"] == UNAVAILABLE, r
+    assert "cannot remove the probe container" in r.json["message"], r
+    assert "refusing docker rm" in r.json["message"], r
+    # The managed one went; the probe stays, and is listed.
+    assert container(managed) is None
+    assert container(probe) is not None
+    row = ctl_row(d, "rp")
+    assert row is not None and row["state"] == "failed", row
+    assert row["container"]["name"] == probe, row
+    assert "refusing docker rm" in row["container"]["remove_error"], row
+    # Nothing was remembered: the managed container never answered.
+    assert not (d.state / MEMORY).exists()
+    flag.unlink()
+    poll(lambda: ctl_row(d, "rp") is None, timeout=25, interval=0.25,
+         what="the retry timer to remove the probe")
+    assert container(probe) is None
+    assert owned_by(d.did) == []
