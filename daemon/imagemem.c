@@ -50,6 +50,8 @@ imagemem_read(const char *path, char **ret, size_t *ret_len)
 		close(fd);
 		return r;
 	}
+	/* After fsync the pages are clean: a read back comes from the device. */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	buf = xmalloc((size_t)st.st_size + 1);
 	while (len < (size_t)st.st_size &&
 	    (n = read(fd, buf + len, (size_t)st.st_size - len)) != 0) {
