@@ -1116,6 +1116,8 @@ struct probe_target {
 /* The transport of a container server: stdio, or HTTP once detected. */
 struct transport *probe_new(const struct probe_target *,
     struct docker_container *, const struct transport_cbs *, void *arg);
+/* probe-detect.c: a port number at s (up to end); 0 when there is none. */
+int probe_detect_port(const char *s, const char *end);
 /* Finds an HTTP endpoint in a log line: 1 with port and path (new). */
 int probe_detect_http(const char *line, size_t len, int *ret_port,
     char **ret_path);
