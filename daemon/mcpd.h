@@ -1096,6 +1096,8 @@ void docker_container_note_conflict(struct docker_container *);
 enum errors_kind docker_container_kind(const struct docker_container *);
 /* The container that may exist, or NULL. */
 const char *docker_container_name(const struct docker_container *);
+/* The probe still being removed while name starts, or NULL. */
+const char *docker_container_old_name(const struct docker_container *);
 const char *docker_container_phase(const struct docker_container *);
 /* Why its last removal failed, or NULL. */
 const char *docker_container_error(const struct docker_container *);
@@ -1106,6 +1108,20 @@ const char *docker_container_error(const struct docker_container *);
  * once when nothing is recorded).
  */
 void docker_container_remove(struct docker_container *, docker_removed_fn *,
+    void *arg);
+/*
+ * Records name as the container that may exist now and removes the one
+ * recorded before (a probe this daemon started) in the background: the
+ * two exist side by side until that removal ends, and a removal or
+ * shutdown waits for both. -EBUSY when the old one cannot be handed over.
+ */
+int docker_container_switch(struct docker_container *, const char *name,
+    enum docker_phase);
+/*
+ * fn hears (from the loop) when the old one's removal has ended: err < 0
+ * when it is still there (its removal is retried).
+ */
+void docker_container_wait_old(struct docker_container *, docker_removed_fn *fn,
     void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
@@ -1145,6 +1161,22 @@ void docker_note_use(void);
 void docker_reap(void);
 void docker_reap_close(void);
 
+/* imagemem.c: image IDs that answered HTTP (doc/containers.md). */
+/*
+ * 1 with the image ID image last ran as, the port its server listened
+ * on in the container and its path, when that ID answered HTTP; else 0
+ * (also when the file is broken: that is logged).
+ */
+int imagemem_lookup(const char *image, char **ret_id, int *ret_port,
+    char **ret_path);
+/* Remembers that image, as image ID id, answered HTTP on port and path. */
+void imagemem_remember(const char *image, const char *id, int port,
+    const char *path);
+/* Forgets that image stands for image ID id (the tag moved). */
+void imagemem_unref(const char *image, const char *id);
+/* Forgets what is remembered of image ID id. */
+void imagemem_forget(const char *id);
+
 /* probe.c: a container start, stdio raced against HTTP detection. */
 struct probe_target {
 	const struct server_spec *spec; /* image, args, env, volumes */
@@ -1154,6 +1186,8 @@ struct probe_target {
 /* The transport of a container server: stdio, or HTTP once detected. */
 struct transport *probe_new(const struct probe_target *,
     struct docker_container *, const struct transport_cbs *, void *arg);
+/* probe-detect.c: a port number at s (up to end); 0 when there is none. */
+int probe_detect_port(const char *s, const char *end);
 /* Finds an HTTP endpoint in a log line: 1 with port and path (new). */
 int probe_detect_http(const char *line, size_t len, int *ret_port,
     char **ret_path);
