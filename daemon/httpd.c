@@ -3,6 +3,9 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -415,8 +418,9 @@ httpd_handle(struct evhttp_request *req, void *arg)
 int
 httpd_listen(const char *addr, char **cause)
 {
+	struct evhttp_bound_socket *bound;
 	char host[64];
-	int port = 0, r;
+	int port = 0, r, one = 1;
 
 	if ((r = httpd_access_addr(addr, host, sizeof host, &port, cause)) < 0)
 		return r;
@@ -427,13 +431,23 @@ httpd_listen(const char *addr, char **cause)
 	evhttp_set_allowed_methods(httpd,
 	    EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
 	evhttp_set_gencb(httpd, httpd_handle, NULL);
-	if (evhttp_bind_socket(httpd, host, (ev_uint16_t)port) < 0) {
+	if ((bound = evhttp_bind_socket_with_handle(httpd, host,
+		 (ev_uint16_t)port)) == NULL) {
 		r = errors_cause(cause, -EADDRINUSE, "cannot listen on %s: %s",
 		    addr, strerror(errno));
 		evhttp_free(httpd);
 		httpd = NULL;
 		return r;
 	}
+	/*
+	 * An answer is written in pieces (headers, an event, the end): with
+	 * Nagle's algorithm each piece after the first waited for the
+	 * client's delayed ACK, some 40 ms a call. Accepted sockets inherit
+	 * this from the listening one.
+	 */
+	if (setsockopt(evhttp_bound_socket_get_fd(bound), IPPROTO_TCP,
+		TCP_NODELAY, &one, sizeof one) < 0)
+		log_warn("HTTP front: TCP_NODELAY");
 	log_info("MCP over HTTP on http://%s/mcp", addr);
 	return 0;
 }
