@@ -315,8 +315,10 @@ memory_main() {
 
 	echo "memory: mcpd with 0 and $mem_servers test servers of 20 tools" \
 		"(kB): VmRSS $rss0 -> $rss1, Pss $pss0 -> $pss1;"
-	echo "  per server: mcpd +$(((rss1 - rss0) / n)) kB RSS," \
-		"shim (mcpd-shim) $((srss / n)) kB RSS, $((spss / n)) kB Pss;" \
+	echo "  per server: mcpd +$(((rss1 - rss0) / n)) kB RSS; mcpd and" \
+		"its shims' Pss together +$(((pss1 + spss - pss0) / n)) kB;" \
+		"each shim (mcpd-shim)"
+	echo "  $((srss / n)) kB RSS, $((spss / n)) kB Pss;" \
 		"the server itself (mcp-testserver, static) $((svr / n)) kB RSS"
 	row "mcpd RSS, $n servers x 20 tools" "$(kb_mib "$rss1")" MiB \
 		"$(kb_mib "$rss0")" \
@@ -325,4 +327,6 @@ memory_main() {
 	row "mcpd RSS per loaded server" $(((rss1 - rss0) / n)) kB - - -
 	row "shim RSS per server" $((srss / n)) kB - - -
 	row "shim Pss per server" $((spss / n)) kB - - -
+	row "mcpd and shim Pss per server" \
+		$(((pss1 + spss - pss0) / n)) kB - - -
 }

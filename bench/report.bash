@@ -124,6 +124,8 @@ report_chart_data() {
 			printf "\"%s\" %g %d \"%s\"\n", label, score,
 				$7 == "yes" ? 5082957 : 12597547, text \
 				>(dir "/targets.dat")
+			if (!nt++ || score < lo) lo = score
+			if (nt == 1 || score > hi) hi = score
 		}
 		$4 != "-" && $3 == "calls/s" {
 			printf "\"%s\" %s %s\n", label, $4, $2 \
@@ -132,6 +134,10 @@ report_chart_data() {
 		$4 != "-" && $3 == "ms" {
 			printf "\"%s\" %s %s\n", label, $4, $2 \
 				>(dir "/pairs-ms.dat")
+		}
+		END {
+			if (nt) printf "%g:%g\n", (lo < 0.5 ? lo : 0.5) / 1.5,
+				(hi > 2 ? hi : 2) * 1.5 >(dir "/targets.range")
 		}' "$rows"
 }
 
@@ -146,7 +152,7 @@ set boxwidth 0.9
 set logscale y
 set yrange [*:*]
 set key top right
-set xtics rotate by 25 right
+set xtics rotate by 25 right font ",8"
 plot "$1" using 2:xtic(1) title "baseline" linecolor rgb "#999999", \\
 	"" using 3 title "mcpd" linecolor rgb "#3b6ea8", \\
 	"" using (\$0 - 1.0 / 6):2:(sprintf(\$2 >= 100 ? "%.0f" : "%.3g", \$2)) \\
@@ -154,6 +160,7 @@ plot "$1" using 2:xtic(1) title "baseline" linecolor rgb "#999999", \\
 	"" using (\$0 + 1.0 / 6):3:(sprintf(\$3 >= 100 ? "%.0f" : "%.3g", \$3)) \\
 		with labels offset 0,0.6 font ",7" notitle
 unset logscale y
+set xtics norotate font ""
 EOF
 }
 
@@ -168,7 +175,8 @@ report_chart() {
 		cat >>"$body" <<EOF
 set title "each figure against its target (1 = the target; met at or below)"
 set logscale y
-set yrange [*:*]
+set yrange [$(cat "$chart_dir/targets.range")]
+set ytics 1.0 / 1024, 2 format "%g"
 set xrange [-0.6:$(($(wc -l <"$chart_dir/targets.dat") - 1)).6]
 set grid ytics
 set xtics rotate by 30 right font ",7"
@@ -181,6 +189,7 @@ plot "$chart_dir/targets.dat" using 0:2:(0.7):3:xtic(1) \\
 unset logscale y
 set xtics norotate font ""
 set xrange [*:*]
+set ytics autofreq
 EOF
 	fi
 	if [[ -s $chart_dir/pairs-calls.dat ]]; then
