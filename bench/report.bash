@@ -24,6 +24,7 @@
 # also kept in BUILD_DIR/bench.tsv.
 
 rows=$tmp/rows.tsv
+report_is_done=
 chart_dir=$tmp/chart
 mkdir -p "$chart_dir"
 : >"$rows"
@@ -227,6 +228,7 @@ EOF
 
 # report_main: the table, the rows kept in BUILD_DIR/bench.tsv, the chart.
 report_main() {
+	report_is_done=1
 	[[ -s $rows ]] || return 0
 	echo
 	echo "== all figures (ratio: measured / baseline; met: against the" \
@@ -235,4 +237,14 @@ report_main() {
 	cp "$rows" "$build/bench.tsv"
 	report_chart "$chart"
 	echo "rows: $build/bench.tsv; chart: $chart"
+}
+
+# report_partial: for bench/run's exit trap: when a part failed (or the run
+# was interrupted) before report_main, the figures gathered so far, on
+# stderr, without a chart.
+report_partial() {
+	[[ -z $report_is_done && -s $rows ]] || return 0
+	report_is_done=1
+	echo "bench/run: the figures gathered before it stopped:" >&2
+	report_table >&2
 }
