@@ -352,7 +352,7 @@ set boxwidth 0.9
 set logscale y
 set grid ytics
 set xtics rotate by 25 right
-set key top right
+set key inside top right
 set title "relays: SDK client -> relay -> server-everything (stdio), echo; calls/s (log scale)"
 set yrange [10:*]
 plot "$1" using 2:xtic(1) title "concurrency 1", \\
@@ -429,19 +429,19 @@ relays_report() {
 		"$(ratio "$(median r-bridge 16 calls_per_s)" \
 			"$(median r-direct 16 calls_per_s)") (target >= 0.8)"
 
-	row "mcpd HTTP vs mcp-hub calls/s, c=1" \
+	row "relays: mcpd HTTP vs mcp-hub calls/s, c=1" \
 		"$(median r-mcpd 1 calls_per_s)" calls/s \
 		"$(median r-mcp-hub 1 calls_per_s)" \
 		"$(ratio "$(median r-mcpd 1 calls_per_s)" \
 			"$(median r-mcp-hub 1 calls_per_s)")" "ratio>=8"
-	row "mcpd HTTP vs mcp-hub calls/s, c=16" \
+	row "relays: mcpd HTTP vs mcp-hub calls/s, c=16" \
 		"$(median r-mcpd 16 calls_per_s)" calls/s \
 		"$(median r-mcp-hub 16 calls_per_s)" \
 		"$(ratio "$(median r-mcpd 16 calls_per_s)" \
 			"$(median r-mcp-hub 16 calls_per_s)")" -
 	for conc in 1 16; do
 		for name in mcpd bridge; do
-			row "${rlabel[$name]} vs direct stdio calls/s, c=$conc" \
+			row "relays: ${rlabel[$name]} vs direct stdio calls/s, c=$conc" \
 				"$(median "r-$name" "$conc" calls_per_s)" calls/s \
 				"$(median r-direct "$conc" calls_per_s)" \
 				"$(ratio "$(median "r-$name" "$conc" calls_per_s)" \
@@ -449,7 +449,7 @@ relays_report() {
 				"ratio>=0.8"
 		done
 	done
-	row "mcpd HTTP RSS vs smallest relay's ($min_name)" \
+	row "relays: mcpd HTTP RSS vs smallest's ($min_name)" \
 		"$(mib "$(median r-mcpd rss rss_kb)")" MiB "$(mib "$min")" \
 		"$(awk -v m="$(median r-mcpd rss rss_kb)" -v p="$min" \
 			'BEGIN { printf "%.3f", m / p }')" "ratio<=0.1"

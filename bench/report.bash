@@ -128,7 +128,7 @@ report_chart_data() {
 			if (!nt++ || score < lo) lo = score
 			if (nt == 1 || score > hi) hi = score
 		}
-		$4 != "-" && $3 == "calls/s" {
+		$4 != "-" && $3 == "calls/s" && $1 !~ /^relays: / {
 			printf "\"%s\" %s %s\n", label, $4, $2 \
 				>(dir "/pairs-calls.dat")
 		}
@@ -142,7 +142,8 @@ report_chart_data() {
 		}' "$rows"
 }
 
-# report_panel_pairs FILE TITLE: a panel of baseline and measured bars.
+# report_panel_pairs FILE TITLE: a panel of baseline and measured bars
+# (the relays' rows are left to their own panels).
 report_panel_pairs() {
 	cat <<EOF
 set title "$2"
@@ -152,7 +153,7 @@ set style fill solid 0.8 border -1
 set boxwidth 0.9
 set logscale y
 set yrange [*:*]
-set key top right
+set key outside right top vertical
 set xtics rotate by 25 right font ",8"
 plot "$1" using 2:xtic(1) title "baseline" linecolor rgb "#999999", \\
 	"" using 3 title "mcpd" linecolor rgb "#3b6ea8", \\
@@ -162,6 +163,7 @@ plot "$1" using 2:xtic(1) title "baseline" linecolor rgb "#999999", \\
 		with labels offset 0,0.6 font ",7" notitle
 unset logscale y
 set xtics norotate font ""
+set key inside top right
 EOF
 }
 
@@ -213,11 +215,11 @@ EOF
 	cols=$((n > 1 ? 2 : 1))
 	rowsn=$(((n + 1) / 2))
 	{
-		echo "set terminal pngcairo size $((cols * 650)),$((rowsn * 440)) font \"sans,9\""
+		echo "set terminal pngcairo size $((cols * 820)),$((rowsn * 540)) font \"sans,9\""
 		echo "set output \"$1\""
 		echo "set termoption noenhanced"
 		echo "set lmargin 12"
-		echo "set bmargin 7"
+		echo "set bmargin 9"
 		echo "set multiplot layout $rowsn,$cols title \"make bench ($(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m)); parts: $only\""
 		cat "$body"
 		echo "unset multiplot"
