@@ -18,6 +18,8 @@ PKGS	:= libevent libevent_openssl jansson libsystemd openssl libsodium
 # mcpctl links only what it uses (the daemon's journal, TLS and secrets
 # are not its business): it starts faster.
 CTL_PKGS := libevent jansson
+# mcpd loads libevent_openssl (and OpenSSL) on its first TLS connection.
+MCPD_PKGS := libevent jansson libsystemd libsodium
 WARN	:= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wpointer-arith -Wcast-qual
 CFLAGS	?= -O2 -g
@@ -34,6 +36,7 @@ endif
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
 CTL_LIBS   = $(shell $(PKG_CONFIG) --libs $(CTL_PKGS)) -lm
+MCPD_LIBS  = $(shell $(PKG_CONFIG) --libs $(MCPD_PKGS)) -lm
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Icommon \
 	     -DMCPD_VERSION='"$(VERSION)"' -DMCPD_DATADIR='"$(PKGDATADIR)"' \
 	     $(PKG_CFLAGS)
@@ -66,7 +69,7 @@ $(BUILD)/obj/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(MCPD): $(DAEMON_OBJ) $(COMMON_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(MCPD_LIBS)
 
 # From an archive, mcpctl takes only the common modules it uses.
 $(BUILD)/libcommon.a: $(COMMON_OBJ)

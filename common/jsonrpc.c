@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* JSON-RPC 2.0: classify incoming messages, build and frame outgoing ones. */
+#include <sys/uio.h>
+
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,6 +98,60 @@ jsonrpc_parse(const char *line, size_t len, json_error_t *err)
 }
 
 #define JSONRPC_FLAGS (JSON_COMPACT | JSON_ENCODE_ANY)
+#define JSONRPC_SMALL (64 * 1024) /* larger texts get a block of their own */
+
+static void
+jsonrpc_free_text(const void *data, size_t len, void *arg)
+{
+	(void)len, (void)arg;
+	free((void *)(uintptr_t)data);
+}
+
+int
+jsonrpc_add_big(struct evbuffer *out, const struct iovec *v, int n)
+{
+	size_t len = 0;
+	char *text, *p;
+
+	for (int i = 0; i < n; i++)
+		len += v[i].iov_len;
+	if ((p = text = malloc(len)) == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		memcpy(p, v[i].iov_base, v[i].iov_len);
+		p += v[i].iov_len;
+	}
+	if (evbuffer_add_reference(out, text, len, jsonrpc_free_text, NULL) <
+	    0) {
+		free(text);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A big message in a block of its own size: a buffer's chain would take
+ * the next power of two, up to twice what is held.
+ */
+static int
+jsonrpc_write_big(struct evbuffer *out, const json_t *msg, size_t n)
+{
+	char *text = malloc(n + 1);
+
+	if (text == NULL)
+		return -ENOMEM;
+	if (json_dumpb(msg, text, n, JSONRPC_FLAGS) != n) {
+		free(text);
+		return -EINVAL;
+	}
+	text[n] = '\n';
+	if (evbuffer_add_reference(out, text, n + 1, jsonrpc_free_text, NULL) <
+	    0) {
+		free(text);
+		return -ENOMEM;
+	}
+	return 0;
+}
 
 /* Dumps straight into the buffer's free space: one copy, one add. */
 int
@@ -111,11 +168,54 @@ jsonrpc_write(struct evbuffer *out, const json_t *msg)
 			return -EINVAL;
 		if (n < v.iov_len)
 			break;
+		if (n > JSONRPC_SMALL)
+			return jsonrpc_write_big(out, msg, n);
 		want = n;
 	}
 	((char *)v.iov_base)[n] = '\n';
 	v.iov_len = n + 1;
 	return evbuffer_commit_space(out, &v, 1) < 0 ? -ENOMEM : 0;
+}
+
+size_t
+jsonrpc_format_int(char *buf, int64_t v)
+{
+	char digits[JSONRPC_INT_MAX];
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	size_t n = 0, len = 0;
+
+	do
+		digits[n++] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		buf[len++] = '-';
+	while (n > 0)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return len;
+}
+
+/* One reservation, one commit. */
+int
+jsonrpc_write_text(struct evbuffer *out, const struct iovec *v, int n)
+{
+	struct evbuffer_iovec space;
+	size_t len = 0;
+	char *p;
+
+	for (int i = 0; i < n; i++)
+		len += v[i].iov_len;
+	if (len > JSONRPC_SMALL)
+		return jsonrpc_add_big(out, v, n);
+	if (evbuffer_reserve_space(out, len, &space, 1) != 1)
+		return -ENOMEM;
+	p = space.iov_base;
+	for (int i = 0; i < n; i++) {
+		memcpy(p, v[i].iov_base, v[i].iov_len);
+		p += v[i].iov_len;
+	}
+	space.iov_len = len;
+	return evbuffer_commit_space(out, &space, 1) < 0 ? -ENOMEM : 0;
 }
 
 int
@@ -126,10 +226,14 @@ jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
 	static const char mid[] = ",\"result\":";
 	char idtext[128], *big = NULL;
 	const char *text = idtext;
-	size_t n = json_dumpb(id, idtext, sizeof idtext, JSONRPC_FLAGS);
-	int r = 0;
+	size_t n;
+	int r;
 
-	if (n == 0)
+	/* The usual id, an integer, without a trip through printf. */
+	if (json_is_integer(id))
+		n = jsonrpc_format_int(idtext, json_integer_value(id));
+	else if ((n = json_dumpb(id, idtext, sizeof idtext, JSONRPC_FLAGS)) ==
+	    0)
 		return -EINVAL;
 	/* A long id (a client's string) does not fit the usual buffer. */
 	if (n > sizeof idtext) {
@@ -141,11 +245,13 @@ jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
 		}
 		text = big;
 	}
-	if (evbuffer_add(out, head, sizeof head - 1) < 0 ||
-	    evbuffer_add(out, text, n) < 0 ||
-	    evbuffer_add(out, mid, sizeof mid - 1) < 0 ||
-	    evbuffer_add(out, raw, len) < 0 || evbuffer_add(out, "}\n", 2) < 0)
-		r = -ENOMEM;
+	r = jsonrpc_write_text(out,
+	    (struct iovec[]){ { (void *)(uintptr_t)head, sizeof head - 1 },
+		{ (void *)(uintptr_t)text, n },
+		{ (void *)(uintptr_t)mid, sizeof mid - 1 },
+		{ (void *)(uintptr_t)raw, len },
+		{ (void *)(uintptr_t) "}\n", 2 } },
+	    5);
 	free(big);
 	return r;
 }

@@ -3,7 +3,10 @@
 #ifndef MCPD_JSONRPC_H
 #define MCPD_JSONRPC_H
 
+#include <sys/uio.h>
+
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -45,6 +48,17 @@ int jsonrpc_write(struct evbuffer *out, const json_t *msg);
  * Appends the answer to id whose result is raw JSON text, already checked
  * (jsonscan_object): the bytes a server sent are passed on unchanged.
  */
+/*
+ * The pieces of a text as one block of exactly their size, added to out
+ * by reference (freed when drained): for big texts, which a buffer chain
+ * would hold in the next power of two.
+ */
+int jsonrpc_add_big(struct evbuffer *out, const struct iovec *, int n);
+/* A message given as the pieces of its text (newline included). */
+int jsonrpc_write_text(struct evbuffer *out, const struct iovec *, int n);
+/* v in decimal into buf (JSONRPC_INT_MAX bytes); its length. */
+#define JSONRPC_INT_MAX 24
+size_t jsonrpc_format_int(char *buf, int64_t v);
 int jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
     const char *raw, size_t len);
 

@@ -12,6 +12,7 @@ struct jsonscan {
 	const unsigned char *p;
 	const unsigned char *end;
 	int depth;
+	bool is_closed; /* a top-level key not among the members fails */
 };
 
 static int jsonscan_value(struct jsonscan *);
@@ -110,10 +111,21 @@ jsonscan_escape(struct jsonscan *s, bool *has_escape)
 static int
 jsonscan_string(struct jsonscan *s, bool *has_escape)
 {
+	const unsigned char *p;
+
 	*has_escape = false;
 	s->p++; /* the opening quote */
 	while (s->p < s->end) {
-		unsigned char c = *s->p;
+		unsigned char c;
+
+		/* The common bytes first, in a tight loop. */
+		for (p = s->p; p < s->end && *p >= 0x20 && *p < 0x80 &&
+		     *p != '"' && *p != '\\';
+		     p++)
+			;
+		if ((s->p = p) == s->end)
+			break;
+		c = *p;
 
 		if (c == '"') {
 			s->p++;
@@ -213,18 +225,22 @@ jsonscan_array(struct jsonscan *s)
 	}
 }
 
-static void
+/* Notes a member's value; false when its key is not among m. */
+static bool
 jsonscan_note(const unsigned char *base, const unsigned char *key,
     size_t keylen, const unsigned char *value, const unsigned char *end,
     struct jsonscan_member *m, size_t n)
 {
+	bool is_listed = false;
+
 	for (size_t i = 0; i < n; i++)
 		if (strlen(m[i].key) == keylen &&
 		    memcmp(m[i].key, key, keylen) == 0) {
-			m[i].is_found = true;
+			m[i].is_found = is_listed = true;
 			m[i].off = value - base;
 			m[i].len = end - value;
 		}
+	return is_listed;
 }
 
 /* An object; members are noted only for the top-level one (m != NULL). */
@@ -259,8 +275,10 @@ jsonscan_members(struct jsonscan *s, const unsigned char *base,
 		value = s->p;
 		if (jsonscan_value(s) < 0)
 			return -EINVAL;
-		if (m != NULL)
-			jsonscan_note(base, key, keylen, value, s->p, m, n);
+		if (m != NULL &&
+		    !jsonscan_note(base, key, keylen, value, s->p, m, n) &&
+		    s->is_closed)
+			return -EINVAL;
 		jsonscan_space(s);
 		if (s->p >= s->end)
 			return -EINVAL;
@@ -304,12 +322,12 @@ jsonscan_value(struct jsonscan *s)
 	}
 }
 
-int
-jsonscan_object(const char *text, size_t len, struct jsonscan_member *members,
-    size_t nmembers)
+static int
+jsonscan_top(const char *text, size_t len, struct jsonscan_member *members,
+    size_t nmembers, bool is_closed)
 {
 	struct jsonscan s = { (const unsigned char *)text,
-		(const unsigned char *)text + len, 1 };
+		(const unsigned char *)text + len, 1, is_closed };
 
 	for (size_t i = 0; i < nmembers; i++)
 		members[i].is_found = false;
@@ -320,4 +338,18 @@ jsonscan_object(const char *text, size_t len, struct jsonscan_member *members,
 		return -EINVAL;
 	jsonscan_space(&s);
 	return s.p == s.end ? 0 : -EINVAL;
+}
+
+int
+jsonscan_object(const char *text, size_t len, struct jsonscan_member *members,
+    size_t nmembers)
+{
+	return jsonscan_top(text, len, members, nmembers, false);
+}
+
+int
+jsonscan_object_of(const char *text, size_t len,
+    struct jsonscan_member *members, size_t nmembers)
+{
+	return jsonscan_top(text, len, members, nmembers, true);
 }

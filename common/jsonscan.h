@@ -29,4 +29,8 @@ struct jsonscan_member {
 int jsonscan_object(const char *text, size_t len,
     struct jsonscan_member *members, size_t nmembers);
 
+/* The same, but -EINVAL also when a top-level key is not among members. */
+int jsonscan_object_of(const char *text, size_t len,
+    struct jsonscan_member *members, size_t nmembers);
+
 #endif

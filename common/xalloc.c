@@ -104,3 +104,41 @@ xnonnull(void *p)
 		fatalx("out of memory");
 	return p;
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+#define XRECYCLE_KEEPS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define XRECYCLE_KEEPS 0
+#endif
+#endif
+#ifndef XRECYCLE_KEEPS
+#define XRECYCLE_KEEPS 1
+#endif
+
+void *
+xrecycle_get(struct xrecycle *r)
+{
+	void *p = r->head;
+
+	if (p == NULL)
+		return xcalloc(1, r->size);
+	r->head = *(void **)p;
+	r->n--;
+	memset(p, 0, r->size);
+	return p;
+}
+
+void
+xrecycle_put(struct xrecycle *r, void *p)
+{
+	if (p == NULL)
+		return;
+	if (!XRECYCLE_KEEPS || r->n >= r->max) {
+		free(p);
+		return;
+	}
+	*(void **)p = r->head;
+	r->head = p;
+	r->n++;
+}

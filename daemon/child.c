@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* Child processes: spawning without a shell, pipes, and reaping exits. */
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -172,6 +173,61 @@ static void __attribute__((noreturn)) child_shim_exit(int status)
 }
 
 /*
+ * The range of the line of /proc/self/maps that ends with "[heap]" (the
+ * brk heap), read without malloc; false when there is none (under
+ * valgrind, say, which keeps the program's heap its own way).
+ */
+static bool
+child_heap_range(uintptr_t *ret_lo, uintptr_t *ret_hi)
+{
+	static const char tag[] = "[heap]";
+	char buf[4096], line[512], *p;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	bool is_found = false;
+	size_t n = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return false;
+	while (!is_found && (r = read(fd, buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < r && !is_found; i++) {
+			if (buf[i] != '\n') {
+				if (n < sizeof line - 1)
+					line[n++] = buf[i];
+				continue;
+			}
+			line[n] = '\0';
+			if (n >= sizeof tag - 1 &&
+			    strcmp(line + n - (sizeof tag - 1), tag) == 0) {
+				*ret_lo = (uintptr_t)strtoull(line, &p, 16);
+				*ret_hi = *p == '-' ?
+				    (uintptr_t)strtoull(p + 1, NULL, 16) :
+				    0;
+				is_found = *ret_hi > *ret_lo;
+			}
+			n = 0;
+		}
+	close(fd);
+	return is_found;
+}
+
+/*
+ * Gives back the shim's copy of mcpd's heap: the shim never reads it again
+ * (nor mallocs), and each page mcpd writes later would otherwise stay in
+ * the shim as a private copy, so that every shim would come to hold a
+ * snapshot of mcpd's heap. Only the mapping the kernel names [heap] is
+ * touched.
+ */
+static void
+child_shim_drop_heap(void)
+{
+	uintptr_t lo, hi;
+
+	if (child_heap_range(&lo, &hi))
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/*
  * The shim leads the server's process group and holds nothing else. A
  * parent-death signal reaches only direct children, so when mcpd dies
  * the shim kills the whole group: programs the server started (npx ->
@@ -206,6 +262,7 @@ child_shim(const struct child_spec *spec, int fds[3], int errfd, pid_t parent)
 	close_range(0, ~0U, 0);
 	if (pid < 0)
 		_exit(127);
+	child_shim_drop_heap(); /* the server has its own copy of the spec */
 	for (;;) {
 		if ((sig = sigwaitinfo(&set, NULL)) == SIGUSR1) {
 			kill(0, SIGKILL);

@@ -22,7 +22,8 @@ TAILQ_HEAD(request_list, request);
 TAILQ_HEAD(ask_list, ask);
 
 struct client {
-	struct bufferevent *bev;
+	struct bufferevent *bev; /* for writing; reading is rd's */
+	struct fdread rd;
 	struct sendq *out;
 	struct linebuf lines;
 	char *agent;
@@ -42,6 +43,8 @@ struct client {
 };
 
 /* control.c */
+/* A request of c's, answered with control_finish (id: a reference taken). */
+struct request *control_request_new(struct client *c, json_t *id);
 /* Sends msg (stolen) to the client, as one line. */
 void control_send(struct client *c, json_t *msg);
 /*
@@ -50,6 +53,14 @@ void control_send(struct client *c, json_t *msg);
  */
 void control_finish(struct request *r, json_t *msg, const char *raw,
     size_t len);
+
+/* control-fast.c */
+/*
+ * The hot path: a plain mcpd/call line (server, tool and arguments, no
+ * more) handled without a parse; false for anything else, which the
+ * caller parses. Answers exactly as the parsed path would.
+ */
+bool control_fast_line(struct client *c, const char *line, size_t len);
 
 /* control-ask.c */
 /* An answer of the client to one of mcpd's requests (control_ask). */

@@ -33,7 +33,7 @@ static struct event *control_retry_timer;
 static char *control_path;	  /* set when we bound it and must unlink it */
 static int control_spare_fd = -1; /* given up at EMFILE to refuse a client */
 
-static void control_read(struct bufferevent *, void *);
+static void control_read(void *);
 
 size_t
 control_client_count(void)
@@ -71,6 +71,7 @@ control_client_free(struct client *c)
 	gateway_free(c->gateway);
 	json_decref(c->scope);
 	sendq_free(c->out);
+	fdread_release(&c->rd);
 	bufferevent_free(c->bev);
 	free(c->agent);
 	free(c);
@@ -118,7 +119,7 @@ static void
 control_pause(struct client *c)
 {
 	c->is_paused = true;
-	bufferevent_disable(c->bev, EV_READ);
+	fdread_disable(&c->rd);
 	if (c->hangup != NULL && !c->is_write_shut)
 		event_add(c->hangup, NULL);
 }
@@ -132,9 +133,8 @@ control_maybe_resume(struct client *c)
 	c->is_paused = false;
 	if (c->hangup != NULL)
 		event_del(c->hangup);
-	bufferevent_enable(c->bev, EV_READ);
-	bufferevent_trigger(c->bev, EV_READ,
-	    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+	fdread_enable(&c->rd);
+	fdread_kick(&c->rd); /* what it sent meanwhile, on a later turn */
 }
 
 /* The peer of a paused client closed, or shut its writing side. */
@@ -181,20 +181,26 @@ static void control_close_after_flush(struct client *);
  * that closed, or that cannot be written to, has gone.
  */
 static void
-control_event(struct bufferevent *bev, short what, void *arg)
+control_read_end(void *arg, int error)
 {
 	struct client *c = arg;
 
-	(void)bev;
-	if ((what & BEV_EVENT_ERROR) || !(what & BEV_EVENT_EOF) ||
-	    control_peer_is_gone(c)) {
+	if (error != 0 || control_peer_is_gone(c)) {
 		control_client_free(c);
 		return;
 	}
 	c->is_eof = true;
-	bufferevent_disable(c->bev, EV_READ);
+	fdread_disable(&c->rd);
 	if (c->nrequests == 0)
 		control_close_after_flush(c);
+}
+
+/* Writing failed: the client cannot be answered. */
+static void
+control_event(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev, (void)what;
+	control_client_free(arg);
 }
 
 /* Sends what is queued, then closes: for clients that broke the framing. */
@@ -202,16 +208,19 @@ static void
 control_close_after_flush(struct client *c)
 {
 	c->is_closing = true;
-	bufferevent_disable(c->bev, EV_READ);
+	fdread_disable(&c->rd);
 	sendq_flush(c->out);
 	bufferevent_trigger(c->bev, EV_WRITE,
 	    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
 }
 
-static struct request *
+/* Requests, kept for reuse: the hot path allocates nothing. */
+static struct xrecycle control_requests = XRECYCLE_INIT(struct request, 256);
+
+struct request *
 control_request_new(struct client *c, json_t *id)
 {
-	struct request *r = xcalloc(1, sizeof *r);
+	struct request *r = xrecycle_get(&control_requests);
 
 	r->client = c;
 	r->id = json_incref(id);
@@ -254,7 +263,7 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 	} else
 		json_decref(msg);
 	json_decref(r->id);
-	free(r);
+	xrecycle_put(&control_requests, r);
 }
 
 /* Errors about the framing itself, outside any request. */
@@ -321,7 +330,7 @@ control_handle_line(struct client *c, const char *line, size_t len)
 	json_t *msg;
 	char text[256];
 
-	if (len == 0)
+	if (len == 0 || control_fast_line(c, line, len))
 		return;
 	if ((msg = jsonrpc_parse(line, len, &jerr)) == NULL) {
 		snprintf(text, sizeof text, "not JSON: %s at line %d column %d",
@@ -344,16 +353,15 @@ control_too_long(struct client *c)
 	    mcpd_opts.max_message);
 	control_protocol_error(c, NULL, JSONRPC_INVALID_REQUEST, text,
 	    json_pack("{s:I}", "limit", (json_int_t)mcpd_opts.max_message));
-	evbuffer_drain(bufferevent_get_input(c->bev),
-	    evbuffer_get_length(bufferevent_get_input(c->bev)));
+	evbuffer_drain(c->rd.in, evbuffer_get_length(c->rd.in));
 	control_close_after_flush(c);
 }
 
 static void
-control_read(struct bufferevent *bev, void *arg)
+control_read(void *arg)
 {
 	struct client *c = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
+	struct evbuffer *in = c->rd.in;
 	char *line;
 	size_t len;
 	int r;
@@ -474,15 +482,16 @@ control_client_new(int fd, const char *agent, const json_t *scope)
 	c->out = sendq_new(c->bev);
 	sendq_on_drained(c->out, control_drained, c);
 	/* Big reads keep a large message in few chains, cheap to scan. */
-	bufferevent_set_max_single_read(c->bev, CONTROL_READ_MAX);
+	fdread_init(&c->rd, fd, CONTROL_READ_MAX, control_read,
+	    control_read_end, c);
 	linebuf_init(&c->lines, mcpd_opts.max_message);
 	TAILQ_INIT(&c->requests);
 	TAILQ_INIT(&c->asks);
 	TAILQ_INSERT_TAIL(&control_clients, c, entry);
 	control_nclients++;
-	bufferevent_setcb(c->bev, control_read, control_write, control_event,
-	    c);
-	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	bufferevent_setcb(c->bev, NULL, control_write, control_event, c);
+	bufferevent_enable(c->bev, EV_WRITE);
+	fdread_enable(&c->rd);
 }
 
 static void

@@ -55,8 +55,15 @@ struct docker_container {
 	void *removed_arg;
 	char *error; /* why the last removal failed, or NULL */
 	struct docker_cmd *removing;
+	/* A probe removed while the managed container starts (or NULL). */
+	char *old;
+	char *old_error; /* why its last removal failed, or NULL */
+	struct docker_cmd *removing_old;
+	char *holder;	 /* who holds name, until both removals have ended */
+	bool has_failed; /* a removal failed since the last that ended well */
 	struct event *retry;
 	struct event *tell; /* answers waiters when nothing was to be removed */
+	struct event *tell_old; /* answers waiters for an old one that ended */
 	TAILQ_HEAD(, docker_waiter) waiters;
 };
 
@@ -422,14 +429,22 @@ docker_describe_failure(int status, const char *err)
 /* ---- container records ---- */
 
 static void docker_remove_start(struct docker_container *);
+static void docker_remove_old_start(struct docker_container *);
 
 static void docker_nothing_to_remove(evutil_socket_t, short, void *);
+static void docker_old_ended(evutil_socket_t, short, void *);
 
 static void
 docker_retry_due(evutil_socket_t fd, short events, void *arg)
 {
+	struct docker_container *ct = arg;
+
 	(void)fd, (void)events;
-	docker_remove_start(arg);
+	/* Only what failed: an old probe's retry leaves the serving one be. */
+	if (ct->error != NULL)
+		docker_remove_start(ct);
+	else
+		docker_remove_old_start(ct);
 }
 
 struct docker_container *
@@ -448,7 +463,8 @@ docker_container_new(const char *agent, const char *server,
 		xasprintf(&ct->base, "%s.%s", agent, server);
 	ct->retry = evtimer_new(mcpd_base, docker_retry_due, ct);
 	ct->tell = event_new(mcpd_base, -1, 0, docker_nothing_to_remove, ct);
-	if (ct->retry == NULL || ct->tell == NULL)
+	ct->tell_old = event_new(mcpd_base, -1, 0, docker_old_ended, ct);
+	if (ct->retry == NULL || ct->tell == NULL || ct->tell_old == NULL)
 		fatal("out of memory");
 	TAILQ_INIT(&ct->waiters);
 	return ct;
@@ -466,13 +482,18 @@ docker_container_free(struct docker_container *ct)
 		free(w);
 	}
 	docker_cmd_cancel(ct->removing);
+	docker_cmd_cancel(ct->removing_old);
 	event_free(ct->retry);
 	event_free(ct->tell);
+	event_free(ct->tell_old);
 	free(ct->agent);
 	free(ct->server);
 	free(ct->base);
 	free(ct->name);
 	free(ct->error);
+	free(ct->old);
+	free(ct->old_error);
+	free(ct->holder);
 	free(ct);
 }
 
@@ -523,7 +544,13 @@ docker_container_kind(const struct docker_container *ct)
 const char *
 docker_container_name(const struct docker_container *ct)
 {
-	return ct->name;
+	return ct->name != NULL ? ct->name : ct->old;
+}
+
+const char *
+docker_container_old_name(const struct docker_container *ct)
+{
+	return ct->name != NULL ? ct->old : NULL;
 }
 
 const char *
@@ -535,7 +562,7 @@ docker_container_phase(const struct docker_container *ct)
 const char *
 docker_container_error(const struct docker_container *ct)
 {
-	return ct->error;
+	return ct->error != NULL ? ct->error : ct->old_error;
 }
 
 /* "No such container" means it is gone already: that is success. */
@@ -557,7 +584,7 @@ docker_tell_waiters(struct docker_container *ct, int r, const char *holder)
 {
 	TAILQ_HEAD(, docker_waiter) waiters = TAILQ_HEAD_INITIALIZER(waiters);
 	struct docker_waiter *w;
-	const char *text = r < 0 ? ct->error : holder;
+	const char *text = r < 0 ? docker_container_error(ct) : holder;
 	char *why = text != NULL ? xstrdup(text) : NULL;
 
 	TAILQ_CONCAT(&waiters, &ct->waiters, entry);
@@ -575,8 +602,43 @@ docker_nothing_to_remove(evutil_socket_t fd, short events, void *arg)
 	struct docker_container *ct = arg;
 
 	(void)fd, (void)events;
-	if (ct->name == NULL && ct->removing == NULL)
+	if (ct->name == NULL && ct->removing == NULL && ct->old == NULL &&
+	    ct->removing_old == NULL)
 		docker_tell_waiters(ct, 0, NULL);
+}
+
+/*
+ * Both removals (of name and of an old probe) have ended: the waiters
+ * hear how, or, when nobody waited, the owner hears that a retried
+ * removal left nothing behind.
+ */
+static void
+docker_settle(struct docker_container *ct)
+{
+	struct timeval retry = { DOCKER_RETRY_MS / 1000, 0 };
+	char *holder;
+	bool was_retry;
+
+	if (ct->removing != NULL || ct->removing_old != NULL)
+		return;
+	if (ct->error != NULL || ct->old_error != NULL) {
+		ct->has_failed = true;
+		free(ct->holder);
+		ct->holder = NULL;
+		evtimer_add(ct->retry, &retry);
+		docker_tell_waiters(ct, -EIO, NULL);
+		return;
+	}
+	was_retry = ct->has_failed && TAILQ_EMPTY(&ct->waiters);
+	ct->has_failed = false;
+	holder = ct->holder;
+	ct->holder = NULL;
+	if (was_retry && ct->removed != NULL && ct->name == NULL &&
+	    ct->old == NULL)
+		ct->removed(ct->removed_arg);
+	else
+		docker_tell_waiters(ct, 0, holder);
+	free(holder);
 }
 
 /*
@@ -588,9 +650,6 @@ static void
 docker_remove_end(struct docker_container *ct, int status, const char *err,
     const char *holder)
 {
-	bool was_retry = ct->error != NULL && TAILQ_EMPTY(&ct->waiters);
-	struct timeval retry = { DOCKER_RETRY_MS / 1000, 0 };
-
 	ct->removing = NULL;
 	free(ct->error);
 	ct->error = NULL;
@@ -598,17 +657,48 @@ docker_remove_end(struct docker_container *ct, int status, const char *err,
 		log_debug("container %s: %s", ct->name,
 		    holder != NULL ? "not ours, left alone" : "removed");
 		docker_container_set(ct, NULL, ct->phase);
-		if (was_retry && ct->removed != NULL)
-			ct->removed(ct->removed_arg);
-		else
-			docker_tell_waiters(ct, 0, holder);
-		return;
+		free(ct->holder);
+		ct->holder = holder != NULL ? xstrdup(holder) : NULL;
+	} else {
+		ct->error = docker_describe_failure(status, err);
+		log_warnx("cannot remove container %s: %s; retrying in %d s",
+		    ct->name, ct->error, DOCKER_RETRY_MS / 1000);
 	}
-	ct->error = docker_describe_failure(status, err);
-	log_warnx("cannot remove container %s: %s; retrying in %d s", ct->name,
-	    ct->error, DOCKER_RETRY_MS / 1000);
-	evtimer_add(ct->retry, &retry);
-	docker_tell_waiters(ct, -EIO, NULL);
+	docker_settle(ct);
+}
+
+/* The old probe's docker rm -f ended. */
+static void
+docker_old_removed(void *arg, int status, const char *out, const char *err)
+{
+	struct docker_container *ct = arg;
+
+	(void)out;
+	ct->removing_old = NULL;
+	free(ct->old_error);
+	ct->old_error = NULL;
+	if (docker_is_gone(status, err)) {
+		log_debug("container %s: removed", ct->old);
+		free(ct->old);
+		ct->old = NULL;
+	} else {
+		ct->old_error = docker_describe_failure(status, err);
+		log_warnx("cannot remove container %s: %s; retrying in %d s",
+		    ct->old, ct->old_error, DOCKER_RETRY_MS / 1000);
+	}
+	docker_settle(ct);
+}
+
+/* docker rm -f of the old probe (one this daemon started), in the background. */
+static void
+docker_remove_old_start(struct docker_container *ct)
+{
+	const char *rm[] = { docker_program(), "rm", "-f", ct->old, NULL };
+
+	if (ct->old == NULL || ct->removing_old != NULL)
+		return;
+	ct->removing_old = docker_cmd_start(rm, NULL,
+	    mcpd_opts.docker_timeout_ms, NULL, docker_old_removed, ct);
 }
 
 static void
@@ -710,7 +800,8 @@ docker_remove_start(struct docker_container *ct)
 		ct->name, NULL };
 
 	evtimer_del(ct->retry);
-	if (ct->removing != NULL)
+	docker_remove_old_start(ct);
+	if (ct->name == NULL || ct->removing != NULL)
 		return;
 	if (ct->is_created)
 		ct->removing = docker_cmd_start(rm, NULL,
@@ -732,10 +823,48 @@ docker_container_remove(struct docker_container *ct, docker_removed_fn *fn,
 	w->arg = arg;
 	TAILQ_INSERT_TAIL(&ct->waiters, w, entry);
 	/* Nothing to remove: the answer still comes from the loop. */
-	if (ct->name == NULL)
+	if (ct->name == NULL && ct->old == NULL)
 		event_active(ct->tell, EV_TIMEOUT, 0);
 	else
 		docker_remove_start(ct);
+}
+
+/* The old one's removal had ended before anyone waited for it. */
+static void
+docker_old_ended(evutil_socket_t fd, short events, void *arg)
+{
+	struct docker_container *ct = arg;
+
+	(void)fd, (void)events;
+	if (ct->removing == NULL && ct->removing_old == NULL)
+		docker_tell_waiters(ct, ct->old != NULL ? -EIO : 0, NULL);
+}
+
+void
+docker_container_wait_old(struct docker_container *ct, docker_removed_fn *fn,
+    void *arg)
+{
+	struct docker_waiter *w = xcalloc(1, sizeof *w);
+
+	w->fn = fn;
+	w->arg = arg;
+	TAILQ_INSERT_TAIL(&ct->waiters, w, entry);
+	if (ct->removing_old == NULL && ct->removing == NULL)
+		event_active(ct->tell_old, EV_TIMEOUT, 0);
+}
+
+int
+docker_container_switch(struct docker_container *ct, const char *name,
+    enum docker_phase phase)
+{
+	if (ct->old != NULL || ct->name == NULL || !ct->is_created ||
+	    ct->removing != NULL)
+		return -EBUSY;
+	ct->old = ct->name;
+	ct->name = NULL;
+	docker_container_set(ct, name, phase);
+	docker_remove_old_start(ct);
+	return 0;
 }
 
 void

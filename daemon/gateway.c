@@ -25,9 +25,11 @@ struct gateway {
 	struct gateway_listen *listen; /* 2026-07-28 subscriptions/listen */
 	/* What it was shown: exposed name -> {id, tool, def}. */
 	json_t *listed;
-	json_t *prompts;   /* exposed name -> {server, name} */
-	json_t *resources; /* uri -> server */
-	json_t *templates; /* uriTemplate -> server */
+	json_t *by_name;      /* the catalog by exposed name, made at ... */
+	uint64_t by_name_key; /* ... this server_gateway_key */
+	json_t *prompts;      /* exposed name -> {server, name} */
+	json_t *resources;    /* uri -> server */
+	json_t *templates;    /* uriTemplate -> server */
 	TAILQ_ENTRY(gateway) entry;
 };
 
@@ -94,6 +96,7 @@ gateway_free(struct gateway *gw)
 	gateway_listen_end(&gw->listen);
 	TAILQ_REMOVE(&gateway_list, gw, entry);
 	json_decref(gw->listed);
+	json_decref(gw->by_name);
 	json_decref(gw->prompts);
 	json_decref(gw->resources);
 	json_decref(gw->templates);
@@ -520,46 +523,50 @@ gateway_tools_list(struct gateway *gw, struct request *req, json_t *params)
 	gateway_answer(req, "tools/list", result);
 }
 
-/* The entry of the tool a session calls by name, or NULL (new). */
+/*
+ * The scope's catalog by exposed name (borrowed). It is made again only
+ * when what it is made of changed: a call does not name every tool of
+ * every server again.
+ */
 static json_t *
-gateway_resolve(struct request *req, const char *name)
+gateway_by_name(struct gateway *gw, struct request *req)
 {
-	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
-	json_t *e, *found = NULL;
+	uint64_t key = server_gateway_key(control_agent(req),
+	    control_scope(req));
+	json_t *all, *e;
 	size_t i;
 
+	if (gw->by_name != NULL && key == gw->by_name_key)
+		return gw->by_name;
+	all = gateway_catalog(control_agent(req), control_scope(req));
+	json_decref(gw->by_name);
+	gw->by_name = xjson(json_object());
 	json_array_foreach(all, i, e)
-		if (strcmp(json_string_value(json_object_get(e, "name")),
-			name) == 0)
-			found = json_incref(e);
+		json_object_set(gw->by_name,
+		    json_string_value(json_object_get(e, "name")), e);
 	json_decref(all);
-	return found;
+	gw->by_name_key = key;
+	return gw->by_name;
 }
 
-static void
-gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
+/*
+ * The server and tool a session's call by name goes to; NULL (req failed)
+ * for a name it does not know or a tool that changed since it listed it.
+ */
+static struct server *
+gateway_call_target(struct gateway *gw, struct request *req, const char *name,
+    const char **ret_tool)
 {
-	const char *name = json_string_value(json_object_get(params, "name"));
-	json_t *args = json_object_get(params, "arguments");
-	json_t *e, *seen;
-	const char *tool;
+	json_t *e = json_object_get(gateway_by_name(gw, req), name), *seen;
 	struct server *s;
 
-	if (name == NULL || (args != NULL && !json_is_object(args))) {
-		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
-		    "tools/call needs a name and an arguments object");
-		return;
-	}
-	if ((e = gateway_resolve(req, name)) == NULL ||
+	if (e == NULL ||
 	    (s = server_find(control_agent(req),
 		 json_string_value(json_object_get(e, "id")))) == NULL) {
-		json_decref(e);
 		gateway_fail(req, JSONRPC_INVALID_PARAMS,
 		    "unknown tool %s: list the tools again (tools/list)", name);
-		return;
+		return NULL;
 	}
-	tool = json_string_value(json_object_get(json_object_get(e, "tool"),
-	    "name"));
 	/* A contract it did not see is not called (DESIGN 11). */
 	seen = json_object_get(gw->listed, name);
 	if (seen != NULL &&
@@ -571,13 +578,54 @@ gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 		    json_pack("{s:s}", "tool", name),
 		    "the tool %s changed since this session listed the tools; list them again (tools/list) before calling it",
 		    name);
-	} else {
-		args = args != NULL ? json_incref(args) : json_object();
-		server_call_mcp(s, 0, tool, args, mcpd_opts.call_timeout_ms,
-		    req, params);
-		json_decref(args);
+		return NULL;
 	}
-	json_decref(e);
+	*ret_tool = json_string_value(json_object_get(json_object_get(e,
+							  "tool"),
+	    "name"));
+	return s;
+}
+
+static void
+gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
+{
+	const char *name = json_string_value(json_object_get(params, "name"));
+	json_t *args = json_object_get(params, "arguments");
+	const char *tool;
+	struct server *s;
+
+	if (name == NULL || (args != NULL && !json_is_object(args))) {
+		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
+		    "tools/call needs a name and an arguments object");
+		return;
+	}
+	if ((s = gateway_call_target(gw, req, name, &tool)) == NULL)
+		return;
+	args = args != NULL ? json_incref(args) : json_object();
+	server_call_mcp(s, 0, tool, args, mcpd_opts.call_timeout_ms, req,
+	    params);
+	json_decref(args);
+}
+
+bool
+gateway_takes_text(const struct gateway *gw)
+{
+	return gw != NULL && !gateway_is_modern(gw) && !mcpd_is_stopping();
+}
+
+void
+gateway_tools_call_text(struct gateway *gw, struct request *req,
+    const char *name, const char *args, size_t len)
+{
+	static json_t *plain; /* the params of a call with no _meta */
+	const char *tool;
+	struct server *s;
+
+	if (plain == NULL)
+		plain = xjson(json_object());
+	if ((s = gateway_call_target(gw, req, name, &tool)) != NULL)
+		server_call_text(s, tool, args, len, mcpd_opts.call_timeout_ms,
+		    req, plain);
 }
 
 static void

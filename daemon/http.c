@@ -10,13 +10,10 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include "log.h"
 #include "mcpd.h"
+#include "tls.h"
 
 /*
  * An idle kept-alive connection is dropped before the server's own idle
@@ -45,6 +42,7 @@ struct http_client {
 	LIST_HEAD(, http_conn) conns;
 };
 
+static const struct tls_api *http_ssl; /* OpenSSL, once loaded */
 static SSL_CTX *http_tls;
 static const char *http_ca_file; /* mcpd_opts owns it */
 static const struct timeval http_idle_tv = { HTTP_IDLE_MS / 1000,
@@ -73,26 +71,34 @@ http_tls_init(const char *ca_file, char **cause)
 static SSL_CTX *
 http_tls_get(void)
 {
-	char text[256];
+	char text[256], *cause = NULL;
 
 	if (http_tls != NULL)
 		return http_tls;
-	if ((http_tls = SSL_CTX_new(TLS_client_method())) == NULL)
+	if (http_ssl == NULL && (http_ssl = tls_get(&cause)) == NULL) {
+		log_warnx("cannot set up TLS: %s", cause);
+		free(cause);
+		return NULL;
+	}
+	if ((http_tls = http_ssl->SSL_CTX_new(http_ssl->TLS_client_method())) ==
+	    NULL)
 		goto fail;
-	SSL_CTX_set_min_proto_version(http_tls, TLS1_2_VERSION);
-	SSL_CTX_set_verify(http_tls, SSL_VERIFY_PEER, NULL);
+	http_ssl->SSL_CTX_ctrl(http_tls, SSL_CTRL_SET_MIN_PROTO_VERSION,
+	    TLS1_2_VERSION, NULL);
+	http_ssl->SSL_CTX_set_verify(http_tls, SSL_VERIFY_PEER, NULL);
 	if (http_ca_file != NULL ?
-		SSL_CTX_load_verify_locations(http_tls, http_ca_file, NULL) !=
-		    1 :
-		SSL_CTX_set_default_verify_paths(http_tls) != 1)
+		http_ssl->SSL_CTX_load_verify_locations(http_tls, http_ca_file,
+		    NULL) != 1 :
+		http_ssl->SSL_CTX_set_default_verify_paths(http_tls) != 1)
 		goto fail;
 	return http_tls;
 fail:
-	ERR_error_string_n(ERR_get_error(), text, sizeof text);
+	http_ssl->ERR_error_string_n(http_ssl->ERR_get_error(), text,
+	    sizeof text);
 	log_warnx("cannot set up TLS%s%s: %s",
 	    http_ca_file != NULL ? " with CA file " : "",
 	    http_ca_file != NULL ? http_ca_file : "", text);
-	SSL_CTX_free(http_tls);
+	http_ssl->SSL_CTX_free(http_tls);
 	http_tls = NULL;
 	return NULL;
 }
@@ -100,7 +106,8 @@ fail:
 void
 http_tls_close(void)
 {
-	SSL_CTX_free(http_tls);
+	if (http_tls != NULL)
+		http_ssl->SSL_CTX_free(http_tls);
 	http_tls = NULL;
 }
 
@@ -184,18 +191,19 @@ http_conn_read(struct bufferevent *bev, void *arg)
 static char *
 http_tls_failure(struct bufferevent *bev)
 {
-	SSL *ssl = bufferevent_openssl_get_ssl(bev);
-	unsigned long e = bufferevent_get_openssl_error(bev);
+	SSL *ssl = http_ssl->bufferevent_openssl_get_ssl(bev);
+	unsigned long e = http_ssl->bufferevent_get_openssl_error(bev);
 	char *why = NULL;
 	long v;
 
-	if (ssl != NULL && (v = SSL_get_verify_result(ssl)) != X509_V_OK) {
+	if (ssl != NULL &&
+	    (v = http_ssl->SSL_get_verify_result(ssl)) != X509_V_OK) {
 		xasprintf(&why, "TLS certificate rejected: %s",
-		    X509_verify_cert_error_string(v));
+		    http_ssl->X509_verify_cert_error_string(v));
 	} else if (e != 0) {
 		char text[256];
 
-		ERR_error_string_n(e, text, sizeof text);
+		http_ssl->ERR_error_string_n(e, text, sizeof text);
 		xasprintf(&why, "TLS failed: %s", text);
 	}
 	return why;
@@ -290,16 +298,21 @@ http_bev_new(const struct http_peer *peer)
 	if (!peer->is_tls)
 		return bufferevent_socket_new(mcpd_base, -1,
 		    BEV_OPT_CLOSE_ON_FREE);
-	if (http_tls_get() == NULL || (ssl = SSL_new(http_tls)) == NULL)
+	if (http_tls_get() == NULL ||
+	    (ssl = http_ssl->SSL_new(http_tls)) == NULL)
 		return NULL;
 	/* RFC 6066: SNI carries host names, never addresses. */
 	if (!peer->is_ip_literal)
-		SSL_set_tlsext_host_name(ssl, peer->host);
+		http_ssl->SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
+		    TLSEXT_NAMETYPE_host_name, (void *)(uintptr_t)peer->host);
 	if (peer->is_ip_literal)
-		X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), peer->host);
+		http_ssl
+		    ->X509_VERIFY_PARAM_set1_ip_asc(http_ssl
+							->SSL_get0_param(ssl),
+			peer->host);
 	else
-		SSL_set1_host(ssl, peer->host);
-	return bufferevent_openssl_socket_new(mcpd_base, -1, ssl,
+		http_ssl->SSL_set1_host(ssl, peer->host);
+	return http_ssl->bufferevent_openssl_socket_new(mcpd_base, -1, ssl,
 	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
 }
 

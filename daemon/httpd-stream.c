@@ -22,6 +22,7 @@
 
 #include "errors.h"
 #include "httpd-int.h"
+#include "jsonscan.h"
 #include "log.h"
 #include "mcpd.h"
 
@@ -147,6 +148,40 @@ httpd_stream_drop(struct evhttp_request *req, const char *what)
 	evhttp_connection_free(conn);
 }
 
+#define HTTPD_EVENT_SMALL (64 * 1024) /* larger: a block of its own size */
+
+/*
+ * One event of a message: "id: <stream>-<n>" when p (resumable), then
+ * "event: message" and its data; no printf on the way of every answer.
+ */
+static void
+httpd_stream_event(struct evbuffer *buf, struct httpd_pending *p,
+    const char *line, size_t len)
+{
+	static const char head[] = "event: message\ndata: ";
+	char n[JSONRPC_INT_MAX];
+
+	if (p != NULL) {
+		evbuffer_add(buf, "id: ", 4);
+		evbuffer_add(buf, n, jsonrpc_format_int(n, p->stream));
+		evbuffer_add(buf, "-", 1);
+		evbuffer_add(buf, n, jsonrpc_format_int(n, ++p->events));
+		evbuffer_add(buf, "\n", 1);
+	}
+	if (len > HTTPD_EVENT_SMALL)
+		xenomem(jsonrpc_add_big(buf,
+		    (struct iovec[]){
+			{ (void *)(uintptr_t)head, sizeof head - 1 },
+			{ (void *)(uintptr_t)line, len },
+			{ (void *)(uintptr_t) "\n\n", 2 } },
+		    3));
+	else {
+		evbuffer_add(buf, head, sizeof head - 1);
+		evbuffer_add(buf, line, len);
+		evbuffer_add(buf, "\n\n", 2);
+	}
+}
+
 /*
  * A notification of the gateway: on the GET stream when there is one;
  * a GET stream that is not read goes (the client may open another).
@@ -162,8 +197,7 @@ httpd_stream_notify(struct httpd_session *hs, const char *line, size_t len)
 	}
 	if (hs->stream == NULL || (buf = evbuffer_new()) == NULL)
 		return;
-	evbuffer_add_printf(buf, "event: message\ndata: %.*s\n\n", (int)len,
-	    line);
+	httpd_stream_event(buf, NULL, line, len);
 	evhttp_send_reply_chunk(hs->stream, buf);
 	evbuffer_free(buf);
 }
@@ -176,6 +210,20 @@ httpd_stream_headers(struct evhttp_request *req)
 	evhttp_add_header(out, "Content-Type", "text/event-stream");
 	evhttp_add_header(out, "Cache-Control", "no-cache");
 	evhttp_add_header(out, "X-Accel-Buffering", "no");
+}
+
+/* The first event of a resumable stream: its id, and when to come back. */
+static void
+httpd_stream_priming(struct evbuffer *buf, unsigned stream)
+{
+	static const char retry[] = "-0\nretry: ", data[] = "\ndata: \n\n";
+	char n[JSONRPC_INT_MAX];
+
+	evbuffer_add(buf, "id: ", 4);
+	evbuffer_add(buf, n, jsonrpc_format_int(n, stream));
+	evbuffer_add(buf, retry, sizeof retry - 1);
+	evbuffer_add(buf, n, jsonrpc_format_int(n, HTTPD_RETRY_MS));
+	evbuffer_add(buf, data, sizeof data - 1);
 }
 
 /* Answers p's POST with an event stream (2025 era: resumable). */
@@ -193,8 +241,7 @@ httpd_stream_start(struct httpd_pending *p)
 		return; /* 2026-07-28 streams are not resumed */
 	if ((buf = evbuffer_new()) == NULL)
 		fatal("evbuffer_new");
-	evbuffer_add_printf(buf, "id: %u-0\nretry: %d\ndata: \n\n", p->stream,
-	    HTTPD_RETRY_MS);
+	httpd_stream_priming(buf, p->stream);
 	evhttp_send_reply_chunk(p->req, buf);
 	evbuffer_free(buf);
 }
@@ -232,10 +279,7 @@ httpd_stream_send(struct httpd_pending *p, const char *line, size_t len)
 
 	if (buf == NULL)
 		fatal("evbuffer_new");
-	if (!p->hs->is_stateless)
-		evbuffer_add_printf(buf, "id: %u-%u\n", p->stream, ++p->events);
-	evbuffer_add_printf(buf, "event: message\ndata: %.*s\n\n", (int)len,
-	    line);
+	httpd_stream_event(buf, p->hs->is_stateless ? NULL : p, line, len);
 	if (p->req != NULL) {
 		evhttp_send_reply_chunk(p->req, buf);
 		evbuffer_free(buf);
@@ -291,8 +335,9 @@ httpd_stream_trim(struct httpd_session *hs)
 }
 
 /*
- * The answer of p (msg, line). True when that ended (and freed) a
- * one-request session.
+ * The answer of p (msg, line; msg may be NULL in a 2025 session, which
+ * does not need it). True when that ended (and freed) a one-request
+ * session.
  */
 static bool
 httpd_stream_answer(struct httpd_session *hs, struct httpd_pending *p,
@@ -431,14 +476,42 @@ httpd_stream_route(struct httpd_session *hs, const json_t *msg,
  * One line from the gateway: the answer of a pending request, or another
  * message. True when that ended (and freed) a one-request session.
  */
+/*
+ * The hot path: an answer (a result or an error, no method) in a 2025
+ * session goes to its request as it is, found by its id without a parse.
+ * False for anything else, which httpd_stream_line parses.
+ */
+static bool
+httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len)
+{
+	struct jsonscan_member m[] = { { "id", false, 0, 0 },
+		{ "method", false, 0, 0 } };
+	struct httpd_pending *p;
+	json_t *id;
+
+	if (hs->is_stateless || jsonscan_object(line, len, m, 2) < 0 ||
+	    !m[0].is_found || m[1].is_found ||
+	    (id = json_loadb(line + m[0].off, m[0].len, JSON_DECODE_ANY,
+		 NULL)) == NULL)
+		return false;
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (!p->is_done && json_equal(p->id, id))
+			break;
+	json_decref(id);
+	if (p != NULL)
+		httpd_stream_answer(hs, p, NULL, line, len);
+	return true;
+}
+
 bool
 httpd_stream_line(struct httpd_session *hs, const char *line, size_t len)
 {
-	json_t *msg = jsonrpc_parse(line, len, NULL), *id;
+	json_t *msg, *id;
 	struct httpd_pending *p;
 	bool is_gone = false;
 
-	if (msg == NULL)
+	if (httpd_stream_answer_text(hs, line, len) ||
+	    (msg = jsonrpc_parse(line, len, NULL)) == NULL)
 		return false;
 	id = json_object_get(msg, "id");
 	if (json_is_string(json_object_get(msg, "method")))

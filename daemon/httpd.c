@@ -17,6 +17,7 @@
 
 #include "errors.h"
 #include "httpd-int.h"
+#include "jsonscan.h"
 #include "linebuf.h"
 #include "log.h"
 #include "mcpd.h"
@@ -213,12 +214,18 @@ httpd_scope(const char *path, json_t **ret)
 
 /* A message for the session: a request waits for its answer. */
 static void
-httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg)
+httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
+    const char *body, size_t len)
 {
-	/* One line: a body may be pretty-printed, the socket is NDJSON. */
-	char *line = xnonnull(json_dumps(msg, JSON_COMPACT));
+	char *line = NULL;
 
-	bufferevent_write(hs->bev, line, strlen(line));
+	/* One line: a pretty-printed body is made one, the socket is NDJSON. */
+	if (memchr(body, '\n', len) != NULL) {
+		line = xnonnull(json_dumps(msg, JSON_COMPACT));
+		body = line;
+		len = strlen(line);
+	}
+	bufferevent_write(hs->bev, body, len);
 	bufferevent_write(hs->bev, "\n", 1);
 	free(line);
 	if (json_object_get(msg, "id") != NULL &&
@@ -234,6 +241,48 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg)
 		    httpd_session_flushed, httpd_session_event, hs);
 }
 
+/* The value of member m of text as jansson makes it, set as key in o. */
+static void
+httpd_member_set(json_t *o, const char *key, const char *text,
+    const struct jsonscan_member *m)
+{
+	if (m->is_found)
+		json_object_set_new(o, key,
+		    xnonnull(json_loadb(text + m->off, m->len, JSON_DECODE_ANY,
+			NULL)));
+}
+
+/*
+ * What the front needs of a POST in a session (id, method, the params'
+ * _meta) without parsing all of it: a call's arguments, however large, go
+ * to the gateway as text. NULL when the scanner does not vouch for the
+ * body (it is then parsed).
+ */
+static json_t *
+httpd_parse_light(const char *body, size_t len)
+{
+	struct jsonscan_member top[] = { { "id", false, 0, 0 },
+		{ "method", false, 0, 0 }, { "params", false, 0, 0 } };
+	struct jsonscan_member meta[] = { { "_meta", false, 0, 0 } };
+	json_t *msg, *params;
+
+	if (jsonscan_object(body, len, top, 3) < 0 ||
+	    (top[2].is_found &&
+		(body[top[2].off] != '{' ||
+		    jsonscan_object(body + top[2].off, top[2].len, meta, 1) <
+			0)))
+		return NULL;
+	msg = xjson(json_object());
+	httpd_member_set(msg, "id", body, &top[0]);
+	httpd_member_set(msg, "method", body, &top[1]);
+	if (top[2].is_found) {
+		json_object_set_new(msg, "params",
+		    params = xjson(json_object()));
+		httpd_member_set(params, "_meta", body + top[2].off, &meta[0]);
+	}
+	return msg;
+}
+
 static void
 httpd_post(struct evhttp_request *req, const char *agent, const char *path,
     const json_t *scope)
@@ -243,13 +292,20 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
 	size_t len = evbuffer_get_length(in);
 	const char *body = (const char *)evbuffer_pullup(in, -1);
 	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
-	json_t *msg = len > 0 ? jsonrpc_parse(body, len, NULL) : NULL;
-	const char *method = json_string_value(json_object_get(msg, "method"));
-	bool is_modern = json_is_object(msg) && sid == NULL &&
-	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"), msg);
+	json_t *msg = NULL, *refusal = NULL;
 	struct httpd_session *hs = NULL;
-	json_t *refusal = NULL;
+	const char *method;
 	char *cause = NULL;
+	bool is_modern;
+
+	/* In a session, a one-line body needs no parse (it goes as it is). */
+	if (sid != NULL && len > 0 && memchr(body, '\n', len) == NULL)
+		msg = httpd_parse_light(body, len);
+	if (msg == NULL && len > 0)
+		msg = jsonrpc_parse(body, len, NULL);
+	method = json_string_value(json_object_get(msg, "method"));
+	is_modern = json_is_object(msg) && sid == NULL &&
+	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"), msg);
 
 	if (!json_is_object(msg))
 		httpd_refuse(req, 400, "Bad Request",
@@ -270,7 +326,7 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
 		httpd_refuse(req, 503, "Service Unavailable",
 		    cause != NULL ? cause : "no session");
 	else
-		httpd_forward(hs, req, msg);
+		httpd_forward(hs, req, msg, body, len);
 	free(cause);
 	json_decref(refusal);
 	json_decref(msg);

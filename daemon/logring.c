@@ -7,9 +7,15 @@
 #include "mcpd.h"
 
 #define LOGRING_LINE_MAX 4096
+#define LOGRING_FIRST	 16 /* slots of a ring's first line */
 
+/*
+ * The slots grow as lines come (most servers log little), so a ring costs
+ * what it holds, not its limit. Until it wraps, head == count <= size.
+ */
 struct logring {
 	char **lines;
+	size_t size; /* slots allocated, <= max */
 	size_t max;
 	size_t head; /* next slot to write */
 	size_t count;
@@ -21,8 +27,20 @@ logring_new(size_t max_lines)
 	struct logring *r = xcalloc(1, sizeof *r);
 
 	r->max = max_lines > 0 ? max_lines : 1;
-	r->lines = xcalloc(r->max, sizeof *r->lines);
 	return r;
+}
+
+/* Room for one more line before the ring wraps. */
+static void
+logring_grow(struct logring *r)
+{
+	size_t size = r->size == 0 ? LOGRING_FIRST : r->size * 2;
+
+	if (size > r->max)
+		size = r->max;
+	r->lines = xreallocarray(r->lines, size, sizeof *r->lines);
+	memset(r->lines + r->size, 0, (size - r->size) * sizeof *r->lines);
+	r->size = size;
 }
 
 void
@@ -30,7 +48,7 @@ logring_free(struct logring *r)
 {
 	if (r == NULL)
 		return;
-	for (size_t i = 0; i < r->max; i++)
+	for (size_t i = 0; i < r->size; i++)
 		free(r->lines[i]);
 	free(r->lines);
 	free(r);
@@ -44,6 +62,8 @@ logring_push(struct logring *r, const char *line, size_t len)
 	if (len > LOGRING_LINE_MAX)
 		len = LOGRING_LINE_MAX;
 	copy = xstrndup(line, len);
+	if (r->count == r->size && r->size < r->max)
+		logring_grow(r);
 	free(r->lines[r->head]);
 	r->lines[r->head] = copy;
 	r->head = (r->head + 1) % r->max;
@@ -55,7 +75,7 @@ logring_push(struct logring *r, const char *line, size_t len)
 static const char *
 logring_at(const struct logring *r, size_t n, size_t i)
 {
-	return r->lines[(r->head + r->max - n + i) % r->max];
+	return r->lines[(r->head + r->size - n + i) % r->size];
 }
 
 static size_t

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -185,6 +186,14 @@ struct gateway *gateway_new(struct client *);
 void gateway_free(struct gateway *);
 /* An MCP request on a control connection. */
 void gateway_dispatch(struct request *, const char *method, json_t *params);
+/* Whether a plain tools/call of this session may take the hot path. */
+bool gateway_takes_text(const struct gateway *);
+/*
+ * The hot path of tools/call (daemon/control-fast.c): a call of name with
+ * its arguments as JSON text, answered as gateway_dispatch would.
+ */
+void gateway_tools_call_text(struct gateway *, struct request *,
+    const char *name, const char *args, size_t len);
 /* An MCP notification of the client (initialized, roots changed ...). */
 void gateway_notification(struct gateway *, const char *method,
     const json_t *params);
@@ -362,6 +371,33 @@ void defer_call(void (*fn)(void *), void *arg);
 /* Runs what is still queued (at exit). */
 void defer_close(void);
 
+/*
+ * fdread.c: a descriptor read straight into buffer space, one read(2) per
+ * readiness and no ioctl(FIONREAD) before it (libevent's reads ask).
+ * on_read(arg): in has new bytes (or, after fdread_kick, bytes still
+ * unread); on_end(arg, error): the end (0) or an errno, with nothing new.
+ * Each is the last thing done with the reader (it may be freed).
+ */
+struct fdread {
+	struct event *ev;
+	struct evbuffer *in;
+	size_t max; /* bytes taken per readiness at most */
+	void (*on_read)(void *);
+	void (*on_end)(void *, int error);
+	void *arg;
+	bool is_kicked;
+};
+void fdread_init(struct fdread *, int fd, size_t max, void (*on_read)(void *),
+    void (*on_end)(void *, int), void *arg);
+void fdread_enable(struct fdread *);
+void fdread_disable(struct fdread *);
+/* on_read on a later loop turn, for bytes left in the buffer. */
+void fdread_kick(struct fdread *);
+/* Reads what the descriptor holds now, no callback; the bytes read. */
+size_t fdread_now(struct fdread *);
+/* Stops watching and frees the buffer (the descriptor stays open). */
+void fdread_release(struct fdread *);
+
 /* sendq.c: outgoing lines per peer, written once per loop turn. */
 struct bufferevent;
 struct sendq;
@@ -369,6 +405,8 @@ struct sendq *sendq_new(struct bufferevent *);
 void sendq_free(struct sendq *);
 /* Queues msg as one line; it is written at the end of this loop turn. */
 int sendq_push(struct sendq *, const json_t *msg);
+/* Queues a message given as the pieces of its text (newline included). */
+int sendq_push_text(struct sendq *, const struct iovec *, int n);
 /* Queues an answer whose result is checked raw JSON text. */
 int sendq_push_raw_result(struct sendq *, const json_t *id, const char *raw,
     size_t len);
@@ -691,6 +729,12 @@ struct transport_ops {
 	void (*free)(struct transport *);
 	/* Why the request send answered 2 for waited (borrowed); may be NULL. */
 	const char *(*held_why)(struct transport *);
+	/*
+	 * The hot path: one message as the pieces of its text (the line's
+	 * newline included), written as it is; NULL where the transport
+	 * needs the message itself (its headers, say). 0 or send's errors.
+	 */
+	int (*send_text)(struct transport *, const struct iovec *, int n);
 };
 struct transport {
 	const struct transport_ops *ops;
@@ -767,6 +811,8 @@ bool session_is_ready(const struct session *);
 bool session_is_denied(const struct session *);
 const char *session_protocol_version(const struct session *);
 json_t *session_tools_peek(const struct session *);
+/* Which listing made the tools peeked: a new number for each. */
+uint64_t session_tools_serial(const struct session *);
 /* A 2026-07-28 server answered HeaderMismatch: its tool catalog is stale. */
 bool session_is_catalog_retired(const struct session *);
 json_t *session_server_info_peek(const struct session *);
@@ -786,6 +832,16 @@ int64_t session_request(struct session *, const char *method, json_t *params,
  */
 int64_t session_request_raw(struct session *, const char *method,
     json_t *params, int timeout_ms, session_reply_fn *cb,
+    session_raw_fn *raw_cb, void *arg);
+/* Whether session_request_text may be used now (a 2025 stdio session). */
+bool session_takes_text(const struct session *);
+/*
+ * session_request_raw with params as the pieces of their JSON text, which
+ * the caller vouches for (the hot path of tools/call: no tree is built,
+ * nothing is encoded); only where session_takes_text says so.
+ */
+int64_t session_request_text(struct session *, const char *method,
+    const struct iovec *params, int n, int timeout_ms, session_reply_fn *cb,
     session_raw_fn *raw_cb, void *arg);
 /*
  * Sends notifications/cancelled {requestId: id, reason} to the server and
@@ -923,6 +979,12 @@ const json_t *server_tool_peek(const struct server *, const char *tool);
  */
 json_t *server_gateway_catalog(const char *agent, const json_t *scope);
 /*
+ * What that catalog is made of, hashed (each server in scope: its id,
+ * generation and the listing of its tools): while it is the same, so is
+ * the catalog, and a gateway session's names for it.
+ */
+uint64_t server_gateway_key(const char *agent, const json_t *scope);
+/*
  * What an mcpd/call caller answers during its call: the server's requests
  * it takes, as MCP client capabilities (NULL: none), and whether a
  * 2026-07-28 input_required result is its result; for its retry of such
@@ -938,6 +1000,14 @@ struct server_call_opts {
 void server_call(struct server *, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *,
     const struct server_call_opts *opts);
+/*
+ * The hot path of a call: the arguments as their JSON text (an object the
+ * caller checked), sent upstream as they are where the session takes
+ * text, else parsed and called as server_call (mcp_params NULL: an
+ * mcpd/call, whose caller answers nothing) or server_call_mcp does.
+ */
+void server_call_text(struct server *, const char *tool, const char *args,
+    size_t len, int timeout_ms, struct request *, const json_t *mcp_params);
 json_t *server_logs(const struct server *, size_t lines);
 /*
  * Sends the last lines, then each new one, to req's client as mcpd/log
@@ -1026,6 +1096,8 @@ void docker_container_note_conflict(struct docker_container *);
 enum errors_kind docker_container_kind(const struct docker_container *);
 /* The container that may exist, or NULL. */
 const char *docker_container_name(const struct docker_container *);
+/* The probe still being removed while name starts, or NULL. */
+const char *docker_container_old_name(const struct docker_container *);
 const char *docker_container_phase(const struct docker_container *);
 /* Why its last removal failed, or NULL. */
 const char *docker_container_error(const struct docker_container *);
@@ -1036,6 +1108,20 @@ const char *docker_container_error(const struct docker_container *);
  * once when nothing is recorded).
  */
 void docker_container_remove(struct docker_container *, docker_removed_fn *,
+    void *arg);
+/*
+ * Records name as the container that may exist now and removes the one
+ * recorded before (a probe this daemon started) in the background: the
+ * two exist side by side until that removal ends, and a removal or
+ * shutdown waits for both. -EBUSY when the old one cannot be handed over.
+ */
+int docker_container_switch(struct docker_container *, const char *name,
+    enum docker_phase);
+/*
+ * fn hears (from the loop) when the old one's removal has ended: err < 0
+ * when it is still there (its removal is retried).
+ */
+void docker_container_wait_old(struct docker_container *, docker_removed_fn *fn,
     void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
@@ -1075,6 +1161,22 @@ void docker_note_use(void);
 void docker_reap(void);
 void docker_reap_close(void);
 
+/* imagemem.c: image IDs that answered HTTP (doc/containers.md). */
+/*
+ * 1 with the image ID image last ran as, the port its server listened
+ * on in the container and its path, when that ID answered HTTP; else 0
+ * (also when the file is broken: that is logged).
+ */
+int imagemem_lookup(const char *image, char **ret_id, int *ret_port,
+    char **ret_path);
+/* Remembers that image, as image ID id, answered HTTP on port and path. */
+void imagemem_remember(const char *image, const char *id, int port,
+    const char *path);
+/* Forgets that image stands for image ID id (the tag moved). */
+void imagemem_unref(const char *image, const char *id);
+/* Forgets what is remembered of image ID id. */
+void imagemem_forget(const char *id);
+
 /* probe.c: a container start, stdio raced against HTTP detection. */
 struct probe_target {
 	const struct server_spec *spec; /* image, args, env, volumes */
@@ -1084,6 +1186,8 @@ struct probe_target {
 /* The transport of a container server: stdio, or HTTP once detected. */
 struct transport *probe_new(const struct probe_target *,
     struct docker_container *, const struct transport_cbs *, void *arg);
+/* probe-detect.c: a port number at s (up to end); 0 when there is none. */
+int probe_detect_port(const char *s, const char *end);
 /* Finds an HTTP endpoint in a log line: 1 with port and path (new). */
 int probe_detect_http(const char *line, size_t len, int *ret_port,
     char **ret_path);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: ISC */
 /* A container start: stdio on `docker run -i` raced against HTTP detection. */
-#include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +12,8 @@
 #include "mcpd.h"
 
 #define PROBE_RESEND_MS 100 /* between tries of a handshake over HTTP */
+/* A remembered HTTP image that has not answered by then is probed. */
+#define PROBE_DIRECT_MS 10000
 
 enum probe_phase {
 	PROBE_STDIO,	 /* docker run -i; stderr watched for HTTP */
@@ -31,13 +32,19 @@ struct probe {
 	struct child_spec run;
 	char **run_argv, **run_env;
 	struct remote_spec remote;
-	int port; /* inside the container */
+	int port;      /* inside the container */
+	int host_port; /* published on 127.0.0.1 */
 	char *path;
 	json_t *held;	   /* [msg, tool] pairs not yet answered by anyone */
 	bool is_confirmed; /* the server answered: the transport is known */
 	struct docker_cmd *cmd;	 /* docker run -d or docker port */
 	struct docker_cmd *logs; /* docker logs -f of the managed one */
 	struct event *resend;
+	struct event *step;	/* the switch, out of the inner's callback */
+	struct event *deadline; /* of a remembered image's first answer */
+	char *image_id;		/* what the managed container runs */
+	char *remembered_id;	/* the image ID remembered as HTTP, or NULL */
+	bool is_direct;		/* started managed at once, from the memory */
 	char *run_failed; /* why docker run failed, while its name is checked */
 	bool saw_name_conflict; /* docker said the name is already in use */
 	bool is_closing;
@@ -46,6 +53,8 @@ struct probe {
 };
 
 static const struct transport_cbs probe_inner_cbs;
+static int probe_start_stdio(struct probe *, char **cause);
+static void probe_fall_back(struct probe *, const char *why, bool forget);
 static void probe_progress(struct probe *, const char *stage, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
 
@@ -108,88 +117,6 @@ probe_run_argv(const struct probe *p, const char *name, enum docker_phase ph)
 		probe_push(&v, &n, "%s", spec->args[i]);
 	free(agent_did);
 	return v;
-}
-
-/* ---- HTTP detection ---- */
-
-/* Reads a port number at s; 0 when there is none. */
-static int
-probe_port_at(const char *s, const char *end)
-{
-	long port = 0;
-	const char *d = s;
-
-	while (d < end && isdigit((unsigned char)*d) && d - s < 6)
-		port = port * 10 + (*d++ - '0');
-	if (d == s || (d < end && isalnum((unsigned char)*d)))
-		return 0;
-	return port > 0 && port <= 65535 ? (int)port : 0;
-}
-
-/* "http://host:port/path": the port and the path (up to white space). */
-static int
-probe_detect_url(const char *line, const char *end, int *ret_port,
-    char **ret_path)
-{
-	const char *u = memmem(line, end - line, "http://", 7), *h, *path;
-	size_t plen;
-
-	if (u == NULL && (u = memmem(line, end - line, "https://", 8)) == NULL)
-		return 0;
-	h = strchr(u, '/') + 2;
-	if (*h == '[')
-		h = memchr(h, ']', end - h);
-	if (h == NULL || (h = memchr(h, ':', end - h)) == NULL ||
-	    memchr(u, ' ', h - u) != NULL ||
-	    (*ret_port = probe_port_at(h + 1, end)) == 0)
-		return 0;
-	path = h + 1;
-	while (path < end && isdigit((unsigned char)*path))
-		path++;
-	plen = 0;
-	while (path + plen < end && !isspace((unsigned char)path[plen]) &&
-	    strchr("\"'<>", path[plen]) == NULL)
-		plen++;
-	if (plen <= 1 || path[0] != '/')
-		*ret_path = xstrdup("/mcp");
-	else
-		*ret_path = xstrndup(path, plen);
-	return 1;
-}
-
-/* "listening ... port N" or "listening on host:N". */
-static int
-probe_detect_listening(const char *line, const char *end, int *ret_port)
-{
-	const char *l = strcasestr(line, "listening"), *p;
-
-	if (l == NULL)
-		return 0;
-	if ((p = strcasestr(l, "port")) != NULL && p < end) {
-		p += 4;
-		while (p < end && (*p == ' ' || *p == ':' || *p == '='))
-			p++;
-		if ((*ret_port = probe_port_at(p, end)) > 0)
-			return 1;
-	}
-	for (p = l; p < end && (p = memchr(p, ':', end - p)) != NULL; p++)
-		if ((*ret_port = probe_port_at(p + 1, end)) > 0)
-			return 1;
-	return 0;
-}
-
-int
-probe_detect_http(const char *line, size_t len, int *ret_port, char **ret_path)
-{
-	char *copy = xstrndup(line, len);
-	int r;
-
-	r = probe_detect_url(copy, copy + len, ret_port, ret_path);
-	if (r == 0 &&
-	    (r = probe_detect_listening(copy, copy + len, ret_port)) > 0)
-		*ret_path = xstrdup("/mcp");
-	free(copy);
-	return r;
 }
 
 /* ---- the switch to HTTP ---- */
@@ -309,6 +236,11 @@ probe_logs_ended(void *arg, int status, const char *out, const char *err)
 
 	(void)out;
 	p->logs = NULL;
+	if (p->is_direct && !p->is_confirmed) {
+		probe_fall_back(p, "the container stopped", true);
+		free(why);
+		return;
+	}
 	if (status == -1)
 		probe_fail(p, "cannot follow container %s: %s", why);
 	else
@@ -343,18 +275,73 @@ probe_connect(struct probe *p, int host_port)
 	probe_send_held(p);
 }
 
-/* `docker port NAME PORT/tcp` says "127.0.0.1:49153". */
+/* The probe's removal, in the background of the managed start, ended. */
 static void
-probe_port_read(void *arg, int status, const char *out, const char *err)
+probe_old_removed(void *arg, int err, const char *why)
 {
 	struct probe *p = arg;
-	const char *colon = strchr(out, ':');
+
+	if (err < 0) {
+		probe_fail(p, "cannot remove the probe container of %s: %s",
+		    why);
+		return;
+	}
+	probe_connect(p, p->host_port);
+}
+
+/* The host port of port/tcp in docker inspect's NetworkSettings.Ports. */
+static int
+probe_host_port(const char *json, int port)
+{
+	json_t *ports = json_loads(json, 0, NULL), *b;
+	char key[16];
+	size_t i;
+	int host = 0;
+
+	snprintf(key, sizeof key, "%d/tcp", port);
+	json_array_foreach(json_object_get(ports, key), i, b) {
+		const char *hp = json_string_value(json_object_get(b,
+		    "HostPort"));
+
+		if (hp != NULL &&
+		    (host = probe_detect_port(hp, hp + strlen(hp))) > 0)
+			break;
+	}
+	json_decref(ports);
+	return host;
+}
+
+/*
+ * `docker container inspect` says "<image id> <ports>": the image the
+ * container runs (what the memory is keyed by) and the published port,
+ * in the one call that the port costs anyway.
+ */
+static void
+probe_inspected(void *arg, int status, const char *out, const char *err)
+{
+	struct probe *p = arg;
+	const char *sp = strchr(out, ' ');
 	char *why;
-	int port;
+	int port = 0;
 
 	p->cmd = NULL;
-	if (status != 0 || colon == NULL ||
-	    (port = probe_port_at(colon + 1, colon + strlen(colon))) == 0) {
+	if (status == 0 && sp != NULL) {
+		port = probe_host_port(sp + 1, p->port);
+		p->image_id = xstrndup(out, sp - out);
+	}
+	if (p->is_direct && p->image_id != NULL &&
+	    strcmp(p->image_id, p->remembered_id) != 0) {
+		/* The tag moved: what the new image serves is not known. */
+		imagemem_unref(p->target.spec->image, p->remembered_id);
+		probe_fall_back(p, "the image is another one now", false);
+		return;
+	}
+	if (p->is_direct && p->image_id != NULL && port == 0) {
+		/* Ended already (a stdio server without stdin does). */
+		probe_fall_back(p, "the container stopped", true);
+		return;
+	}
+	if (port == 0) {
 		why = status != 0 ? docker_describe_failure(status, err) :
 				    xstrdup(out);
 		probe_fail(p, "cannot read the published port of %s: %s",
@@ -362,16 +349,22 @@ probe_port_read(void *arg, int status, const char *out, const char *err)
 		free(why);
 		return;
 	}
-	probe_connect(p, port);
+	p->host_port = port;
+	/* Ready only once the probe is gone: it went while this one started. */
+	if (docker_container_old_name(p->ct) != NULL)
+		docker_container_wait_old(p->ct, probe_old_removed, p);
+	else
+		probe_connect(p, port);
 }
 
 static void
 probe_managed_started(void *arg, int status, const char *out, const char *err)
 {
 	struct probe *p = arg;
-	char port[16], *why;
-	const char *args[] = { docker_program(), "port",
-		docker_container_name(p->ct), port, NULL };
+	char *why;
+	const char *args[] = { docker_program(), "container", "inspect",
+		"--format", "{{.Image}} {{json .NetworkSettings.Ports}}",
+		docker_container_name(p->ct), NULL };
 
 	(void)out;
 	p->cmd = NULL;
@@ -384,30 +377,58 @@ probe_managed_started(void *arg, int status, const char *out, const char *err)
 		return;
 	}
 	docker_container_created(p->ct);
-	snprintf(port, sizeof port, "%d/tcp", p->port);
 	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
-	    probe_port_read, p);
+	    probe_inspected, p);
 }
 
-/* The probe is gone: start the managed container with the port published. */
+/* docker run -d of the managed container, its name recorded already. */
+static void
+probe_run_managed(struct probe *p)
+{
+	char **argv = probe_run_argv(p, docker_container_name(p->ct),
+	    DOCKER_PHASE_MANAGED);
+
+	p->cmd = docker_cmd_start((const char *const *)argv,
+	    p->target.spec->env, 0, NULL, probe_managed_started, p);
+	child_strv_wipe_free(argv);
+}
+
+/* The probe is gone (the switch that waits for it): start the managed one. */
 static void
 probe_removed(void *arg, int err, const char *why)
 {
 	struct probe *p = arg;
-	char *name, **argv;
+	char *name;
 
 	if (err < 0) {
 		probe_fail(p, "cannot remove the probe container %s: %s", why);
 		return;
 	}
-	p->inner->ops->free(p->inner);
-	p->inner = NULL;
 	name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
 	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
-	argv = probe_run_argv(p, name, DOCKER_PHASE_MANAGED);
-	p->cmd = docker_cmd_start((const char *const *)argv,
-	    p->target.spec->env, 0, NULL, probe_managed_started, p);
-	child_strv_wipe_free(argv);
+	free(name);
+	probe_run_managed(p);
+}
+
+/*
+ * Out of the inner's callback: the probe's docker run -i goes, the probe
+ * container is removed in the background (docker_container_switch) while
+ * the managed one starts; both names are distinct, and the record keeps
+ * both until the removal ends.
+ */
+static void
+probe_switch_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct probe *p = arg;
+	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
+
+	(void)fd, (void)events;
+	p->inner->ops->free(p->inner);
+	p->inner = NULL;
+	if (docker_container_switch(p->ct, name, DOCKER_PHASE_MANAGED) == 0)
+		probe_run_managed(p);
+	else
+		docker_container_remove(p->ct, probe_removed, p);
 	free(name);
 }
 
@@ -444,7 +465,114 @@ probe_switch(struct probe *p, int port, char *path)
 	p->port = port;
 	p->path = path;
 	p->t.name = "streamable-http";
-	docker_container_remove(p->ct, probe_removed, p);
+	event_active(p->step, EV_TIMEOUT, 0);
+}
+
+/* ---- a remembered HTTP image: the managed container at once ---- */
+
+static void
+probe_direct_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct probe *p = arg;
+
+	struct timeval tv = { 0, PROBE_RESEND_MS * 1000 };
+
+	(void)fd, (void)events;
+	/* A docker run -d that is cut off could still leave a container. */
+	if (p->cmd != NULL)
+		evtimer_add(p->deadline, &tv);
+	else if (p->is_direct && !p->is_confirmed)
+		probe_fall_back(p, "no HTTP answer in time", true);
+}
+
+/* Starts rax-mcp-... as the memory says the image ID answered before. */
+static void
+probe_start_direct(struct probe *p, char *id, int port, char *path)
+{
+	struct timeval tv = { PROBE_DIRECT_MS / 1000,
+		(PROBE_DIRECT_MS % 1000) * 1000 };
+	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
+
+	p->is_direct = true;
+	p->remembered_id = id;
+	p->port = port;
+	p->path = path;
+	p->phase = PROBE_SWITCHING;
+	p->t.name = "streamable-http";
+	log_server(LOG_INFO, p->target.server,
+	    "image %s (%s) answered HTTP on port %d before: starting %s directly",
+	    p->target.spec->image, id, port, name);
+	probe_progress(p, "remembered",
+	    "image %s answered HTTP on port %d before: starting %s with the port on 127.0.0.1",
+	    id, port, name);
+	/* The record first: a failed start leaves something to remove. */
+	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
+	free(name);
+	evtimer_add(p->deadline, &tv);
+	probe_run_managed(p);
+}
+
+/* The removed managed container's successor: the full probe. */
+static void
+probe_direct_removed(void *arg, int err, const char *why)
+{
+	struct probe *p = arg;
+	char *cause = NULL;
+
+	if (err < 0) {
+		probe_fail(p, "cannot remove container %s: %s", why);
+		return;
+	}
+	if (p->inner != NULL)
+		p->inner->ops->free(p->inner);
+	p->inner = NULL;
+	free(p->remote.url);
+	p->remote.url = NULL;
+	free(p->path);
+	p->path = NULL;
+	free(p->image_id);
+	p->image_id = NULL;
+	p->is_direct = false;
+	p->t.name = "stdio";
+	if (probe_start_stdio(p, &cause) < 0) {
+		probe_fail(p, "cannot start the probe container %s: %s",
+		    cause != NULL ? cause : "");
+		free(cause);
+		return;
+	}
+	probe_send_held(p);
+}
+
+/*
+ * The remembered image did not answer HTTP: its managed container goes
+ * and the full probe starts; what was remembered of the image ID is
+ * forgotten when it was the same image.
+ */
+static void
+probe_fall_back(struct probe *p, const char *why, bool forget)
+{
+	const char *name = docker_container_name(p->ct);
+
+	if (p->is_closing || !p->is_direct || p->phase == PROBE_STDIO ||
+	    p->is_confirmed)
+		return;
+	log_server(LOG_WARNING, p->target.server,
+	    "container %s of image %s did not answer HTTP as remembered (%s): %sremoving it and probing the image",
+	    name != NULL ? name : "(none)", p->remembered_id, why,
+	    forget ? "forgetting the image, " : "");
+	probe_progress(p, "probing",
+	    "image %s did not answer HTTP as remembered (%s): probing it",
+	    p->remembered_id, why);
+	if (forget)
+		imagemem_forget(p->remembered_id);
+	p->is_direct = false;
+	docker_cmd_cancel(p->cmd);
+	docker_cmd_cancel(p->logs);
+	p->cmd = p->logs = NULL;
+	evtimer_del(p->resend);
+	evtimer_del(p->deadline);
+	p->phase = PROBE_SWITCHING;
+	docker_container_remove(p->ct, probe_direct_removed, p);
 }
 
 /* ---- the inner transport's callbacks ---- */
@@ -471,6 +599,12 @@ probe_on_message(void *arg, json_t *msg)
 		p->is_confirmed = true;
 		json_array_clear(p->held);
 		evtimer_del(p->resend);
+		evtimer_del(p->deadline);
+		/* The transport that won, for the next start of this image. */
+		if (p->phase == PROBE_HTTP && !p->is_direct &&
+		    p->image_id != NULL)
+			imagemem_remember(p->target.spec->image, p->image_id,
+			    p->port, p->path);
 	}
 	if (p->phase == PROBE_STDIO)
 		docker_container_created(p->ct);
@@ -528,6 +662,8 @@ probe_on_closed(void *arg, const char *why)
 		return;
 	if (p->phase == PROBE_STDIO && !p->is_confirmed)
 		probe_run_failed(p, "docker run of %s ended: %s", why);
+	else if (p->is_direct && !p->is_confirmed)
+		probe_fall_back(p, why, true);
 	else if (p->phase == PROBE_STDIO)
 		probe_fail(p, "docker run of %s ended: %s", why);
 	else
@@ -544,20 +680,21 @@ static const struct transport_cbs probe_inner_cbs = {
 
 /* ---- the transport the session sees ---- */
 
+/* docker run -i of the probe: stdio, its stderr watched for HTTP. */
 static int
-probe_open(struct transport *t, char **cause)
+probe_start_stdio(struct probe *p, char **cause)
 {
-	struct probe *p = probe_of(t);
 	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_PROBE);
 	int r;
 
-	docker_note_use();
 	/* The record first: a failed start leaves something to remove. */
 	docker_container_set(p->ct, name, DOCKER_PHASE_PROBE);
+	child_strv_wipe_free(p->run_argv);
 	p->run_argv = probe_run_argv(p, name, DOCKER_PHASE_PROBE);
 	p->run.argv = p->run_argv;
 	p->run.env = p->run_env;
 	free(name);
+	p->phase = PROBE_STDIO;
 	p->inner = transport_stdio_new(&p->run, &probe_inner_cbs, p);
 	probe_progress(p, "probing",
 	    "running %s: stdio handshake, stderr watched for HTTP",
@@ -566,6 +703,21 @@ probe_open(struct transport *t, char **cause)
 	if (r < 0) /* docker did not even start: nothing can exist */
 		docker_container_set(p->ct, NULL, DOCKER_PHASE_PROBE);
 	return r;
+}
+
+static int
+probe_open(struct transport *t, char **cause)
+{
+	struct probe *p = probe_of(t);
+	char *id, *path;
+	int port;
+
+	docker_note_use();
+	if (imagemem_lookup(p->target.spec->image, &id, &port, &path) > 0) {
+		probe_start_direct(p, id, port, path);
+		return 0;
+	}
+	return probe_start_stdio(p, cause);
 }
 
 static int
@@ -607,6 +759,8 @@ probe_stop_helpers(struct probe *p)
 	docker_cmd_cancel(p->logs);
 	p->cmd = p->logs = NULL;
 	evtimer_del(p->resend);
+	event_del(p->step);
+	evtimer_del(p->deadline);
 }
 
 static void
@@ -618,6 +772,10 @@ probe_free(struct transport *t)
 	if (p->inner != NULL)
 		p->inner->ops->free(p->inner);
 	event_free(p->resend);
+	event_free(p->step);
+	event_free(p->deadline);
+	free(p->image_id);
+	free(p->remembered_id);
 	child_strv_wipe_free(p->run_argv);
 	child_strv_wipe_free(p->run_env);
 	spec_clear(&p->spec);
@@ -684,8 +842,10 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	p->ct = ct;
 	p->held = xjson(json_array());
 	p->resend = evtimer_new(mcpd_base, probe_resend_due, p);
+	p->step = event_new(mcpd_base, -1, 0, probe_switch_due, p);
+	p->deadline = evtimer_new(mcpd_base, probe_direct_due, p);
 	p->run_env = docker_env(p->spec.env);
-	if (p->resend == NULL)
+	if (p->resend == NULL || p->step == NULL || p->deadline == NULL)
 		fatal("out of memory");
 	return &p->t;
 }

@@ -117,6 +117,17 @@ sendq_push(struct sendq *q, const json_t *msg)
 }
 
 int
+sendq_push_text(struct sendq *q, const struct iovec *v, int n)
+{
+	int r;
+
+	if ((r = jsonrpc_write_text(q->pending, v, n)) < 0)
+		return r;
+	sendq_mark(q);
+	return 0;
+}
+
+int
 sendq_push_raw_result(struct sendq *q, const json_t *id, const char *raw,
     size_t len)
 {

@@ -100,6 +100,37 @@ server_gateway_catalog(const char *agent, const json_t *scope)
 	return out;
 }
 
+/* FNV-1a, 64 bits. */
+static uint64_t
+server_key_add(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t
+server_gateway_key(const char *agent, const json_t *scope)
+{
+	uint64_t h = 14695981039346656037ULL, serial;
+	struct server *s;
+	bool is_retired;
+
+	TAILQ_FOREACH(s, &server_list, entry) {
+		if (!server_in_gateway_scope(s, agent, scope))
+			continue;
+		serial = session_tools_serial(s->session);
+		is_retired = session_is_catalog_retired(s->session);
+		h = server_key_add(h, s->id, strlen(s->id) + 1);
+		h = server_key_add(h, &s->generation, sizeof s->generation);
+		h = server_key_add(h, &serial, sizeof serial);
+		h = server_key_add(h, &is_retired, sizeof is_retired);
+	}
+	return h;
+}
+
 /* The server's result text, checked, goes to the client unchanged. */
 static void
 server_on_call_raw(void *arg, const char *result, size_t len)
@@ -152,6 +183,10 @@ server_call_gone(void *arg)
 	session_cancel(pc->session, pc->id, "the client that asked has gone");
 }
 
+/* Calls, kept for reuse: the hot path allocates nothing. */
+static struct xrecycle server_calls = XRECYCLE_INIT(struct server_pending_call,
+    256);
+
 /* The call has its answer: what it held goes (req is answered next). */
 static struct request *
 server_pending_call_end(struct server_pending_call *pc)
@@ -164,7 +199,7 @@ server_pending_call_end(struct server_pending_call *pc)
 	json_decref(pc->caps);
 	server_unref(pc->server);
 	session_unref(pc->session);
-	free(pc);
+	xrecycle_put(&server_calls, pc);
 	return req;
 }
 
@@ -319,19 +354,11 @@ server_call_notify(struct server *s, const char *method, const json_t *params)
 	}
 }
 
-/*
- * A call of either kind of caller: an MCP caller's tools/call params
- * (mcp_params), or an mcpd/call's opts (each may be NULL).
- */
-static void
-server_call_start(struct server *s, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *req,
-    const json_t *mcp_params, const struct server_call_opts *opts)
+/* Whether s can take a call of tool now; else req fails saying why. */
+static bool
+server_call_allowed(struct server *s, uint64_t generation, const char *tool,
+    struct request *req)
 {
-	struct server_pending_call *pc;
-	json_t *params;
-	int64_t id;
-
 	if (generation != 0 && generation != s->generation) {
 		control_fail(req, ERRORS_STALE_HANDLE,
 		    json_pack("{s:I}", "current_generation",
@@ -340,7 +367,7 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 		    " of %s, which is now at generation %" PRIu64
 		    "; list tools again",
 		    generation, s->name, s->generation);
-		return;
+		return false;
 	}
 	if (session_is_catalog_retired(s->session)) {
 		control_fail(req, ERRORS_STALE_HANDLE,
@@ -349,7 +376,7 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 		    "the tools of generation %" PRIu64
 		    " of %s are retired: the server refused a call's headers (HeaderMismatch); reload it (mcpctl reload %s) and list its tools again",
 		    s->generation, s->name, s->name);
-		return;
+		return false;
 	}
 	if (s->state == SERVER_FAILED) {
 		/* Waiting does not help: it will not start by itself. */
@@ -358,7 +385,7 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 		    s->name,
 		    s->last_error != NULL ? s->last_error : "no error kept",
 		    s->name, s->name, s->name);
-		return;
+		return false;
 	}
 	if (!session_is_ready(s->session)) {
 		control_fail(req, ERRORS_UNAVAILABLE, NULL,
@@ -367,15 +394,24 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 		    s->last_error != NULL ? " (last error: " : "",
 		    s->last_error != NULL ? s->last_error : "",
 		    s->last_error != NULL ? ")" : "");
-		return;
+		return false;
 	}
 	if (server_tool_peek(s, tool) == NULL) {
 		control_fail(req, ERRORS_NOT_FOUND,
 		    json_pack("{s:s}", "what", "tool"),
 		    "server %s has no tool named %s", s->name, tool);
-		return;
+		return false;
 	}
-	pc = xcalloc(1, sizeof *pc);
+	return true;
+}
+
+/* The call, in s->calls until it ends (mcp_params, opts: as below). */
+static struct server_pending_call *
+server_pending_call_new(struct server *s, int timeout_ms, struct request *req,
+    const json_t *mcp_params, const struct server_call_opts *opts)
+{
+	struct server_pending_call *pc = xrecycle_get(&server_calls);
+
 	pc->req = req;
 	pc->timeout_ms = timeout_ms;
 	pc->is_mcp = mcp_params != NULL;
@@ -397,16 +433,79 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 	server_ref(s);
 	session_ref(pc->session); /* the hook may cancel through it */
 	TAILQ_INSERT_TAIL(&s->calls, pc, entry);
+	return pc;
+}
+
+/* Its request went upstream as id, or (0) fails from the loop. */
+static void
+server_call_sent(struct server_pending_call *pc, int64_t id)
+{
+	if (id <= 0)
+		return; /* nothing to cancel */
+	pc->id = id;
+	if (pc->takes_input)
+		session_pass_input_required(pc->session, id);
+	control_on_gone(pc->req, server_call_gone, pc);
+}
+
+/*
+ * A call of either kind of caller: an MCP caller's tools/call params
+ * (mcp_params), or an mcpd/call's opts (each may be NULL).
+ */
+static void
+server_call_start(struct server *s, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *req,
+    const json_t *mcp_params, const struct server_call_opts *opts)
+{
+	struct server_pending_call *pc;
+	json_t *params;
+
+	if (!server_call_allowed(s, generation, tool, req))
+		return;
+	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, opts);
 	params = server_call_params(pc, tool, arguments, mcp_params, opts);
-	/* 0: nothing to cancel, the request fails (from the loop). */
-	if ((id = session_request_raw(s->session, "tools/call", params,
-		 timeout_ms, server_on_pending_call_reply,
-		 server_on_pending_call_raw, pc)) > 0) {
-		pc->id = id;
-		if (pc->takes_input)
-			session_pass_input_required(s->session, id);
-		control_on_gone(req, server_call_gone, pc);
+	server_call_sent(pc,
+	    session_request_raw(s->session, "tools/call", params, timeout_ms,
+		server_on_pending_call_reply, server_on_pending_call_raw, pc));
+}
+
+/* Text that goes between a JSON string's quotes as it is. */
+static bool
+server_is_plain_text(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+			return false;
+	return true;
+}
+
+void
+server_call_text(struct server *s, const char *tool, const char *args,
+    size_t len, int timeout_ms, struct request *req, const json_t *mcp_params)
+{
+	struct server_pending_call *pc;
+	json_t *arguments;
+	struct iovec params[] = { { (void *)(uintptr_t) "{\"name\":\"", 9 },
+		{ (void *)(uintptr_t)tool, strlen(tool) },
+		{ (void *)(uintptr_t) "\",\"arguments\":", 14 },
+		{ (void *)(uintptr_t)args, len },
+		{ (void *)(uintptr_t) "}", 1 } };
+
+	if (!session_takes_text(s->session) || !server_is_plain_text(tool)) {
+		if ((arguments = json_loadb(args, len, 0, NULL)) == NULL)
+			fatalx("server_call_text: arguments are not JSON");
+		server_call_start(s, 0, tool, arguments, timeout_ms, req,
+		    mcp_params, NULL);
+		json_decref(arguments);
+		return;
 	}
+	if (!server_call_allowed(s, 0, tool, req))
+		return;
+	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, NULL);
+	server_call_sent(pc,
+	    session_request_text(s->session, "tools/call", params, 5,
+		timeout_ms, server_on_pending_call_reply,
+		server_on_pending_call_raw, pc));
 }
 
 void

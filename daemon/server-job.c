@@ -86,15 +86,20 @@ server_container_names(const char *docker)
 {
 	struct server *s;
 	size_t n = 3;
-	const char **args = xcalloc(server_count(NULL) + 4, sizeof *args);
+	const char **args = xcalloc(2 * server_count(NULL) + 4, sizeof *args);
 
 	args[0] = docker;
 	args[1] = "rm";
 	args[2] = "-f";
-	TAILQ_FOREACH(s, &server_list, entry)
-		if (s->container != NULL &&
-		    docker_container_name(s->container) != NULL)
-			args[n++] = docker_container_name(s->container);
+	TAILQ_FOREACH(s, &server_list, entry) {
+		if (s->container == NULL ||
+		    docker_container_name(s->container) == NULL)
+			continue;
+		args[n++] = docker_container_name(s->container);
+		/* A probe still being removed while its successor starts. */
+		if (docker_container_old_name(s->container) != NULL)
+			args[n++] = docker_container_old_name(s->container);
+	}
 	return args;
 }
 

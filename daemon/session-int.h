@@ -7,7 +7,7 @@
 
 #include "mcpd.h"
 
-#define SESSION_BUCKETS		1024 /* pending map buckets; ids are sequential */
+#define SESSION_BUCKETS		64 /* pending map buckets; ids are sequential */
 #define SESSION_HEADER_MISMATCH (-32020) /* 2026-07-28: HeaderMismatch */
 
 enum session_phase {
@@ -49,9 +49,10 @@ struct session {
 	char *protocol_version;
 	json_t *server_info;
 	json_t *capabilities;
-	json_t *tools;	      /* the cache: a JSON array */
-	json_t *listing;      /* tools gathered by the listing under way */
-	json_t *seen_cursors; /* object used as a set */
+	json_t *tools;	       /* the cache: a JSON array */
+	uint64_t tools_serial; /* unique to each listing that made tools */
+	json_t *listing;       /* tools gathered by the listing under way */
+	json_t *seen_cursors;  /* object used as a set */
 	int pages;
 	bool is_modern;		 /* 2026-07-28: _meta on every request */
 	bool is_denied;		 /* the handshake was refused by policy */

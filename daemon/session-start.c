@@ -60,10 +60,13 @@ session_drop_invalid_tools(struct session *s)
 static void
 session_list_done(struct session *s)
 {
+	static uint64_t serial;
+
 	if (s->is_modern)
 		session_drop_invalid_tools(s);
 	json_decref(s->tools);
 	s->tools = s->listing;
+	s->tools_serial = ++serial;
 	s->listing = NULL;
 	json_decref(s->seen_cursors);
 	s->seen_cursors = NULL;

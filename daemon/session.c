@@ -54,12 +54,15 @@ session_pending_take(struct session *s, int64_t id)
 	return p;
 }
 
+/* Pending requests, kept for reuse: the hot path allocates nothing. */
+static struct xrecycle session_pendings = XRECYCLE_INIT(struct pending, 256);
+
 /* Calls a pending request's callback once and frees it. */
 static void
 session_pending_finish(struct pending *p, const struct session_reply *r)
 {
 	p->cb(p->arg, r);
-	free(p);
+	xrecycle_put(&session_pendings, p);
 }
 
 static void
@@ -246,22 +249,51 @@ session_pass_input_required(struct session *s, int64_t id)
 		p->takes_input_required = true;
 }
 
-int64_t
-session_request_raw(struct session *s, const char *method, json_t *params,
-    int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg)
+static struct pending *
+session_pending_new(struct session *s, int timeout_ms, session_reply_fn *cb,
+    session_raw_fn *raw_cb, void *arg)
 {
-	struct pending *p;
-	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
-	json_t *msg, *id;
-	int r;
+	struct pending *p = xrecycle_get(&session_pendings);
 
-	p = xcalloc(1, sizeof *p);
 	p->id = ++s->next_id;
 	p->cb = cb;
 	p->raw_cb = raw_cb;
 	p->arg = arg;
 	p->session = s;
 	p->timeout_ms = timeout_ms;
+	return p;
+}
+
+/* p's request went (r >= 0: it waits for its answer) or did not. */
+static int64_t
+session_pending_sent(struct session *s, struct pending *p, int r)
+{
+	struct timeval tv = { p->timeout_ms / 1000,
+		(p->timeout_ms % 1000) * 1000 };
+
+	if (r < 0) {
+		session_pending_later(p, ERRORS_UNAVAILABLE,
+		    r == -ENOBUFS ?
+			"the server is not reading what it was sent; nothing more is sent until it does%s" :
+			"the connection to the server is closed; nothing was sent%s",
+		    NULL);
+		return 0;
+	}
+	evtimer_assign(&p->timer, mcpd_base, session_pending_expired, p);
+	evtimer_add(&p->timer, &tv);
+	LIST_INSERT_HEAD(session_bucket(s, p->id), p, entry);
+	s->npending++;
+	return p->id;
+}
+
+int64_t
+session_request_raw(struct session *s, const char *method, json_t *params,
+    int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg)
+{
+	struct pending *p = session_pending_new(s, timeout_ms, cb, raw_cb, arg);
+	json_t *msg, *id;
+	int r;
+
 	if (s->phase == SESSION_DEAD) {
 		json_decref(params);
 		session_pending_later(p, ERRORS_UNAVAILABLE,
@@ -277,19 +309,41 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	r = s->transport->ops->send(s->transport, msg,
 	    session_tool_for(s, method, params));
 	json_decref(msg);
-	if (r < 0) {
-		session_pending_later(p, ERRORS_UNAVAILABLE,
-		    r == -ENOBUFS ?
-			"the server is not reading what it was sent; nothing more is sent until it does%s" :
-			"the connection to the server is closed; nothing was sent%s",
-		    NULL);
-		return 0;
-	}
-	evtimer_assign(&p->timer, mcpd_base, session_pending_expired, p);
-	evtimer_add(&p->timer, &tv);
-	LIST_INSERT_HEAD(session_bucket(s, p->id), p, entry);
-	s->npending++;
-	return p->id;
+	return session_pending_sent(s, p, r);
+}
+
+bool
+session_takes_text(const struct session *s)
+{
+	return s != NULL && s->phase == SESSION_READY && !s->is_modern &&
+	    s->transport->ops->send_text != NULL;
+}
+
+#define SESSION_TEXT_PIECES 6
+
+int64_t
+session_request_text(struct session *s, const char *method,
+    const struct iovec *params, int n, int timeout_ms, session_reply_fn *cb,
+    session_raw_fn *raw_cb, void *arg)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char mid[] = ",\"method\":\"";
+	static const char tail[] = "\",\"params\":";
+	struct pending *p = session_pending_new(s, timeout_ms, cb, raw_cb, arg);
+	struct iovec v[SESSION_TEXT_PIECES + 6];
+	char id[JSONRPC_INT_MAX];
+
+	if (n > SESSION_TEXT_PIECES)
+		fatalx("session_request_text: %d pieces", n);
+	v[0] = (struct iovec){ (void *)(uintptr_t)head, sizeof head - 1 };
+	v[1] = (struct iovec){ id, jsonrpc_format_int(id, p->id) };
+	v[2] = (struct iovec){ (void *)(uintptr_t)mid, sizeof mid - 1 };
+	v[3] = (struct iovec){ (void *)(uintptr_t)method, strlen(method) };
+	v[4] = (struct iovec){ (void *)(uintptr_t)tail, sizeof tail - 1 };
+	memcpy(v + 5, params, n * sizeof *params);
+	v[n + 5] = (struct iovec){ (void *)(uintptr_t) "}\n", 2 };
+	return session_pending_sent(s, p,
+	    s->transport->ops->send_text(s->transport, v, n + 6));
 }
 
 /* What mcpd declares upstream and relays to a caller that offers it. */
@@ -427,7 +481,7 @@ session_on_raw(void *arg, const char *line, size_t len)
 		return false;
 	session_pending_remove(s, p);
 	p->raw_cb(p->arg, line + m[2].off, m[2].len);
-	free(p);
+	xrecycle_put(&session_pendings, p);
 	return true;
 }
 
@@ -654,6 +708,12 @@ const char *
 session_protocol_version(const struct session *s)
 {
 	return s != NULL ? s->protocol_version : NULL;
+}
+
+uint64_t
+session_tools_serial(const struct session *s)
+{
+	return s->tools_serial;
 }
 
 json_t *

@@ -21,7 +21,9 @@ struct stdio_transport {
 	/* Its own copy of what it runs, until it has run it. */
 	char **argv, **env, *cwd;
 	struct child_io io;
-	struct bufferevent *in, *out, *err;
+	struct bufferevent *in, *err;
+	struct fdread out; /* the hot path: no FIONREAD per read */
+	bool is_reading;   /* out was set up (and its fd is to be closed) */
 	struct sendq *inq; /* what goes to its stdin */
 	struct linebuf out_lines, err_lines;
 	struct event *stop_timer;
@@ -88,7 +90,7 @@ stdio_deliver_line(struct stdio_transport *st, char *line, size_t len)
 static bool
 stdio_drain_stdout(struct stdio_transport *st)
 {
-	struct evbuffer *in = bufferevent_get_input(st->out);
+	struct evbuffer *in = st->out.in;
 	char *line, why[128];
 	size_t len;
 	int r = 0;
@@ -111,10 +113,19 @@ stdio_drain_stdout(struct stdio_transport *st)
 }
 
 static void
-stdio_stdout_read(struct bufferevent *bev, void *arg)
+stdio_stdout_read(void *arg)
 {
-	(void)bev;
 	stdio_drain_stdout(arg);
+}
+
+/* EOF or error on stdout: the exit status tells the story. */
+static void
+stdio_stdout_end(void *arg, int error)
+{
+	struct stdio_transport *st = arg;
+
+	(void)error;
+	fdread_disable(&st->out);
 }
 
 static void
@@ -215,8 +226,8 @@ stdio_exited(void *arg, int status)
 	}
 	/* Take what it wrote before it died, then say how it ended. */
 	stdio_drain(&st->t);
-	if (st->out != NULL) {
-		stdio_read_now(st->out, st->io.out);
+	if (st->is_reading) {
+		fdread_now(&st->out);
 		if (!stdio_drain_stdout(st))
 			return;
 	}
@@ -273,12 +284,27 @@ stdio_open(struct transport *t, char **cause)
 	if (r < 0)
 		return r;
 	st->in = stdio_bev_new(st, st->io.in, NULL);
-	st->out = stdio_bev_new(st, st->io.out, stdio_stdout_read);
 	st->err = stdio_bev_new(st, st->io.err, stdio_stderr_read);
-	if (st->in == NULL || st->out == NULL || st->err == NULL)
+	if (st->in == NULL || st->err == NULL)
 		fatalx("cannot make bufferevents for a child's pipes");
+	fdread_init(&st->out, st->io.out, STDIO_READ_MAX, stdio_stdout_read,
+	    stdio_stdout_end, st);
+	fdread_enable(&st->out);
+	st->is_reading = true;
 	st->inq = sendq_new(st->in);
 	child_watch(st->io.pid, stdio_exited, st);
+	return 0;
+}
+
+/* 0 when the child's stdin takes more, else why not. */
+static int
+stdio_can_send(const struct stdio_transport *st)
+{
+	if (st->in == NULL || st->is_closing)
+		return -EPIPE;
+	/* A server that stops reading must not make mcpd hoard its input. */
+	if (sendq_length(st->inq) > 4 * mcpd_opts.max_message)
+		return -ENOBUFS;
 	return 0;
 }
 
@@ -286,14 +312,20 @@ static int
 stdio_send(struct transport *t, const json_t *msg, const json_t *tool)
 {
 	struct stdio_transport *st = stdio_of(t);
+	int r;
 
 	(void)tool;
-	if (st->in == NULL || st->is_closing)
-		return -EPIPE;
-	/* A server that stops reading must not make mcpd hoard its input. */
-	if (sendq_length(st->inq) > 4 * mcpd_opts.max_message)
-		return -ENOBUFS;
-	return sendq_push(st->inq, msg);
+	return (r = stdio_can_send(st)) < 0 ? r : sendq_push(st->inq, msg);
+}
+
+static int
+stdio_send_text(struct transport *t, const struct iovec *v, int n)
+{
+	struct stdio_transport *st = stdio_of(t);
+	int r;
+
+	return (r = stdio_can_send(st)) < 0 ? r :
+					      sendq_push_text(st->inq, v, n);
 }
 
 static void
@@ -342,7 +374,10 @@ stdio_release(evutil_socket_t fd, short events, void *arg)
 	if (st->stop_timer != NULL)
 		event_free(st->stop_timer);
 	stdio_close_stdin(st);
-	stdio_bev_free(&st->out);
+	if (st->is_reading) {
+		fdread_release(&st->out);
+		close(st->io.out);
+	}
 	stdio_bev_free(&st->err);
 	stdio_forget_spec(st);
 	free(st);
@@ -369,8 +404,8 @@ stdio_free(struct transport *t)
 		evtimer_del(st->stop_timer);
 	if (st->in != NULL)
 		bufferevent_disable(st->in, EV_READ | EV_WRITE);
-	if (st->out != NULL)
-		bufferevent_disable(st->out, EV_READ | EV_WRITE);
+	if (st->is_reading)
+		fdread_disable(&st->out);
 	if (st->err != NULL)
 		bufferevent_disable(st->err, EV_READ | EV_WRITE);
 	if (event_base_once(mcpd_base, -1, EV_TIMEOUT, stdio_release, st,
@@ -382,6 +417,7 @@ static const struct transport_ops stdio_ops = {
 	.name = "stdio",
 	.open = stdio_open,
 	.send = stdio_send,
+	.send_text = stdio_send_text,
 	.drain = stdio_drain,
 	.close = stdio_close,
 	.free = stdio_free,

@@ -54,6 +54,24 @@ fuzz_jsonscan_is_odd(const char *s, size_t len)
 	return false;
 }
 
+/* Whether every key of the object is the key of one of m. */
+static bool
+fuzz_jsonscan_only_listed(json_t *root, const struct jsonscan_member *m,
+    size_t n)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	json_object_foreach(root, key, v) {
+		for (i = 0; i < n && strcmp(key, m[i].key) != 0; i++)
+			;
+		if (i == n)
+			return false;
+	}
+	return true;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -87,6 +105,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(got != NULL && json_equal(got, want));
 			json_decref(got);
 		}
+		/* The closed set: refused exactly when another key is there. */
+		FUZZ_CHECK((jsonscan_object_of(text, size, m,
+				sizeof m / sizeof m[0]) == 0) ==
+		    fuzz_jsonscan_only_listed(root, m, sizeof m / sizeof m[0]));
 	} else if (root != NULL && json_is_object(root)) {
 		/* It refuses a valid object only for the reasons it says. */
 		FUZZ_CHECK(fuzz_jsonscan_depth(text, size) > JSONSCAN_DEPTH ||

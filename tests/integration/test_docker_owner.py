@@ -424,7 +424,7 @@ def breaking_docker(dp, after):
     """A script in front of the real CLI that, once `docker <after>` ran,
     points MCPD_DOCKER at a file that cannot be executed. A script is
     needed because the break must come between two commands mcpd runs on
-    its own (run -d, then port, then logs); the failure itself is real
+    its own (run -d, then container inspect, then logs); the failure itself is real
     (exec of a non-executable file)."""
     script = dp.dir / "breaker"
     noexec = dp.targets["noexec"]
@@ -443,12 +443,12 @@ def breaking_docker(dp, after):
 
 @pytest.mark.parametrize("after,what", [
     ("run -d", "cannot read the published port of {c}"),
-    ("port", "cannot follow container {c}"),
+    ("container inspect", "cannot follow container {c}"),
 ])
 def test_port_and_logs_fail_cleanly_when_docker_cannot_exec(
         start, tmp_path, after, what):
-    """docker port (after docker run -d) and docker logs --follow (after
-    docker port) cannot be run: the load fails saying so, the managed
+    """docker container inspect (the published port, after docker run -d)
+    and docker logs --follow (after that inspect) cannot be run: the load fails saying so, the managed
     container cannot be removed either (the same docker), stays listed,
     and goes once docker can run again. See breaking_docker for the
     script."""

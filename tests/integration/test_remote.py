@@ -441,12 +441,24 @@ def tls_front(peers, leaf, backend_port):
     return port
 
 
+def mapped_libraries(pid):
+    """The file names of the shared libraries mapped into pid."""
+    with open(f"/proc/{pid}/maps") as f:
+        return {line.split()[-1].rsplit("/", 1)[-1] for line in f
+                if ".so" in line}
+
+
 def test_tls_with_the_test_ca(mcpd_factory, peers, everything, pki):
     expected = direct_http_tools(everything.url())
     port = tls_front(peers, pki.good, everything.port)
     d = mcpd_factory("--ca-file", pki.ca)
+    # OpenSSL is loaded by the first TLS connection, not at start.
+    assert not any(lib.startswith(("libssl", "libcrypto"))
+                   for lib in mapped_libraries(d.pid)), \
+        sorted(mapped_libraries(d.pid))
     r = d.ctl("load", "--allow-local", f"https://localhost:{port}/mcp")
     assert r.rc == 0, r
+    assert any(lib.startswith("libssl") for lib in mapped_libraries(d.pid))
     assert r.json["endpoint"] == f"https://localhost:{port}/mcp"
     assert r.json["protocol_version"] == "2025-11-25"
     assert r.json["tools"] == len(expected), (

@@ -95,6 +95,7 @@ static struct {
 	int is_port_only_message;
 	int is_modern; /* 2026-07-28 only: server/discover, _meta required */
 	int is_conformance; /* the harness's fixtures (testserver-conformance.c) */
+	int is_echo_input; /* each stdin line to stderr as "in: LINE" */
 } opt = { .exit_after = -1, .http_port = -1 };
 
 static struct {
@@ -974,6 +975,8 @@ ts_stdio_line(char *p, size_t n)
 		n--; /* also "\r" and blank lines */
 	if (n == 0)
 		return;
+	if (opt.is_echo_input)
+		ts_log("in: %.*s", (int)n, p);
 	if ((msg = json_loadb(p, n, JSON_DECODE_ANY, &err)) == NULL) {
 		ts_log("mcp-testserver: parse error: %s", err.text);
 		ts_send(NULL,
@@ -1452,6 +1455,7 @@ ts_options(int argc, char **argv)
 		    &opt.is_port_only_message, 1 },
 		{ "modern", no_argument, &opt.is_modern, 1 },
 		{ "conformance", no_argument, &opt.is_conformance, 1 },
+		{ "echo-input", no_argument, &opt.is_echo_input, 1 },
 		{ NULL, 0, NULL, 0 }
 	};
 	long *numbers[] = { &opt.start_delay_ms, &opt.exit_after,
@@ -1478,7 +1482,7 @@ ts_options(int argc, char **argv)
 		       "\t[--early-notify] [--ping-client] "
 		       "[--protocol-version V] [--page-size N]\n"
 		       "\t[--repeat-cursor] [--tools N] [--modern] "
-		       "[--conformance] [--log-file PATH]\n"
+		       "[--conformance] [--log-file PATH] [--echo-input]\n"
 		       "\t[--http PORT [--http-port-only-message]]");
 		exit(2);
 	}

@@ -80,6 +80,24 @@ test_member_spans(void)
 }
 
 static void
+test_closed_member_set(void)
+{
+	const char *t = "{\"server\":\"a\",\"tool\":\"b\",\"arguments\":"
+			"{\"x\":{\"y\":1}}}";
+	const char *extra = "{\"server\":\"a\",\"timeout_ms\":5}";
+	struct jsonscan_member m[] = { { "server", false, 0, 0 },
+		{ "tool", false, 0, 0 }, { "arguments", false, 0, 0 } };
+
+	TAP_CHECK_INT(jsonscan_object_of(t, strlen(t), m, TAP_COUNT(m)), 0);
+	TAP_CHECK(m[2].is_found && m[2].len == 13,
+	    "nested keys are not held against the set");
+	TAP_CHECK(jsonscan_object_of(extra, strlen(extra), m, TAP_COUNT(m)) < 0,
+	    "a top-level key outside the set is refused");
+	TAP_CHECK_INT(jsonscan_object(extra, strlen(extra), m, TAP_COUNT(m)),
+	    0);
+}
+
+static void
 test_escaped_key_and_depth(void)
 {
 	const char *escaped = "{\"i\\u0064\":1}";
@@ -143,6 +161,7 @@ static const struct tap_test tests[] = {
 	{ "accepts and refuses what the grammar says",
 	    test_agrees_with_jansson },
 	{ "finds top-level member spans", test_member_spans },
+	{ "a closed member set refuses other keys", test_closed_member_set },
 	{ "escaped keys and deep nesting fall back",
 	    test_escaped_key_and_depth },
 	{ "what jansson refuses is left to it", test_what_jansson_refuses },

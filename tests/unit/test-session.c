@@ -131,6 +131,7 @@ static const struct transport_ops lb_ops = {
 	lb_close,
 	lb_free,
 	NULL,
+	NULL,
 };
 
 static void
