@@ -327,10 +327,10 @@ mib() {
 	awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'
 }
 
-# relays_chart FILE: calls/s at both concurrencies and the RSS, per relay,
-# as a PNG.
-relays_chart() {
-	local data=$rdir/chart.dat name
+# relays_chart_data FILE: calls/s at both concurrencies and the RSS, per
+# relay, for relays_panels.
+relays_chart_data() {
+	local name
 
 	for name in "${relays[@]}"; do
 		printf '"%s" %s %s %s\n' "${rlabel[$name]}" \
@@ -338,11 +338,13 @@ relays_chart() {
 			"$(median "r-$name" 16 calls_per_s)" \
 			"$([[ $name == direct ]] && echo NaN ||
 				mib "$(median "r-$name" rss rss_kb)")"
-	done >"$data"
-	cat >"$rdir/chart.gp" <<EOF
-set terminal pngcairo size 1100,500 font "sans,10"
-set output "$1"
-set multiplot layout 1,2 title "SDK client -> relay -> server-everything (stdio), echo tool; median of $rounds rounds, $(nproc) cores"
+	done >"$1"
+}
+
+# relays_panels FILE: the two panels of the relays in bench/report.bash's
+# chart (gnuplot commands), from relays_chart_data's FILE.
+relays_panels() {
+	cat <<EOF
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -350,30 +352,29 @@ set boxwidth 0.9
 set logscale y
 set grid ytics
 set xtics rotate by 25 right
-set key top right
-set title "tool calls per second (log scale)"
+set key inside top right
+set title "relays: SDK client -> relay -> server-everything (stdio), echo; calls/s (log scale)"
 set yrange [10:*]
-plot "$data" using 2:xtic(1) title "concurrency 1", \
-	"" using 3 title "concurrency 16", \
-	"" using (\$0 - 1.0 / 6):2:(sprintf("%.0f", \$2)) with labels \
-		offset 0,0.6 font ",8" notitle, \
-	"" using (\$0 + 1.0 / 6):3:(sprintf("%.0f", \$3)) with labels \
-		offset 0,0.6 font ",8" notitle
-set title "RSS after the run, MiB (log scale; the server is not counted)"
+plot "$1" using 2:xtic(1) title "concurrency 1", \\
+	"" using 3 title "concurrency 16", \\
+	"" using (\$0 - 1.0 / 6):2:(sprintf("%.0f", \$2)) with labels \\
+		offset 0,0.6 font ",7" notitle, \\
+	"" using (\$0 + 1.0 / 6):3:(sprintf("%.0f", \$3)) with labels \\
+		offset 0,0.6 font ",7" notitle
+set title "relays: RSS after the run, MiB (log scale; the server is not counted)"
 set yrange [1:*]
 unset key
-plot "$data" using 4:xtic(1) linecolor rgb "#4d8f4d", \
-	"" using 0:4:(sprintf("%.1f", \$4)) with labels offset 0,0.6 \
-		font ",8" notitle
-unset multiplot
+plot "$1" using 4:xtic(1) linecolor rgb "#4d8f4d", \\
+	"" using 0:4:(sprintf("%.1f", \$4)) with labels offset 0,0.6 \\
+		font ",7" notitle
+unset logscale y
+set yrange [*:*]
 EOF
-	gnuplot "$rdir/chart.gp" >"$rdir/gnuplot.log" 2>&1 ||
-		die "gnuplot failed" "$rdir/gnuplot.log"
 }
 
 # relays_report: the table, the ratios the issue sets as targets, the chart.
 relays_report() {
-	local name peer min='' min_name best
+	local name peer conc min='' min_name best
 
 	echo "relays: the SDK client ($("$node" --version)) calling" \
 		"server-everything's echo (stdio) through each, median of" \
@@ -428,8 +429,32 @@ relays_report() {
 		"$(ratio "$(median r-bridge 16 calls_per_s)" \
 			"$(median r-direct 16 calls_per_s)") (target >= 0.8)"
 
-	relays_chart "$chart"
-	echo "chart: $chart"
+	row "relays: mcpd HTTP vs mcp-hub calls/s, c=1" \
+		"$(median r-mcpd 1 calls_per_s)" calls/s \
+		"$(median r-mcp-hub 1 calls_per_s)" \
+		"$(ratio "$(median r-mcpd 1 calls_per_s)" \
+			"$(median r-mcp-hub 1 calls_per_s)")" "ratio>=8"
+	row "relays: mcpd HTTP vs mcp-hub calls/s, c=16" \
+		"$(median r-mcpd 16 calls_per_s)" calls/s \
+		"$(median r-mcp-hub 16 calls_per_s)" \
+		"$(ratio "$(median r-mcpd 16 calls_per_s)" \
+			"$(median r-mcp-hub 16 calls_per_s)")" -
+	for conc in 1 16; do
+		for name in mcpd bridge; do
+			row "relays: ${rlabel[$name]} vs direct stdio calls/s, c=$conc" \
+				"$(median "r-$name" "$conc" calls_per_s)" calls/s \
+				"$(median r-direct "$conc" calls_per_s)" \
+				"$(ratio "$(median "r-$name" "$conc" calls_per_s)" \
+					"$(median r-direct "$conc" calls_per_s)")" \
+				"ratio>=0.8"
+		done
+	done
+	row "relays: mcpd HTTP RSS vs smallest's ($min_name)" \
+		"$(mib "$(median r-mcpd rss rss_kb)")" MiB "$(mib "$min")" \
+		"$(awk -v m="$(median r-mcpd rss rss_kb)" -v p="$min" \
+			'BEGIN { printf "%.3f", m / p }')" "ratio<=0.1"
+
+	relays_chart_data "$chart_dir/relays.dat"
 }
 
 # relays_main: the rounds, then the report.
