@@ -486,11 +486,19 @@ httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len)
 {
 	struct jsonscan_member m[] = { { "id", false, 0, 0 },
 		{ "method", false, 0, 0 } };
+	static const char answer[] = "{\"jsonrpc\":\"2.0\",\"id\":";
 	struct httpd_pending *p;
 	json_t *id;
 
-	if (hs->is_stateless || jsonscan_object(line, len, m, 2) < 0 ||
-	    !m[0].is_found || m[1].is_found ||
+	/*
+	 * The gateway writes an answer's id first (jsonrpc_write_raw_result,
+	 * jansson's order): a notification, of any size, is not scanned
+	 * before it is parsed.
+	 */
+	if (hs->is_stateless || len < sizeof answer - 1 ||
+	    memcmp(line, answer, sizeof answer - 1) != 0 ||
+	    jsonscan_object(line, len, m, 2) < 0 || !m[0].is_found ||
+	    m[1].is_found ||
 	    (id = json_loadb(line + m[0].off, m[0].len, JSON_DECODE_ANY,
 		 NULL)) == NULL)
 		return false;

@@ -30,7 +30,8 @@ def front(mcpd_factory):
     return d
 
 
-def post(url, body, token=None, sid=None, headers=None, raw=None):
+def post(url, body, token=None, sid=None, headers=None, raw=None,
+         timeout=20):
     h = {"Content-Type": "application/json",
          "Accept": "application/json, text/event-stream"}
     if token:
@@ -41,7 +42,7 @@ def post(url, body, token=None, sid=None, headers=None, raw=None):
     data = raw if raw is not None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, headers=h, method="POST")
     try:
-        with urllib.request.urlopen(req, timeout=20) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, r.headers, r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, e.headers, e.read().decode()

@@ -245,8 +245,11 @@ def test_http_stream_that_is_never_read_is_bounded(front, scripted):
         time.sleep(0.5)
         # The call is answered on its POST (JSON only: it takes no event
         # stream), the log messages go to the session's stream.
+        # Its answer comes after 200 MiB of log messages: under the
+        # sanitizers that takes some 15 s of the build's own slowness.
         st, _, body = post(front.url, call, front.token, sid,
-                           headers={"Accept": "application/json"})
+                           headers={"Accept": "application/json"},
+                           timeout=90)
         assert st == 200 and json.loads(body)["result"] == {"content": [
             {"type": "text", "text": "spam"}]}, body
         assert proc_io_wchar(pid) >= SPAM_N * SPAM_SIZE
