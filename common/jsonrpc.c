@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <event2/buffer.h>
@@ -107,26 +108,48 @@ jsonrpc_free_text(const void *data, size_t len, void *arg)
 	free((void *)(uintptr_t)data);
 }
 
-int
-jsonrpc_add_big(struct evbuffer *out, const struct iovec *v, int n)
+/* Hands text (malloc'd, len bytes) to out, which frees it once drained. */
+static int
+jsonrpc_add_owned(struct evbuffer *out, char *text, size_t len)
 {
-	size_t len = 0;
-	char *text, *p;
-
-	for (int i = 0; i < n; i++)
-		len += v[i].iov_len;
-	if ((p = text = malloc(len)) == NULL)
-		return -ENOMEM;
-	for (int i = 0; i < n; i++) {
-		memcpy(p, v[i].iov_base, v[i].iov_len);
-		p += v[i].iov_len;
-	}
 	if (evbuffer_add_reference(out, text, len, jsonrpc_free_text, NULL) <
 	    0) {
 		free(text);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* The pieces' bytes, one after another, into dst. */
+static void
+jsonrpc_copy_pieces(char *dst, const struct iovec *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		memcpy(dst, v[i].iov_base, v[i].iov_len);
+		dst += v[i].iov_len;
+	}
+}
+
+static size_t
+jsonrpc_pieces_len(const struct iovec *v, int n)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		len += v[i].iov_len;
+	return len;
+}
+
+int
+jsonrpc_add_big(struct evbuffer *out, const struct iovec *v, int n)
+{
+	size_t len = jsonrpc_pieces_len(v, n);
+	char *text = malloc(len);
+
+	if (text == NULL)
+		return -ENOMEM;
+	jsonrpc_copy_pieces(text, v, n);
+	return jsonrpc_add_owned(out, text, len);
 }
 
 /*
@@ -145,12 +168,7 @@ jsonrpc_write_big(struct evbuffer *out, const json_t *msg, size_t n)
 		return -EINVAL;
 	}
 	text[n] = '\n';
-	if (evbuffer_add_reference(out, text, n + 1, jsonrpc_free_text, NULL) <
-	    0) {
-		free(text);
-		return -ENOMEM;
-	}
-	return 0;
+	return jsonrpc_add_owned(out, text, n + 1);
 }
 
 /* Dumps straight into the buffer's free space: one copy, one add. */
@@ -195,25 +213,33 @@ jsonrpc_format_int(char *buf, int64_t v)
 	return len;
 }
 
+bool
+jsonrpc_parse_int(const char *text, size_t len, int64_t *ret)
+{
+	char buf[JSONRPC_INT_MAX], *end;
+
+	if (len == 0 || len >= sizeof buf ||
+	    (text[0] != '-' && (text[0] < '0' || text[0] > '9')))
+		return false;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	errno = 0;
+	*ret = strtoll(buf, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
 /* One reservation, one commit. */
 int
 jsonrpc_write_text(struct evbuffer *out, const struct iovec *v, int n)
 {
 	struct evbuffer_iovec space;
-	size_t len = 0;
-	char *p;
+	size_t len = jsonrpc_pieces_len(v, n);
 
-	for (int i = 0; i < n; i++)
-		len += v[i].iov_len;
 	if (len > JSONRPC_SMALL)
 		return jsonrpc_add_big(out, v, n);
 	if (evbuffer_reserve_space(out, len, &space, 1) != 1)
 		return -ENOMEM;
-	p = space.iov_base;
-	for (int i = 0; i < n; i++) {
-		memcpy(p, v[i].iov_base, v[i].iov_len);
-		p += v[i].iov_len;
-	}
+	jsonrpc_copy_pieces(space.iov_base, v, n);
 	space.iov_len = len;
 	return evbuffer_commit_space(out, &space, 1) < 0 ? -ENOMEM : 0;
 }

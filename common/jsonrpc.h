@@ -5,6 +5,7 @@
 
 #include <sys/uio.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,8 @@ int jsonrpc_write_text(struct evbuffer *out, const struct iovec *, int n);
 /* v in decimal into buf (JSONRPC_INT_MAX bytes); its length. */
 #define JSONRPC_INT_MAX 24
 size_t jsonrpc_format_int(char *buf, int64_t v);
+/* An integer written plainly ("42", "-5") in text[0..len); false else. */
+bool jsonrpc_parse_int(const char *text, size_t len, int64_t *ret);
 int jsonrpc_write_raw_result(struct evbuffer *out, const json_t *id,
     const char *raw, size_t len);
 

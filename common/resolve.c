@@ -262,6 +262,22 @@ resolve_plan_clear(struct resolve_plan *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* A resolution ends: the plan is cleared on failure (r < 0), else named. */
+static int
+resolve_plan_end(struct resolve_plan *p, const char *name, int r)
+{
+	char *server;
+
+	if (r < 0) {
+		resolve_plan_clear(p);
+		return r;
+	}
+	if ((server = resolve_server_name(name)) != NULL)
+		json_object_set_new(p->params, "name", json_string(server));
+	free(server);
+	return 0;
+}
+
 char *
 resolve_server_name(const char *name)
 {
@@ -619,7 +635,7 @@ resolve_registry(const json_t *record, const struct resolve_input *in,
 	const json_t *pkg = NULL, *remote = NULL;
 	struct resolve_ctx c = { in, ret };
 	const char *name;
-	char *offers, *server;
+	char *offers;
 	size_t i;
 	int r;
 
@@ -659,14 +675,7 @@ resolve_registry(const json_t *record, const struct resolve_input *in,
 		else
 			r = resolve_oci(&c, pkg, cause);
 	}
-	if (r < 0) {
-		resolve_plan_clear(ret);
-		return r;
-	}
-	if ((server = resolve_server_name(name)) != NULL)
-		json_object_set_new(ret->params, "name", json_string(server));
-	free(server);
-	return 0;
+	return resolve_plan_end(ret, name, r);
 }
 
 /* ---- Docker catalog definitions ---- */
@@ -841,7 +850,6 @@ resolve_docker(const json_t *entry, const struct resolve_input *in,
 	const char *name = resolve_str(entry, "name");
 	const char *type = resolve_str(entry, "type");
 	struct resolve_ctx c = { in, ret };
-	char *server;
 	int r;
 
 	if (name == NULL)
@@ -862,12 +870,5 @@ resolve_docker(const json_t *entry, const struct resolve_input *in,
 		r = resolve_docker_remote(&c, entry, cause);
 	else
 		r = resolve_docker_image(&c, entry, cause);
-	if (r < 0) {
-		resolve_plan_clear(ret);
-		return r;
-	}
-	if ((server = resolve_server_name(name)) != NULL)
-		json_object_set_new(ret->params, "name", json_string(server));
-	free(server);
-	return 0;
+	return resolve_plan_end(ret, name, r);
 }

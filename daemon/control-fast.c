@@ -39,21 +39,14 @@ control_fast_string(const char *text, size_t len, char *buf, size_t size)
 static json_t *
 control_fast_id(const char *text, size_t len)
 {
-	char buf[CONTROL_FAST_TEXT_MAX], *end;
-	long long n;
+	char buf[CONTROL_FAST_TEXT_MAX];
+	int64_t n;
 
 	if (text[0] == '"')
 		return control_fast_string(text, len, buf, sizeof buf) ?
 		    json_string(buf) :
 		    NULL;
-	/* The scanner vouched for a number of at most 18 digits. */
-	if (len >= 24 || memchr(text, '.', len) != NULL ||
-	    memchr(text, 'e', len) != NULL || memchr(text, 'E', len) != NULL)
-		return NULL;
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	n = strtoll(buf, &end, 10);
-	return *end == '\0' ? json_integer(n) : NULL;
+	return jsonrpc_parse_int(text, len, &n) ? json_integer(n) : NULL;
 }
 
 /*

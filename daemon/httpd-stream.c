@@ -150,6 +150,19 @@ httpd_stream_drop(struct evhttp_request *req, const char *what)
 
 #define HTTPD_EVENT_SMALL (64 * 1024) /* larger: a block of its own size */
 
+/* "id: <stream>-<n>\n", without printf. */
+static void
+httpd_stream_event_id(struct evbuffer *buf, unsigned stream, unsigned n)
+{
+	char text[JSONRPC_INT_MAX];
+
+	evbuffer_add(buf, "id: ", 4);
+	evbuffer_add(buf, text, jsonrpc_format_int(text, stream));
+	evbuffer_add(buf, "-", 1);
+	evbuffer_add(buf, text, jsonrpc_format_int(text, n));
+	evbuffer_add(buf, "\n", 1);
+}
+
 /*
  * One event of a message: "id: <stream>-<n>" when p (resumable), then
  * "event: message" and its data; no printf on the way of every answer.
@@ -159,15 +172,9 @@ httpd_stream_event(struct evbuffer *buf, struct httpd_pending *p,
     const char *line, size_t len)
 {
 	static const char head[] = "event: message\ndata: ";
-	char n[JSONRPC_INT_MAX];
 
-	if (p != NULL) {
-		evbuffer_add(buf, "id: ", 4);
-		evbuffer_add(buf, n, jsonrpc_format_int(n, p->stream));
-		evbuffer_add(buf, "-", 1);
-		evbuffer_add(buf, n, jsonrpc_format_int(n, ++p->events));
-		evbuffer_add(buf, "\n", 1);
-	}
+	if (p != NULL)
+		httpd_stream_event_id(buf, p->stream, ++p->events);
 	if (len > HTTPD_EVENT_SMALL)
 		xenomem(jsonrpc_add_big(buf,
 		    (struct iovec[]){
@@ -216,11 +223,10 @@ httpd_stream_headers(struct evhttp_request *req)
 static void
 httpd_stream_priming(struct evbuffer *buf, unsigned stream)
 {
-	static const char retry[] = "-0\nretry: ", data[] = "\ndata: \n\n";
+	static const char retry[] = "retry: ", data[] = "\ndata: \n\n";
 	char n[JSONRPC_INT_MAX];
 
-	evbuffer_add(buf, "id: ", 4);
-	evbuffer_add(buf, n, jsonrpc_format_int(n, stream));
+	httpd_stream_event_id(buf, stream, 0);
 	evbuffer_add(buf, retry, sizeof retry - 1);
 	evbuffer_add(buf, n, jsonrpc_format_int(n, HTTPD_RETRY_MS));
 	evbuffer_add(buf, data, sizeof data - 1);

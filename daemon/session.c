@@ -439,23 +439,6 @@ session_on_response(struct session *s, const struct jsonrpc_msg *m)
 	session_pending_finish(p, &r);
 }
 
-/* An integer id written plainly ("42"); false for anything else. */
-static bool
-session_raw_id(const char *text, size_t len, int64_t *ret)
-{
-	char buf[24];
-	char *end;
-
-	if (len == 0 || len >= sizeof buf)
-		return false;
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	errno = 0;
-	*ret = strtoll(buf, &end, 10);
-	return errno == 0 && *end == '\0' &&
-	    (buf[0] == '-' || (buf[0] >= '0' && buf[0] <= '9'));
-}
-
 /*
  * The hot path: a plain result to a request that takes raw results is
  * checked by the scanner and passed on as the server's own text, without
@@ -475,7 +458,7 @@ session_on_raw(void *arg, const char *line, size_t len)
 	    jsonscan_object(line, len, m, 5) < 0 || !m[2].is_found ||
 	    m[3].is_found || m[4].is_found || !m[0].is_found || m[0].len != 5 ||
 	    memcmp(line + m[0].off, "\"2.0\"", 5) != 0 || !m[1].is_found ||
-	    !session_raw_id(line + m[1].off, m[1].len, &id))
+	    !jsonrpc_parse_int(line + m[1].off, m[1].len, &id))
 		return false;
 	if ((p = session_pending_find(s, id)) == NULL || p->raw_cb == NULL)
 		return false;
