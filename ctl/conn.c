@@ -17,11 +17,13 @@
 
 #include <event2/buffer.h>
 
+#include "fdpass.h"
 #include "jsonrpc.h"
 #include "linebuf.h"
 #include "mcpctl.h"
 
 #define CONN_READ (1 << 20) /* bytes asked of each read(2) */
+#define CONN_PASS_MAX 2	    /* descriptors passed with one request */
 
 struct conn {
 	int fd;
@@ -32,6 +34,8 @@ struct conn {
 	json_int_t next_id;
 	json_int_t ping_id; /* an outstanding mcpd/list asked "are you there" */
 	int64_t deadline;   /* monotonic ms by which mcpd must say something */
+	int npass;	    /* descriptors to send with the next request */
+	int pass[CONN_PASS_MAX];
 };
 
 /* What conn_set_notify installed: one client, one handler. */
@@ -226,6 +230,29 @@ conn_fail(char **cause, int error, const char *fmt, ...)
 	return error;
 }
 
+void
+conn_pass_fds(struct conn *c, const int *fds, int n)
+{
+	c->npass = n < CONN_PASS_MAX ? n : CONN_PASS_MAX;
+	memcpy(c->pass, fds, (size_t)c->npass * sizeof *fds);
+}
+
+/*
+ * Writes the first bytes of a request: with the descriptors conn_pass_fds
+ * named, when there are any (they go with the first byte).
+ */
+static ssize_t
+conn_write(struct conn *c, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (c->npass == 0)
+		return write(c->fd, buf, len);
+	if ((n = fdpass_send(c->fd, buf, len, c->pass, c->npass)) > 0)
+		c->npass = 0;
+	return n;
+}
+
 /*
  * Writes msg as one line from a flat buffer that is wiped afterwards: a
  * request may carry a secret's value (mcpd/secret-set).
@@ -246,7 +273,7 @@ conn_send(struct conn *c, json_t *msg, char **cause)
 	}
 	buf[len++] = '\n';
 	while (off < len) {
-		if ((n = write(c->fd, buf + off, len - off)) >= 0) {
+		if ((n = conn_write(c, buf + off, len - off)) >= 0) {
 			off += n;
 			continue;
 		}

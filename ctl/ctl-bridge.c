@@ -12,6 +12,8 @@
 
 #include <event2/buffer.h>
 
+#include "errors.h"
+#include "jsonrpc.h"
 #include "mcpctl.h"
 
 /* Bytes held in each direction before reading from that side stops. */
@@ -44,6 +46,7 @@ struct bridge_stdio {
 
 static const struct option ctl_bridge_options[] = {
 	{ "server", required_argument, NULL, 'S' },
+	{ "relay", no_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -274,48 +277,66 @@ ctl_bridge_hello(struct mcpctl *m, json_t *servers)
 	return r;
 }
 
+/* Whether fd is a pipe or a socket, which mcpd can be handed. */
+static bool
+ctl_bridge_is_stream(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 &&
+	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+/*
+ * Hands standard input and output to mcpd (mcpd/attach), which serves
+ * them itself until the client closes its end, then answers; this
+ * process only waits, so that the client sees its server running. The
+ * exit status; -1 when this mcpd does not know mcpd/attach (relay then).
+ */
 static int
-ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
-    char **argv)
+ctl_bridge_attach(struct mcpctl *m)
+{
+	const int fds[2] = { STDIN_FILENO, STDOUT_FILENO };
+	struct jsonrpc_msg jm;
+	json_t *msg;
+	char *cause = NULL;
+	int r;
+
+	conn_pass_fds(m->conn, fds, 2);
+	if ((r = conn_call(m->conn, "mcpd/attach", json_object(), &msg,
+		 &cause)) < 0) {
+		if (r == -EPIPE)
+			print_err("mcpd closed the connection (did it stop? "
+				  "mcpctl status)");
+		else
+			print_err("%s", cause != NULL ? cause : strerror(-r));
+		free(cause);
+		return MCPCTL_EXIT_ERROR;
+	}
+	jsonrpc_classify(msg, &jm, NULL);
+	r = MCPCTL_EXIT_OK;
+	if (jm.type == JSONRPC_ERROR &&
+	    json_integer_value(json_object_get(jm.error, "code")) ==
+		JSONRPC_METHOD_NOT_FOUND)
+		r = -1;
+	else if (jm.type == JSONRPC_ERROR) {
+		print_err("%s", json_string_value(json_object_get(jm.error,
+				    "message")));
+		r = MCPCTL_EXIT_ERROR;
+	}
+	json_decref(msg);
+	return r;
+}
+
+/* Relays standard input and output to and from mcpd: the exit status. */
+static int
+ctl_bridge_relay_stdio(struct mcpctl *m)
 {
 	struct bridge_stdio in = { .fd = STDIN_FILENO },
 			    out = { .fd = STDOUT_FILENO };
 	struct bridge_pipe up = { 0 }, down = { 0 };
-	json_t *servers = json_array();
-	int c, r, sock;
+	int r, sock = conn_fd(m->conn);
 
-	if (servers == NULL)
-		return MCPCTL_EXIT_ERROR;
-	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_bridge_options)) !=
-	    -1) {
-		switch (c) {
-		case 'S':
-			if ((r = mcpctl_check_name(cmd, "server", optarg)) !=
-			    0) {
-				json_decref(servers);
-				return r;
-			}
-			json_array_append_new(servers, json_string(optarg));
-			break;
-		case 'h':
-			json_decref(servers);
-			return mcpctl_help(cmd);
-		default:
-			json_decref(servers);
-			return mcpctl_bad_option(cmd, c, argv);
-		}
-	}
-	if ((r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0) {
-		json_decref(servers);
-		return r;
-	}
-	/* stdout carries MCP only: errors go to stderr, even with --json. */
-	m->is_json = false;
-	r = ctl_bridge_hello(m, servers);
-	json_decref(servers);
-	if (r != 0)
-		return r;
-	sock = conn_fd(m->conn);
 	up = (struct bridge_pipe){ .in = STDIN_FILENO,
 		.out = sock,
 		.buf = evbuffer_new(),
@@ -342,14 +363,69 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	return r;
 }
 
+static int
+ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
+    char **argv)
+{
+	json_t *servers = json_array();
+	bool is_relay = false;
+	int c, r;
+
+	if (servers == NULL)
+		return MCPCTL_EXIT_ERROR;
+	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_bridge_options)) !=
+	    -1) {
+		switch (c) {
+		case 'S':
+			if ((r = mcpctl_check_name(cmd, "server", optarg)) !=
+			    0) {
+				json_decref(servers);
+				return r;
+			}
+			json_array_append_new(servers, json_string(optarg));
+			break;
+		case 'r':
+			is_relay = true;
+			break;
+		case 'h':
+			json_decref(servers);
+			return mcpctl_help(cmd);
+		default:
+			json_decref(servers);
+			return mcpctl_bad_option(cmd, c, argv);
+		}
+	}
+	if ((r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0) {
+		json_decref(servers);
+		return r;
+	}
+	/* stdout carries MCP only: errors go to stderr, even with --json. */
+	m->is_json = false;
+	r = ctl_bridge_hello(m, servers);
+	json_decref(servers);
+	if (r != 0)
+		return r;
+	/* A terminal (someone typing) or a file is relayed, never handed. */
+	if (!is_relay && ctl_bridge_is_stream(STDIN_FILENO) &&
+	    ctl_bridge_is_stream(STDOUT_FILENO) &&
+	    evbuffer_get_length(conn_input(m->conn)) == 0 &&
+	    (r = ctl_bridge_attach(m)) >= 0)
+		return r;
+	return ctl_bridge_relay_stdio(m);
+}
+
 const struct mcpctl_cmd ctl_bridge_cmd = {
 	.name = "bridge",
-	.synopsis = "[--agent AGENT] [--server SERVER]...",
+	.synopsis = "[--agent AGENT] [--server SERVER]... [--relay]",
 	.summary =
 	    "relay MCP between standard input and output and mcpd, for MCP clients that start a stdio server (see client-config)",
 	.help =
 	    "  --agent AGENT      the agent whose servers the client sees (global option)\n"
 	    "  --server SERVER    only this server (repeatable); default: all of the agent's\n"
+	    "  --relay            copy every message through this process; by default,\n"
+	    "                     when standard input and output are pipes or sockets,\n"
+	    "                     mcpd is handed them and serves the client directly\n"
+	    "                     (mcpctl waits, and exits when the session ends)\n"
 	    "  -h, --help         this text\n",
 	.exec = ctl_bridge_exec,
 	.options = ctl_bridge_options,

@@ -148,6 +148,11 @@ void conn_set_ask(conn_ask_fn fn, void *arg);
 /* The socket's file descriptor, owned by the connection. */
 int conn_fd(const struct conn *);
 /*
+ * The next request carries these descriptors (SCM_RIGHTS, at most 2),
+ * which stay open here.
+ */
+void conn_pass_fds(struct conn *, const int *fds, int n);
+/*
  * What the connection read past the answers conn_call returned (borrowed):
  * a caller that goes on with the bare socket takes it from there.
  */

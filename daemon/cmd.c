@@ -7,6 +7,7 @@
 
 static const struct cmd_entry *const cmd_table[] = {
 	&cmd_hello_entry,
+	&cmd_attach_entry,
 	&cmd_load_entry,
 	&cmd_unload_entry,
 	&cmd_reload_entry,

@@ -24,6 +24,7 @@ TAILQ_HEAD(ask_list, ask);
 struct client {
 	struct bufferevent *bev; /* for writing; reading is rd's */
 	struct fdread rd;
+	int in_fd; /* rd's, when not bev's (an attached pipe): closed too */
 	struct sendq *out;
 	struct linebuf lines;
 	char *agent;
@@ -35,6 +36,8 @@ struct client {
 	size_t nasks;
 	size_t answer_size;   /* the largest recent answer, decaying */
 	struct event *hangup; /* watches for a close while reading is paused */
+	struct request *attach; /* the mcpd/attach that handed it over */
+	char *end_why;		/* why mcpd ends it, for attach's answer */
 	bool is_closing;
 	bool is_paused;
 	bool is_eof;	    /* the client shut its side: answer, then close */
@@ -43,6 +46,14 @@ struct client {
 };
 
 /* control.c */
+/*
+ * A client reading in and writing out (the same socket, or the two ends
+ * an mcpd/attach handed over), which it closes when it goes.
+ */
+struct client *control_client_new(int in, int out, const char *agent,
+    const json_t *scope);
+/* Frees the client now (its caller holds no pointer to it). */
+void control_client_free(struct client *);
 /* A request of c's, answered with control_finish (id: a reference taken). */
 struct request *control_request_new(struct client *c, json_t *id);
 /* Sends msg (stolen) to the client, as one line. */
@@ -61,6 +72,10 @@ void control_finish(struct request *r, json_t *msg, const char *raw,
  * caller parses. Answers exactly as the parsed path would.
  */
 bool control_fast_line(struct client *c, const char *line, size_t len);
+
+/* control-attach.c */
+/* The client goes: the mcpd/attach that handed it over is answered. */
+void control_attach_end(struct client *);
 
 /* control-ask.c */
 /* An answer of the client to one of mcpd's requests (control_ask). */

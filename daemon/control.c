@@ -46,7 +46,7 @@ control_client_count(void)
  * their owners, who answer into nothing; each gone hook runs once, so
  * that a call is cancelled upstream instead of running on for no one.
  */
-static void
+void
 control_client_free(struct client *c)
 {
 	struct request *r;
@@ -64,6 +64,7 @@ control_client_free(struct client *c)
 		}
 	}
 	control_asks_fail(c);
+	control_attach_end(c);
 	TAILQ_REMOVE(&control_clients, c, entry);
 	control_nclients--;
 	if (c->hangup != NULL)
@@ -73,6 +74,9 @@ control_client_free(struct client *c)
 	sendq_free(c->out);
 	fdread_release(&c->rd);
 	bufferevent_free(c->bev);
+	if (c->in_fd >= 0)
+		close(c->in_fd);
+	free(c->end_why);
 	free(c->agent);
 	free(c);
 }
@@ -351,6 +355,8 @@ control_too_long(struct client *c)
 	snprintf(text, sizeof text,
 	    "message longer than the limit of %zu bytes; closing the connection",
 	    mcpd_opts.max_message);
+	free(c->end_why);
+	c->end_why = xstrdup(text);
 	control_protocol_error(c, NULL, JSONRPC_INVALID_REQUEST, text,
 	    json_pack("{s:I}", "limit", (json_int_t)mcpd_opts.max_message));
 	evbuffer_drain(c->rd.in, evbuffer_get_length(c->rd.in));
@@ -427,8 +433,6 @@ control_refuse_stranger(int fd)
 	return true;
 }
 
-static void control_client_new(int fd, const char *agent, const json_t *scope);
-
 int
 control_adopt(int fd, const char *agent, const json_t *scope, char **cause)
 {
@@ -439,7 +443,7 @@ control_adopt(int fd, const char *agent, const json_t *scope, char **cause)
 		    control_nclients);
 		return -EBUSY;
 	}
-	control_client_new(fd, agent, scope);
+	(void)control_client_new(fd, fd, agent, scope);
 	return 0;
 }
 
@@ -462,27 +466,42 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 			(json_int_t)mcpd_opts.max_clients));
 		return;
 	}
-	control_client_new(fd, "default", NULL);
+	/* Its peer may hand stdio over to mcpd/attach. */
+	fdread_take_fds(&control_client_new(fd, fd, "default", NULL)->rd);
 }
 
-/* A client on fd (accepted, or one end of the HTTP front's socketpair). */
-static void
-control_client_new(int fd, const char *agent, const json_t *scope)
+/* Whether fd is a socket (a pipe's close is not seen as EV_CLOSED). */
+static bool
+control_is_socket(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/*
+ * A client on in and out: one accepted socket, one end of the HTTP
+ * front's socketpair, or the descriptors an mcpd/attach handed over.
+ */
+struct client *
+control_client_new(int in, int out, const char *agent, const json_t *scope)
 {
 	struct client *c = xcalloc(1, sizeof *c);
 
 	c->agent = xstrdup(agent);
 	c->scope = json_incref((json_t *)(uintptr_t)scope);
-	c->bev = bufferevent_socket_new(mcpd_base, fd, BEV_OPT_CLOSE_ON_FREE);
+	c->in_fd = in != out ? in : -1;
+	c->bev = bufferevent_socket_new(mcpd_base, out, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL)
 		fatalx("cannot make a bufferevent for a control connection");
 	/* EV_CLOSED needs a backend that reports it (epoll does). */
-	c->hangup = event_new(mcpd_base, fd, EV_CLOSED | EV_PERSIST,
-	    control_hangup, c);
+	if (control_is_socket(in))
+		c->hangup = event_new(mcpd_base, in, EV_CLOSED | EV_PERSIST,
+		    control_hangup, c);
 	c->out = sendq_new(c->bev);
 	sendq_on_drained(c->out, control_drained, c);
 	/* Big reads keep a large message in few chains, cheap to scan. */
-	fdread_init(&c->rd, fd, CONTROL_READ_MAX, control_read,
+	fdread_init(&c->rd, in, CONTROL_READ_MAX, control_read,
 	    control_read_end, c);
 	linebuf_init(&c->lines, mcpd_opts.max_message);
 	TAILQ_INIT(&c->requests);
@@ -492,6 +511,7 @@ control_client_new(int fd, const char *agent, const json_t *scope)
 	bufferevent_setcb(c->bev, NULL, control_write, control_event, c);
 	bufferevent_enable(c->bev, EV_WRITE);
 	fdread_enable(&c->rd);
+	return c;
 }
 
 static void
@@ -690,6 +710,9 @@ control_close(void)
 	if (control_retry_timer != NULL)
 		event_free(control_retry_timer);
 	control_retry_timer = NULL;
+	TAILQ_FOREACH(c, &control_clients, entry)
+		if (c->end_why == NULL)
+			c->end_why = xstrdup("mcpd stopped");
 	while ((c = TAILQ_FIRST(&control_clients)) != NULL) {
 		control_flush_now(c);
 		control_client_free(c);

@@ -5,6 +5,7 @@
  * here a read(2) goes into the buffer's free space at once, and a short
  * read says the descriptor is drained: one system call for a message.
  */
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <errno.h>
@@ -17,11 +18,6 @@
 
 #define FDREAD_CHUNK (64 * 1024) /* asked of one read(2) */
 
-/*
- * Reads until a short read, EAGAIN, the end, or max bytes. Returns the
- * bytes read; *ret_end is 0 at the end of the stream, else an errno
- * value, or -1 when the stream goes on.
- */
 /* Commits the n bytes read into the reserved vectors. */
 static void
 fdread_commit(struct fdread *r, struct evbuffer_iovec *v, int nv, size_t n)
@@ -37,6 +33,54 @@ fdread_commit(struct fdread *r, struct evbuffer_iovec *v, int nv, size_t n)
 		fatalx("fdread: cannot commit what was read");
 }
 
+/* Keeps the descriptors of an SCM_RIGHTS message, closing those past room. */
+static void
+fdread_keep(struct fdread *r, struct msghdr *mh)
+{
+	struct cmsghdr *cm;
+	const int *fds;
+	size_t n;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		fds = (const int *)(const void *)CMSG_DATA(cm);
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof *fds;
+		for (size_t i = 0; i < n; i++) {
+			if (r->npassed < FDREAD_PASSED_MAX)
+				r->passed[r->npassed++] = fds[i];
+			else
+				close(fds[i]);
+		}
+	}
+}
+
+/* One read into io: readv(2), or recvmsg(2) where descriptors may come. */
+static ssize_t
+fdread_once(struct fdread *r, struct iovec *io, int nv)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * FDREAD_PASSED_MAX)];
+		struct cmsghdr align;
+	} control;
+	struct msghdr mh = { .msg_iov = io, .msg_iovlen = (size_t)nv };
+	ssize_t n;
+
+	if (!r->takes_fds)
+		return readv(event_get_fd(r->ev), io, nv);
+	mh.msg_control = control.buf;
+	mh.msg_controllen = sizeof control.buf;
+	n = recvmsg(event_get_fd(r->ev), &mh, MSG_CMSG_CLOEXEC);
+	if (n >= 0 && mh.msg_controllen > 0)
+		fdread_keep(r, &mh);
+	return n;
+}
+
+/*
+ * Reads until a short read, EAGAIN, the end, or max bytes. Returns the
+ * bytes read; *ret_end is 0 at the end of the stream, else an errno
+ * value, or -1 when the stream goes on.
+ */
 static size_t
 fdread_fill(struct fdread *r, int *ret_end)
 {
@@ -60,8 +104,7 @@ fdread_fill(struct fdread *r, int *ret_end)
 			io[i] = (struct iovec){ v[i].iov_base, v[i].iov_len };
 			room += v[i].iov_len;
 		}
-		if ((n = readv(event_get_fd(r->ev), io, nv)) < 0 &&
-		    errno == EINTR)
+		if ((n = fdread_once(r, io, nv)) < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			if (n == 0)
@@ -114,6 +157,8 @@ fdread_init(struct fdread *r, int fd, size_t max, void (*on_read)(void *),
 	r->on_end = on_end;
 	r->arg = arg;
 	r->is_kicked = false;
+	r->takes_fds = false;
+	r->npassed = 0;
 	if ((r->ev = event_new(mcpd_base, fd, EV_READ | EV_PERSIST,
 		 fdread_ready, r)) == NULL)
 		fatalx("cannot watch a descriptor for reading");
@@ -147,10 +192,29 @@ fdread_now(struct fdread *r)
 }
 
 void
+fdread_take_fds(struct fdread *r)
+{
+	r->takes_fds = true;
+}
+
+int
+fdread_passed(struct fdread *r, int fds[FDREAD_PASSED_MAX])
+{
+	int n = r->npassed;
+
+	for (int i = 0; i < n; i++)
+		fds[i] = r->passed[i];
+	r->npassed = 0;
+	return n;
+}
+
+void
 fdread_release(struct fdread *r)
 {
 	if (r->in == NULL)
 		return;
+	while (r->npassed > 0)
+		close(r->passed[--r->npassed]);
 	event_free(r->ev);
 	evbuffer_free(r->in);
 	r->ev = NULL;

@@ -295,6 +295,7 @@ bool cmd_load_bad(struct request *, const char *field, const char *why);
 /* Wipes the env and header values of a load's params (they may be secret). */
 void cmd_load_wipe(json_t *params);
 extern const struct cmd_entry cmd_hello_entry;
+extern const struct cmd_entry cmd_attach_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
 extern const struct cmd_entry cmd_reload_entry;
@@ -378,6 +379,7 @@ void defer_close(void);
  * unread); on_end(arg, error): the end (0) or an errno, with nothing new.
  * Each is the last thing done with the reader (it may be freed).
  */
+#define FDREAD_PASSED_MAX 2 /* descriptors kept of those a peer passes */
 struct fdread {
 	struct event *ev;
 	struct evbuffer *in;
@@ -386,6 +388,9 @@ struct fdread {
 	void (*on_end)(void *, int error);
 	void *arg;
 	bool is_kicked;
+	bool takes_fds; /* a socket whose peer may pass descriptors */
+	int npassed;
+	int passed[FDREAD_PASSED_MAX]; /* passed, not yet taken */
 };
 void fdread_init(struct fdread *, int fd, size_t max, void (*on_read)(void *),
     void (*on_end)(void *, int), void *arg);
@@ -395,7 +400,17 @@ void fdread_disable(struct fdread *);
 void fdread_kick(struct fdread *);
 /* Reads what the descriptor holds now, no callback; the bytes read. */
 size_t fdread_now(struct fdread *);
-/* Stops watching and frees the buffer (the descriptor stays open). */
+/*
+ * Reads with recvmsg(2) from now on, keeping up to FDREAD_PASSED_MAX
+ * descriptors the peer passes (SCM_RIGHTS); the rest are closed.
+ */
+void fdread_take_fds(struct fdread *);
+/* Hands over the descriptors passed so far: how many went into fds. */
+int fdread_passed(struct fdread *, int fds[FDREAD_PASSED_MAX]);
+/*
+ * Stops watching and frees the buffer; descriptors passed and not taken
+ * are closed (the one read stays open).
+ */
 void fdread_release(struct fdread *);
 
 /* sendq.c: outgoing lines per peer, written once per loop turn. */

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import tempfile
 import shutil
@@ -35,11 +36,18 @@ def load_as(mcpd, agent, name):
     mcpd.list()
 
 
-def test_bridge_hello_relay_and_eof(mcpd):
+# Both ways of the bridge: mcpd handed the pipes (the default), and the
+# copy through mcpctl (--relay, also what a terminal gets).
+WAYS = pytest.mark.parametrize("way", [(), ("--relay",)],
+                               ids=["attached", "relayed"])
+
+
+@WAYS
+def test_bridge_hello_relay_and_eof(mcpd, way):
     load_as(mcpd, "x", "tx")
     mcpd.load_testserver("td")          # the default agent's: not shown
     req = b'{"jsonrpc":"2.0","id":5,"method":"mcpd/list"}\n'
-    p = bridge(mcpd.sock, "--agent", "x", env=mcpd.env)
+    p = bridge(mcpd.sock, "--agent", "x", *way, env=mcpd.env)
     out, err = p.communicate(req, timeout=20)
     assert (p.returncode, err) == (0, b""), (p.returncode, err)
     # One line, the answer to our request only: the hello's was consumed.
@@ -57,14 +65,16 @@ def test_bridge_hello_relay_and_eof(mcpd):
         (out, direct)
 
 
-def test_bridge_empty_stdin_exits_0(mcpd):
-    p = bridge(mcpd.sock, env=mcpd.env)
+@WAYS
+def test_bridge_empty_stdin_exits_0(mcpd, way):
+    p = bridge(mcpd.sock, *way, env=mcpd.env)
     out, err = p.communicate(b"", timeout=20)
     assert (p.returncode, out, err) == (0, b"", b"")
 
 
-def test_bridge_relays_in_both_directions_without_a_newline_wait(mcpd):
-    p = bridge(mcpd.sock, env=mcpd.env)
+@WAYS
+def test_bridge_relays_in_both_directions_without_a_newline_wait(mcpd, way):
+    p = bridge(mcpd.sock, *way, env=mcpd.env)
     try:
         # Two requests in pieces, the first cut in the middle.
         p.stdin.write(b'{"jsonrpc":"2.0","id":1,"meth')
@@ -86,8 +96,9 @@ def test_bridge_relays_in_both_directions_without_a_newline_wait(mcpd):
             p.wait()
 
 
-def test_bridge_mcpd_stops(mcpd):
-    p = bridge(mcpd.sock, env=mcpd.env)
+@WAYS
+def test_bridge_mcpd_stops(mcpd, way):
+    p = bridge(mcpd.sock, *way, env=mcpd.env)
     try:
         p.stdin.write(b'{"jsonrpc":"2.0","id":7,"method":"mcpd/list"}\n')
         p.stdin.flush()
@@ -102,6 +113,136 @@ def test_bridge_mcpd_stops(mcpd):
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+def mcpd_pipes(mcpd):
+    """The pipe inodes among mcpd's descriptors."""
+    out = set()
+    fd_dir = f"/proc/{mcpd.proc.pid}/fd"
+    for fd in os.listdir(fd_dir):
+        try:
+            link = os.readlink(f"{fd_dir}/{fd}")
+        except FileNotFoundError:
+            continue
+        if link.startswith("pipe:["):
+            out.add(int(link[6:-1]))
+    return out
+
+
+def pipe_inodes(p):
+    return {os.fstat(p.stdin.fileno()).st_ino,
+            os.fstat(p.stdout.fileno()).st_ino}
+
+
+def ask_list(p, id_):
+    p.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"mcpd/list"}\n' % id_)
+    p.stdin.flush()
+    return json.loads(p.stdout.readline())
+
+
+@WAYS
+def test_bridge_hands_its_pipes_to_mcpd_unless_relaying(mcpd, way):
+    """By default mcpd holds the client's two pipes (no copy through
+    mcpctl); with --relay it holds neither."""
+    p = bridge(mcpd.sock, *way, env=mcpd.env)
+    try:
+        assert ask_list(p, 1) == {"jsonrpc": "2.0", "id": 1,
+                                  "result": {"servers": []}}
+        inodes = pipe_inodes(p)
+        assert inodes & mcpd_pipes(mcpd) == (set() if way else inodes)
+        p.stdin.close()
+        assert p.wait(timeout=20) == 0
+        assert (p.stdout.read(), p.stderr.read()) == (b"", b"")
+        # The session ended: mcpd let go of both pipes.
+        poll(lambda: not inodes & mcpd_pipes(mcpd),
+             what="mcpd closing the attached pipes")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def test_bridge_killed_ends_its_attached_session(mcpd):
+    """The client's server process is gone: mcpd closes what it was
+    handed, so the client sees the end of its output."""
+    p = bridge(mcpd.sock, env=mcpd.env)
+    try:
+        assert ask_list(p, 1)["id"] == 1
+        inodes = pipe_inodes(p)
+        assert inodes <= mcpd_pipes(mcpd)
+        p.kill()
+        p.wait()
+        assert p.stdout.read() == b""
+        poll(lambda: not inodes & mcpd_pipes(mcpd),
+             what="mcpd closing the pipes of a killed bridge")
+        assert mcpd.list() == []        # mcpd is well
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def attach(c, fds):
+    """Sends mcpd/attach with fds (SCM_RIGHTS); returns its id."""
+    id_ = c.next_id
+    c.next_id += 1
+    line = json.dumps({"jsonrpc": "2.0", "id": id_,
+                       "method": "mcpd/attach"}).encode() + b"\n"
+    socket.send_fds(c.sock, [line], fds)
+    return id_
+
+
+def test_attach_refuses_what_it_cannot_serve(mcpd, tmp_path):
+    with mcpd.client() as c:
+        e = c.error("mcpd/attach")
+        assert e["code"] == -32602
+        assert e["message"] == (
+            "mcpd/attach takes two descriptors sent with the request "
+            "(SCM_RIGHTS): the one mcpd reads, then the one it writes")
+        f = open(tmp_path / "file", "w+b")
+        r, w = os.pipe()
+        inodes = {os.fstat(r).st_ino}
+        try:
+            for fds in ([f.fileno(), w], [w, r]):
+                e = c.response(attach(c, fds))["error"]
+                assert e["code"] == -32602
+                assert e["message"] == (
+                    "mcpd/attach takes pipes or sockets, the first open "
+                    "for reading, the second for writing")
+            # The connection still works, and mcpd kept none of them.
+            assert c.result("mcpd/list") == {"servers": []}
+            assert not inodes & mcpd_pipes(mcpd)
+        finally:
+            f.close()
+            os.close(r)
+            os.close(w)
+
+
+def test_attach_serves_the_pipes_with_the_connection_s_agent(mcpd):
+    load_as(mcpd, "y", "ty")
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    try:
+        with mcpd.client() as c:
+            c.result("mcpd/hello", {"agent": "y"})
+            id_ = attach(c, [in_r, out_w])
+            os.close(in_r)
+            os.close(out_w)
+            in_r = out_w = -1
+            os.write(in_w, b'{"jsonrpc":"2.0","id":3,"method":"mcpd/list"}\n')
+            line = os.read(out_r, 65536)
+            msg = json.loads(line)
+            assert [s["name"] for s in msg["result"]["servers"]] == ["ty"]
+            # The client closes its input: the attach is answered.
+            os.close(in_w)
+            in_w = -1
+            assert c.response(id_) == {"jsonrpc": "2.0", "id": id_,
+                                       "result": {}}
+            assert os.read(out_r, 10) == b""
+    finally:
+        for fd in (in_r, in_w, out_r, out_w):
+            if fd >= 0:
+                os.close(fd)
 
 
 def test_bridge_without_mcpd_and_autostart_off(tmp_path):

@@ -292,13 +292,17 @@ def test_chunked_body_over_max_message_is_refused(mcpd_factory):
     assert st == 200
 
 
-def test_bridge_message_over_max_message(mcpd_factory):
+@pytest.mark.parametrize("way", [(), ("--relay",)],
+                         ids=["attached", "relayed"])
+def test_bridge_message_over_max_message(mcpd_factory, way):
     """A client's message over --max-message through mcpctl bridge: mcpd
     says so (id null) and closes that connection; the bridge says why and
-    exits 1; mcpd serves on."""
+    exits 1; mcpd serves on. Attached (mcpd holds the pipes) or relayed,
+    the same words."""
     d = mcpd_factory("--max-message", "4096")
     p = subprocess.Popen(
-        [str(MCPCTL), "-s", str(d.sock), "bridge"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        [str(MCPCTL), "-s", str(d.sock), "bridge", *way],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, env=d.env)
     try:
         p.stdin.write(json.dumps({
