@@ -33,7 +33,9 @@
 #   where its lookup of its own package.json works), both timed by
 #   hyperfine -N (no shell) in the same run: BENCH_CTL_RUNS (default 200)
 #   mcpctl runs, BENCH_INSPECTOR_RUNS (default 10) inspector runs; the
-#   medians.
+#   medians. Beside them, the floor any command's wall time stands on
+#   here: /bin/true, as many runs as mcpctl's, just before (on a small VM
+#   a process's start and exit alone take about a millisecond).
 # memory: a fresh mcpd; its VmRSS (/proc/PID/status) and Pss
 #   (/proc/PID/smaps_rollup) with no server, then with BENCH_MEM_SERVERS
 #   (default 100) test servers of 20 tools each (mcp-testserver --tools 8:
@@ -233,7 +235,8 @@ hyperfine_median() {
 
 ctl_main() {
 	local mjson=$tmp/hf-mcpctl.json ijson=$tmp/hf-inspector.json
-	local mctl insp i
+	local tjson=$tmp/hf-true.json
+	local mctl insp floor i
 
 	costs_mcpd ctl
 	costs_load bench
@@ -245,6 +248,9 @@ ctl_main() {
 	grep -qx bench "$tmp/ctl-call.log" ||
 		die "mcpctl call bench echo did not print bench" \
 			"$tmp/ctl-call.log"
+	hyperfine -N --style none --warmup 5 --runs "$ctl_runs" \
+		--export-json "$tjson" /bin/true >"$tmp/hf-true.log" 2>&1 ||
+		die "hyperfine /bin/true failed" "$tmp/hf-true.log"
 	hyperfine -N --style none --warmup 5 --runs "$ctl_runs" \
 		--export-json "$mjson" \
 		"$mcpctl -s $costs_sock call bench echo message=bench" \
@@ -259,13 +265,17 @@ ctl_main() {
 	costs_pid=
 	mctl=$(hyperfine_median "$mjson")
 	insp=$(hyperfine_median "$ijson")
+	floor=$(hyperfine_median "$tjson")
 
 	echo "warm mcpctl call against @modelcontextprotocol/inspector-cli" \
 		"$(cd "$inspector_dir" && "$node" -p 'require("./package.json").version')'s" \
 		"one-shot call (test server, echo), hyperfine -N, medians:"
 	echo "  mcpctl call ($ctl_runs runs): $mctl ms;" \
-		"inspector-cli --cli ($inspector_runs runs): $insp ms"
-	row "warm mcpctl call, median" "$mctl" ms - - "value<=1.5"
+		"inspector-cli --cli ($inspector_runs runs): $insp ms;" \
+		"/bin/true ($ctl_runs runs): $floor ms"
+	row "warm mcpctl call vs /bin/true, median" "$mctl" ms "$floor" \
+		"$(awk -v a="$mctl" -v b="$floor" 'BEGIN { printf "%.2f", a / b }')" \
+		"value<=1.5"
 	row "mcpctl call vs inspector-cli one-shot" "$mctl" ms "$insp" \
 		"$(awk -v a="$mctl" -v b="$insp" 'BEGIN { printf "%.6f", a / b }')" \
 		"ratio<=1/600"

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpctl: global options, the command table, and the request round trip. */
+#include <sys/random.h>
+
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -540,6 +542,22 @@ out:
 	free(rest);
 }
 
+/*
+ * jansson's object hashes get a random seed from one getrandom(2) call
+ * (its own way opens and reads /dev/urandom: three calls at every start).
+ * A seed that could be guessed would let a server's tool list make
+ * mcpctl's parse slow; when getrandom fails, jansson seeds itself.
+ */
+static void
+mcpctl_seed(void)
+{
+	uint32_t seed = 0;
+
+	if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == sizeof seed &&
+	    seed != 0)
+		json_object_seed(seed);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -550,6 +568,7 @@ main(int argc, char **argv)
 	int r;
 
 	signal(SIGPIPE, SIG_IGN);
+	mcpctl_seed();
 	if ((r = mcpctl_check_utf8(argc, argv)) != 0)
 		return r;
 	env = getenv("MCPCTL_TIMEOUT");
