@@ -28,7 +28,6 @@ import json
 import os
 import subprocess
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (MCPCTL, MCPD, CONFIG_HOME, child_env, cmdline,
-                      find_procs, is_alive, poll, run_ctl, ts_command,
-                      wait_gone)
+from conftest import (MCPCTL, MCPD, child_env, cmdline, find_procs,
+                      is_alive, poll, ts_command, wait_gone)
 
 CLOSED = "mcpctl: mcpd closed the connection (did it stop? mcpctl status)\n"
 

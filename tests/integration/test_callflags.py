@@ -231,7 +231,7 @@ def test_integer_flags_are_strict_testserver(mcpd):
     mcpd.wait_log("ts", lambda ls: any("flag-marker" in l for l in ls))
     for bad in ("5.0", "5x", "1e3", "", " 5", "five"):
         err = usage_error(mcpd, "ts", "sleep_ms", "--ms", bad)
-        assert f"--ms needs an integer" in err and f"'{bad}'" in err, bad
+        assert "--ms needs an integer" in err and f"'{bad}'" in err, bad
         assert "see mcpctl call ts sleep_ms --help" in err
     # Numbers of the C server's add are numbers.
     rc, out, err = mcpd.ctl("call", "ts", "add", "--a", "2", "--b", "40")

@@ -26,7 +26,7 @@ import pytest
 
 from conftest import (EVERYTHING_JS, MCPCTL, NODE, REPO, TESTSERVER,
                       TESTSERVER_TOOLS,
-                      child_env, run_ctl)
+                      child_env)
 
 
 # The version the Makefile builds into both programs.

@@ -471,8 +471,8 @@ def test_logs_follow_of_a_client_that_went(mcpd):
     # Lines go on; the daemon drops the follower and serves others.
     write_stderr(mcpd, "ts", 50, "x")
     with mcpd.client(timeout=30) as c2:
-        rid = c2.request("mcpd/logs", {"server": "ts", "lines": 1,
-                                       "follow": True})
+        c2.request("mcpd/logs", {"server": "ts", "lines": 1,
+                                 "follow": True})
         assert next_notification(c2, "mcpd/log")["params"]["line"] == \
             "x 49"
     assert mcpd.call("ts", "echo", {"message": "ok"})[

@@ -16,7 +16,6 @@ GETs it (the server approves at once and answers 302), then GETs the
 redirect, which is mcpd's listener on 127.0.0.1."""
 
 import json
-import os
 import socket
 import subprocess
 import sys
