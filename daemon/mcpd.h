@@ -1123,6 +1123,16 @@ int docker_container_switch(struct docker_container *, const char *name,
  */
 void docker_container_wait_old(struct docker_container *, docker_removed_fn *fn,
     void *arg);
+/*
+ * Renames the recorded container (one this daemon started; a probe that
+ * serves HTTP on a published port) to name in phase: fn hears how it
+ * ended, from the loop. Until then both names are recorded, and a removal
+ * waits for the rename; a failed rename keeps both names, the new one
+ * removed only when its labels say it is this daemon's. -EBUSY when the
+ * record is not in a state to rename.
+ */
+int docker_container_rename(struct docker_container *, const char *name,
+    enum docker_phase, docker_removed_fn *fn, void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
 
@@ -1191,6 +1201,14 @@ int probe_detect_port(const char *s, const char *end);
 /* Finds an HTTP endpoint in a log line: 1 with port and path (new). */
 int probe_detect_http(const char *line, size_t len, int *ret_port,
     char **ret_path);
+/*
+ * The TCP ports of an image's .Config.ExposedPorts (docker image inspect's
+ * JSON: {"8080/tcp": {}, ...} or null), at most max of them, in ports.
+ */
+size_t probe_detect_exposed(const char *json, int *ports, size_t max);
+/* probe-argv.c: docker run argv of one phase (names, labels, the image). */
+char **probe_argv(const struct probe_target *, const char *name,
+    enum docker_phase, const int *ports, size_t nports);
 
 /* era.c: the 2026-07-28 protocol era. */
 #define ERA_MODERN		    "2026-07-28"

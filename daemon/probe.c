@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* A container start: stdio on `docker run -i` raced against HTTP detection. */
-#include <stdarg.h>
+#include <sys/time.h>
+
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +16,13 @@
 #define PROBE_RESEND_MS 100 /* between tries of a handshake over HTTP */
 /* A remembered HTTP image that has not answered by then is probed. */
 #define PROBE_DIRECT_MS 10000
+/* Exposed ports a probe publishes at most (the first ones the image lists). */
+#define PROBE_PUBLISH_MAX 8
 
 enum probe_phase {
+	PROBE_LOOKING,	 /* docker image inspect: which ports it exposes */
 	PROBE_STDIO,	 /* docker run -i; stderr watched for HTTP */
-	PROBE_SWITCHING, /* removing the probe, starting the managed one */
+	PROBE_SWITCHING, /* to the managed container: a new one, or renamed */
 	PROBE_HTTP,	 /* Streamable HTTP to the published port */
 };
 
@@ -33,6 +38,9 @@ struct probe {
 	char **run_argv, **run_env;
 	struct remote_spec remote;
 	int port;      /* inside the container */
+	int published[PROBE_PUBLISH_MAX]; /* the probe's, on 127.0.0.1 */
+	size_t npublished;
+	char *since; /* a promoted probe's logs are followed from then on */
 	int host_port; /* published on 127.0.0.1 */
 	char *path;
 	json_t *held;	   /* [msg, tool] pairs not yet answered by anyone */
@@ -53,7 +61,7 @@ struct probe {
 };
 
 static const struct transport_cbs probe_inner_cbs;
-static int probe_start_stdio(struct probe *, char **cause);
+static void probe_look(struct probe *);
 static void probe_fall_back(struct probe *, const char *why, bool forget);
 static void probe_progress(struct probe *, const char *stage, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
@@ -62,61 +70,6 @@ static struct probe *
 probe_of(struct transport *t)
 {
 	return (struct probe *)t;
-}
-
-/* Appends a copy of s to the NULL-terminated vector *v of length *n. */
-static void probe_push(char ***v, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-probe_push(char ***v, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	char **grown = xreallocarray(*v, *n + 2, sizeof **v);
-
-	*v = grown;
-	va_start(ap, fmt);
-	xvasprintf(&grown[*n], fmt, ap);
-	va_end(ap);
-	grown[++*n] = NULL;
-}
-
-/* docker run argv of one phase: names, labels, env names, then the image. */
-static char **
-probe_run_argv(const struct probe *p, const char *name, enum docker_phase ph)
-{
-	const struct server_spec *spec = p->target.spec;
-	char **v = NULL, *agent_did = identity_agent_did(p->target.agent);
-	size_t n = 0;
-
-	probe_push(&v, &n, "%s", docker_program());
-	probe_push(&v, &n, "run");
-	probe_push(&v, &n, ph == DOCKER_PHASE_PROBE ? "-i" : "-d");
-	probe_push(&v, &n, "--name=%s", name);
-	probe_push(&v, &n, "--label=io.mcpd.owner=%s", identity_did());
-	probe_push(&v, &n, "--label=io.mcpd.agent=%s", p->target.agent);
-	probe_push(&v, &n, "--label=io.mcpd.agent-did=%s", agent_did);
-	probe_push(&v, &n, "--label=io.mcpd.server=%s", p->target.server);
-	probe_push(&v, &n, "--label=io.mcpd.image=%s", spec->image);
-	probe_push(&v, &n, "--label=io.mcpd.daemon-pid=%ld", (long)getpid());
-	probe_push(&v, &n, "--label=io.mcpd.instance=%s", docker_instance());
-	probe_push(&v, &n, "--label=io.mcpd.phase=%s",
-	    ph == DOCKER_PHASE_PROBE ? "probe" : "managed");
-	if (ph == DOCKER_PHASE_MANAGED)
-		probe_push(&v, &n, "--publish=127.0.0.1::%d", p->port);
-	/* Names only: the values reach docker through its environment. */
-	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
-		probe_push(&v, &n, "--env=%.*s",
-		    (int)strcspn(spec->env[i], "="), spec->env[i]);
-	for (size_t i = 0; spec->volumes != NULL && spec->volumes[i]; i++)
-		probe_push(&v, &n, "--volume=%s", spec->volumes[i]);
-	if (spec->network != NULL)
-		probe_push(&v, &n, "--network=%s", spec->network);
-	probe_push(&v, &n, "%s", spec->image);
-	for (size_t i = 0; spec->args != NULL && spec->args[i] != NULL; i++)
-		probe_push(&v, &n, "%s", spec->args[i]);
-	free(agent_did);
-	return v;
 }
 
 /* ---- the switch to HTTP ---- */
@@ -252,15 +205,22 @@ probe_logs_ended(void *arg, int status, const char *out, const char *err)
 static void
 probe_connect(struct probe *p, int host_port)
 {
-	char *cause = NULL;
+	char *cause = NULL, *since = NULL;
 	const char *args[] = { docker_program(), "logs", "--follow",
-		docker_container_name(p->ct), NULL };
+		docker_container_name(p->ct), NULL, NULL };
 
 	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port, p->path);
 	p->remote.allow_local = true;
+	/* A promoted probe's lines up to the switch were read already. */
+	if (p->since != NULL) {
+		xasprintf(&since, "--since=%s", p->since);
+		args[4] = args[3];
+		args[3] = since;
+	}
 	/* A docker logs that cannot start ends at once: probe_logs_ended. */
 	p->logs = docker_cmd_start(args, NULL, 0, probe_logs_line,
 	    probe_logs_ended, p);
+	free(since);
 	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
 	p->phase = PROBE_HTTP;
 	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
@@ -357,14 +317,23 @@ probe_inspected(void *arg, int status, const char *out, const char *err)
 		probe_connect(p, port);
 }
 
+/* The managed container's image and published port: probe_inspected. */
+static void
+probe_inspect_managed(struct probe *p)
+{
+	const char *args[] = { docker_program(), "container", "inspect",
+		"--format", "{{.Image}} {{json .NetworkSettings.Ports}}",
+		docker_container_name(p->ct), NULL };
+
+	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
+	    probe_inspected, p);
+}
+
 static void
 probe_managed_started(void *arg, int status, const char *out, const char *err)
 {
 	struct probe *p = arg;
 	char *why;
-	const char *args[] = { docker_program(), "container", "inspect",
-		"--format", "{{.Image}} {{json .NetworkSettings.Ports}}",
-		docker_container_name(p->ct), NULL };
 
 	(void)out;
 	p->cmd = NULL;
@@ -377,16 +346,15 @@ probe_managed_started(void *arg, int status, const char *out, const char *err)
 		return;
 	}
 	docker_container_created(p->ct);
-	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
-	    probe_inspected, p);
+	probe_inspect_managed(p);
 }
 
 /* docker run -d of the managed container, its name recorded already. */
 static void
 probe_run_managed(struct probe *p)
 {
-	char **argv = probe_run_argv(p, docker_container_name(p->ct),
-	    DOCKER_PHASE_MANAGED);
+	char **argv = probe_argv(&p->target, docker_container_name(p->ct),
+	    DOCKER_PHASE_MANAGED, &p->port, 1);
 
 	p->cmd = docker_cmd_start((const char *const *)argv,
 	    p->target.spec->env, 0, NULL, probe_managed_started, p);
@@ -410,8 +378,49 @@ probe_removed(void *arg, int err, const char *why)
 	probe_run_managed(p);
 }
 
+/* The promoted probe has its managed name: read its port, then connect. */
+static void
+probe_renamed(void *arg, int err, const char *why)
+{
+	struct probe *p = arg;
+
+	if (err < 0) {
+		p->saw_name_conflict = why != NULL &&
+		    probe_is_name_conflict(why, strlen(why));
+		probe_run_failed(p, "cannot rename the probe container to %s: %s",
+		    why);
+		return;
+	}
+	probe_inspect_managed(p);
+}
+
+/* True when the probe publishes port (on 127.0.0.1) already. */
+static bool
+probe_is_published(const struct probe *p, int port)
+{
+	for (size_t i = 0; i < p->npublished; i++)
+		if (p->published[i] == port)
+			return true;
+	return false;
+}
+
 /*
- * Out of the inner's callback: the probe's docker run -i goes, the probe
+ * The probe itself becomes the managed container: its docker run -i goes
+ * (killed: the container runs on, its stdin at end of file as a docker
+ * run -d's is), and it is renamed rax-mcp-... .
+ */
+static void
+probe_promote(struct probe *p, const char *name)
+{
+	if (docker_container_rename(p->ct, name, DOCKER_PHASE_MANAGED,
+		probe_renamed, p) < 0)
+		probe_fail(p, "cannot rename the probe container %s: %s",
+		    "its record is busy");
+}
+
+/*
+ * Out of the inner's callback: the probe's docker run -i goes. A probe
+ * that listens on a port it publishes is promoted; else the probe
  * container is removed in the background (docker_container_switch) while
  * the managed one starts; both names are distinct, and the record keeps
  * both until the removal ends.
@@ -425,7 +434,9 @@ probe_switch_due(evutil_socket_t fd, short events, void *arg)
 	(void)fd, (void)events;
 	p->inner->ops->free(p->inner);
 	p->inner = NULL;
-	if (docker_container_switch(p->ct, name, DOCKER_PHASE_MANAGED) == 0)
+	if (probe_is_published(p, p->port))
+		probe_promote(p, name);
+	else if (docker_container_switch(p->ct, name, DOCKER_PHASE_MANAGED) == 0)
 		probe_run_managed(p);
 	else
 		docker_container_remove(p->ct, probe_removed, p);
@@ -447,18 +458,40 @@ probe_progress(struct probe *p, const char *stage, const char *fmt, ...)
 	p->t.cbs->progress(p->t.cb_arg, stage, text);
 }
 
+/* When the docker logs of a promoted probe are followed from: now. */
+static char *
+probe_now(void)
+{
+	struct timeval tv;
+	char *now;
+
+	gettimeofday(&tv, NULL);
+	xasprintf(&now, "%lld.%06ld", (long long)tv.tv_sec, (long)tv.tv_usec);
+	return now;
+}
+
 static void
 probe_switch(struct probe *p, int port, char *path)
 {
 	char *managed = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
 
-	probe_progress(p, "http-detected",
-	    "HTTP on port %d (path %s): removing the probe, starting %s with the port on 127.0.0.1",
-	    port, path, managed);
+	if (probe_is_published(p, port)) {
+		p->since = probe_now();
+		probe_progress(p, "http-detected",
+		    "HTTP on port %d (path %s), published on 127.0.0.1 already: renaming the probe %s",
+		    port, path, managed);
+		log_server(LOG_INFO, p->target.server,
+		    "container %s serves HTTP on port %d (path %s), published on 127.0.0.1: renaming it %s",
+		    docker_container_name(p->ct), port, path, managed);
+	} else {
+		probe_progress(p, "http-detected",
+		    "HTTP on port %d (path %s): removing the probe, starting %s with the port on 127.0.0.1",
+		    port, path, managed);
+		log_server(LOG_INFO, p->target.server,
+		    "container %s serves HTTP on port %d (path %s): restarting it as a managed container",
+		    docker_container_name(p->ct), port, path);
+	}
 	free(managed);
-	log_server(LOG_INFO, p->target.server,
-	    "container %s serves HTTP on port %d (path %s): restarting it as a managed container",
-	    docker_container_name(p->ct), port, path);
 	/* The container itself said it listens: it is this daemon's. */
 	docker_container_created(p->ct);
 	p->phase = PROBE_SWITCHING;
@@ -517,7 +550,6 @@ static void
 probe_direct_removed(void *arg, int err, const char *why)
 {
 	struct probe *p = arg;
-	char *cause = NULL;
 
 	if (err < 0) {
 		probe_fail(p, "cannot remove container %s: %s", why);
@@ -534,13 +566,7 @@ probe_direct_removed(void *arg, int err, const char *why)
 	p->image_id = NULL;
 	p->is_direct = false;
 	p->t.name = "stdio";
-	if (probe_start_stdio(p, &cause) < 0) {
-		probe_fail(p, "cannot start the probe container %s: %s",
-		    cause != NULL ? cause : "");
-		free(cause);
-		return;
-	}
-	probe_send_held(p);
+	probe_look(p);
 }
 
 /*
@@ -690,7 +716,8 @@ probe_start_stdio(struct probe *p, char **cause)
 	/* The record first: a failed start leaves something to remove. */
 	docker_container_set(p->ct, name, DOCKER_PHASE_PROBE);
 	child_strv_wipe_free(p->run_argv);
-	p->run_argv = probe_run_argv(p, name, DOCKER_PHASE_PROBE);
+	p->run_argv = probe_argv(&p->target, name, DOCKER_PHASE_PROBE,
+	    p->published, p->npublished);
 	p->run.argv = p->run_argv;
 	p->run.env = p->run_env;
 	free(name);
@@ -705,6 +732,47 @@ probe_start_stdio(struct probe *p, char **cause)
 	return r;
 }
 
+/* The image's exposed ports are known (or not): the probe starts. */
+static void
+probe_looked(void *arg, int status, const char *out, const char *err)
+{
+	struct probe *p = arg;
+	char *cause = NULL;
+
+	(void)err;
+	p->cmd = NULL;
+	/* An image not pulled yet is not inspected: it publishes nothing. */
+	p->npublished = status == 0 ?
+	    probe_detect_exposed(out, p->published, PROBE_PUBLISH_MAX) :
+	    0;
+	if (probe_start_stdio(p, &cause) < 0) {
+		probe_fail(p, "cannot start the probe container %s: %s",
+		    cause != NULL ? cause : "");
+		free(cause);
+		return;
+	}
+	probe_send_held(p);
+}
+
+/*
+ * The ports the image exposes are published by the probe (on 127.0.0.1):
+ * a probe that says it listens on one of them becomes the managed
+ * container, with no second start.
+ */
+static void
+probe_look(struct probe *p)
+{
+	const char *args[] = { docker_program(), "image", "inspect",
+		"--format", "{{json .Config.ExposedPorts}}",
+		p->target.spec->image, NULL };
+
+	p->phase = PROBE_LOOKING;
+	free(p->since);
+	p->since = NULL;
+	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
+	    probe_looked, p);
+}
+
 static int
 probe_open(struct transport *t, char **cause)
 {
@@ -712,12 +780,13 @@ probe_open(struct transport *t, char **cause)
 	char *id, *path;
 	int port;
 
+	(void)cause;
 	docker_note_use();
-	if (imagemem_lookup(p->target.spec->image, &id, &port, &path) > 0) {
+	if (imagemem_lookup(p->target.spec->image, &id, &port, &path) > 0)
 		probe_start_direct(p, id, port, path);
-		return 0;
-	}
-	return probe_start_stdio(p, cause);
+	else
+		probe_look(p);
+	return 0;
 }
 
 static int
@@ -736,7 +805,7 @@ probe_send(struct transport *t, const json_t *msg, const json_t *tool)
 	if (!p->is_confirmed && json_object_get(msg, "id") != NULL)
 		json_array_append_new(p->held,
 		    json_pack("[OO]", msg, tool != NULL ? tool : json_null()));
-	if (p->phase == PROBE_SWITCHING)
+	if (p->phase == PROBE_SWITCHING || p->phase == PROBE_LOOKING)
 		return 0;
 	return p->inner->ops->send(p->inner, msg, tool);
 }
@@ -784,6 +853,7 @@ probe_free(struct transport *t)
 	free(p->remote.url);
 	free(p->path);
 	free(p->run_failed);
+	free(p->since);
 	json_decref(p->held);
 	free(p);
 }

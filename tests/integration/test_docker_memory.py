@@ -71,9 +71,8 @@ def test_second_load_of_an_http_image_skips_the_probe(start):
     t0 = time.time()
     r = load(d, HTTP, name="m1")
     assert r["container"]["name"] == f"rax-mcp-m1-{d.pid}"
-    # The first load probed: both phases were created, probe first.
-    assert created_since(d.did, t0) == [f"rax-probe-m1-{d.pid}",
-                                        f"rax-mcp-m1-{d.pid}"]
+    # The first load probed: the probe, promoted (the image exposes 8080).
+    assert created_since(d.did, t0) == [f"rax-probe-m1-{d.pid}"]
     # The probe is gone by the time the load answered.
     assert container(f"rax-probe-m1-{d.pid}") is None
     ref = image_label(d, "m1")
@@ -191,8 +190,7 @@ def test_corrupt_memory_is_logged_and_left_alone(start, content, why):
         t0 = time.time()
         r = load(d, HTTP, name=name)
         # Probed each time, as if nothing were remembered...
-        assert created_since(d.did, t0) == [f"rax-probe-{name}-{d.pid}",
-                                            f"rax-mcp-{name}-{d.pid}"]
+        assert created_since(d.did, t0) == [f"rax-probe-{name}-{d.pid}"]
         assert r["container"]["name"] == f"rax-mcp-{name}-{d.pid}"
         echo(d, name, HTTP, name)
         ctl_ok_unload(d, name)
@@ -252,7 +250,9 @@ def test_probe_that_cannot_be_removed_fails_the_switch_and_goes_later(
     d = start(env={"MCPD_DOCKER": str(fake)})
     probe, managed = f"rax-probe-rp-{d.pid}", f"rax-mcp-rp-{d.pid}"
     flag.touch()
-    r = d.ctl("load", "--no-persist", "--name", "rp", HTTP, timeout=120)
+    # On 9090, which the image does not expose: not promoted, switched.
+    r = d.ctl("load", "--no-persist", "--name", "rp", HTTP, "--",
+              "--http", "9090", timeout=120)
     assert r.rc == 1, r
     assert r.json["code"] == UNAVAILABLE, r
     assert "cannot remove the probe container" in r.json["message"], r
