@@ -895,6 +895,7 @@ docker_renamed(void *arg, int status, const char *out, const char *err)
 	ct->renaming = NULL;
 	ct->renamed = NULL;
 	if (status == 0) {
+		log_debug("container %s: renamed %s", ct->old, ct->name);
 		free(ct->old);
 		ct->old = NULL;
 	} else {

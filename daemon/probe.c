@@ -745,6 +745,8 @@ probe_looked(void *arg, int status, const char *out, const char *err)
 	p->npublished = status == 0 ?
 	    probe_detect_exposed(out, p->published, PROBE_PUBLISH_MAX) :
 	    0;
+	log_debug("image %s: %zu exposed TCP port(s) to publish",
+	    p->target.spec->image, p->npublished);
 	if (probe_start_stdio(p, &cause) < 0) {
 		probe_fail(p, "cannot start the probe container %s: %s",
 		    cause != NULL ? cause : "");
