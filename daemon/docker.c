@@ -59,7 +59,7 @@ struct docker_container {
 	char *old;
 	char *old_error; /* why its last removal failed, or NULL */
 	struct docker_cmd *removing_old;
-	char *holder;	 /* who holds name, until both removals have ended */
+	char *holder; /* who holds name, until both removals have ended */
 	/* docker rename of old (the probe) to name, while it runs. */
 	struct docker_cmd *renaming;
 	docker_removed_fn *renamed; /* told how the rename ended */
@@ -921,8 +921,8 @@ docker_container_rename(struct docker_container *ct, const char *name,
 	if (ct->old != NULL || ct->name == NULL || !ct->is_created ||
 	    ct->removing != NULL || ct->renaming != NULL)
 		return -EBUSY;
-	ct->renaming = docker_cmd_start(args, NULL,
-	    mcpd_opts.docker_timeout_ms, NULL, docker_renamed, ct);
+	ct->renaming = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
+	    NULL, docker_renamed, ct);
 	ct->renamed = fn;
 	ct->renamed_arg = arg;
 	ct->old = ct->name;

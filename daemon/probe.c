@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: ISC */
 /* A container start: stdio on `docker run -i` raced against HTTP detection. */
-#include <sys/time.h>
-
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,60 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "mcpd.h"
-
-#define PROBE_RESEND_MS 100 /* between tries of a handshake over HTTP */
-/* A remembered HTTP image that has not answered by then is probed. */
-#define PROBE_DIRECT_MS 10000
-/* Exposed ports a probe publishes at most (the first ones the image lists). */
-#define PROBE_PUBLISH_MAX 8
-
-enum probe_phase {
-	PROBE_LOOKING,	 /* docker image inspect: which ports it exposes */
-	PROBE_STDIO,	 /* docker run -i; stderr watched for HTTP */
-	PROBE_SWITCHING, /* to the managed container: a new one, or renamed */
-	PROBE_HTTP,	 /* Streamable HTTP to the published port */
-};
-
-struct probe {
-	struct transport t;	    /* what the session holds */
-	struct probe_target target; /* points into spec, agent, server */
-	struct server_spec spec;    /* a copy: values may be resolved secrets */
-	char *agent, *server;
-	struct docker_container *ct; /* the server's record, borrowed */
-	enum probe_phase phase;
-	struct transport *inner;
-	struct child_spec run;
-	char **run_argv, **run_env;
-	struct remote_spec remote;
-	int port;      /* inside the container */
-	int published[PROBE_PUBLISH_MAX]; /* the probe's, on 127.0.0.1 */
-	size_t npublished;
-	char *since; /* a promoted probe's logs are followed from then on */
-	int host_port; /* published on 127.0.0.1 */
-	char *path;
-	json_t *held;	   /* [msg, tool] pairs not yet answered by anyone */
-	bool is_confirmed; /* the server answered: the transport is known */
-	struct docker_cmd *cmd;	 /* docker run -d or docker port */
-	struct docker_cmd *logs; /* docker logs -f of the managed one */
-	struct event *resend;
-	struct event *step;	/* the switch, out of the inner's callback */
-	struct event *deadline; /* of a remembered image's first answer */
-	char *image_id;		/* what the managed container runs */
-	char *remembered_id;	/* the image ID remembered as HTTP, or NULL */
-	bool is_direct;		/* started managed at once, from the memory */
-	char *run_failed; /* why docker run failed, while its name is checked */
-	bool saw_name_conflict; /* docker said the name is already in use */
-	bool is_closing;
-	void (*done)(void *);
-	void *done_arg;
-};
-
-static const struct transport_cbs probe_inner_cbs;
-static void probe_look(struct probe *);
-static void probe_fall_back(struct probe *, const char *why, bool forget);
-static void probe_progress(struct probe *, const char *stage, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
+#include "probe-int.h"
 
 static struct probe *
 probe_of(struct transport *t)
@@ -72,7 +16,7 @@ probe_of(struct transport *t)
 	return (struct probe *)t;
 }
 
-/* ---- the switch to HTTP ---- */
+/* ---- failures, and the handshake held for the next transport ---- */
 
 static void
 probe_fail_text(struct probe *p, const char *text)
@@ -83,7 +27,7 @@ probe_fail_text(struct probe *p, const char *text)
 	p->t.cbs->closed(p->t.cb_arg, text);
 }
 
-static void
+void
 probe_fail(struct probe *p, const char *fmt, const char *why)
 {
 	const char *name = docker_container_name(p->ct);
@@ -96,7 +40,7 @@ probe_fail(struct probe *p, const char *fmt, const char *why)
 }
 
 /* docker's (and podman's) words for a name another container holds. */
-static bool
+bool
 probe_is_name_conflict(const char *text, size_t len)
 {
 	return memmem(text, len, "is already in use", 17) != NULL;
@@ -136,7 +80,7 @@ probe_run_checked(void *arg, int err, const char *holder)
  * exists, and whose it is, is not known. It is removed only when its
  * labels say it is this daemon's; why waits until that is known.
  */
-static void
+void
 probe_run_failed(struct probe *p, const char *fmt, const char *why)
 {
 	const char *name = docker_container_name(p->ct);
@@ -149,7 +93,7 @@ probe_run_failed(struct probe *p, const char *fmt, const char *why)
 }
 
 /* Sends the held handshake messages again over the current inner one. */
-static void
+void
 probe_send_held(struct probe *p)
 {
 	json_t *pair;
@@ -170,281 +114,8 @@ probe_resend_due(evutil_socket_t fd, short events, void *arg)
 		probe_send_held(p);
 }
 
-static void
-probe_logs_line(void *arg, const char *line, size_t len, bool is_stderr)
-{
-	struct probe *p = arg;
-
-	(void)is_stderr;
-	if (!p->is_closing)
-		p->t.cbs->stderr_line(p->t.cb_arg, line, len);
-}
-
-/* docker logs -f ends when the managed container does. */
-static void
-probe_logs_ended(void *arg, int status, const char *out, const char *err)
-{
-	struct probe *p = arg;
-	char *why = docker_describe_failure(status, err);
-
-	(void)out;
-	p->logs = NULL;
-	if (p->is_direct && !p->is_confirmed) {
-		probe_fall_back(p, "the container stopped", true);
-		free(why);
-		return;
-	}
-	if (status == -1)
-		probe_fail(p, "cannot follow container %s: %s", why);
-	else
-		probe_fail(p, "container %s stopped (%s)", why);
-	free(why);
-}
-
-/* Connects Streamable HTTP to the published port. */
-static void
-probe_connect(struct probe *p, int host_port)
-{
-	char *cause = NULL, *since = NULL;
-	const char *args[] = { docker_program(), "logs", "--follow",
-		docker_container_name(p->ct), NULL, NULL };
-
-	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port, p->path);
-	p->remote.allow_local = true;
-	/* A promoted probe's lines up to the switch were read already. */
-	if (p->since != NULL) {
-		xasprintf(&since, "--since=%s", p->since);
-		args[4] = args[3];
-		args[3] = since;
-	}
-	/* A docker logs that cannot start ends at once: probe_logs_ended. */
-	p->logs = docker_cmd_start(args, NULL, 0, probe_logs_line,
-	    probe_logs_ended, p);
-	free(since);
-	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
-	p->phase = PROBE_HTTP;
-	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
-	    p->remote.url);
-	probe_progress(p, "connecting", "connecting to %s", p->remote.url);
-	if (p->inner->ops->open(p->inner, &cause) < 0) {
-		probe_fail(p, "cannot connect to container %s: %s",
-		    cause != NULL ? cause : "unknown error");
-		free(cause);
-		return;
-	}
-	probe_send_held(p);
-}
-
-/* The probe's removal, in the background of the managed start, ended. */
-static void
-probe_old_removed(void *arg, int err, const char *why)
-{
-	struct probe *p = arg;
-
-	if (err < 0) {
-		probe_fail(p, "cannot remove the probe container of %s: %s",
-		    why);
-		return;
-	}
-	probe_connect(p, p->host_port);
-}
-
-/* The host port of port/tcp in docker inspect's NetworkSettings.Ports. */
-static int
-probe_host_port(const char *json, int port)
-{
-	json_t *ports = json_loads(json, 0, NULL), *b;
-	char key[16];
-	size_t i;
-	int host = 0;
-
-	snprintf(key, sizeof key, "%d/tcp", port);
-	json_array_foreach(json_object_get(ports, key), i, b) {
-		const char *hp = json_string_value(json_object_get(b,
-		    "HostPort"));
-
-		if (hp != NULL &&
-		    (host = probe_detect_port(hp, hp + strlen(hp))) > 0)
-			break;
-	}
-	json_decref(ports);
-	return host;
-}
-
-/*
- * `docker container inspect` says "<image id> <ports>": the image the
- * container runs (what the memory is keyed by) and the published port,
- * in the one call that the port costs anyway.
- */
-static void
-probe_inspected(void *arg, int status, const char *out, const char *err)
-{
-	struct probe *p = arg;
-	const char *sp = strchr(out, ' ');
-	char *why;
-	int port = 0;
-
-	p->cmd = NULL;
-	if (status == 0 && sp != NULL) {
-		port = probe_host_port(sp + 1, p->port);
-		p->image_id = xstrndup(out, sp - out);
-	}
-	if (p->is_direct && p->image_id != NULL &&
-	    strcmp(p->image_id, p->remembered_id) != 0) {
-		/* The tag moved: what the new image serves is not known. */
-		imagemem_unref(p->target.spec->image, p->remembered_id);
-		probe_fall_back(p, "the image is another one now", false);
-		return;
-	}
-	if (p->is_direct && p->image_id != NULL && port == 0) {
-		/* Ended already (a stdio server without stdin does). */
-		probe_fall_back(p, "the container stopped", true);
-		return;
-	}
-	if (port == 0) {
-		why = status != 0 ? docker_describe_failure(status, err) :
-				    xstrdup(out);
-		probe_fail(p, "cannot read the published port of %s: %s",
-		    why != NULL ? why : "");
-		free(why);
-		return;
-	}
-	p->host_port = port;
-	/* Ready only once the probe is gone: it went while this one started. */
-	if (docker_container_old_name(p->ct) != NULL)
-		docker_container_wait_old(p->ct, probe_old_removed, p);
-	else
-		probe_connect(p, port);
-}
-
-/* The managed container's image and published port: probe_inspected. */
-static void
-probe_inspect_managed(struct probe *p)
-{
-	const char *args[] = { docker_program(), "container", "inspect",
-		"--format", "{{.Image}} {{json .NetworkSettings.Ports}}",
-		docker_container_name(p->ct), NULL };
-
-	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
-	    probe_inspected, p);
-}
-
-static void
-probe_managed_started(void *arg, int status, const char *out, const char *err)
-{
-	struct probe *p = arg;
-	char *why;
-
-	(void)out;
-	p->cmd = NULL;
-	if (status != 0) {
-		why = docker_describe_failure(status, err);
-		p->saw_name_conflict = status > 0 &&
-		    probe_is_name_conflict(err, strlen(err));
-		probe_run_failed(p, "cannot start container %s: %s", why);
-		free(why);
-		return;
-	}
-	docker_container_created(p->ct);
-	probe_inspect_managed(p);
-}
-
-/* docker run -d of the managed container, its name recorded already. */
-static void
-probe_run_managed(struct probe *p)
-{
-	char **argv = probe_argv(&p->target, docker_container_name(p->ct),
-	    DOCKER_PHASE_MANAGED, &p->port, 1);
-
-	p->cmd = docker_cmd_start((const char *const *)argv,
-	    p->target.spec->env, 0, NULL, probe_managed_started, p);
-	child_strv_wipe_free(argv);
-}
-
-/* The probe is gone (the switch that waits for it): start the managed one. */
-static void
-probe_removed(void *arg, int err, const char *why)
-{
-	struct probe *p = arg;
-	char *name;
-
-	if (err < 0) {
-		probe_fail(p, "cannot remove the probe container %s: %s", why);
-		return;
-	}
-	name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
-	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
-	free(name);
-	probe_run_managed(p);
-}
-
-/* The promoted probe has its managed name: read its port, then connect. */
-static void
-probe_renamed(void *arg, int err, const char *why)
-{
-	struct probe *p = arg;
-
-	if (err < 0) {
-		p->saw_name_conflict = why != NULL &&
-		    probe_is_name_conflict(why, strlen(why));
-		probe_run_failed(p, "cannot rename the probe container to %s: %s",
-		    why);
-		return;
-	}
-	probe_inspect_managed(p);
-}
-
-/* True when the probe publishes port (on 127.0.0.1) already. */
-static bool
-probe_is_published(const struct probe *p, int port)
-{
-	for (size_t i = 0; i < p->npublished; i++)
-		if (p->published[i] == port)
-			return true;
-	return false;
-}
-
-/*
- * The probe itself becomes the managed container: its docker run -i goes
- * (killed: the container runs on, its stdin at end of file as a docker
- * run -d's is), and it is renamed rax-mcp-... .
- */
-static void
-probe_promote(struct probe *p, const char *name)
-{
-	if (docker_container_rename(p->ct, name, DOCKER_PHASE_MANAGED,
-		probe_renamed, p) < 0)
-		probe_fail(p, "cannot rename the probe container %s: %s",
-		    "its record is busy");
-}
-
-/*
- * Out of the inner's callback: the probe's docker run -i goes. A probe
- * that listens on a port it publishes is promoted; else the probe
- * container is removed in the background (docker_container_switch) while
- * the managed one starts; both names are distinct, and the record keeps
- * both until the removal ends.
- */
-static void
-probe_switch_due(evutil_socket_t fd, short events, void *arg)
-{
-	struct probe *p = arg;
-	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
-
-	(void)fd, (void)events;
-	p->inner->ops->free(p->inner);
-	p->inner = NULL;
-	if (probe_is_published(p, p->port))
-		probe_promote(p, name);
-	else if (docker_container_switch(p->ct, name, DOCKER_PHASE_MANAGED) == 0)
-		probe_run_managed(p);
-	else
-		docker_container_remove(p->ct, probe_removed, p);
-	free(name);
-}
-
 /* Tells the session (and a client following the load) how far it got. */
-static void
+void
 probe_progress(struct probe *p, const char *stage, const char *fmt, ...)
 {
 	va_list ap;
@@ -456,149 +127,6 @@ probe_progress(struct probe *p, const char *stage, const char *fmt, ...)
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	p->t.cbs->progress(p->t.cb_arg, stage, text);
-}
-
-/* When the docker logs of a promoted probe are followed from: now. */
-static char *
-probe_now(void)
-{
-	struct timeval tv;
-	char *now;
-
-	gettimeofday(&tv, NULL);
-	xasprintf(&now, "%lld.%06ld", (long long)tv.tv_sec, (long)tv.tv_usec);
-	return now;
-}
-
-static void
-probe_switch(struct probe *p, int port, char *path)
-{
-	char *managed = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
-
-	if (probe_is_published(p, port)) {
-		p->since = probe_now();
-		probe_progress(p, "http-detected",
-		    "HTTP on port %d (path %s), published on 127.0.0.1 already: renaming the probe %s",
-		    port, path, managed);
-		log_server(LOG_INFO, p->target.server,
-		    "container %s serves HTTP on port %d (path %s), published on 127.0.0.1: renaming it %s",
-		    docker_container_name(p->ct), port, path, managed);
-	} else {
-		probe_progress(p, "http-detected",
-		    "HTTP on port %d (path %s): removing the probe, starting %s with the port on 127.0.0.1",
-		    port, path, managed);
-		log_server(LOG_INFO, p->target.server,
-		    "container %s serves HTTP on port %d (path %s): restarting it as a managed container",
-		    docker_container_name(p->ct), port, path);
-	}
-	free(managed);
-	/* The container itself said it listens: it is this daemon's. */
-	docker_container_created(p->ct);
-	p->phase = PROBE_SWITCHING;
-	p->port = port;
-	p->path = path;
-	p->t.name = "streamable-http";
-	event_active(p->step, EV_TIMEOUT, 0);
-}
-
-/* ---- a remembered HTTP image: the managed container at once ---- */
-
-static void
-probe_direct_due(evutil_socket_t fd, short events, void *arg)
-{
-	struct probe *p = arg;
-
-	struct timeval tv = { 0, PROBE_RESEND_MS * 1000 };
-
-	(void)fd, (void)events;
-	/* A docker run -d that is cut off could still leave a container. */
-	if (p->cmd != NULL)
-		evtimer_add(p->deadline, &tv);
-	else if (p->is_direct && !p->is_confirmed)
-		probe_fall_back(p, "no HTTP answer in time", true);
-}
-
-/* Starts rax-mcp-... as the memory says the image ID answered before. */
-static void
-probe_start_direct(struct probe *p, char *id, int port, char *path)
-{
-	struct timeval tv = { PROBE_DIRECT_MS / 1000,
-		(PROBE_DIRECT_MS % 1000) * 1000 };
-	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
-
-	p->is_direct = true;
-	p->remembered_id = id;
-	p->port = port;
-	p->path = path;
-	p->phase = PROBE_SWITCHING;
-	p->t.name = "streamable-http";
-	log_server(LOG_INFO, p->target.server,
-	    "image %s (%s) answered HTTP on port %d before: starting %s directly",
-	    p->target.spec->image, id, port, name);
-	probe_progress(p, "remembered",
-	    "image %s answered HTTP on port %d before: starting %s with the port on 127.0.0.1",
-	    id, port, name);
-	/* The record first: a failed start leaves something to remove. */
-	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
-	free(name);
-	evtimer_add(p->deadline, &tv);
-	probe_run_managed(p);
-}
-
-/* The removed managed container's successor: the full probe. */
-static void
-probe_direct_removed(void *arg, int err, const char *why)
-{
-	struct probe *p = arg;
-
-	if (err < 0) {
-		probe_fail(p, "cannot remove container %s: %s", why);
-		return;
-	}
-	if (p->inner != NULL)
-		p->inner->ops->free(p->inner);
-	p->inner = NULL;
-	free(p->remote.url);
-	p->remote.url = NULL;
-	free(p->path);
-	p->path = NULL;
-	free(p->image_id);
-	p->image_id = NULL;
-	p->is_direct = false;
-	p->t.name = "stdio";
-	probe_look(p);
-}
-
-/*
- * The remembered image did not answer HTTP: its managed container goes
- * and the full probe starts; what was remembered of the image ID is
- * forgotten when it was the same image.
- */
-static void
-probe_fall_back(struct probe *p, const char *why, bool forget)
-{
-	const char *name = docker_container_name(p->ct);
-
-	if (p->is_closing || !p->is_direct || p->phase == PROBE_STDIO ||
-	    p->is_confirmed)
-		return;
-	log_server(LOG_WARNING, p->target.server,
-	    "container %s of image %s did not answer HTTP as remembered (%s): %sremoving it and probing the image",
-	    name != NULL ? name : "(none)", p->remembered_id, why,
-	    forget ? "forgetting the image, " : "");
-	probe_progress(p, "probing",
-	    "image %s did not answer HTTP as remembered (%s): probing it",
-	    p->remembered_id, why);
-	if (forget)
-		imagemem_forget(p->remembered_id);
-	p->is_direct = false;
-	docker_cmd_cancel(p->cmd);
-	docker_cmd_cancel(p->logs);
-	p->cmd = p->logs = NULL;
-	evtimer_del(p->resend);
-	evtimer_del(p->deadline);
-	p->phase = PROBE_SWITCHING;
-	docker_container_remove(p->ct, probe_direct_removed, p);
 }
 
 /* ---- the inner transport's callbacks ---- */
@@ -676,7 +204,7 @@ probe_on_stderr(void *arg, const char *line, size_t len)
 		probe_progress(p, "pulling", "%.*s", (int)len, line);
 	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
 	    probe_detect_http(line, len, &port, &path) > 0)
-		probe_switch(p, port, path);
+		probe_http_switch(p, port, path);
 }
 
 static void
@@ -689,14 +217,14 @@ probe_on_closed(void *arg, const char *why)
 	if (p->phase == PROBE_STDIO && !p->is_confirmed)
 		probe_run_failed(p, "docker run of %s ended: %s", why);
 	else if (p->is_direct && !p->is_confirmed)
-		probe_fall_back(p, why, true);
+		probe_http_fall_back(p, why, true);
 	else if (p->phase == PROBE_STDIO)
 		probe_fail(p, "docker run of %s ended: %s", why);
 	else
 		probe_fail(p, "the HTTP connection to %s ended: %s", why);
 }
 
-static const struct transport_cbs probe_inner_cbs = {
+const struct transport_cbs probe_inner_cbs = {
 	.raw = probe_on_raw,
 	.message = probe_on_message,
 	.failed = probe_on_failed,
@@ -761,12 +289,11 @@ probe_looked(void *arg, int status, const char *out, const char *err)
  * a probe that says it listens on one of them becomes the managed
  * container, with no second start.
  */
-static void
+void
 probe_look(struct probe *p)
 {
-	const char *args[] = { docker_program(), "image", "inspect",
-		"--format", "{{json .Config.ExposedPorts}}",
-		p->target.spec->image, NULL };
+	const char *args[] = { docker_program(), "image", "inspect", "--format",
+		"{{json .Config.ExposedPorts}}", p->target.spec->image, NULL };
 
 	p->phase = PROBE_LOOKING;
 	free(p->since);
@@ -785,7 +312,7 @@ probe_open(struct transport *t, char **cause)
 	(void)cause;
 	docker_note_use();
 	if (imagemem_lookup(p->target.spec->image, &id, &port, &path) > 0)
-		probe_start_direct(p, id, port, path);
+		probe_http_start_direct(p, id, port, path);
 	else
 		probe_look(p);
 	return 0;
@@ -914,8 +441,8 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	p->ct = ct;
 	p->held = xjson(json_array());
 	p->resend = evtimer_new(mcpd_base, probe_resend_due, p);
-	p->step = event_new(mcpd_base, -1, 0, probe_switch_due, p);
-	p->deadline = evtimer_new(mcpd_base, probe_direct_due, p);
+	p->step = event_new(mcpd_base, -1, 0, probe_http_switch_due, p);
+	p->deadline = evtimer_new(mcpd_base, probe_http_direct_due, p);
 	p->run_env = docker_env(p->spec.env);
 	if (p->resend == NULL || p->step == NULL || p->deadline == NULL)
 		fatal("out of memory");
