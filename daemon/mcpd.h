@@ -1174,14 +1174,17 @@ void docker_reap_close(void);
 /* imagemem.c: image IDs that answered HTTP (doc/containers.md). */
 /*
  * 1 with the image ID image last ran as, the port its server listened
- * on in the container and its path, when that ID answered HTTP; else 0
- * (also when the file is broken: that is logged).
+ * on in the container and its path, when that ID answered HTTP; 2 when
+ * image answered stdio last; else 0 (also when the file is broken: that
+ * is logged).
  */
 int imagemem_lookup(const char *image, char **ret_id, int *ret_port,
     char **ret_path);
 /* Remembers that image, as image ID id, answered HTTP on port and path. */
 void imagemem_remember(const char *image, const char *id, int port,
     const char *path);
+/* Remembers that image answered stdio (its probe needs no ports). */
+void imagemem_remember_stdio(const char *image);
 /* Forgets that image stands for image ID id (the tag moved). */
 void imagemem_unref(const char *image, const char *id);
 /* Forgets what is remembered of image ID id. */

@@ -45,6 +45,7 @@ struct probe {
 	char *image_id;		/* what the managed container runs */
 	char *remembered_id;	/* the image ID remembered as HTTP, or NULL */
 	bool is_direct;		/* started managed at once, from the memory */
+	bool is_known_stdio;	/* the memory says the image answered stdio */
 	char *run_failed; /* why docker run failed, while its name is checked */
 	bool saw_name_conflict; /* docker said the name is already in use */
 	bool is_closing;

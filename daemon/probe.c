@@ -154,6 +154,9 @@ probe_on_message(void *arg, json_t *msg)
 		json_array_clear(p->held);
 		evtimer_del(p->resend);
 		evtimer_del(p->deadline);
+		/* Its next probe need not ask which ports it exposes. */
+		if (p->phase == PROBE_STDIO && !p->is_known_stdio)
+			imagemem_remember_stdio(p->target.spec->image);
 		/* The transport that won, for the next start of this image. */
 		if (p->phase == PROBE_HTTP && !p->is_direct &&
 		    p->image_id != NULL)
@@ -260,12 +263,26 @@ probe_start_stdio(struct probe *p, char **cause)
 	return r;
 }
 
+/* The probe with the ports in p->published; fails the start if it cannot. */
+static void
+probe_start_probe(struct probe *p)
+{
+	char *cause = NULL;
+
+	if (probe_start_stdio(p, &cause) < 0) {
+		probe_fail(p, "cannot start the probe container %s: %s",
+		    cause != NULL ? cause : "");
+		free(cause);
+		return;
+	}
+	probe_send_held(p);
+}
+
 /* The image's exposed ports are known (or not): the probe starts. */
 static void
 probe_looked(void *arg, int status, const char *out, const char *err)
 {
 	struct probe *p = arg;
-	char *cause = NULL;
 
 	(void)err;
 	p->cmd = NULL;
@@ -275,13 +292,7 @@ probe_looked(void *arg, int status, const char *out, const char *err)
 	    0;
 	log_debug("image %s: %zu exposed TCP port(s) to publish",
 	    p->target.spec->image, p->npublished);
-	if (probe_start_stdio(p, &cause) < 0) {
-		probe_fail(p, "cannot start the probe container %s: %s",
-		    cause != NULL ? cause : "");
-		free(cause);
-		return;
-	}
-	probe_send_held(p);
+	probe_start_probe(p);
 }
 
 /*
@@ -309,13 +320,18 @@ probe_open(struct transport *t, char **cause)
 	char *id, *path;
 	int port;
 
-	(void)cause;
 	docker_note_use();
-	if (imagemem_lookup(p->target.spec->image, &id, &port, &path) > 0)
+	switch (imagemem_lookup(p->target.spec->image, &id, &port, &path)) {
+	case 1:
 		probe_http_start_direct(p, id, port, path);
-	else
+		return 0;
+	case 2: /* stdio before: the probe publishes nothing, asks nothing */
+		p->is_known_stdio = true;
+		return probe_start_stdio(p, cause);
+	default:
 		probe_look(p);
-	return 0;
+		return 0;
+	}
 }
 
 static int

@@ -143,8 +143,10 @@ def test_remembered_image_that_does_not_answer_http_is_probed(start):
     assert row["transport"] == "stdio" and row["state"] == "ready", row
     assert (f"container rax-mcp-fb-{d.pid} of image {image_id(STDIO)} did "
             "not answer HTTP as remembered") in d.read_stderr()
-    # The image ID is forgotten: the next load probes at once.
-    assert memory(d) == {"version": 1, "images": {}, "refs": {}}
+    # The image ID is forgotten: the next load probes at once (the
+    # reference is remembered as stdio: its probe publishes nothing).
+    assert memory(d) == {"version": 1, "images": {}, "refs": {},
+                         "stdio": {ref: memory(d)["stdio"][ref]}}
     echo(d, "fb", STDIO, "probed")
     ctl_ok_unload(d, "fb")
     t1 = time.time()
@@ -167,9 +169,10 @@ def test_moved_tag_is_probed_and_the_image_id_kept(start):
     assert created_since(d.did, t0) == [f"rax-mcp-mv-{d.pid}",
                                         f"rax-probe-mv-{d.pid}"]
     assert "(the image is another one now)" in d.read_stderr()
+    # The reference is the stdio image's now.
     assert memory(d) == {"version": 1,
                          "images": {image_id(HTTP): http_entry()},
-                         "refs": {}}
+                         "refs": {}, "stdio": {ref: memory(d)["stdio"][ref]}}
     echo(d, "mv", STDIO, "moved")
     ctl_ok_unload(d, "mv")
     assert owned_by(d.did) == []

@@ -203,3 +203,28 @@ def test_load_deadline_during_the_rename_removes_it_by_its_new_name(
          what=f"{managed} to be removed after its rename")
     assert renamed_since(d.did, t0) == [(probe, managed)]
     assert container(managed) is None and container(probe) is None
+
+
+def test_stdio_image_is_remembered_and_not_inspected_again(start):
+    d = start("-v")
+    ref = f"{EVERYTHING}:latest"
+    looked = f"image {ref}: 1 exposed TCP port(s) to publish"
+    load(d, EVERYTHING, name="promo-s1")
+    assert ctl_row(d, "promo-s1")["transport"] == "stdio"
+    assert list(memory(d)["stdio"]) == [ref]
+    assert d.read_stderr().count(looked) == 1
+    ctl_ok(d, "unload", "promo-s1")
+
+    # Known as stdio: no docker image inspect, and nothing is published.
+    before = (d.state / "image-transports.json").read_bytes()
+    load(d, EVERYTHING, name="promo-s2")
+    probe = f"rax-probe-promo-s2-{d.pid}"
+    assert_container_row(ctl_row(d, "promo-s2"), probe, "probe")
+    assert d.read_stderr().count(looked) == 1
+    assert "exposed TCP port" not in d.read_stderr().split(
+        "promo-s2: connecting")[1]
+    assert container(probe)["HostConfig"]["PortBindings"] in ({}, None)
+    echo(d, "promo-s2", EVERYTHING, "known-stdio")
+    assert (d.state / "image-transports.json").read_bytes() == before
+    ctl_ok(d, "unload", "promo-s2")
+    assert owned_by(d.did) == []
