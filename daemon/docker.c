@@ -59,7 +59,12 @@ struct docker_container {
 	char *old;
 	char *old_error; /* why its last removal failed, or NULL */
 	struct docker_cmd *removing_old;
-	char *holder;	 /* who holds name, until both removals have ended */
+	char *holder; /* who holds name, until both removals have ended */
+	/* docker rename of old (the probe) to name, while it runs. */
+	struct docker_cmd *renaming;
+	docker_removed_fn *renamed; /* told how the rename ended */
+	void *renamed_arg;
+	bool is_remove_due; /* a removal waits for the rename to end */
 	bool has_failed; /* a removal failed since the last that ended well */
 	struct event *retry;
 	struct event *tell; /* answers waiters when nothing was to be removed */
@@ -483,6 +488,7 @@ docker_container_free(struct docker_container *ct)
 	}
 	docker_cmd_cancel(ct->removing);
 	docker_cmd_cancel(ct->removing_old);
+	docker_cmd_cancel(ct->renaming);
 	event_free(ct->retry);
 	event_free(ct->tell);
 	event_free(ct->tell_old);
@@ -800,6 +806,11 @@ docker_remove_start(struct docker_container *ct)
 		ct->name, NULL };
 
 	evtimer_del(ct->retry);
+	/* Removed by the name it ends with: after the rename. */
+	if (ct->renaming != NULL) {
+		ct->is_remove_due = true;
+		return;
+	}
 	docker_remove_old_start(ct);
 	if (ct->name == NULL || ct->removing != NULL)
 		return;
@@ -867,11 +878,66 @@ docker_container_switch(struct docker_container *ct, const char *name,
 	return 0;
 }
 
+/*
+ * docker rename ended. Done, the container has only its new name. Failed,
+ * it may have either: the old one (this daemon's probe) is removed by
+ * name, the new one only after its labels say it is this daemon's (docker
+ * refuses a name another container holds).
+ */
+static void
+docker_renamed(void *arg, int status, const char *out, const char *err)
+{
+	struct docker_container *ct = arg;
+	docker_removed_fn *fn = ct->renamed;
+	char *why = NULL;
+
+	(void)out;
+	ct->renaming = NULL;
+	ct->renamed = NULL;
+	if (status == 0) {
+		log_debug("container %s: renamed %s", ct->old, ct->name);
+		free(ct->old);
+		ct->old = NULL;
+	} else {
+		ct->is_created = false;
+		why = docker_describe_failure(status, err);
+	}
+	if (ct->is_remove_due) {
+		ct->is_remove_due = false;
+		docker_remove_start(ct);
+	}
+	if (fn != NULL)
+		fn(ct->renamed_arg, status == 0 ? 0 : -EIO, why);
+	free(why);
+}
+
+int
+docker_container_rename(struct docker_container *ct, const char *name,
+    enum docker_phase phase, docker_removed_fn *fn, void *arg)
+{
+	const char *args[] = { docker_program(), "rename", ct->name, name,
+		NULL };
+
+	if (ct->old != NULL || ct->name == NULL || !ct->is_created ||
+	    ct->removing != NULL || ct->renaming != NULL)
+		return -EBUSY;
+	ct->renaming = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
+	    NULL, docker_renamed, ct);
+	ct->renamed = fn;
+	ct->renamed_arg = arg;
+	ct->old = ct->name;
+	ct->name = xstrdup(name);
+	ct->phase = phase;
+	return 0;
+}
+
 void
 docker_container_unwait(struct docker_container *ct, void *arg)
 {
 	struct docker_waiter *w, *next;
 
+	if (ct->renamed_arg == arg)
+		ct->renamed = NULL;
 	for (w = TAILQ_FIRST(&ct->waiters); w != NULL; w = next) {
 		next = TAILQ_NEXT(w, entry);
 		if (w->arg == arg) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* image-transports.json: which image IDs answered HTTP, and where. */
+/* image-transports.json: image IDs that answered HTTP, refs that did stdio. */
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -97,7 +97,7 @@ static int
 imagemem_load(const char *path, json_t **ret, char **cause)
 {
 	json_error_t jerr;
-	json_t *doc, *images, *refs, *v;
+	json_t *doc, *images, *refs, *stdio, *v;
 	const char *key;
 	char *buf;
 	size_t len;
@@ -126,6 +126,11 @@ imagemem_load(const char *path, json_t **ret, char **cause)
 		r = r && imagemem_entry_is_valid(v);
 	json_object_foreach(refs, key, v)
 		r = r && json_is_string(v);
+	/* Optional: a file of an mcpd that did not remember stdio has none. */
+	stdio = json_object_get(doc, "stdio");
+	r = r && (stdio == NULL || json_is_object(stdio));
+	json_object_foreach(stdio, key, v)
+		r = r && json_is_integer(v);
 	if (!r) {
 		json_decref(doc);
 		return errors_cause(cause, -EBADMSG,
@@ -236,9 +241,49 @@ imagemem_lookup(const char *image, char **ret_id, int *ret_port,
 		*ret_path = xstrdup(json_string_value(json_object_get(e,
 		    "path")));
 		r = 1;
-	}
+	} else if (json_object_get(json_object_get(doc, "stdio"), image))
+		r = 2;
 	json_decref(doc);
 	return r;
+}
+
+/* Drops the oldest stdio references until at most IMAGEMEM_MAX remain. */
+static void
+imagemem_trim_stdio(json_t *stdio)
+{
+	const char *key, *oldest;
+	json_t *v;
+
+	while (json_object_size(stdio) > IMAGEMEM_MAX) {
+		oldest = NULL;
+		json_object_foreach(stdio, key, v)
+			if (oldest == NULL ||
+			    json_integer_value(v) <
+				json_integer_value(json_object_get(stdio,
+				    oldest)))
+				oldest = key;
+		json_object_del(stdio, oldest);
+	}
+}
+
+void
+imagemem_remember_stdio(const char *image)
+{
+	char *path = imagemem_path();
+	json_t *doc = imagemem_open(path), *stdio;
+
+	if (doc != NULL &&
+	    json_object_get(json_object_get(doc, "stdio"), image) == NULL) {
+		if ((stdio = json_object_get(doc, "stdio")) == NULL)
+			json_object_set_new(doc, "stdio",
+			    stdio = xjson(json_object()));
+		json_object_set_new(stdio, image,
+		    xjson(json_integer((json_int_t)time(NULL))));
+		imagemem_trim_stdio(stdio);
+		imagemem_commit(path, doc);
+	}
+	json_decref(doc);
+	free(path);
 }
 
 void
@@ -261,7 +306,10 @@ imagemem_remember(const char *image, const char *id, int port,
 	    strcmp(json_string_value(json_object_get(e, "path")), http_path) !=
 		0 ||
 	    json_string_value(json_object_get(refs, image)) == NULL ||
-	    strcmp(json_string_value(json_object_get(refs, image)), id) != 0) {
+	    strcmp(json_string_value(json_object_get(refs, image)), id) != 0 ||
+	    json_object_get(json_object_get(doc, "stdio"), image) != NULL) {
+		/* The tag moved from a stdio image to this one. */
+		json_object_del(json_object_get(doc, "stdio"), image);
 		json_object_set_new(images, id,
 		    xjson(json_pack("{s:s, s:i, s:s, s:I}", "transport",
 			"streamable-http", "port", port, "path", http_path,

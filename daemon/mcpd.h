@@ -1138,6 +1138,16 @@ int docker_container_switch(struct docker_container *, const char *name,
  */
 void docker_container_wait_old(struct docker_container *, docker_removed_fn *fn,
     void *arg);
+/*
+ * Renames the recorded container (one this daemon started; a probe that
+ * serves HTTP on a published port) to name in phase: fn hears how it
+ * ended, from the loop. Until then both names are recorded, and a removal
+ * waits for the rename; a failed rename keeps both names, the new one
+ * removed only when its labels say it is this daemon's. -EBUSY when the
+ * record is not in a state to rename.
+ */
+int docker_container_rename(struct docker_container *, const char *name,
+    enum docker_phase, docker_removed_fn *fn, void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
 
@@ -1179,14 +1189,17 @@ void docker_reap_close(void);
 /* imagemem.c: image IDs that answered HTTP (doc/containers.md). */
 /*
  * 1 with the image ID image last ran as, the port its server listened
- * on in the container and its path, when that ID answered HTTP; else 0
- * (also when the file is broken: that is logged).
+ * on in the container and its path, when that ID answered HTTP; 2 when
+ * image answered stdio last; else 0 (also when the file is broken: that
+ * is logged).
  */
 int imagemem_lookup(const char *image, char **ret_id, int *ret_port,
     char **ret_path);
 /* Remembers that image, as image ID id, answered HTTP on port and path. */
 void imagemem_remember(const char *image, const char *id, int port,
     const char *path);
+/* Remembers that image answered stdio (its probe needs no ports). */
+void imagemem_remember_stdio(const char *image);
 /* Forgets that image stands for image ID id (the tag moved). */
 void imagemem_unref(const char *image, const char *id);
 /* Forgets what is remembered of image ID id. */
@@ -1206,6 +1219,14 @@ int probe_detect_port(const char *s, const char *end);
 /* Finds an HTTP endpoint in a log line: 1 with port and path (new). */
 int probe_detect_http(const char *line, size_t len, int *ret_port,
     char **ret_path);
+/*
+ * The TCP ports of an image's .Config.ExposedPorts (docker image inspect's
+ * JSON: {"8080/tcp": {}, ...} or null), at most max of them, in ports.
+ */
+size_t probe_detect_exposed(const char *json, int *ports, size_t max);
+/* probe-argv.c: docker run argv of one phase (names, labels, the image). */
+char **probe_argv(const struct probe_target *, const char *name,
+    enum docker_phase, const int *ports, size_t nports);
 
 /* era.c: the 2026-07-28 protocol era. */
 #define ERA_MODERN		    "2026-07-28"

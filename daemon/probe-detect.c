@@ -84,3 +84,23 @@ probe_detect_http(const char *line, size_t len, int *ret_port, char **ret_path)
 	free(copy);
 	return r;
 }
+
+size_t
+probe_detect_exposed(const char *json, int *ports, size_t max)
+{
+	json_t *exposed = json_loads(json, JSON_DECODE_ANY, NULL), *v;
+	const char *key, *proto;
+	size_t n = 0;
+	int port;
+
+	json_object_foreach(exposed, key, v) {
+		proto = key + strcspn(key, "/");
+		port = probe_detect_port(key, proto);
+		if (n == max)
+			break;
+		if (port > 0 && (*proto == '\0' || strcmp(proto, "/tcp") == 0))
+			ports[n++] = port;
+	}
+	json_decref(exposed);
+	return n;
+}

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* A container start: stdio on `docker run -i` raced against HTTP detection. */
 #include <stdarg.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,54 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "mcpd.h"
-
-#define PROBE_RESEND_MS 100 /* between tries of a handshake over HTTP */
-/* A remembered HTTP image that has not answered by then is probed. */
-#define PROBE_DIRECT_MS 10000
-
-enum probe_phase {
-	PROBE_STDIO,	 /* docker run -i; stderr watched for HTTP */
-	PROBE_SWITCHING, /* removing the probe, starting the managed one */
-	PROBE_HTTP,	 /* Streamable HTTP to the published port */
-};
-
-struct probe {
-	struct transport t;	    /* what the session holds */
-	struct probe_target target; /* points into spec, agent, server */
-	struct server_spec spec;    /* a copy: values may be resolved secrets */
-	char *agent, *server;
-	struct docker_container *ct; /* the server's record, borrowed */
-	enum probe_phase phase;
-	struct transport *inner;
-	struct child_spec run;
-	char **run_argv, **run_env;
-	struct remote_spec remote;
-	int port;      /* inside the container */
-	int host_port; /* published on 127.0.0.1 */
-	char *path;
-	json_t *held;	   /* [msg, tool] pairs not yet answered by anyone */
-	bool is_confirmed; /* the server answered: the transport is known */
-	struct docker_cmd *cmd;	 /* docker run -d or docker port */
-	struct docker_cmd *logs; /* docker logs -f of the managed one */
-	struct event *resend;
-	struct event *step;	/* the switch, out of the inner's callback */
-	struct event *deadline; /* of a remembered image's first answer */
-	char *image_id;		/* what the managed container runs */
-	char *remembered_id;	/* the image ID remembered as HTTP, or NULL */
-	bool is_direct;		/* started managed at once, from the memory */
-	char *run_failed; /* why docker run failed, while its name is checked */
-	bool saw_name_conflict; /* docker said the name is already in use */
-	bool is_closing;
-	void (*done)(void *);
-	void *done_arg;
-};
-
-static const struct transport_cbs probe_inner_cbs;
-static int probe_start_stdio(struct probe *, char **cause);
-static void probe_fall_back(struct probe *, const char *why, bool forget);
-static void probe_progress(struct probe *, const char *stage, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
+#include "probe-int.h"
 
 static struct probe *
 probe_of(struct transport *t)
@@ -64,62 +16,7 @@ probe_of(struct transport *t)
 	return (struct probe *)t;
 }
 
-/* Appends a copy of s to the NULL-terminated vector *v of length *n. */
-static void probe_push(char ***v, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-probe_push(char ***v, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	char **grown = xreallocarray(*v, *n + 2, sizeof **v);
-
-	*v = grown;
-	va_start(ap, fmt);
-	xvasprintf(&grown[*n], fmt, ap);
-	va_end(ap);
-	grown[++*n] = NULL;
-}
-
-/* docker run argv of one phase: names, labels, env names, then the image. */
-static char **
-probe_run_argv(const struct probe *p, const char *name, enum docker_phase ph)
-{
-	const struct server_spec *spec = p->target.spec;
-	char **v = NULL, *agent_did = identity_agent_did(p->target.agent);
-	size_t n = 0;
-
-	probe_push(&v, &n, "%s", docker_program());
-	probe_push(&v, &n, "run");
-	probe_push(&v, &n, ph == DOCKER_PHASE_PROBE ? "-i" : "-d");
-	probe_push(&v, &n, "--name=%s", name);
-	probe_push(&v, &n, "--label=io.mcpd.owner=%s", identity_did());
-	probe_push(&v, &n, "--label=io.mcpd.agent=%s", p->target.agent);
-	probe_push(&v, &n, "--label=io.mcpd.agent-did=%s", agent_did);
-	probe_push(&v, &n, "--label=io.mcpd.server=%s", p->target.server);
-	probe_push(&v, &n, "--label=io.mcpd.image=%s", spec->image);
-	probe_push(&v, &n, "--label=io.mcpd.daemon-pid=%ld", (long)getpid());
-	probe_push(&v, &n, "--label=io.mcpd.instance=%s", docker_instance());
-	probe_push(&v, &n, "--label=io.mcpd.phase=%s",
-	    ph == DOCKER_PHASE_PROBE ? "probe" : "managed");
-	if (ph == DOCKER_PHASE_MANAGED)
-		probe_push(&v, &n, "--publish=127.0.0.1::%d", p->port);
-	/* Names only: the values reach docker through its environment. */
-	for (size_t i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
-		probe_push(&v, &n, "--env=%.*s",
-		    (int)strcspn(spec->env[i], "="), spec->env[i]);
-	for (size_t i = 0; spec->volumes != NULL && spec->volumes[i]; i++)
-		probe_push(&v, &n, "--volume=%s", spec->volumes[i]);
-	if (spec->network != NULL)
-		probe_push(&v, &n, "--network=%s", spec->network);
-	probe_push(&v, &n, "%s", spec->image);
-	for (size_t i = 0; spec->args != NULL && spec->args[i] != NULL; i++)
-		probe_push(&v, &n, "%s", spec->args[i]);
-	free(agent_did);
-	return v;
-}
-
-/* ---- the switch to HTTP ---- */
+/* ---- failures, and the handshake held for the next transport ---- */
 
 static void
 probe_fail_text(struct probe *p, const char *text)
@@ -130,7 +27,7 @@ probe_fail_text(struct probe *p, const char *text)
 	p->t.cbs->closed(p->t.cb_arg, text);
 }
 
-static void
+void
 probe_fail(struct probe *p, const char *fmt, const char *why)
 {
 	const char *name = docker_container_name(p->ct);
@@ -143,7 +40,7 @@ probe_fail(struct probe *p, const char *fmt, const char *why)
 }
 
 /* docker's (and podman's) words for a name another container holds. */
-static bool
+bool
 probe_is_name_conflict(const char *text, size_t len)
 {
 	return memmem(text, len, "is already in use", 17) != NULL;
@@ -183,7 +80,7 @@ probe_run_checked(void *arg, int err, const char *holder)
  * exists, and whose it is, is not known. It is removed only when its
  * labels say it is this daemon's; why waits until that is known.
  */
-static void
+void
 probe_run_failed(struct probe *p, const char *fmt, const char *why)
 {
 	const char *name = docker_container_name(p->ct);
@@ -196,7 +93,7 @@ probe_run_failed(struct probe *p, const char *fmt, const char *why)
 }
 
 /* Sends the held handshake messages again over the current inner one. */
-static void
+void
 probe_send_held(struct probe *p)
 {
 	json_t *pair;
@@ -217,223 +114,8 @@ probe_resend_due(evutil_socket_t fd, short events, void *arg)
 		probe_send_held(p);
 }
 
-static void
-probe_logs_line(void *arg, const char *line, size_t len, bool is_stderr)
-{
-	struct probe *p = arg;
-
-	(void)is_stderr;
-	if (!p->is_closing)
-		p->t.cbs->stderr_line(p->t.cb_arg, line, len);
-}
-
-/* docker logs -f ends when the managed container does. */
-static void
-probe_logs_ended(void *arg, int status, const char *out, const char *err)
-{
-	struct probe *p = arg;
-	char *why = docker_describe_failure(status, err);
-
-	(void)out;
-	p->logs = NULL;
-	if (p->is_direct && !p->is_confirmed) {
-		probe_fall_back(p, "the container stopped", true);
-		free(why);
-		return;
-	}
-	if (status == -1)
-		probe_fail(p, "cannot follow container %s: %s", why);
-	else
-		probe_fail(p, "container %s stopped (%s)", why);
-	free(why);
-}
-
-/* Connects Streamable HTTP to the published port. */
-static void
-probe_connect(struct probe *p, int host_port)
-{
-	char *cause = NULL;
-	const char *args[] = { docker_program(), "logs", "--follow",
-		docker_container_name(p->ct), NULL };
-
-	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port, p->path);
-	p->remote.allow_local = true;
-	/* A docker logs that cannot start ends at once: probe_logs_ended. */
-	p->logs = docker_cmd_start(args, NULL, 0, probe_logs_line,
-	    probe_logs_ended, p);
-	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
-	p->phase = PROBE_HTTP;
-	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
-	    p->remote.url);
-	probe_progress(p, "connecting", "connecting to %s", p->remote.url);
-	if (p->inner->ops->open(p->inner, &cause) < 0) {
-		probe_fail(p, "cannot connect to container %s: %s",
-		    cause != NULL ? cause : "unknown error");
-		free(cause);
-		return;
-	}
-	probe_send_held(p);
-}
-
-/* The probe's removal, in the background of the managed start, ended. */
-static void
-probe_old_removed(void *arg, int err, const char *why)
-{
-	struct probe *p = arg;
-
-	if (err < 0) {
-		probe_fail(p, "cannot remove the probe container of %s: %s",
-		    why);
-		return;
-	}
-	probe_connect(p, p->host_port);
-}
-
-/* The host port of port/tcp in docker inspect's NetworkSettings.Ports. */
-static int
-probe_host_port(const char *json, int port)
-{
-	json_t *ports = json_loads(json, 0, NULL), *b;
-	char key[16];
-	size_t i;
-	int host = 0;
-
-	snprintf(key, sizeof key, "%d/tcp", port);
-	json_array_foreach(json_object_get(ports, key), i, b) {
-		const char *hp = json_string_value(json_object_get(b,
-		    "HostPort"));
-
-		if (hp != NULL &&
-		    (host = probe_detect_port(hp, hp + strlen(hp))) > 0)
-			break;
-	}
-	json_decref(ports);
-	return host;
-}
-
-/*
- * `docker container inspect` says "<image id> <ports>": the image the
- * container runs (what the memory is keyed by) and the published port,
- * in the one call that the port costs anyway.
- */
-static void
-probe_inspected(void *arg, int status, const char *out, const char *err)
-{
-	struct probe *p = arg;
-	const char *sp = strchr(out, ' ');
-	char *why;
-	int port = 0;
-
-	p->cmd = NULL;
-	if (status == 0 && sp != NULL) {
-		port = probe_host_port(sp + 1, p->port);
-		p->image_id = xstrndup(out, sp - out);
-	}
-	if (p->is_direct && p->image_id != NULL &&
-	    strcmp(p->image_id, p->remembered_id) != 0) {
-		/* The tag moved: what the new image serves is not known. */
-		imagemem_unref(p->target.spec->image, p->remembered_id);
-		probe_fall_back(p, "the image is another one now", false);
-		return;
-	}
-	if (p->is_direct && p->image_id != NULL && port == 0) {
-		/* Ended already (a stdio server without stdin does). */
-		probe_fall_back(p, "the container stopped", true);
-		return;
-	}
-	if (port == 0) {
-		why = status != 0 ? docker_describe_failure(status, err) :
-				    xstrdup(out);
-		probe_fail(p, "cannot read the published port of %s: %s",
-		    why != NULL ? why : "");
-		free(why);
-		return;
-	}
-	p->host_port = port;
-	/* Ready only once the probe is gone: it went while this one started. */
-	if (docker_container_old_name(p->ct) != NULL)
-		docker_container_wait_old(p->ct, probe_old_removed, p);
-	else
-		probe_connect(p, port);
-}
-
-static void
-probe_managed_started(void *arg, int status, const char *out, const char *err)
-{
-	struct probe *p = arg;
-	char *why;
-	const char *args[] = { docker_program(), "container", "inspect",
-		"--format", "{{.Image}} {{json .NetworkSettings.Ports}}",
-		docker_container_name(p->ct), NULL };
-
-	(void)out;
-	p->cmd = NULL;
-	if (status != 0) {
-		why = docker_describe_failure(status, err);
-		p->saw_name_conflict = status > 0 &&
-		    probe_is_name_conflict(err, strlen(err));
-		probe_run_failed(p, "cannot start container %s: %s", why);
-		free(why);
-		return;
-	}
-	docker_container_created(p->ct);
-	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
-	    probe_inspected, p);
-}
-
-/* docker run -d of the managed container, its name recorded already. */
-static void
-probe_run_managed(struct probe *p)
-{
-	char **argv = probe_run_argv(p, docker_container_name(p->ct),
-	    DOCKER_PHASE_MANAGED);
-
-	p->cmd = docker_cmd_start((const char *const *)argv,
-	    p->target.spec->env, 0, NULL, probe_managed_started, p);
-	child_strv_wipe_free(argv);
-}
-
-/* The probe is gone (the switch that waits for it): start the managed one. */
-static void
-probe_removed(void *arg, int err, const char *why)
-{
-	struct probe *p = arg;
-	char *name;
-
-	if (err < 0) {
-		probe_fail(p, "cannot remove the probe container %s: %s", why);
-		return;
-	}
-	name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
-	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
-	free(name);
-	probe_run_managed(p);
-}
-
-/*
- * Out of the inner's callback: the probe's docker run -i goes, the probe
- * container is removed in the background (docker_container_switch) while
- * the managed one starts; both names are distinct, and the record keeps
- * both until the removal ends.
- */
-static void
-probe_switch_due(evutil_socket_t fd, short events, void *arg)
-{
-	struct probe *p = arg;
-	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
-
-	(void)fd, (void)events;
-	p->inner->ops->free(p->inner);
-	p->inner = NULL;
-	if (docker_container_switch(p->ct, name, DOCKER_PHASE_MANAGED) == 0)
-		probe_run_managed(p);
-	else
-		docker_container_remove(p->ct, probe_removed, p);
-	free(name);
-}
-
 /* Tells the session (and a client following the load) how far it got. */
-static void
+void
 probe_progress(struct probe *p, const char *stage, const char *fmt, ...)
 {
 	va_list ap;
@@ -445,134 +127,6 @@ probe_progress(struct probe *p, const char *stage, const char *fmt, ...)
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	p->t.cbs->progress(p->t.cb_arg, stage, text);
-}
-
-static void
-probe_switch(struct probe *p, int port, char *path)
-{
-	char *managed = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
-
-	probe_progress(p, "http-detected",
-	    "HTTP on port %d (path %s): removing the probe, starting %s with the port on 127.0.0.1",
-	    port, path, managed);
-	free(managed);
-	log_server(LOG_INFO, p->target.server,
-	    "container %s serves HTTP on port %d (path %s): restarting it as a managed container",
-	    docker_container_name(p->ct), port, path);
-	/* The container itself said it listens: it is this daemon's. */
-	docker_container_created(p->ct);
-	p->phase = PROBE_SWITCHING;
-	p->port = port;
-	p->path = path;
-	p->t.name = "streamable-http";
-	event_active(p->step, EV_TIMEOUT, 0);
-}
-
-/* ---- a remembered HTTP image: the managed container at once ---- */
-
-static void
-probe_direct_due(evutil_socket_t fd, short events, void *arg)
-{
-	struct probe *p = arg;
-
-	struct timeval tv = { 0, PROBE_RESEND_MS * 1000 };
-
-	(void)fd, (void)events;
-	/* A docker run -d that is cut off could still leave a container. */
-	if (p->cmd != NULL)
-		evtimer_add(p->deadline, &tv);
-	else if (p->is_direct && !p->is_confirmed)
-		probe_fall_back(p, "no HTTP answer in time", true);
-}
-
-/* Starts rax-mcp-... as the memory says the image ID answered before. */
-static void
-probe_start_direct(struct probe *p, char *id, int port, char *path)
-{
-	struct timeval tv = { PROBE_DIRECT_MS / 1000,
-		(PROBE_DIRECT_MS % 1000) * 1000 };
-	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
-
-	p->is_direct = true;
-	p->remembered_id = id;
-	p->port = port;
-	p->path = path;
-	p->phase = PROBE_SWITCHING;
-	p->t.name = "streamable-http";
-	log_server(LOG_INFO, p->target.server,
-	    "image %s (%s) answered HTTP on port %d before: starting %s directly",
-	    p->target.spec->image, id, port, name);
-	probe_progress(p, "remembered",
-	    "image %s answered HTTP on port %d before: starting %s with the port on 127.0.0.1",
-	    id, port, name);
-	/* The record first: a failed start leaves something to remove. */
-	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
-	free(name);
-	evtimer_add(p->deadline, &tv);
-	probe_run_managed(p);
-}
-
-/* The removed managed container's successor: the full probe. */
-static void
-probe_direct_removed(void *arg, int err, const char *why)
-{
-	struct probe *p = arg;
-	char *cause = NULL;
-
-	if (err < 0) {
-		probe_fail(p, "cannot remove container %s: %s", why);
-		return;
-	}
-	if (p->inner != NULL)
-		p->inner->ops->free(p->inner);
-	p->inner = NULL;
-	free(p->remote.url);
-	p->remote.url = NULL;
-	free(p->path);
-	p->path = NULL;
-	free(p->image_id);
-	p->image_id = NULL;
-	p->is_direct = false;
-	p->t.name = "stdio";
-	if (probe_start_stdio(p, &cause) < 0) {
-		probe_fail(p, "cannot start the probe container %s: %s",
-		    cause != NULL ? cause : "");
-		free(cause);
-		return;
-	}
-	probe_send_held(p);
-}
-
-/*
- * The remembered image did not answer HTTP: its managed container goes
- * and the full probe starts; what was remembered of the image ID is
- * forgotten when it was the same image.
- */
-static void
-probe_fall_back(struct probe *p, const char *why, bool forget)
-{
-	const char *name = docker_container_name(p->ct);
-
-	if (p->is_closing || !p->is_direct || p->phase == PROBE_STDIO ||
-	    p->is_confirmed)
-		return;
-	log_server(LOG_WARNING, p->target.server,
-	    "container %s of image %s did not answer HTTP as remembered (%s): %sremoving it and probing the image",
-	    name != NULL ? name : "(none)", p->remembered_id, why,
-	    forget ? "forgetting the image, " : "");
-	probe_progress(p, "probing",
-	    "image %s did not answer HTTP as remembered (%s): probing it",
-	    p->remembered_id, why);
-	if (forget)
-		imagemem_forget(p->remembered_id);
-	p->is_direct = false;
-	docker_cmd_cancel(p->cmd);
-	docker_cmd_cancel(p->logs);
-	p->cmd = p->logs = NULL;
-	evtimer_del(p->resend);
-	evtimer_del(p->deadline);
-	p->phase = PROBE_SWITCHING;
-	docker_container_remove(p->ct, probe_direct_removed, p);
 }
 
 /* ---- the inner transport's callbacks ---- */
@@ -600,6 +154,9 @@ probe_on_message(void *arg, json_t *msg)
 		json_array_clear(p->held);
 		evtimer_del(p->resend);
 		evtimer_del(p->deadline);
+		/* Its next probe need not ask which ports it exposes. */
+		if (p->phase == PROBE_STDIO && !p->is_known_stdio)
+			imagemem_remember_stdio(p->target.spec->image);
 		/* The transport that won, for the next start of this image. */
 		if (p->phase == PROBE_HTTP && !p->is_direct &&
 		    p->image_id != NULL)
@@ -650,7 +207,7 @@ probe_on_stderr(void *arg, const char *line, size_t len)
 		probe_progress(p, "pulling", "%.*s", (int)len, line);
 	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
 	    probe_detect_http(line, len, &port, &path) > 0)
-		probe_switch(p, port, path);
+		probe_http_switch(p, port, path);
 }
 
 static void
@@ -663,14 +220,14 @@ probe_on_closed(void *arg, const char *why)
 	if (p->phase == PROBE_STDIO && !p->is_confirmed)
 		probe_run_failed(p, "docker run of %s ended: %s", why);
 	else if (p->is_direct && !p->is_confirmed)
-		probe_fall_back(p, why, true);
+		probe_http_fall_back(p, why, true);
 	else if (p->phase == PROBE_STDIO)
 		probe_fail(p, "docker run of %s ended: %s", why);
 	else
 		probe_fail(p, "the HTTP connection to %s ended: %s", why);
 }
 
-static const struct transport_cbs probe_inner_cbs = {
+const struct transport_cbs probe_inner_cbs = {
 	.raw = probe_on_raw,
 	.message = probe_on_message,
 	.failed = probe_on_failed,
@@ -690,7 +247,8 @@ probe_start_stdio(struct probe *p, char **cause)
 	/* The record first: a failed start leaves something to remove. */
 	docker_container_set(p->ct, name, DOCKER_PHASE_PROBE);
 	child_strv_wipe_free(p->run_argv);
-	p->run_argv = probe_run_argv(p, name, DOCKER_PHASE_PROBE);
+	p->run_argv = probe_argv(&p->target, name, DOCKER_PHASE_PROBE,
+	    p->published, p->npublished);
 	p->run.argv = p->run_argv;
 	p->run.env = p->run_env;
 	free(name);
@@ -705,6 +263,56 @@ probe_start_stdio(struct probe *p, char **cause)
 	return r;
 }
 
+/* The probe with the ports in p->published; fails the start if it cannot. */
+static void
+probe_start_probe(struct probe *p)
+{
+	char *cause = NULL;
+
+	if (probe_start_stdio(p, &cause) < 0) {
+		probe_fail(p, "cannot start the probe container %s: %s",
+		    cause != NULL ? cause : "");
+		free(cause);
+		return;
+	}
+	probe_send_held(p);
+}
+
+/* The image's exposed ports are known (or not): the probe starts. */
+static void
+probe_looked(void *arg, int status, const char *out, const char *err)
+{
+	struct probe *p = arg;
+
+	(void)err;
+	p->cmd = NULL;
+	/* An image not pulled yet is not inspected: it publishes nothing. */
+	p->npublished = status == 0 ?
+	    probe_detect_exposed(out, p->published, PROBE_PUBLISH_MAX) :
+	    0;
+	log_debug("image %s: %zu exposed TCP port(s) to publish",
+	    p->target.spec->image, p->npublished);
+	probe_start_probe(p);
+}
+
+/*
+ * The ports the image exposes are published by the probe (on 127.0.0.1):
+ * a probe that says it listens on one of them becomes the managed
+ * container, with no second start.
+ */
+void
+probe_look(struct probe *p)
+{
+	const char *args[] = { docker_program(), "image", "inspect", "--format",
+		"{{json .Config.ExposedPorts}}", p->target.spec->image, NULL };
+
+	p->phase = PROBE_LOOKING;
+	free(p->since);
+	p->since = NULL;
+	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
+	    probe_looked, p);
+}
+
 static int
 probe_open(struct transport *t, char **cause)
 {
@@ -713,11 +321,17 @@ probe_open(struct transport *t, char **cause)
 	int port;
 
 	docker_note_use();
-	if (imagemem_lookup(p->target.spec->image, &id, &port, &path) > 0) {
-		probe_start_direct(p, id, port, path);
+	switch (imagemem_lookup(p->target.spec->image, &id, &port, &path)) {
+	case 1:
+		probe_http_start_direct(p, id, port, path);
+		return 0;
+	case 2: /* stdio before: the probe publishes nothing, asks nothing */
+		p->is_known_stdio = true;
+		return probe_start_stdio(p, cause);
+	default:
+		probe_look(p);
 		return 0;
 	}
-	return probe_start_stdio(p, cause);
 }
 
 static int
@@ -736,7 +350,7 @@ probe_send(struct transport *t, const json_t *msg, const json_t *tool)
 	if (!p->is_confirmed && json_object_get(msg, "id") != NULL)
 		json_array_append_new(p->held,
 		    json_pack("[OO]", msg, tool != NULL ? tool : json_null()));
-	if (p->phase == PROBE_SWITCHING)
+	if (p->phase == PROBE_SWITCHING || p->phase == PROBE_LOOKING)
 		return 0;
 	return p->inner->ops->send(p->inner, msg, tool);
 }
@@ -784,6 +398,7 @@ probe_free(struct transport *t)
 	free(p->remote.url);
 	free(p->path);
 	free(p->run_failed);
+	free(p->since);
 	json_decref(p->held);
 	free(p);
 }
@@ -842,8 +457,8 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	p->ct = ct;
 	p->held = xjson(json_array());
 	p->resend = evtimer_new(mcpd_base, probe_resend_due, p);
-	p->step = event_new(mcpd_base, -1, 0, probe_switch_due, p);
-	p->deadline = evtimer_new(mcpd_base, probe_direct_due, p);
+	p->step = event_new(mcpd_base, -1, 0, probe_http_switch_due, p);
+	p->deadline = evtimer_new(mcpd_base, probe_http_direct_due, p);
 	p->run_env = docker_env(p->spec.env);
 	if (p->resend == NULL || p->step == NULL || p->deadline == NULL)
 		fatal("out of memory");

@@ -326,9 +326,11 @@ def test_image_load_list_call_logs_unload(start, case):
     info = container(cname)
     assert info is not None and info["State"]["Running"], info
     assert info["Config"]["Image"] == f"{image}:latest"
-    assert info["Config"]["Labels"]["io.mcpd.phase"] == phase
+    # Every HTTP image here exposes the port it listens on: the probe was
+    # promoted, and its label says the phase it was created in.
+    assert info["Config"]["Labels"]["io.mcpd.phase"] == "probe"
     if phase == "managed":
-        # The probe is gone once HTTP was detected.
+        # The probe is gone (renamed) once HTTP was detected.
         assert container(f"rax-probe-{name}-{d.pid}") is None
         assert_loopback_only(cname, CONTAINER_PORT[image])
     else:
@@ -385,9 +387,10 @@ def test_http_port_is_published_on_loopback_only(start):
     status, _ = mcp_initialize_over_http(host_port)
     assert status == 200
     labels = container(cname)["Config"]["Labels"]
-    assert labels["io.mcpd.phase"] == "managed"
+    # The probe itself, promoted (test_docker_promote.py).
+    assert labels["io.mcpd.phase"] == "probe"
     assert labels["io.mcpd.daemon-pid"] == str(d.pid)
-    # The probe published nothing and is gone.
+    # No probe is left, and nothing else is published.
     assert container(f"rax-probe-web-{d.pid}") is None
     assert owned_by(d.did) == [cname]
 

@@ -71,9 +71,8 @@ def test_second_load_of_an_http_image_skips_the_probe(start):
     t0 = time.time()
     r = load(d, HTTP, name="m1")
     assert r["container"]["name"] == f"rax-mcp-m1-{d.pid}"
-    # The first load probed: both phases were created, probe first.
-    assert created_since(d.did, t0) == [f"rax-probe-m1-{d.pid}",
-                                        f"rax-mcp-m1-{d.pid}"]
+    # The first load probed: the probe, promoted (the image exposes 8080).
+    assert created_since(d.did, t0) == [f"rax-probe-m1-{d.pid}"]
     # The probe is gone by the time the load answered.
     assert container(f"rax-probe-m1-{d.pid}") is None
     ref = image_label(d, "m1")
@@ -144,8 +143,10 @@ def test_remembered_image_that_does_not_answer_http_is_probed(start):
     assert row["transport"] == "stdio" and row["state"] == "ready", row
     assert (f"container rax-mcp-fb-{d.pid} of image {image_id(STDIO)} did "
             "not answer HTTP as remembered") in d.read_stderr()
-    # The image ID is forgotten: the next load probes at once.
-    assert memory(d) == {"version": 1, "images": {}, "refs": {}}
+    # The image ID is forgotten: the next load probes at once (the
+    # reference is remembered as stdio: its probe publishes nothing).
+    assert memory(d) == {"version": 1, "images": {}, "refs": {},
+                         "stdio": {ref: memory(d)["stdio"][ref]}}
     echo(d, "fb", STDIO, "probed")
     ctl_ok_unload(d, "fb")
     t1 = time.time()
@@ -168,9 +169,10 @@ def test_moved_tag_is_probed_and_the_image_id_kept(start):
     assert created_since(d.did, t0) == [f"rax-mcp-mv-{d.pid}",
                                         f"rax-probe-mv-{d.pid}"]
     assert "(the image is another one now)" in d.read_stderr()
+    # The reference is the stdio image's now.
     assert memory(d) == {"version": 1,
                          "images": {image_id(HTTP): http_entry()},
-                         "refs": {}}
+                         "refs": {}, "stdio": {ref: memory(d)["stdio"][ref]}}
     echo(d, "mv", STDIO, "moved")
     ctl_ok_unload(d, "mv")
     assert owned_by(d.did) == []
@@ -191,8 +193,7 @@ def test_corrupt_memory_is_logged_and_left_alone(start, content, why):
         t0 = time.time()
         r = load(d, HTTP, name=name)
         # Probed each time, as if nothing were remembered...
-        assert created_since(d.did, t0) == [f"rax-probe-{name}-{d.pid}",
-                                            f"rax-mcp-{name}-{d.pid}"]
+        assert created_since(d.did, t0) == [f"rax-probe-{name}-{d.pid}"]
         assert r["container"]["name"] == f"rax-mcp-{name}-{d.pid}"
         echo(d, name, HTTP, name)
         ctl_ok_unload(d, name)
@@ -252,7 +253,9 @@ def test_probe_that_cannot_be_removed_fails_the_switch_and_goes_later(
     d = start(env={"MCPD_DOCKER": str(fake)})
     probe, managed = f"rax-probe-rp-{d.pid}", f"rax-mcp-rp-{d.pid}"
     flag.touch()
-    r = d.ctl("load", "--no-persist", "--name", "rp", HTTP, timeout=120)
+    # On 9090, which the image does not expose: not promoted, switched.
+    r = d.ctl("load", "--no-persist", "--name", "rp", HTTP, "--",
+              "--http", "9090", timeout=120)
     assert r.rc == 1, r
     assert r.json["code"] == UNAVAILABLE, r
     assert "cannot remove the probe container" in r.json["message"], r

@@ -100,8 +100,8 @@ def load(d, image, name=None):
     return r.json
 
 
-def load_fails(d, image, name=None):
-    r = d.ctl(*load_args(image, name), timeout=120)
+def load_fails(d, image, name=None, args=()):
+    r = d.ctl(*load_args(image, name, args), timeout=120)
     assert r.rc == 1 and r.json is not None and "code" in r.json, r
     return r.json
 
@@ -457,7 +457,10 @@ def test_port_and_logs_fail_cleanly_when_docker_cannot_exec(
     breaking_docker(dp, after)
     cname = f"rax-mcp-web-{d.pid}"
     try:
-        e = load_fails(d, "mcpd-test/http", name="web")
+        # On 9090, which the image does not expose: docker run -d starts
+        # the managed one (a promoted probe has no docker run -d).
+        e = load_fails(d, "mcpd-test/http", name="web",
+                       args=["--http", "9090"])
         assert e["code"] == UNAVAILABLE, e
         assert e["data"]["kind"] == "unavailable", e
         assert (what.format(c=cname) +

@@ -191,7 +191,40 @@ test_oldest_go_first(void)
 	test_state_remove();
 }
 
+/* A reference that answered stdio: 2, until it answers HTTP. */
+static void
+test_stdio(void)
+{
+	char *id = NULL, *p = NULL, *before, *after;
+	int port = 0;
+
+	test_state();
+	imagemem_remember_stdio("cli:latest");
+	TAP_CHECK_INT(imagemem_lookup("cli:latest", &id, &port, &p), 2);
+	TAP_CHECK_INT(imagemem_lookup("cli:1", &id, &port, &p), 0);
+	/* Known already: not written again. */
+	before = test_read();
+	imagemem_remember_stdio("cli:latest");
+	after = test_read();
+	TAP_CHECK_STR(after, before);
+	free(before);
+	free(after);
+	/* The tag moved to an HTTP image: that is what it is now. */
+	imagemem_remember("cli:latest", ID_A, 8080, "/mcp");
+	TAP_CHECK(test_finds("cli:latest", ID_A, 8080, "/mcp"), "not HTTP");
+	after = test_read();
+	TAP_CHECK(strstr(after, "\"stdio\": {}") != NULL, "stdio kept: %s",
+	    after);
+	free(after);
+	/* Anything but an object of times is a corrupt file. */
+	test_write("{\"version\": 1, \"images\": {}, \"refs\": {}, "
+		   "\"stdio\": {\"cli:latest\": \"x\"}}");
+	TAP_CHECK_INT(imagemem_lookup("cli:latest", &id, &port, &p), 0);
+	test_state_remove();
+}
+
 static struct tap_test tests[] = {
+	{ "a reference that answered stdio", test_stdio },
 	{ "a missing file remembers nothing", test_missing_is_empty },
 	{ "remember, look up, forget", test_remember_lookup_forget },
 	{ "a moved tag drops only its reference", test_moved_tag },

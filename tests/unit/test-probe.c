@@ -76,7 +76,36 @@ test_detect_bounded(void)
 	free(path);
 }
 
+/* The TCP ports an image exposes, as docker image inspect prints them. */
+static void
+test_exposed(void)
+{
+	int ports[3] = { 0 };
+
+	TAP_CHECK_INT(probe_detect_exposed("{\"8080/tcp\":{}}\n", ports, 3), 1);
+	TAP_CHECK_INT(ports[0], 8080);
+	TAP_CHECK_INT(
+	    probe_detect_exposed("{\"53/udp\":{},\"3001/tcp\":{},\"9000\":{}}",
+		ports, 3),
+	    2);
+	TAP_CHECK_INT(ports[0], 3001);
+	TAP_CHECK_INT(ports[1], 9000);
+	/* Bounded: the first max ones. */
+	TAP_CHECK_INT(
+	    probe_detect_exposed(
+		"{\"1/tcp\":{},\"2/tcp\":{},\"3/tcp\":{},\"4/tcp\":{}}", ports,
+		3),
+	    3);
+	TAP_CHECK_INT(ports[2], 3);
+	TAP_CHECK_INT(probe_detect_exposed("null\n", ports, 3), 0);
+	TAP_CHECK_INT(probe_detect_exposed("", ports, 3), 0);
+	TAP_CHECK_INT(probe_detect_exposed("{\"x/tcp\":{},\"70000/tcp\":{}}",
+			  ports, 3),
+	    0);
+}
+
 static const struct tap_test tests[] = {
+	{ "exposed TCP ports of an image, at most max", test_exposed },
 	{ "HTTP endpoints found in log lines, and not found", test_detect },
 	{ "only len bytes of a line are read", test_detect_bounded },
 };

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: ISC */
+/* A container start's switch to HTTP: the probe promoted or replaced. */
+#include <sys/time.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "log.h"
+#include "probe-int.h"
+
+static void
+probe_logs_line(void *arg, const char *line, size_t len, bool is_stderr)
+{
+	struct probe *p = arg;
+
+	(void)is_stderr;
+	if (!p->is_closing)
+		p->t.cbs->stderr_line(p->t.cb_arg, line, len);
+}
+
+/* docker logs -f ends when the managed container does. */
+static void
+probe_logs_ended(void *arg, int status, const char *out, const char *err)
+{
+	struct probe *p = arg;
+	char *why = docker_describe_failure(status, err);
+
+	(void)out;
+	p->logs = NULL;
+	if (p->is_direct && !p->is_confirmed) {
+		probe_http_fall_back(p, "the container stopped", true);
+		free(why);
+		return;
+	}
+	if (status == -1)
+		probe_fail(p, "cannot follow container %s: %s", why);
+	else
+		probe_fail(p, "container %s stopped (%s)", why);
+	free(why);
+}
+
+/* Connects Streamable HTTP to the published port. */
+static void
+probe_connect(struct probe *p, int host_port)
+{
+	char *cause = NULL, *since = NULL;
+	const char *args[] = { docker_program(), "logs", "--follow",
+		docker_container_name(p->ct), NULL, NULL };
+
+	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port, p->path);
+	p->remote.allow_local = true;
+	/* A promoted probe's lines up to the switch were read already. */
+	if (p->since != NULL) {
+		xasprintf(&since, "--since=%s", p->since);
+		args[4] = args[3];
+		args[3] = since;
+	}
+	/* A docker logs that cannot start ends at once: probe_logs_ended. */
+	p->logs = docker_cmd_start(args, NULL, 0, probe_logs_line,
+	    probe_logs_ended, p);
+	free(since);
+	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
+	p->phase = PROBE_HTTP;
+	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
+	    p->remote.url);
+	probe_progress(p, "connecting", "connecting to %s", p->remote.url);
+	if (p->inner->ops->open(p->inner, &cause) < 0) {
+		probe_fail(p, "cannot connect to container %s: %s",
+		    cause != NULL ? cause : "unknown error");
+		free(cause);
+		return;
+	}
+	probe_send_held(p);
+}
+
+/* The probe's removal, in the background of the managed start, ended. */
+static void
+probe_old_removed(void *arg, int err, const char *why)
+{
+	struct probe *p = arg;
+
+	if (err < 0) {
+		probe_fail(p, "cannot remove the probe container of %s: %s",
+		    why);
+		return;
+	}
+	probe_connect(p, p->host_port);
+}
+
+/* The host port of port/tcp in docker inspect's NetworkSettings.Ports. */
+static int
+probe_host_port(const char *json, int port)
+{
+	json_t *ports = json_loads(json, 0, NULL), *b;
+	char key[16];
+	size_t i;
+	int host = 0;
+
+	snprintf(key, sizeof key, "%d/tcp", port);
+	json_array_foreach(json_object_get(ports, key), i, b) {
+		const char *hp = json_string_value(json_object_get(b,
+		    "HostPort"));
+
+		if (hp != NULL &&
+		    (host = probe_detect_port(hp, hp + strlen(hp))) > 0)
+			break;
+	}
+	json_decref(ports);
+	return host;
+}
+
+/*
+ * `docker container inspect` says "<image id> <ports>": the image the
+ * container runs (what the memory is keyed by) and the published port,
+ * in the one call that the port costs anyway.
+ */
+static void
+probe_inspected(void *arg, int status, const char *out, const char *err)
+{
+	struct probe *p = arg;
+	const char *sp = strchr(out, ' ');
+	char *why;
+	int port = 0;
+
+	p->cmd = NULL;
+	if (status == 0 && sp != NULL) {
+		port = probe_host_port(sp + 1, p->port);
+		p->image_id = xstrndup(out, sp - out);
+	}
+	if (p->is_direct && p->image_id != NULL &&
+	    strcmp(p->image_id, p->remembered_id) != 0) {
+		/* The tag moved: what the new image serves is not known. */
+		imagemem_unref(p->target.spec->image, p->remembered_id);
+		probe_http_fall_back(p, "the image is another one now", false);
+		return;
+	}
+	if (p->is_direct && p->image_id != NULL && port == 0) {
+		/* Ended already (a stdio server without stdin does). */
+		probe_http_fall_back(p, "the container stopped", true);
+		return;
+	}
+	if (port == 0) {
+		why = status != 0 ? docker_describe_failure(status, err) :
+				    xstrdup(out);
+		probe_fail(p, "cannot read the published port of %s: %s",
+		    why != NULL ? why : "");
+		free(why);
+		return;
+	}
+	p->host_port = port;
+	/* Ready only once the probe is gone: it went while this one started. */
+	if (docker_container_old_name(p->ct) != NULL)
+		docker_container_wait_old(p->ct, probe_old_removed, p);
+	else
+		probe_connect(p, port);
+}
+
+/* The managed container's image and published port: probe_inspected. */
+static void
+probe_inspect_managed(struct probe *p)
+{
+	const char *args[] = { docker_program(), "container", "inspect",
+		"--format", "{{.Image}} {{json .NetworkSettings.Ports}}",
+		docker_container_name(p->ct), NULL };
+
+	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
+	    probe_inspected, p);
+}
+
+static void
+probe_managed_started(void *arg, int status, const char *out, const char *err)
+{
+	struct probe *p = arg;
+	char *why;
+
+	(void)out;
+	p->cmd = NULL;
+	if (status != 0) {
+		why = docker_describe_failure(status, err);
+		p->saw_name_conflict = status > 0 &&
+		    probe_is_name_conflict(err, strlen(err));
+		probe_run_failed(p, "cannot start container %s: %s", why);
+		free(why);
+		return;
+	}
+	docker_container_created(p->ct);
+	probe_inspect_managed(p);
+}
+
+/* docker run -d of the managed container, its name recorded already. */
+static void
+probe_run_managed(struct probe *p)
+{
+	char **argv = probe_argv(&p->target, docker_container_name(p->ct),
+	    DOCKER_PHASE_MANAGED, &p->port, 1);
+
+	p->cmd = docker_cmd_start((const char *const *)argv,
+	    p->target.spec->env, 0, NULL, probe_managed_started, p);
+	child_strv_wipe_free(argv);
+}
+
+/* The probe is gone (the switch that waits for it): start the managed one. */
+static void
+probe_removed(void *arg, int err, const char *why)
+{
+	struct probe *p = arg;
+	char *name;
+
+	if (err < 0) {
+		probe_fail(p, "cannot remove the probe container %s: %s", why);
+		return;
+	}
+	name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
+	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
+	free(name);
+	probe_run_managed(p);
+}
+
+/* The promoted probe has its managed name: read its port, then connect. */
+static void
+probe_renamed(void *arg, int err, const char *why)
+{
+	struct probe *p = arg;
+
+	if (err < 0) {
+		p->saw_name_conflict = why != NULL &&
+		    probe_is_name_conflict(why, strlen(why));
+		probe_run_failed(p,
+		    "cannot rename the probe container to %s: %s", why);
+		return;
+	}
+	probe_inspect_managed(p);
+}
+
+/* True when the probe publishes port (on 127.0.0.1) already. */
+static bool
+probe_is_published(const struct probe *p, int port)
+{
+	for (size_t i = 0; i < p->npublished; i++)
+		if (p->published[i] == port)
+			return true;
+	return false;
+}
+
+/*
+ * The probe itself becomes the managed container: its docker run -i goes
+ * (killed: the container runs on, its stdin at end of file as a docker
+ * run -d's is), and it is renamed rax-mcp-... .
+ */
+static void
+probe_promote(struct probe *p, const char *name)
+{
+	if (docker_container_rename(p->ct, name, DOCKER_PHASE_MANAGED,
+		probe_renamed, p) < 0)
+		probe_fail(p, "cannot rename the probe container %s: %s",
+		    "its record is busy");
+}
+
+/*
+ * Out of the inner's callback: the probe's docker run -i goes. A probe
+ * that listens on a port it publishes is promoted; else the probe
+ * container is removed in the background (docker_container_switch) while
+ * the managed one starts; both names are distinct, and the record keeps
+ * both until the removal ends.
+ */
+void
+probe_http_switch_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct probe *p = arg;
+	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
+
+	(void)fd, (void)events;
+	p->inner->ops->free(p->inner);
+	p->inner = NULL;
+	if (probe_is_published(p, p->port))
+		probe_promote(p, name);
+	else if (docker_container_switch(p->ct, name, DOCKER_PHASE_MANAGED) ==
+	    0)
+		probe_run_managed(p);
+	else
+		docker_container_remove(p->ct, probe_removed, p);
+	free(name);
+}
+
+/* When the docker logs of a promoted probe are followed from: now. */
+static char *
+probe_now(void)
+{
+	struct timeval tv;
+	char *now;
+
+	gettimeofday(&tv, NULL);
+	xasprintf(&now, "%lld.%06ld", (long long)tv.tv_sec, (long)tv.tv_usec);
+	return now;
+}
+
+void
+probe_http_switch(struct probe *p, int port, char *path)
+{
+	char *managed = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
+
+	if (probe_is_published(p, port)) {
+		p->since = probe_now();
+		probe_progress(p, "http-detected",
+		    "HTTP on port %d (path %s), published on 127.0.0.1 already: renaming the probe %s",
+		    port, path, managed);
+		log_server(LOG_INFO, p->target.server,
+		    "container %s serves HTTP on port %d (path %s), published on 127.0.0.1: renaming it %s",
+		    docker_container_name(p->ct), port, path, managed);
+	} else {
+		probe_progress(p, "http-detected",
+		    "HTTP on port %d (path %s): removing the probe, starting %s with the port on 127.0.0.1",
+		    port, path, managed);
+		log_server(LOG_INFO, p->target.server,
+		    "container %s serves HTTP on port %d (path %s): restarting it as a managed container",
+		    docker_container_name(p->ct), port, path);
+	}
+	free(managed);
+	/* The container itself said it listens: it is this daemon's. */
+	docker_container_created(p->ct);
+	p->phase = PROBE_SWITCHING;
+	p->port = port;
+	p->path = path;
+	p->t.name = "streamable-http";
+	event_active(p->step, EV_TIMEOUT, 0);
+}
+
+/* ---- a remembered HTTP image: the managed container at once ---- */
+
+void
+probe_http_direct_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct probe *p = arg;
+
+	struct timeval tv = { 0, PROBE_RESEND_MS * 1000 };
+
+	(void)fd, (void)events;
+	/* A docker run -d that is cut off could still leave a container. */
+	if (p->cmd != NULL)
+		evtimer_add(p->deadline, &tv);
+	else if (p->is_direct && !p->is_confirmed)
+		probe_http_fall_back(p, "no HTTP answer in time", true);
+}
+
+/* Starts rax-mcp-... as the memory says the image ID answered before. */
+void
+probe_http_start_direct(struct probe *p, char *id, int port, char *path)
+{
+	struct timeval tv = { PROBE_DIRECT_MS / 1000,
+		(PROBE_DIRECT_MS % 1000) * 1000 };
+	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
+
+	p->is_direct = true;
+	p->remembered_id = id;
+	p->port = port;
+	p->path = path;
+	p->phase = PROBE_SWITCHING;
+	p->t.name = "streamable-http";
+	log_server(LOG_INFO, p->target.server,
+	    "image %s (%s) answered HTTP on port %d before: starting %s directly",
+	    p->target.spec->image, id, port, name);
+	probe_progress(p, "remembered",
+	    "image %s answered HTTP on port %d before: starting %s with the port on 127.0.0.1",
+	    id, port, name);
+	/* The record first: a failed start leaves something to remove. */
+	docker_container_set(p->ct, name, DOCKER_PHASE_MANAGED);
+	free(name);
+	evtimer_add(p->deadline, &tv);
+	probe_run_managed(p);
+}
+
+/* The removed managed container's successor: the full probe. */
+static void
+probe_direct_removed(void *arg, int err, const char *why)
+{
+	struct probe *p = arg;
+
+	if (err < 0) {
+		probe_fail(p, "cannot remove container %s: %s", why);
+		return;
+	}
+	if (p->inner != NULL)
+		p->inner->ops->free(p->inner);
+	p->inner = NULL;
+	free(p->remote.url);
+	p->remote.url = NULL;
+	free(p->path);
+	p->path = NULL;
+	free(p->image_id);
+	p->image_id = NULL;
+	p->is_direct = false;
+	p->t.name = "stdio";
+	probe_look(p);
+}
+
+/*
+ * The remembered image did not answer HTTP: its managed container goes
+ * and the full probe starts; what was remembered of the image ID is
+ * forgotten when it was the same image.
+ */
+void
+probe_http_fall_back(struct probe *p, const char *why, bool forget)
+{
+	const char *name = docker_container_name(p->ct);
+
+	if (p->is_closing || !p->is_direct || p->phase == PROBE_STDIO ||
+	    p->is_confirmed)
+		return;
+	log_server(LOG_WARNING, p->target.server,
+	    "container %s of image %s did not answer HTTP as remembered (%s): %sremoving it and probing the image",
+	    name != NULL ? name : "(none)", p->remembered_id, why,
+	    forget ? "forgetting the image, " : "");
+	probe_progress(p, "probing",
+	    "image %s did not answer HTTP as remembered (%s): probing it",
+	    p->remembered_id, why);
+	if (forget)
+		imagemem_forget(p->remembered_id);
+	p->is_direct = false;
+	docker_cmd_cancel(p->cmd);
+	docker_cmd_cancel(p->logs);
+	p->cmd = p->logs = NULL;
+	evtimer_del(p->resend);
+	evtimer_del(p->deadline);
+	p->phase = PROBE_SWITCHING;
+	docker_container_remove(p->ct, probe_direct_removed, p);
+}
