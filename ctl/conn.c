@@ -22,8 +22,8 @@
 #include "linebuf.h"
 #include "mcpctl.h"
 
-#define CONN_READ (1 << 20) /* bytes asked of each read(2) */
-#define CONN_PASS_MAX 2	    /* descriptors passed with one request */
+#define CONN_READ     (1 << 20) /* bytes asked of each read(2) */
+#define CONN_PASS_MAX 2		/* descriptors passed with one request */
 
 struct conn {
 	int fd;

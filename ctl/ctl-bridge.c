@@ -320,8 +320,8 @@ ctl_bridge_attach(struct mcpctl *m)
 		JSONRPC_METHOD_NOT_FOUND)
 		r = -1;
 	else if (jm.type == JSONRPC_ERROR) {
-		print_err("%s", json_string_value(json_object_get(jm.error,
-				    "message")));
+		print_err("%s",
+		    json_string_value(json_object_get(jm.error, "message")));
 		r = MCPCTL_EXIT_ERROR;
 	}
 	json_decref(msg);
