@@ -294,7 +294,7 @@ ctl_bridge_is_stream(int fd)
  * exit status; -1 when this mcpd does not know mcpd/attach (relay then).
  */
 static int
-ctl_bridge_attach(struct mcpctl *m)
+ctl_bridge_attach_call(struct mcpctl *m)
 {
 	const int fds[2] = { STDIN_FILENO, STDOUT_FILENO };
 	struct jsonrpc_msg jm;
@@ -325,6 +325,25 @@ ctl_bridge_attach(struct mcpctl *m)
 		r = MCPCTL_EXIT_ERROR;
 	}
 	json_decref(msg);
+	return r;
+}
+
+/*
+ * mcpd makes what it is handed non-blocking; the open files are shared
+ * with whoever else holds them (a shell that ran the bridge), so their
+ * flags are put back once mcpd is done with them.
+ */
+static int
+ctl_bridge_attach(struct mcpctl *m)
+{
+	int in = fcntl(STDIN_FILENO, F_GETFL);
+	int out = fcntl(STDOUT_FILENO, F_GETFL);
+	int r = ctl_bridge_attach_call(m);
+
+	if (in >= 0)
+		(void)fcntl(STDIN_FILENO, F_SETFL, in);
+	if (out >= 0)
+		(void)fcntl(STDOUT_FILENO, F_SETFL, out);
 	return r;
 }
 

@@ -161,6 +161,36 @@ def test_bridge_hands_its_pipes_to_mcpd_unless_relaying(mcpd, way):
             p.wait()
 
 
+def test_bridge_puts_back_the_flags_of_what_it_shares(mcpd):
+    """mcpd makes the pipes it is handed non-blocking; the open files are
+    shared (here with the test, as with a shell that ran the bridge), so
+    the bridge puts their flags back when the session ends."""
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    argv = [str(MCPCTL), "-s", str(mcpd.sock), "bridge"]
+    p = subprocess.Popen(argv, stdin=in_r, stdout=out_w,
+                         stderr=subprocess.PIPE, env=mcpd.env)
+    try:
+        os.write(in_w, b'{"jsonrpc":"2.0","id":1,"method":"mcpd/list"}\n')
+        with os.fdopen(os.dup(out_r), "rb", buffering=0) as f:
+            assert json.loads(f.readline())["id"] == 1
+        assert (os.get_blocking(in_r), os.get_blocking(out_w)) == \
+            (False, False)
+        os.close(in_w)
+        in_w = -1
+        assert p.wait(timeout=20) == 0
+        assert p.stderr.read() == b""
+        assert (os.get_blocking(in_r), os.get_blocking(out_w)) == \
+            (True, True)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        for fd in (in_r, in_w, out_r, out_w):
+            if fd >= 0:
+                os.close(fd)
+
+
 def test_bridge_killed_ends_its_attached_session(mcpd):
     """The client's server process is gone: mcpd closes what it was
     handed, so the client sees the end of its output."""
