@@ -21,6 +21,7 @@ static const struct {
 	[ERRORS_STORAGE] = { -32007, "storage" },
 	[ERRORS_STALE_HANDLE] = { -32008, "stale-handle" },
 	[ERRORS_TIMEOUT] = { -32009, "timeout" },
+	[ERRORS_TOOL_CHANGED] = { -32010, "tool-changed" },
 };
 
 int

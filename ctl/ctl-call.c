@@ -6,17 +6,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "errors.h"
+#include "jsonrpc.h"
 #include "jsonschema.h"
 #include "mcpctl.h"
 #include "names.h"
 
 /* input_required rounds of one call, at most (the first call is one). */
 #define CTL_CALL_INPUT_ROUNDS 8
+/*
+ * What a call by a kept definition returns when it did not serve: nothing
+ * was sent, and the call is made again by the definition mcpd gives.
+ */
+#define CTL_CALL_AGAIN	      (-2)
 
 /* What the command line says, before the tool's schema is known. */
 struct ctl_call {
 	json_t *params;	 /* of mcpd/call: server and tool or handle, timeout */
-	json_t *args;	 /* --args-json, then the words */
+	json_t *given;	 /* --args-json, or {} */
+	json_t *args;	 /* given, then the words, typed by a definition */
+	json_t *changed; /* what mcpd said the tool is now, or NULL */
 	char *target[2]; /* SERVER TOOL, or HANDLE (borrowed from argv) */
 	int ntarget;
 	char *server; /* the server and tool the target names */
@@ -46,7 +55,7 @@ static const struct option ctl_call_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The value of --args-json, an object that replaces c->args; 0 or 2. */
+/* The value of --args-json, an object that replaces c->given; 0 or 2. */
 static int
 ctl_call_args_json(struct ctl_call *c, const char *value)
 {
@@ -60,8 +69,8 @@ ctl_call_args_json(struct ctl_call *c, const char *value)
 		return mcpctl_usage(&ctl_call_cmd,
 		    "--args-json must be a JSON object: '{\"key\": 1}'");
 	}
-	json_decref(c->args);
-	c->args = args;
+	json_decref(c->given);
+	c->given = args;
 	c->has_args_json = true;
 	return 0;
 }
@@ -215,9 +224,9 @@ ctl_call_parse(struct ctl_call *c, int argc, char **argv)
 	int r;
 
 	c->params = json_object();
-	c->args = json_object();
+	c->given = json_object();
 	c->words = calloc(argc + 1, sizeof *c->words);
-	if (c->params == NULL || c->args == NULL || c->words == NULL)
+	if (c->params == NULL || c->given == NULL || c->words == NULL)
 		return MCPCTL_EXIT_ERROR;
 	if ((r = ctl_call_scan(c, argc, argv)) != 0 ||
 	    (r = ctl_call_target(c)) != 0)
@@ -237,7 +246,9 @@ static void
 ctl_call_clear(struct ctl_call *c)
 {
 	json_decref(c->params);
+	json_decref(c->given);
 	json_decref(c->args);
+	json_decref(c->changed);
 	free(c->server);
 	free(c->tool);
 	free(c->see);
@@ -607,21 +618,48 @@ ctl_call_input(struct callask *ask, json_t *params, const json_t *result,
 }
 
 /*
- * Sends the call, answering what the server asks meanwhile (mcpd relays
- * its requests) and after (input_required: the call again, with the
- * answers); prints the result, checks it; the exit status.
+ * The call's error (taken): printed, with the exit status; or, for a call
+ * by a kept definition (is_kept) that mcpd refused before sending anything
+ * because the tool is defined otherwise now (its entry in c->changed) or
+ * no longer there, CTL_CALL_AGAIN.
  */
 static int
-ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool)
+ctl_call_refused(struct mcpctl *m, struct ctl_call *c, json_t *error,
+    bool is_kept)
 {
-	json_t *params = c->params, *result = NULL;
+	const json_t *data = json_object_get(error, "data");
+	const char *what = json_string_value(json_object_get(data, "what"));
+	int kind = jsonrpc_error_get_kind(error), r = CTL_CALL_AGAIN;
+
+	if (is_kept && kind == ERRORS_TOOL_CHANGED)
+		c->changed = json_incref(json_object_get(data, "tool"));
+	else if (!is_kept || kind != ERRORS_NOT_FOUND || what == NULL ||
+	    strcmp(what, "tool") != 0)
+		r = mcpctl_error(m, error);
+	json_decref(error);
+	return r;
+}
+
+/*
+ * Sends the call, made by the tool's definition (NULL: none), answering
+ * what the server asks meanwhile (mcpd relays its requests) and after
+ * (input_required: the call again, with the answers); prints the result,
+ * checks it; the exit status, or CTL_CALL_AGAIN (see ctl_call_refused).
+ */
+static int
+ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool,
+    bool is_kept)
+{
+	json_t *params = json_copy(c->params), *result = NULL, *error = NULL;
 	struct callask ask = { { c->server, isatty(STDIN_FILENO) ? stdin : NULL,
 				   c->use_defaults, c->is_quiet },
 		c->server };
 	int r, round = 0;
 
-	c->params = NULL;
-	json_object_set(params, "arguments", c->args);
+	json_object_set(params, "arguments",
+	    c->args != NULL ? c->args : c->given);
+	json_object_set(params, "definition",
+	    json_object_get(tool, "definition"));
 	json_object_set_new(params, "answers",
 	    json_pack("[s, s, s, s]", "elicitation", "elicitation-url", "roots",
 		"input_required"));
@@ -631,8 +669,8 @@ ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool)
 		conn_set_notify(ctl_call_notify, NULL);
 	}
 	conn_set_ask(callask_request, &ask);
-	while ((r = mcpctl_request(m, "mcpd/call", json_incref(params),
-		    &result)) == 0 &&
+	while ((r = mcpctl_request_error(m, "mcpd/call", json_incref(params),
+		    &result, &error)) == 0 &&
 	    callask_is_input_required(result) &&
 	    (r = ctl_call_input(&ask, params, result, ++round)) == 0) {
 		json_decref(result);
@@ -641,6 +679,8 @@ ctl_call_send(struct mcpctl *m, struct ctl_call *c, const json_t *tool)
 	conn_set_ask(NULL, NULL);
 	conn_set_notify(NULL, NULL);
 	json_decref(params);
+	if (error != NULL)
+		r = ctl_call_refused(m, c, error, is_kept && round == 0);
 	if (r != 0) {
 		json_decref(result);
 		return r;
@@ -668,12 +708,47 @@ ctl_call_is_current(const struct ctl_call *c, const json_t *tool)
 	    json_equal(json_object_get(tool, "handle"), handle);
 }
 
+/*
+ * c->args from the given ones and the words, typed by the tool's
+ * definition (cf, or NULL without one), and checked: 0, or 2 after
+ * saying why.
+ */
+static int
+ctl_call_type(struct ctl_call *c, const struct callflags *cf)
+{
+	int r;
+
+	json_decref(c->args);
+	if ((c->args = json_deep_copy(c->given)) == NULL)
+		return MCPCTL_EXIT_ERROR;
+	if (c->has_flags)
+		r = callflags_parse(cf, c->words, c->nwords, c->pairs_from,
+		    c->args);
+	else
+		r = ctl_call_pairs(c, cf, c->args);
+	if (r == 0 && cf != NULL)
+		r = ctl_call_check_input(c, cf);
+	return r;
+}
+
+/* The tool's definition as flags; false after saying why not. */
+static bool
+ctl_call_flags(const struct ctl_call *c, const json_t *tool,
+    struct callflags **ret)
+{
+	*ret = NULL;
+	if (tool == NULL || callflags_new(tool, c->see, ret) == 0)
+		return true;
+	print_err("%s", strerror(ENOMEM));
+	return false;
+}
+
 /* With the tool's schema: help, or flags and checks, then the call. */
 static int
 ctl_call_run(struct mcpctl *m, struct ctl_call *c, const json_t *tools)
 {
 	const json_t *tool = ctl_call_find(c, tools);
-	struct callflags *cf = NULL;
+	struct callflags *cf;
 	int r;
 
 	/*
@@ -683,28 +758,73 @@ ctl_call_run(struct mcpctl *m, struct ctl_call *c, const json_t *tools)
 	if (tool == NULL &&
 	    (c->has_flags || c->is_help || json_array_size(tools) > 0))
 		return ctl_call_no_tool(c, tools);
-	if (tool != NULL && callflags_new(tool, c->see, &cf) < 0) {
-		print_err("%s", strerror(ENOMEM));
+	if (!ctl_call_flags(c, tool, &cf))
 		return MCPCTL_EXIT_ERROR;
-	}
 	if (c->is_help && !ctl_call_is_current(c, tool)) {
 		/* A stale handle: --help fails as the call would (mcpd says). */
-		r = ctl_call_send(m, c, tool);
+		r = ctl_call_send(m, c, tool, false);
 	} else if (c->is_help) {
 		callhelp_print(cf);
 		r = MCPCTL_EXIT_OK;
-	} else if (c->has_flags &&
-	    (r = callflags_parse(cf, c->words, c->nwords, c->pairs_from,
-		 c->args)) != 0) {
-		/* said */
-	} else if (!c->has_flags && (r = ctl_call_pairs(c, cf, c->args)) != 0) {
-		/* said */
-	} else if (cf != NULL && (r = ctl_call_check_input(c, cf)) != 0) {
-		/* said */
-	} else {
-		r = ctl_call_send(m, c, tool);
+	} else if ((r = ctl_call_type(c, cf)) == 0) {
+		r = ctl_call_send(m, c, tool, false);
 	}
 	callflags_free(cf);
+	return r;
+}
+
+/*
+ * The call by the definition kept from an earlier one: one round trip.
+ * What typing by it says (an error or a warning) is dropped, as it may be
+ * out of date: CTL_CALL_AGAIN, and the call made as if nothing were kept
+ * says it again when it still holds. When mcpd says the tool changed, the
+ * call again by what it says the tool is now, which is kept.
+ */
+static int
+ctl_call_kept(struct mcpctl *m, struct ctl_call *c)
+{
+	json_t *tool, *tools;
+	struct callflags *cf;
+	int r;
+
+	if (c->is_help || json_object_get(c->params, "handle") != NULL ||
+	    (tool = toolcache_get(m, c->server, c->tool)) == NULL)
+		return CTL_CALL_AGAIN;
+	r = MCPCTL_EXIT_ERROR;
+	if (ctl_call_flags(c, tool, &cf)) {
+		print_hold();
+		r = ctl_call_type(c, cf);
+		if (print_release(false) || r != 0)
+			r = CTL_CALL_AGAIN;
+		else
+			r = ctl_call_send(m, c, tool, true);
+	}
+	callflags_free(cf);
+	json_decref(tool);
+	if (r != CTL_CALL_AGAIN || c->changed == NULL)
+		return r;
+	toolcache_put(m, c->server, c->tool, c->changed);
+	tools = json_pack("[O]", c->changed);
+	r = ctl_call_run(m, c, tools);
+	json_decref(tools);
+	return r;
+}
+
+/* The call as if nothing were kept: the tool's definition asked first. */
+static int
+ctl_call_fresh(struct mcpctl *m, struct ctl_call *c)
+{
+	json_t *tools = NULL;
+	const json_t *tool;
+	int r;
+
+	if ((r = ctl_call_fetch(m, c, &tools)) != 0)
+		return r;
+	tool = ctl_call_find(c, tools);
+	if (tool != NULL && json_object_get(c->params, "handle") == NULL)
+		toolcache_put(m, c->server, c->tool, tool);
+	r = ctl_call_run(m, c, tools);
+	json_decref(tools);
 	return r;
 }
 
@@ -713,15 +833,13 @@ ctl_call_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
 	struct ctl_call c = { 0 };
-	json_t *tools = NULL;
 	int r;
 
 	if ((r = ctl_call_parse(&c, argc, argv)) == 0 &&
-	    (r = ctl_call_fetch(m, &c, &tools)) == 0)
-		r = ctl_call_run(m, &c, tools);
+	    (r = ctl_call_kept(m, &c)) == CTL_CALL_AGAIN)
+		r = ctl_call_fresh(m, &c);
 	ctl_call_clear(&c);
-	json_decref(tools);
-	return r < 0 ? mcpctl_help(cmd) : r;
+	return r == -1 ? mcpctl_help(cmd) : r;
 }
 
 const struct mcpctl_cmd ctl_call_cmd = {
@@ -748,7 +866,10 @@ const struct mcpctl_cmd ctl_call_cmd = {
 	    "                     with the working directory\n"
 	    "  -q, --quiet        do not print the server's progress and log\n"
 	    "                     messages (on stderr, as they come)\n"
-	    "  -h, --help         this text; after SERVER TOOL, the tool's flags\n",
+	    "  -h, --help         this text; after SERVER TOOL, the tool's flags\n"
+	    "the tool's definition is kept in $XDG_CACHE_HOME/mcpctl/tools after its\n"
+	    "first call; a later call by it is one request (mcpd refuses it, sending\n"
+	    "nothing, when the tool has changed, and mcpctl calls again by the new one)\n",
 	.exec = ctl_call_exec,
 	.options = ctl_call_options,
 };

@@ -283,6 +283,15 @@ mcpctl_connect(struct mcpctl *m)
 }
 
 int
+mcpctl_error(const struct mcpctl *m, const json_t *error)
+{
+	print_error(error, m->is_json);
+	if (jsonrpc_error_get_kind(error) == ERRORS_OUTCOME_UNKNOWN)
+		return MCPCTL_EXIT_UNKNOWN;
+	return MCPCTL_EXIT_ERROR;
+}
+
+int
 mcpctl_request(struct mcpctl *m, const char *method, json_t *params,
     json_t **ret_result)
 {
@@ -312,10 +321,7 @@ mcpctl_request_error(struct mcpctl *m, const char *method, json_t *params,
 		return MCPCTL_EXIT_ERROR;
 	}
 	if (jm.type == JSONRPC_ERROR) {
-		print_error(jm.error, m->is_json);
-		r = MCPCTL_EXIT_ERROR;
-		if (jsonrpc_error_get_kind(jm.error) == ERRORS_OUTCOME_UNKNOWN)
-			r = MCPCTL_EXIT_UNKNOWN;
+		r = mcpctl_error(m, jm.error);
 		json_decref(msg);
 		return r;
 	}

@@ -93,6 +93,8 @@ int mcpctl_request(struct mcpctl *, const char *method, json_t *params,
  */
 int mcpctl_request_error(struct mcpctl *, const char *method, json_t *params,
     json_t **ret_result, json_t **ret_error);
+/* Prints a daemon's error object; the exit status it makes. */
+int mcpctl_error(const struct mcpctl *, const json_t *error);
 /*
  * mcpctl_request, then prints the result: --json as one line, else with
  * human(result). Returns the exit status.
@@ -169,6 +171,19 @@ bool autostart_is_disabled(void);
  */
 int autostart_mcpd(const char *socket_path);
 
+/* toolcache.c: tool definitions kept between runs of mcpctl call. */
+/* The largest kept definition file; a larger one is not kept. */
+#define TOOLCACHE_MAX_BYTES ((size_t)1 << 20)
+/*
+ * The entry mcpd/tools gave of the server's tool (with its "definition"),
+ * as kept for this socket and agent: new, or NULL.
+ */
+json_t *toolcache_get(const struct mcpctl *, const char *server,
+    const char *tool);
+/* Keeps entry (one with a "definition"; others are not kept). */
+void toolcache_put(const struct mcpctl *, const char *server, const char *tool,
+    const json_t *entry);
+
 /* print.c: tables, JSON and error output. */
 struct print_table;
 /* A table with ncols columns named by headers. */
@@ -191,6 +206,13 @@ void print_json(const json_t *);
 void print_pretty(FILE *, const json_t *);
 /* Prints s followed by a newline unless it already ends with one. */
 void print_line(FILE *, const char *s);
+/*
+ * Until print_release, what is written to stderr is held back: kept
+ * (written out then) or dropped; print_release says whether anything
+ * was. Not nested.
+ */
+void print_hold(void);
+bool print_release(bool keep);
 /* "mcpctl: " and the message on stderr. */
 void print_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The daemon is not there: what failed and how to start it. */

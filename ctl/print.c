@@ -252,6 +252,42 @@ print_line(FILE *f, const char *s)
 		fputc('\n', f);
 }
 
+/* While held: the real stderr, and what was written meanwhile. */
+static FILE *print_real_stderr;
+static char *print_held;
+static size_t print_held_len;
+
+void
+print_hold(void)
+{
+	FILE *held = open_memstream(&print_held, &print_held_len);
+
+	if (held == NULL)
+		return; /* nothing is held back */
+	fflush(stderr);
+	print_real_stderr = stderr;
+	stderr = held; /* glibc's stderr is a variable, there to be set */
+}
+
+bool
+print_release(bool keep)
+{
+	bool is_said;
+
+	if (print_real_stderr == NULL)
+		return false;
+	fclose(stderr);
+	stderr = print_real_stderr;
+	print_real_stderr = NULL;
+	is_said = print_held_len > 0;
+	if (keep)
+		fwrite(print_held, 1, print_held_len, stderr);
+	free(print_held);
+	print_held = NULL;
+	print_held_len = 0;
+	return is_said;
+}
+
 void
 print_err(const char *fmt, ...)
 {

@@ -84,7 +84,8 @@ cmd_call_exec(struct request *req, json_t *params)
 	json_t *args = json_object_get(params, "arguments");
 	struct server_call_opts opts = { NULL, false,
 		json_object_get(params, "input_responses"),
-		json_object_get(params, "request_state") };
+		json_object_get(params, "request_state"),
+		cmd_string(params, "definition") };
 	json_t *caps = NULL;
 	struct server *s;
 	int timeout;
@@ -128,6 +129,7 @@ static const struct cmd_param cmd_call_params[] = {
 	{ "answers", JSON_ARRAY, false },
 	{ "input_responses", JSON_OBJECT, false },
 	{ "request_state", JSON_STRING, false },
+	{ "definition", JSON_STRING, false },
 	{ NULL, 0, false },
 };
 

@@ -959,6 +959,20 @@ json_t *server_load_result(const struct server *);
 json_t *server_describe(const struct server *);
 /* The tools with server and handle added, appended to into. */
 void server_tools_append(const struct server *, json_t *into);
+/* The size of a tool's definition digest as text, with its NUL. */
+#define SERVER_DEFINITION_SIZE 33
+/*
+ * That of the one tool, with "definition" too (the digest of the tool as
+ * listed): new, or NULL when the server lists no such tool or its
+ * catalog is retired.
+ */
+json_t *server_tool_listed(const struct server *, const char *tool);
+/*
+ * Whether the tool's definition digest is definition (true when the
+ * server lists no such tool: the call then says so itself).
+ */
+bool server_tool_is_defined_as(const struct server *, const char *tool,
+    const char *definition);
 /* List rows, or tools, of one agent's servers (agent NULL: all). */
 json_t *server_list_rows(const char *agent);
 json_t *server_list_tools(const char *agent);
@@ -1003,13 +1017,17 @@ uint64_t server_gateway_key(const char *agent, const json_t *scope);
  * What an mcpd/call caller answers during its call: the server's requests
  * it takes, as MCP client capabilities (NULL: none), and whether a
  * 2026-07-28 input_required result is its result; for its retry of such
- * a call, MCP's inputResponses and requestState. All borrowed.
+ * a call, MCP's inputResponses and requestState; the definition it typed
+ * the arguments by (a call made by another fails as tool-changed). All
+ * borrowed.
  */
 struct server_call_opts {
 	const json_t *caps;
 	bool takes_input;
 	const json_t *input_responses;
 	const json_t *request_state;
+	/* The tool's definition digest the arguments were made by, or NULL. */
+	const char *definition;
 };
 /* opts may be NULL: the caller answers nothing. */
 void server_call(struct server *, uint64_t generation, const char *tool,

@@ -405,6 +405,24 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 	return true;
 }
 
+/*
+ * Whether the caller typed the arguments by the tool's definition as it
+ * is now (or named none); else req fails with the definition it is.
+ */
+static bool
+server_call_is_defined(struct server *s, const char *tool,
+    const struct server_call_opts *opts, struct request *req)
+{
+	if (opts->definition == NULL ||
+	    server_tool_is_defined_as(s, tool, opts->definition))
+		return true;
+	control_fail(req, ERRORS_TOOL_CHANGED,
+	    json_pack("{s:o*}", "tool", server_tool_listed(s, tool)),
+	    "the definition of %s's tool %s is not the one the arguments were made for; nothing was sent; type them by data.tool and call again",
+	    s->name, tool);
+	return false;
+}
+
 /* The call, in s->calls until it ends (mcp_params, opts: as below). */
 static struct server_pending_call *
 server_pending_call_new(struct server *s, int timeout_ms, struct request *req,
@@ -460,7 +478,8 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 	struct server_pending_call *pc;
 	json_t *params;
 
-	if (!server_call_allowed(s, generation, tool, req))
+	if (!server_call_allowed(s, generation, tool, req) ||
+	    (opts != NULL && !server_call_is_defined(s, tool, opts, req)))
 		return;
 	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, opts);
 	params = server_call_params(pc, tool, arguments, mcp_params, opts);

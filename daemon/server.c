@@ -8,6 +8,8 @@
 #include <string.h>
 #include <syslog.h>
 
+#include <sodium.h>
+
 #include "log.h"
 #include "names.h"
 #include "server-int.h"
@@ -498,30 +500,84 @@ server_describe(const struct server *s)
 	return row;
 }
 
+/*
+ * The tool's definition as a digest: BLAKE2b-128 of its listed JSON with
+ * sorted keys, in hex, so that a caller can say which one it typed its
+ * arguments by.
+ */
+static void
+server_tool_digest(const json_t *tool, char hex[SERVER_DEFINITION_SIZE])
+{
+	unsigned char digest[(SERVER_DEFINITION_SIZE - 1) / 2];
+	char *text = xnonnull(json_dumps(tool,
+	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY));
+
+	crypto_generichash(digest, sizeof digest, (unsigned char *)text,
+	    strlen(text), NULL, 0);
+	sodium_bin2hex(hex, SERVER_DEFINITION_SIZE, digest, sizeof digest);
+	free(text);
+}
+
+/* What mcpd/tools gives of one listed tool (new; name checked). */
+static json_t *
+server_tool_entry(const struct server *s, const json_t *tool,
+    bool has_definition)
+{
+	const char *name = json_string_value(json_object_get(tool, "name"));
+	char *handle = xnonnull(names_handle_format(s->name, s->generation,
+	    name));
+	char hex[SERVER_DEFINITION_SIZE];
+	json_t *copy = json_copy((json_t *)(uintptr_t)tool);
+
+	json_object_set_new(copy, "server", json_string(s->name));
+	json_object_set_new(copy, "handle", json_string(handle));
+	free(handle);
+	if (has_definition) {
+		server_tool_digest(tool, hex);
+		json_object_set_new(copy, "definition", json_string(hex));
+	}
+	return copy;
+}
+
 void
 server_tools_append(const struct server *s, json_t *into)
 {
-	json_t *tools = session_tools_peek(s->session), *tool, *copy;
+	json_t *tools = session_tools_peek(s->session), *tool;
 	size_t i;
-	char *handle;
 
 	if (session_is_catalog_retired(s->session))
 		return; /* no handle of it would work */
 
 	json_array_foreach(tools, i, tool) {
-		const char *name = json_string_value(json_object_get(tool,
-		    "name"));
-
-		if (name == NULL || !json_is_object(tool))
-			continue;
-		copy = json_copy(tool);
-		handle = xnonnull(names_handle_format(s->name, s->generation,
-		    name));
-		json_object_set_new(copy, "server", json_string(s->name));
-		json_object_set_new(copy, "handle", json_string(handle));
-		free(handle);
-		json_array_append_new(into, copy);
+		if (json_is_object(tool) &&
+		    json_is_string(json_object_get(tool, "name")))
+			json_array_append_new(into,
+			    server_tool_entry(s, tool, false));
 	}
+}
+
+json_t *
+server_tool_listed(const struct server *s, const char *tool)
+{
+	const json_t *t = server_tool_peek(s, tool);
+
+	if (t == NULL || !json_is_object(t) ||
+	    session_is_catalog_retired(s->session))
+		return NULL;
+	return server_tool_entry(s, t, true);
+}
+
+bool
+server_tool_is_defined_as(const struct server *s, const char *tool,
+    const char *definition)
+{
+	const json_t *t = server_tool_peek(s, tool);
+	char hex[SERVER_DEFINITION_SIZE];
+
+	if (t == NULL)
+		return true; /* nothing to compare: the call says what is */
+	server_tool_digest(t, hex);
+	return strcmp(hex, definition) == 0;
 }
 
 static bool

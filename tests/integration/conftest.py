@@ -53,6 +53,7 @@ OUTCOME_UNKNOWN = -32006
 STORAGE = -32007
 STALE_HANDLE = -32008
 TIMEOUT = -32009
+TOOL_CHANGED = -32010
 
 RFC3339_UTC = re.compile(
     r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
@@ -492,6 +493,13 @@ CONFIG_HOME = tempfile.mkdtemp(prefix="mcpd-it-config-")
 atexit.register(shutil.rmtree, CONFIG_HOME, True)
 
 
+# mcpctl call keeps tool definitions in $XDG_CACHE_HOME/mcpctl: in the test
+# run's own directory, never the user's.
+CACHE_HOME = tempfile.mkdtemp(prefix="mcpd-it-cache-")
+atexit.register(shutil.rmtree, CACHE_HOME, True)
+os.environ["XDG_CACHE_HOME"] = CACHE_HOME
+
+
 # mcpctl starts mcpd itself when none answers: not in tests that expect it
 # unreachable (test_bridge.py turns it on where it tests it).
 os.environ["MCPD_NO_AUTOSTART"] = "1"
@@ -501,7 +509,8 @@ def child_env(extra=None):
     """A small, explicit environment for mcpd and mcpctl."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/root"),
-           "XDG_CONFIG_HOME": CONFIG_HOME, "MCPD_NO_AUTOSTART": "1"}
+           "XDG_CONFIG_HOME": CONFIG_HOME, "XDG_CACHE_HOME": CACHE_HOME,
+           "MCPD_NO_AUTOSTART": "1"}
     for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
         if k in os.environ:
             env[k] = os.environ[k]

@@ -18,6 +18,7 @@ static const struct {
 	{ ERRORS_STORAGE, -32007, "storage" },
 	{ ERRORS_STALE_HANDLE, -32008, "stale-handle" },
 	{ ERRORS_TIMEOUT, -32009, "timeout" },
+	{ ERRORS_TOOL_CHANGED, -32010, "tool-changed" },
 };
 
 static void
@@ -38,8 +39,8 @@ test_codes_unique_in_range(void)
 	for (int k = 0; k < ERRORS_KIND_COUNT; k++) {
 		int code = errors_kind_code(k);
 
-		TAP_CHECK(code <= -32001 && code >= -32009,
-		    "kind %d: expected a code in -32001..-32009, got %d", k,
+		TAP_CHECK(code <= -32001 && code >= -32010,
+		    "kind %d: expected a code in -32001..-32010, got %d", k,
 		    code);
 		for (int j = 0; j < k; j++)
 			TAP_CHECK(errors_kind_code(j) != code,
@@ -75,7 +76,7 @@ test_unknowns(void)
 {
 	static const char *const names[] = { "", "Not-Found", "not_found",
 		"not-found ", "internal", "nope" };
-	static const int codes[] = { 0, 1, -32000, -32010, -32600, -32601,
+	static const int codes[] = { 0, 1, -32000, -32011, -32600, -32601,
 		-32700, 32001 };
 
 	TAP_CHECK_INT(errors_kind_from_name(NULL), -1);
@@ -102,7 +103,7 @@ test_out_of_range_kind(void)
 static const struct tap_test tests[] = {
 	{ "codes and names match the protocol document",
 	    test_documented_table },
-	{ "every kind has a unique code in -32001..-32009",
+	{ "every kind has a unique code in -32001..-32010",
 	    test_codes_unique_in_range },
 	{ "every kind has a unique name", test_names_unique },
 	{ "from_name and from_code invert name and code", test_round_trip },
