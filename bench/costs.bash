@@ -35,7 +35,10 @@
 #   mcpctl runs, BENCH_INSPECTOR_RUNS (default 10) inspector runs; the
 #   medians. Beside them, the floor any command's wall time stands on
 #   here: /bin/true, as many runs as mcpctl's, just before (on a small VM
-#   a process's start and exit alone take about a millisecond).
+#   a process's start and exit alone take about a millisecond, most of it
+#   glibc's start-up), and mcpctl's own start-up (mcpctl --version; mcpctl
+#   is built with musl). mcpctl keeps tool definitions in the run's own
+#   XDG_CACHE_HOME: the warm-up calls leave the tool's there.
 # memory: a fresh mcpd; its VmRSS (/proc/PID/status) and Pss
 #   (/proc/PID/smaps_rollup) with no server, then with BENCH_MEM_SERVERS
 #   (default 100) test servers of 20 tools each (mcp-testserver --tools 8:
@@ -235,9 +238,11 @@ hyperfine_median() {
 
 ctl_main() {
 	local mjson=$tmp/hf-mcpctl.json ijson=$tmp/hf-inspector.json
-	local tjson=$tmp/hf-true.json
-	local mctl insp floor i
+	local tjson=$tmp/hf-true.json vjson=$tmp/hf-version.json
+	local mctl insp floor start i
 
+	# The tool definitions mcpctl keeps go to the run's own directory.
+	export XDG_CACHE_HOME=$tmp/cache
 	costs_mcpd ctl
 	costs_load bench
 	for i in $(seq 20); do
@@ -251,6 +256,10 @@ ctl_main() {
 	hyperfine -N --style none --warmup 5 --runs "$ctl_runs" \
 		--export-json "$tjson" /bin/true >"$tmp/hf-true.log" 2>&1 ||
 		die "hyperfine /bin/true failed" "$tmp/hf-true.log"
+	hyperfine -N --style none --warmup 5 --runs "$ctl_runs" \
+		--export-json "$vjson" "$mcpctl --version" \
+		>"$tmp/hf-version.log" 2>&1 ||
+		die "hyperfine mcpctl --version failed" "$tmp/hf-version.log"
 	hyperfine -N --style none --warmup 5 --runs "$ctl_runs" \
 		--export-json "$mjson" \
 		"$mcpctl -s $costs_sock call bench echo message=bench" \
@@ -266,13 +275,19 @@ ctl_main() {
 	mctl=$(hyperfine_median "$mjson")
 	insp=$(hyperfine_median "$ijson")
 	floor=$(hyperfine_median "$tjson")
+	start=$(hyperfine_median "$vjson")
 
 	echo "warm mcpctl call against @modelcontextprotocol/inspector-cli" \
 		"$(cd "$inspector_dir" && "$node" -p 'require("./package.json").version')'s" \
 		"one-shot call (test server, echo), hyperfine -N, medians:"
 	echo "  mcpctl call ($ctl_runs runs): $mctl ms;" \
 		"inspector-cli --cli ($inspector_runs runs): $insp ms;" \
-		"/bin/true ($ctl_runs runs): $floor ms"
+		"/bin/true ($ctl_runs runs): $floor ms;" \
+		"mcpctl --version ($ctl_runs runs): $start ms"
+	row "mcpctl start-up (--version) vs /bin/true, median" "$start" ms \
+		"$floor" \
+		"$(awk -v a="$start" -v b="$floor" 'BEGIN { printf "%.2f", a / b }')" \
+		-
 	row "warm mcpctl call vs /bin/true, median" "$mctl" ms "$floor" \
 		"$(awk -v a="$mctl" -v b="$floor" 'BEGIN { printf "%.2f", a / b }')" \
 		"value<=1.5"

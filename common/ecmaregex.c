@@ -402,6 +402,7 @@ ecmaregex_new(const char *pattern, struct ecmaregex **ret_re, const char **what)
 	return r;
 }
 
+#ifdef REG_STARTEND
 bool
 ecmaregex_search(const struct ecmaregex *re, const char *s, size_t n)
 {
@@ -409,6 +410,23 @@ ecmaregex_search(const struct ecmaregex *re, const char *s, size_t n)
 
 	return regexec(&re->re, s, 1, &m, REG_STARTEND) == 0;
 }
+#else
+/*
+ * A C library without REG_STARTEND (musl, which mcpctl is built with)
+ * matches a copy ending in a NUL: a string with a NUL in it is matched up
+ * to its first one.
+ */
+bool
+ecmaregex_search(const struct ecmaregex *re, const char *s, size_t n)
+{
+	char *copy = strndup(s, n);
+	bool is_found = copy != NULL &&
+	    regexec(&re->re, copy, 0, NULL, 0) == 0;
+
+	free(copy);
+	return is_found;
+}
+#endif
 
 void
 ecmaregex_free(struct ecmaregex *re)

@@ -798,7 +798,7 @@ int
 import_parse_in(const json_t *root, const char *workspace, json_t **ret_entries,
     char **cause)
 {
-	json_t *servers, *entries, *v;
+	json_t *servers = NULL, *entries, *v;
 	const char *name;
 	int r;
 

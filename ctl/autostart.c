@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -117,6 +118,20 @@ autostart_open_log(const char *log, off_t *ret_size)
 	return fd;
 }
 
+/* Closes every descriptor above stderr (closefrom, which musl lacks). */
+static void
+autostart_close_rest(void)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, STDERR_FILENO + 1, ~0U, 0) == 0)
+		return;
+#endif
+	for (long fd = STDERR_FILENO + 1; fd < max; fd++)
+		close((int)fd);
+}
+
 /* In the child: detach, mcpd's stdio, then exec; never returns. */
 static void __attribute__((noreturn))
 autostart_exec(const char *mcpd, const char *socket_path, int log_fd)
@@ -135,7 +150,7 @@ autostart_exec(const char *mcpd, const char *socket_path, int log_fd)
 	    dup2(null_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0)
 		_exit(127);
 	/* Nothing of the caller's (a bridge's client pipes) may stay open. */
-	closefrom(STDERR_FILENO + 1);
+	autostart_close_rest();
 	if (chdir("/") < 0)
 		_exit(127);
 	if (argv[0] != NULL && argv[1] != NULL && argv[2] != NULL &&

@@ -22,7 +22,14 @@
 #include "linebuf.h"
 #include "mcpctl.h"
 
-#define CONN_READ     (1 << 20) /* bytes asked of each read(2) */
+/*
+ * Bytes asked of the first read(2), doubled after each read that fills
+ * them, up to CONN_READ: a small answer costs no large allocation (which
+ * the allocator maps and unmaps, a TLB shootdown each), a large one few
+ * reads.
+ */
+#define CONN_READ_FIRST (16 << 10)
+#define CONN_READ	(1 << 20)
 #define CONN_PASS_MAX 2		/* descriptors passed with one request */
 
 struct conn {
@@ -34,6 +41,7 @@ struct conn {
 	json_int_t next_id;
 	json_int_t ping_id; /* an outstanding mcpd/list asked "are you there" */
 	int64_t deadline;   /* monotonic ms by which mcpd must say something */
+	size_t read_size;   /* what the next read asks for */
 	int npass;	    /* descriptors to send with the next request */
 	int pass[CONN_PASS_MAX];
 };
@@ -299,7 +307,7 @@ conn_send(struct conn *c, json_t *msg, char **cause)
 }
 
 /*
- * Reads what the socket has, up to CONN_READ bytes, straight into the
+ * Reads what the socket has, up to c->read_size bytes, straight into the
  * buffer. Not evbuffer_read: its 4 KiB chains make each later linebuf scan
  * walk thousands of chains when an answer is large.
  */
@@ -309,11 +317,16 @@ conn_read(struct conn *c)
 	struct evbuffer_iovec v;
 	ssize_t n;
 
-	if (evbuffer_reserve_space(c->in, CONN_READ, &v, 1) < 1) {
+	if (c->read_size == 0)
+		c->read_size = CONN_READ_FIRST;
+	if (evbuffer_reserve_space(c->in, (ev_ssize_t)c->read_size, &v, 1) <
+	    1) {
 		errno = ENOMEM;
 		return -1;
 	}
-	n = read(c->fd, v.iov_base, v.iov_len);
+	n = read(c->fd, v.iov_base, c->read_size);
+	if (n == (ssize_t)c->read_size && c->read_size < CONN_READ)
+		c->read_size *= 2;
 	v.iov_len = n > 0 ? (size_t)n : 0;
 	evbuffer_commit_space(c->in, &v, 1);
 	return n;

@@ -794,7 +794,7 @@ ctl_call_kept(struct mcpctl *m, struct ctl_call *c)
 	if (ctl_call_flags(c, tool, &cf)) {
 		print_hold();
 		r = ctl_call_type(c, cf);
-		if (print_release(false) || r != 0)
+		if (print_unhold() || r != 0)
 			r = CTL_CALL_AGAIN;
 		else
 			r = ctl_call_send(m, c, tool, true);

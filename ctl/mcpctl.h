@@ -207,12 +207,11 @@ void print_pretty(FILE *, const json_t *);
 /* Prints s followed by a newline unless it already ends with one. */
 void print_line(FILE *, const char *s);
 /*
- * Until print_release, what is written to stderr is held back: kept
- * (written out then) or dropped; print_release says whether anything
- * was. Not nested.
+ * Until print_unhold, what is written to stderr is held back, then
+ * dropped; print_unhold says whether anything was. Not nested.
  */
 void print_hold(void);
-bool print_release(bool keep);
+bool print_unhold(void);
 /* "mcpctl: " and the message on stderr. */
 void print_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The daemon is not there: what failed and how to start it. */

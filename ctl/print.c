@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /* What mcpctl prints: aligned tables, JSON lines, and errors with hints. */
 #define _GNU_SOURCE 1 /* asprintf, timegm */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -252,40 +254,43 @@ print_line(FILE *f, const char *s)
 		fputc('\n', f);
 }
 
-/* While held: the real stderr, and what was written meanwhile. */
-static FILE *print_real_stderr;
-static char *print_held;
-static size_t print_held_len;
+/* While held: where stderr went before, and where it goes meanwhile. */
+static int print_saved_fd = -1;
+static int print_held_fd = -1;
 
 void
 print_hold(void)
 {
-	FILE *held = open_memstream(&print_held, &print_held_len);
+	int held = memfd_create("mcpctl-held", MFD_CLOEXEC), saved = -1;
 
-	if (held == NULL)
-		return; /* nothing is held back */
 	fflush(stderr);
-	print_real_stderr = stderr;
-	stderr = held; /* glibc's stderr is a variable, there to be set */
+	if (held < 0 ||
+	    (saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    dup2(held, STDERR_FILENO) < 0) {
+		if (saved >= 0)
+			close(saved);
+		if (held >= 0)
+			close(held);
+		return; /* nothing is held back */
+	}
+	print_saved_fd = saved;
+	print_held_fd = held;
 }
 
 bool
-print_release(bool keep)
+print_unhold(void)
 {
-	bool is_said;
+	off_t len;
 
-	if (print_real_stderr == NULL)
+	if (print_saved_fd < 0)
 		return false;
-	fclose(stderr);
-	stderr = print_real_stderr;
-	print_real_stderr = NULL;
-	is_said = print_held_len > 0;
-	if (keep)
-		fwrite(print_held, 1, print_held_len, stderr);
-	free(print_held);
-	print_held = NULL;
-	print_held_len = 0;
-	return is_said;
+	fflush(stderr);
+	dup2(print_saved_fd, STDERR_FILENO);
+	len = lseek(print_held_fd, 0, SEEK_END);
+	close(print_saved_fd);
+	close(print_held_fd);
+	print_saved_fd = print_held_fd = -1;
+	return len != 0;
 }
 
 void

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mcpctl.h"
@@ -73,18 +74,20 @@ toolcache_path(const json_t *key)
 static json_t *
 toolcache_read(const char *path)
 {
-	char *buf = malloc(TOOLCACHE_MAX_BYTES + 1);
-	ssize_t n = -1;
-	size_t len = 0;
-	json_t *doc = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	json_t *doc = NULL;
+	size_t len = 0;
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n = -1;
 
-	if (fd >= 0 && buf != NULL) {
-		while (len <= TOOLCACHE_MAX_BYTES &&
-		    (n = read(fd, buf + len, TOOLCACHE_MAX_BYTES + 1 - len)) >
-			0)
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
+	    (size_t)st.st_size <= TOOLCACHE_MAX_BYTES &&
+	    (buf = malloc((size_t)st.st_size)) != NULL) {
+		while (len < (size_t)st.st_size &&
+		    (n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
 			len += (size_t)n;
-		if (n == 0 && len <= TOOLCACHE_MAX_BYTES)
+		if (len == (size_t)st.st_size)
 			doc = json_loadb(buf, len, 0, NULL);
 	}
 	if (fd >= 0)

@@ -65,6 +65,11 @@ TOOLS = [
          "count": {"type": "integer"},
          "items": {"type": "array", "items": {"type": "string"}}},
          "required": ["count"]}},
+    {"name": "code", "description": "A string with a pattern.",
+     "inputSchema": {"type": "object", "properties": {
+         "code": {"type": "string", "pattern": "^[a-z]+-[0-9]{2}$"}},
+         "required": ["code"]},
+     "outputSchema": ECHO_OUT},
     {"name": "remote-ref", "description": "A schema with a remote $ref.",
      "inputSchema": {"type": "object", "properties": {
          "profile": {"$ref": "https://example.com/profile.json"}}},
@@ -81,7 +86,7 @@ def call(name, args):
     sys.stderr.write("called %s %s\n" % (name, json.dumps(args,
                                                           sort_keys=True)))
     sys.stderr.flush()
-    if name in ("search", "clash", "remote-ref"):
+    if name in ("search", "clash", "code", "remote-ref"):
         return {"content": [{"type": "text", "text": "got " +
                              json.dumps(args, sort_keys=True)}],
                 "structuredContent": {"arguments": args}}
@@ -422,6 +427,19 @@ def test_input_schema_errors_name_the_json_path(flags):
     assert calls(flags) == []
 
 
+def test_pattern_is_checked_before_sending(flags):
+    # mcpctl is built with musl, whose regexec has no REG_STARTEND: the
+    # pattern is matched by common/ecmaregex.c's other path there.
+    r = flags.ctl("call", "flags", "code", "--code", "abc-42")
+    assert (r.rc, r.json["structuredContent"], r.err) == \
+        (0, {"arguments": {"code": "abc-42"}}, ""), r
+    for bad in ("ABC-42", "abc-4", "abc-42x", "x abc-42"):
+        err = usage_error(flags, "flags", "code", "--code", bad)
+        assert "the arguments do not match the inputSchema: $.code: " \
+            "does not match the pattern" in err, (bad, err)
+    assert calls(flags) == ['called code {"code": "abc-42"}']
+
+
 def test_unsupported_schema_is_a_warning(flags):
     r = flags.ctl("call", "flags", "remote-ref", "--profile", '{"a": 1}')
     assert r.rc == 0, r
@@ -635,7 +653,7 @@ def test_bash_completion(flags, mcpd):
                     bare)[0] == ["everything"]
 
     assert complete([m, "call", "flags", ""], env)[0] == sorted(
-        ["search", "clash", "bad-output", "remote-ref"])
+        ["search", "clash", "code", "bad-output", "remote-ref"])
     assert complete([m, "call", "--timeout", "5", "everything", "get-s"],
                     env)[0] == ["get-structured-content", "get-sum"]
 
