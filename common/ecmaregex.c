@@ -420,8 +420,7 @@ bool
 ecmaregex_search(const struct ecmaregex *re, const char *s, size_t n)
 {
 	char *copy = strndup(s, n);
-	bool is_found = copy != NULL &&
-	    regexec(&re->re, copy, 0, NULL, 0) == 0;
+	bool is_found = copy != NULL && regexec(&re->re, copy, 0, NULL, 0) == 0;
 
 	free(copy);
 	return is_found;

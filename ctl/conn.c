@@ -30,7 +30,7 @@
  */
 #define CONN_READ_FIRST (16 << 10)
 #define CONN_READ	(1 << 20)
-#define CONN_PASS_MAX 2		/* descriptors passed with one request */
+#define CONN_PASS_MAX	2 /* descriptors passed with one request */
 
 struct conn {
 	int fd;
