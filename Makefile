@@ -32,9 +32,7 @@ CTL_LINK   = $(shell $(PKG_CONFIG) --libs libevent jansson) -lm
 CTL_DEPS  :=
 else
 CTL_CC	   = musl-gcc
-CTL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Icommon \
-	     -DMCPD_VERSION='"$(VERSION)"' -DMCPD_DATADIR='"$(PKGDATADIR)"' \
-	     -I$(MUSL_DEPS)/include
+CTL_CFLAGS = $(BASE_CFLAGS) -I$(MUSL_DEPS)/include
 CTL_LINK   = -static -L$(MUSL_DEPS)/lib -levent_core -ljansson
 CTL_DEPS  := $(MUSL_DEPS)/.built
 endif
@@ -56,9 +54,10 @@ endif
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
 MCPD_LIBS  = $(shell $(PKG_CONFIG) --libs $(MCPD_PKGS)) -lm
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Icommon \
-	     -DMCPD_VERSION='"$(VERSION)"' -DMCPD_DATADIR='"$(PKGDATADIR)"' \
-	     $(PKG_CFLAGS)
+# What every object is compiled with, but where its libraries' headers are.
+BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Icommon \
+	     -DMCPD_VERSION='"$(VERSION)"' -DMCPD_DATADIR='"$(PKGDATADIR)"'
+ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS)
 
 COMMON_SRC := $(sort $(wildcard common/*.c))
 DAEMON_SRC := $(sort $(wildcard daemon/*.c))

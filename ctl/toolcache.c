@@ -44,29 +44,28 @@ toolcache_key(const struct mcpctl *m, const char *server, const char *tool)
 	    m->agent != NULL ? m->agent : "default", server, tool);
 }
 
-/* The entry's file (new), named by the key's FNV-1a hash, or NULL. */
+/* The entry's file in dir (new), named by the key's FNV-1a hash, or NULL. */
 static char *
-toolcache_path(const json_t *key)
+toolcache_path(const char *dir, const json_t *key)
 {
 	uint64_t h = 14695981039346656037ULL;
-	char *dir = toolcache_dir(), *path = NULL;
 	const json_t *part;
+	char *path = NULL;
+	const char *s;
 	size_t i;
 
-	if (dir == NULL)
+	if (dir == NULL || key == NULL)
 		return NULL;
 	json_array_foreach(key, i, part) {
 		/* Each part with its NUL, so that parts cannot run together. */
-		const char *s = json_string_value(part);
-
-		for (size_t j = 0; j <= strlen(s); j++) {
-			h ^= (unsigned char)s[j];
+		s = json_string_value(part);
+		do {
+			h ^= (unsigned char)*s;
 			h *= 1099511628211ULL;
-		}
+		} while (*s++ != '\0');
 	}
 	if (asprintf(&path, "%s/%016llx.json", dir, (unsigned long long)h) < 0)
 		path = NULL;
-	free(dir);
 	return path;
 }
 
@@ -100,7 +99,7 @@ json_t *
 toolcache_get(const struct mcpctl *m, const char *server, const char *tool)
 {
 	json_t *key = toolcache_key(m, server, tool), *doc = NULL, *entry;
-	char *path = key != NULL ? toolcache_path(key) : NULL;
+	char *dir = toolcache_dir(), *path = toolcache_path(dir, key);
 	const char *name;
 
 	if (path != NULL)
@@ -115,6 +114,7 @@ toolcache_get(const struct mcpctl *m, const char *server, const char *tool)
 	json_decref(doc);
 	json_decref(key);
 	free(path);
+	free(dir);
 	return entry;
 }
 
@@ -148,10 +148,10 @@ toolcache_put(const struct mcpctl *m, const char *server, const char *tool,
     const json_t *entry)
 {
 	json_t *key = toolcache_key(m, server, tool), *doc;
-	char *path = key != NULL ? toolcache_path(key) : NULL, *text = NULL;
-	char *dir = toolcache_dir();
+	char *dir = toolcache_dir(), *path = toolcache_path(dir, key);
+	char *text = NULL;
 
-	if (path != NULL && dir != NULL &&
+	if (path != NULL &&
 	    json_is_string(json_object_get(entry, "definition")) &&
 	    (doc = json_pack("{s:O, s:O}", "key", key, "tool", entry)) !=
 		NULL) {
