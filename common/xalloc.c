@@ -89,6 +89,12 @@ xjson(json_t *j)
 	return j;
 }
 
+void
+xalloc_json(void)
+{
+	json_set_alloc_funcs(xmalloc, free);
+}
+
 int
 xenomem(int r)
 {

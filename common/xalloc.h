@@ -28,6 +28,11 @@ int xvasprintf(char **, const char *, va_list)
  */
 json_t *xjson(json_t *j);
 /*
+ * Makes jansson allocate with xmalloc, so that out of memory inside it is
+ * fatal too, not a NULL taken for bad input; each main calls it first.
+ */
+void xalloc_json(void);
+/*
  * For calls into common/ from the daemon: r, unless it is -ENOMEM (then
  * the program ends); p, unless it is NULL, which the callee returns only
  * when out of memory (then the program ends).

@@ -3,7 +3,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -16,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdclose.h"
 #include "mcpctl.h"
 #include "paths.h"
 
@@ -118,20 +118,6 @@ autostart_open_log(const char *log, off_t *ret_size)
 	return fd;
 }
 
-/* Closes every descriptor above stderr (closefrom, which musl lacks). */
-static void
-autostart_close_rest(void)
-{
-	long max = sysconf(_SC_OPEN_MAX);
-
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, STDERR_FILENO + 1, ~0U, 0) == 0)
-		return;
-#endif
-	for (long fd = STDERR_FILENO + 1; fd < max; fd++)
-		close((int)fd);
-}
-
 /* In the child: detach, mcpd's stdio, then exec; never returns. */
 static void __attribute__((noreturn))
 autostart_exec(const char *mcpd, const char *socket_path, int log_fd)
@@ -150,7 +136,11 @@ autostart_exec(const char *mcpd, const char *socket_path, int log_fd)
 	    dup2(null_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0)
 		_exit(127);
 	/* Nothing of the caller's (a bridge's client pipes) may stay open. */
-	autostart_close_rest();
+	if (fdclose_from(STDERR_FILENO + 1) < 0) {
+		dprintf(STDERR_FILENO,
+		    "mcpctl: cannot close the descriptors mcpd must not inherit\n");
+		_exit(127);
+	}
 	if (chdir("/") < 0)
 		_exit(127);
 	if (argv[0] != NULL && argv[1] != NULL && argv[2] != NULL &&

@@ -14,6 +14,7 @@
 
 #include "mcpctl.h"
 #include "names.h"
+#include "xalloc.h"
 
 #define CTL_SECRET_VALUE_MAX 65536 /* mcpd's limit, in bytes */
 /* The value, a trailing newline and one byte to see that it is too long. */
@@ -235,7 +236,7 @@ ctl_secret_set(struct mcpctl *m, const struct mcpctl_cmd *cmd, const char *name)
 
 	/* No core dump, no ptrace by others of our uid, no swap of buf. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	json_set_alloc_funcs(malloc, ctl_secret_free_wiped);
+	json_set_alloc_funcs(xmalloc, ctl_secret_free_wiped);
 	if ((buf = malloc(CTL_SECRET_BUF)) == NULL) {
 		print_err("%s: out of memory", cmd->name);
 		return MCPCTL_EXIT_ERROR;

@@ -12,9 +12,11 @@
 
 #include "errors.h"
 #include "jsonrpc.h"
+#include "log.h"
 #include "mcpctl.h"
 #include "names.h"
 #include "paths.h"
+#include "xalloc.h"
 
 static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_load_cmd,
@@ -573,6 +575,8 @@ main(int argc, char **argv)
 	char *sock = NULL;
 	int r;
 
+	log_init(NULL, 0, "mcpctl"); /* what xmalloc says when it fails */
+	xalloc_json();
 	signal(SIGPIPE, SIG_IGN);
 	mcpctl_seed();
 	if ((r = mcpctl_check_utf8(argc, argv)) != 0)

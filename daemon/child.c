@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "errors.h"
+#include "fdclose.h"
 #include "log.h"
 #include "mcpd.h"
 
@@ -259,9 +260,16 @@ child_shim(const struct child_spec *spec, int fds[3], int errfd, pid_t parent)
 
 		(void)!write(errfd, &started, sizeof started);
 	}
-	close_range(0, ~0U, 0);
-	if (pid < 0)
+	/*
+	 * The shim keeps nothing of mcpd's: a descriptor left open here (the
+	 * state lock, the control socket) would outlive mcpd. Should even
+	 * the fallback fail, no server runs rather than one with such a shim.
+	 */
+	if (fdclose_from(0) < 0 || pid < 0) {
+		if (pid > 0)
+			kill(pid, SIGKILL);
 		_exit(127);
+	}
 	child_shim_drop_heap(); /* the server has its own copy of the spec */
 	for (;;) {
 		if ((sig = sigwaitinfo(&set, NULL)) == SIGUSR1) {

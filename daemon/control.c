@@ -584,10 +584,21 @@ static int
 control_check_stale(const char *path, const struct sockaddr_un *sun,
     char **cause)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int r;
+	struct stat st;
+	int fd, r;
 
-	if (fd < 0)
+	/* Only a socket is replaced: any other file is the user's. */
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ?
+		    0 :
+		    control_fail_listen(cause, "cannot stat", path);
+	if (!S_ISSOCK(st.st_mode)) {
+		xasprintf(cause,
+		    "%s exists and is not a socket; mcpd leaves it as it is: remove it or give another path with -s",
+		    path);
+		return -EEXIST;
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return control_fail_listen(cause, "socket for", path);
 	r = connect(fd, (const struct sockaddr *)sun, sizeof *sun);
 	close(fd);

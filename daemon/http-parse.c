@@ -69,7 +69,7 @@ http_parse_status(struct http_parse *p, const char *line)
 static int
 http_parse_header(struct http_parse *p, char *line)
 {
-	char *colon = strchr(line, ':'), *v;
+	char *colon = strchr(line, ':'), *v, *end;
 	struct http_header *h;
 
 	if (colon == NULL || colon == line ||
@@ -78,11 +78,71 @@ http_parse_header(struct http_parse *p, char *line)
 	*colon = '\0';
 	for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
 		;
+	/* RFC 9110 5.5: the value has no whitespace at either end. */
+	for (end = v + strlen(v);
+	     end > v && (end[-1] == ' ' || end[-1] == '\t');)
+		*--end = '\0';
 	h = xreallocarray(p->resp.headers, p->resp.nheaders + 1, sizeof *h);
 	p->resp.headers = h;
 	h[p->resp.nheaders].name = xstrdup(line);
 	h[p->resp.nheaders].value = xstrdup(v);
 	p->resp.nheaders++;
+	return 0;
+}
+
+/*
+ * The digits of a length (base 10 or 16) at *sp into *ret, no more than
+ * HTTP_LENGTH_MAX; *sp moves past them. -EPROTO for no digit, a sign, a
+ * space or anything strtoull would take that the grammar does not.
+ */
+static int
+http_parse_number(const char **sp, unsigned base, size_t *ret)
+{
+	const char *s = *sp;
+	unsigned long long n = 0;
+	unsigned d;
+
+	for (;; s++) {
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a') + 10;
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A') + 10;
+		else
+			break;
+		if (n > (HTTP_LENGTH_MAX - d) / base)
+			return -EPROTO;
+		n = n * base + d;
+	}
+	if (s == *sp)
+		return -EPROTO;
+	*sp = s;
+	*ret = (size_t)n;
+	return 0;
+}
+
+/*
+ * RFC 9112 6.3: Content-Length is 1*DIGIT, and every Content-Length field
+ * of the response says the same.
+ */
+static int
+http_parse_content_length(const struct http_response *r, size_t *ret)
+{
+	bool is_seen = false;
+	const char *s;
+	size_t n;
+
+	for (size_t i = 0; i < r->nheaders; i++) {
+		if (strcasecmp(r->headers[i].name, "content-length") != 0)
+			continue;
+		s = r->headers[i].value;
+		if (http_parse_number(&s, 10, &n) < 0 || *s != '\0' ||
+		    (is_seen && n != *ret))
+			return -EPROTO;
+		*ret = n;
+		is_seen = true;
+	}
 	return 0;
 }
 
@@ -101,8 +161,13 @@ http_parse_begin_body(struct http_parse *p, const struct http_cbs *cbs,
 		p->state = HTTP_PARSE_STATUS;
 		return 0;
 	}
+	size_t length = 0;
+
 	if (conn != NULL && strcasecmp(conn, "close") == 0)
 		p->is_keep_alive = false;
+	/* A malformed length is refused before anyone sees the head. */
+	if (cl != NULL && http_parse_content_length(&p->resp, &length) < 0)
+		return -EPROTO;
 	if (cbs != NULL && cbs->head(arg, &p->resp) < 0)
 		return -ECANCELED;
 	if (p->is_head_request || status == 204 || status == 304) {
@@ -110,12 +175,7 @@ http_parse_begin_body(struct http_parse *p, const struct http_cbs *cbs,
 	} else if (te != NULL && strcasecmp(te, "chunked") == 0) {
 		p->state = HTTP_PARSE_CHUNK_SIZE;
 	} else if (cl != NULL) {
-		char *end;
-
-		errno = 0;
-		p->remaining = strtoull(cl, &end, 10);
-		if (errno != 0 || *end != '\0')
-			return -EPROTO;
+		p->remaining = length;
 		p->state = p->remaining > 0 ? HTTP_PARSE_BODY_LENGTH :
 					      HTTP_PARSE_DONE;
 	} else {
@@ -180,10 +240,28 @@ http_parse_deliver(struct evbuffer *in, size_t max, const struct http_cbs *cbs,
 	return r < 0 ? -ECANCELED : (int)n;
 }
 
+/*
+ * RFC 9112 7.1: chunk-size is 1*HEXDIG, then nothing or chunk extensions
+ * (BWS ";" ...), which are skipped.
+ */
+static int
+http_parse_chunk_size(const char *line, size_t *ret)
+{
+	const char *s = line;
+
+	if (http_parse_number(&s, 16, ret) < 0)
+		return -EPROTO;
+	if (*s == '\0')
+		return 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s == ';' ? 0 : -EPROTO;
+}
+
 static int
 http_parse_chunk_line(struct http_parse *p, struct evbuffer *in)
 {
-	char *line, *end;
+	char *line;
 	int r;
 
 	if ((r = http_parse_read_line(p, in, &line)) <= 0)
@@ -194,13 +272,9 @@ http_parse_chunk_line(struct http_parse *p, struct evbuffer *in)
 	} else if (p->state == HTTP_PARSE_TRAILERS) {
 		if (line[0] == '\0')
 			p->state = HTTP_PARSE_DONE;
-	} else {
-		errno = 0;
-		p->remaining = strtoull(line, &end, 16);
-		r = errno != 0 || end == line ? -EPROTO : 0;
+	} else if ((r = http_parse_chunk_size(line, &p->remaining)) == 0)
 		p->state = p->remaining > 0 ? HTTP_PARSE_CHUNK_DATA :
 					      HTTP_PARSE_TRAILERS;
-	}
 	p->head_bytes = 0; /* the limit is per line here */
 	free(line);
 	return r < 0 ? r : 1;

@@ -293,7 +293,9 @@ http_conn_idle(evutil_socket_t fd, short events, void *arg)
 static struct bufferevent *
 http_bev_new(const struct http_peer *peer)
 {
+	struct bufferevent *bev;
 	SSL *ssl;
+	int is_named;
 
 	if (!peer->is_tls)
 		return bufferevent_socket_new(mcpd_base, -1,
@@ -306,14 +308,22 @@ http_bev_new(const struct http_peer *peer)
 		http_ssl->SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
 		    TLSEXT_NAMETYPE_host_name, (void *)(uintptr_t)peer->host);
 	if (peer->is_ip_literal)
-		http_ssl
-		    ->X509_VERIFY_PARAM_set1_ip_asc(http_ssl
-							->SSL_get0_param(ssl),
-			peer->host);
+		is_named = http_ssl->X509_VERIFY_PARAM_set1_ip_asc(
+		    http_ssl->SSL_get0_param(ssl), peer->host);
 	else
-		http_ssl->SSL_set1_host(ssl, peer->host);
-	return http_ssl->bufferevent_openssl_socket_new(mcpd_base, -1, ssl,
+		is_named = http_ssl->SSL_set1_host(ssl, peer->host);
+	/* The bufferevent owns ssl (and frees it) from here on. */
+	bev = http_ssl->bufferevent_openssl_socket_new(mcpd_base, -1, ssl,
 	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+	/* Without the name to check, any valid certificate would pass. */
+	if (is_named != 1 && bev != NULL) {
+		log_warnx(
+		    "TLS: cannot set the name %s to check the certificate against; not connecting",
+		    peer->host);
+		bufferevent_free(bev);
+		return NULL;
+	}
+	return bev;
 }
 
 static struct http_conn *

@@ -17,7 +17,8 @@
 #define IDENTITY_FILE	  "identity.key"
 #define IDENTITY_ID_BYTES 6 /* connection ids: 12 hex digits */
 
-static unsigned char identity_seed[crypto_sign_SEEDBYTES];
+/* The key's seed, in sodium_malloc memory: read-only once loaded. */
+static unsigned char *identity_seed;
 static char identity_did_text[128];
 
 static const char identity_b58[] =
@@ -88,13 +89,13 @@ identity_create(const char *path, char **cause)
 {
 	int fd;
 
-	randombytes_buf(identity_seed, sizeof identity_seed);
+	randombytes_buf(identity_seed, crypto_sign_SEEDBYTES);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return identity_fail(cause, errno, "cannot create %s: %s",
 		    path);
-	if (write(fd, identity_seed, sizeof identity_seed) !=
-		(ssize_t)sizeof identity_seed ||
+	if (write(fd, identity_seed, crypto_sign_SEEDBYTES) !=
+		(ssize_t)crypto_sign_SEEDBYTES ||
 	    fsync(fd) < 0) {
 		int err = errno != 0 ? errno : EIO;
 
@@ -121,10 +122,10 @@ identity_read(const char *path, int fd, char **cause)
 		    path);
 		return -EPERM;
 	}
-	n = read(fd, identity_seed, sizeof identity_seed);
-	if (n != (ssize_t)sizeof identity_seed) {
+	n = read(fd, identity_seed, crypto_sign_SEEDBYTES);
+	if (n != (ssize_t)crypto_sign_SEEDBYTES) {
 		xasprintf(cause, "%s is not a key file (%zd bytes, want %zu)",
-		    path, n, sizeof identity_seed);
+		    path, n, (size_t)crypto_sign_SEEDBYTES);
 		return -EINVAL;
 	}
 	return 0;
@@ -140,6 +141,10 @@ identity_load(const char *state_dir, char **cause)
 		*cause = xstrdup("libsodium failed to initialise");
 		return -EIO;
 	}
+	if (identity_seed == NULL)
+		identity_seed = xsodium_malloc(crypto_sign_SEEDBYTES);
+	else
+		sodium_mprotect_readwrite(identity_seed);
 	xasprintf(&path, "%s/%s", state_dir, IDENTITY_FILE);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0) {
@@ -153,6 +158,7 @@ identity_load(const char *state_dir, char **cause)
 	if (r == 0)
 		identity_did_of_seed(identity_seed, identity_did_text,
 		    sizeof identity_did_text);
+	sodium_mprotect_readonly(identity_seed);
 	return r;
 }
 
@@ -169,7 +175,7 @@ identity_agent_did(const char *agent)
 	char did[128];
 
 	crypto_generichash(seed, sizeof seed, (const unsigned char *)agent,
-	    strlen(agent), identity_seed, sizeof identity_seed);
+	    strlen(agent), identity_seed, crypto_sign_SEEDBYTES);
 	identity_did_of_seed(seed, did, sizeof did);
 	sodium_memzero(seed, sizeof seed);
 	return xstrdup(did);

@@ -757,6 +757,7 @@ main(int argc, char **argv)
 	int foreground = 0, verbose = 0;
 	char *cause = NULL;
 
+	xalloc_json();
 	mcpd_parse_options(argc, argv, &foreground, &verbose);
 	/* Without -d, log to the journal when there is one. */
 	log_init(foreground ||

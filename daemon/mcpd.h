@@ -573,6 +573,11 @@ void http_exchange_cancel(struct http_exchange *);
  */
 #define HTTP_HEAD_MAX	 (64 * 1024) /* status line and headers; a chunk line */
 #define HTTP_HEADERS_MAX 100
+/*
+ * The largest Content-Length or chunk size taken (what an int64 holds);
+ * the body itself is bounded by whoever reads it (a message's limit).
+ */
+#define HTTP_LENGTH_MAX	 ((unsigned long long)INT64_MAX)
 enum http_parse_state {
 	HTTP_PARSE_STATUS,
 	HTTP_PARSE_HEADERS,
@@ -601,7 +606,8 @@ void http_parse_init(struct http_parse *, bool is_head_request);
 /*
  * Takes what it can of one step of the response from in, calling
  * cbs->head and cbs->body (never cbs->done; cbs may be NULL): > 0 on
- * progress, 0 when it needs more bytes, or -EPROTO (malformed), -EMSGSIZE
+ * progress, 0 when it needs more bytes, or -EPROTO (malformed: a length
+ * that is not only digits, or is over HTTP_LENGTH_MAX, too), -EMSGSIZE
  * (a line or the head over HTTP_HEAD_MAX), -ECANCELED (a callback
  * refused), -ENOMEM.
  */
@@ -1275,7 +1281,7 @@ void spec_clear(struct server_spec *);
  */
 int spec_resolve(const struct server_spec *in, struct server_spec *out,
     char **cause);
-/* A deep copy (of a resolved spec: nothing is left to resolve). */
+/* A deep copy with values as they are: nothing is expanded again. */
 void spec_copy(struct server_spec *dst, const struct server_spec *src);
 /* A digest of everything a resolved spec runs with (values included). */
 #define SPEC_DIGEST_LEN 32

@@ -503,6 +503,7 @@ server_call_text(struct server *s, const char *tool, const char *args,
     size_t len, int timeout_ms, struct request *req, const json_t *mcp_params)
 {
 	struct server_pending_call *pc;
+	json_error_t error;
 	json_t *arguments;
 	struct iovec params[] = { { (void *)(uintptr_t) "{\"name\":\"", 9 },
 		{ (void *)(uintptr_t)tool, strlen(tool) },
@@ -511,8 +512,19 @@ server_call_text(struct server *s, const char *tool, const char *args,
 		{ (void *)(uintptr_t) "}", 1 } };
 
 	if (!session_takes_text(s->session) || !server_is_plain_text(tool)) {
-		if ((arguments = json_loadb(args, len, 0, NULL)) == NULL)
-			fatalx("server_call_text: arguments are not JSON");
+		/*
+		 * The scanner vouched for args; should jansson disagree, that
+		 * is mcpd's fault, and it costs this request only.
+		 */
+		if ((arguments = json_loadb(args, len, 0, &error)) == NULL) {
+			log_warnx(
+			    "%s: call of %s: the scanner took arguments that jansson refuses (%s at byte %d); the call fails",
+			    s->name, tool, error.text, error.position);
+			control_fail_code(req, JSONRPC_INTERNAL_ERROR, NULL,
+			    "mcpd could not parse the arguments it had checked: %s",
+			    error.text);
+			return;
+		}
 		server_call_start(s, 0, tool, arguments, timeout_ms, req,
 		    mcp_params, NULL);
 		json_decref(arguments);

@@ -170,14 +170,45 @@ spec_resolve(const struct server_spec *in, struct server_spec *out,
 	return 0;
 }
 
+/* A copy of a NULL-terminated vector, NULL for NULL (not an empty one). */
+static char **
+spec_strv_copy(char *const *v)
+{
+	return v != NULL ? child_strv_copy(v) : NULL;
+}
+
+static char *
+spec_str_copy(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
 void
 spec_copy(struct server_spec *dst, const struct server_spec *src)
 {
-	char *cause = NULL;
-
-	/* Resolving a resolved spec copies it: no references are left. */
-	if (spec_resolve(src, dst, &cause) < 0)
-		fatalx("cannot copy a server spec: %s", cause);
+	/*
+	 * A plain copy, never a second expansion: src is resolved already,
+	 * and a value may hold "$(" text of its own (a secret, say) that
+	 * must reach the server as it is.
+	 */
+	memset(dst, 0, sizeof *dst);
+	dst->argv = spec_strv_copy(src->argv);
+	dst->env = spec_strv_copy(src->env);
+	dst->cwd = spec_str_copy(src->cwd);
+	dst->remote = src->remote;
+	dst->remote.url = spec_str_copy(src->remote.url);
+	dst->remote.headers = src->remote.headers != NULL ?
+	    xjson(json_deep_copy(src->remote.headers)) :
+	    NULL;
+	dst->remote.oauth = src->remote.oauth != NULL ?
+	    xjson(json_deep_copy(src->remote.oauth)) :
+	    NULL;
+	dst->remote.auth = NULL;
+	dst->transport = spec_str_copy(src->transport);
+	dst->image = spec_str_copy(src->image);
+	dst->args = spec_strv_copy(src->args);
+	dst->volumes = spec_strv_copy(src->volumes);
+	dst->network = spec_str_copy(src->network);
 }
 
 /* True when an argument needs quotes to read back as one word. */
@@ -239,53 +270,57 @@ spec_transport_name(const struct server_spec *spec)
 	return spec->remote.url != NULL ? "streamable-http" : "stdio";
 }
 
-/* Appends each string of v and a NUL, then a NUL. */
-static void
-spec_target_add(FILE *f, char *const *v)
+/* Feeds len bytes of p to the hash (a json_dump_callback too). */
+static int
+spec_digest_feed(const char *p, size_t len, void *arg)
 {
-	for (size_t i = 0; v != NULL && v[i] != NULL; i++) {
-		fwrite(v[i], 1, strlen(v[i]), f);
-		fputc('\0', f);
-	}
-	fputc('\0', f);
+	crypto_generichash_update(arg, (const unsigned char *)p, len);
+	return 0;
 }
 
+/* Feeds each string of v and a NUL, then a NUL. */
+static void
+spec_digest_strv(crypto_generichash_state *st, char *const *v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		spec_digest_feed(v[i], strlen(v[i]) + 1, st);
+	spec_digest_feed("", 1, st);
+}
+
+/*
+ * The bytes go straight into the hash: a buffer that grew (open_memstream,
+ * json_dumps) would leave copies of resolved secrets behind, unwiped, in
+ * the memory it gave back. The hash's state holds some too: it is wiped.
+ */
 void
 spec_digest(const struct server_spec *spec, unsigned char out[SPEC_DIGEST_LEN])
 {
-	char *buf = NULL, *headers = NULL,
-	     *const strs[] = { spec->cwd != NULL ? spec->cwd : "",
-		     spec->remote.url != NULL ? spec->remote.url : "",
-		     spec->transport != NULL ? spec->transport : "",
-		     spec->image != NULL ? spec->image : "",
-		     spec->network != NULL ? spec->network : "", NULL };
-	size_t len = 0;
-	FILE *f = xnonnull(open_memstream(&buf, &len));
+	char *const strs[] = { spec->cwd != NULL ? spec->cwd : "",
+		spec->remote.url != NULL ? spec->remote.url : "",
+		spec->transport != NULL ? spec->transport : "",
+		spec->image != NULL ? spec->image : "",
+		spec->network != NULL ? spec->network : "", NULL };
+	char flags[3] = { '\0', spec->remote.is_sse ? '1' : '0',
+		spec->remote.may_fall_back ? '1' : '0' };
+	crypto_generichash_state st;
 
-	spec_target_add(f, spec->argv);
-	spec_target_add(f, spec->env);
-	spec_target_add(f, spec->args);
-	spec_target_add(f, spec->volumes);
-	spec_target_add(f, strs);
-	if (spec->remote.headers != NULL) {
-		headers = xnonnull(json_dumps(spec->remote.headers,
-		    JSON_SORT_KEYS));
-		fputs(headers, f);
-		spec_str_free(headers);
-	}
-	if (spec->remote.oauth != NULL) {
-		headers = xnonnull(json_dumps(spec->remote.oauth,
-		    JSON_SORT_KEYS));
-		fputc('\0', f);
-		fputs(headers, f);
-		spec_str_free(headers);
-	}
-	fprintf(f, "%c%d%d", '\0', spec->remote.is_sse,
-	    spec->remote.may_fall_back);
-	if (fclose(f) != 0)
+	crypto_generichash_init(&st, NULL, 0, SPEC_DIGEST_LEN);
+	spec_digest_strv(&st, spec->argv);
+	spec_digest_strv(&st, spec->env);
+	spec_digest_strv(&st, spec->args);
+	spec_digest_strv(&st, spec->volumes);
+	spec_digest_strv(&st, strs);
+	if (spec->remote.headers != NULL &&
+	    json_dump_callback(spec->remote.headers, spec_digest_feed, &st,
+		JSON_SORT_KEYS) < 0)
 		fatalx("cannot digest a server spec");
-	crypto_generichash(out, SPEC_DIGEST_LEN, (unsigned char *)buf, len,
-	    NULL, 0);
-	explicit_bzero(buf, len);
-	free(buf);
+	if (spec->remote.oauth != NULL) {
+		spec_digest_feed("", 1, &st);
+		if (json_dump_callback(spec->remote.oauth, spec_digest_feed,
+			&st, JSON_SORT_KEYS) < 0)
+			fatalx("cannot digest a server spec");
+	}
+	spec_digest_feed(flags, sizeof flags, &st);
+	crypto_generichash_final(&st, out, SPEC_DIGEST_LEN);
+	sodium_memzero(&st, sizeof st);
 }
