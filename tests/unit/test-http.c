@@ -300,6 +300,73 @@ test_split_at_every_byte(void)
 	}
 }
 
+/*
+ * RFC 9112 6.3 and 7.1: a Content-Length is digits only, a chunk size hex
+ * digits only (then nothing or ";" extensions); strtoull would take a
+ * sign, leading white space and "0x". Each is refused before the head
+ * callback, and a length is at most HTTP_LENGTH_MAX.
+ */
+static void
+test_lengths_are_digits_only(void)
+{
+	static const char *const bad_lengths[] = { "-1", "+5", "\v5", "\f5",
+		"5 5", "5,5", "5, 5", "0x5", "1e3", "", "9223372036854775808",
+		"18446744073709551615", "18446744073709551616" };
+	static const char *const bad_chunks[] = { "-1", "+5", " 5", "\t5",
+		"\v5", "0x5", "5 ", "5x", ";x", "", "8000000000000000",
+		"ffffffffffffffff", "10000000000000000" };
+	char text[256];
+	struct seen s;
+
+	for (size_t i = 0; i < TAP_COUNT(bad_lengths); i++) {
+		snprintf(text, sizeof text,
+		    "HTTP/1.1 200 OK\r\nContent-Length: %s\r\n\r\nhello",
+		    bad_lengths[i]);
+		s = PARSE(text);
+		TAP_CHECK(s.err == -EPROTO && s.nheads == 0 && s.body_len == 0,
+		    "Content-Length \"%s\": expected -EPROTO before the head, got %d (%d heads, %zu body bytes)",
+		    bad_lengths[i], s.err, s.nheads, s.body_len);
+	}
+	for (size_t i = 0; i < TAP_COUNT(bad_chunks); i++) {
+		snprintf(text, sizeof text,
+		    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		    "%s\r\nhello\r\n0\r\n\r\n",
+		    bad_chunks[i]);
+		s = PARSE(text);
+		TAP_CHECK(s.err == -EPROTO && s.body_len == 0,
+		    "chunk size \"%s\": expected -EPROTO, got %d (%zu body bytes)",
+		    bad_chunks[i], s.err, s.body_len);
+	}
+	/* Two lengths must agree; the same one twice is one length. */
+	s = PARSE("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
+		  "content-length: 6\r\n\r\nhello!");
+	TAP_CHECK(s.err == -EPROTO && s.nheads == 0, "5 then 6: got %d", s.err);
+	s = PARSE("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
+		  "Content-Length: 5\r\n\r\nhello");
+	TAP_CHECK_INT(s.err, 0);
+	TAP_CHECK_STR(s.body, "hello");
+	/* What the grammar allows: leading zeros, white space around. */
+	s = PARSE("HTTP/1.1 200 OK\r\nContent-Length:\t 0005 \t\r\n\r\nhello");
+	TAP_CHECK_INT(s.err, 0);
+	TAP_CHECK_STR(s.body, "hello");
+	TAP_CHECK_STR(s.head, "Content-Length=0005;");
+	s = PARSE("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		  "005 ;a=b\r\nhello\r\n0\t;last\r\n\r\n");
+	TAP_CHECK_INT(s.err, 0);
+	TAP_CHECK_STR(s.body, "hello");
+	/* The bound itself is taken. */
+	s = PARSE("HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775807"
+		  "\r\n\r\nabc");
+	TAP_CHECK(s.err == 0 && s.state == HTTP_PARSE_BODY_LENGTH &&
+		s.body_len == 3,
+	    "INT64_MAX: got %d in state %d", s.err, (int)s.state);
+	s = PARSE("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		  "7fffffffffffffff\r\nabc");
+	TAP_CHECK(s.err == 0 && s.state == HTTP_PARSE_CHUNK_DATA &&
+		s.body_len == 3,
+	    "a chunk of INT64_MAX: got %d in state %d", s.err, (int)s.state);
+}
+
 static int
 refuse_head(void *arg, const struct http_response *r)
 {
@@ -337,6 +404,8 @@ static const struct tap_test tests[] = {
 	{ "reads split at every byte give the same response",
 	    test_split_at_every_byte },
 	{ "a head callback can refuse the response", test_callback_refusal },
+	{ "lengths and chunk sizes are digits only, and bounded",
+	    test_lengths_are_digits_only },
 };
 
 int
