@@ -7,6 +7,8 @@
 #include <strings.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -290,12 +292,30 @@ http_conn_idle(evutil_socket_t fd, short events, void *arg)
 	http_conn_free(arg);
 }
 
+/*
+ * The address the peer was pinned to, as OpenSSL reads one: the URL may
+ * have written it in a form inet_aton takes and OpenSSL does not ("127.1",
+ * "0x7f.0.0.1"), and a name it cannot set is no check at all.
+ */
+static const char *
+http_ip_text(const struct http_peer *peer, char *buf, size_t size)
+{
+	const struct sockaddr_in *sin = (const void *)&peer->addr;
+	const struct sockaddr_in6 *sin6 = (const void *)&peer->addr;
+
+	if (peer->addr.ss_family == AF_INET6)
+		return inet_ntop(AF_INET6, &sin6->sin6_addr, buf, size);
+	return inet_ntop(AF_INET, &sin->sin_addr, buf, size);
+}
+
 static struct bufferevent *
 http_bev_new(const struct http_peer *peer)
 {
+	char ip[INET6_ADDRSTRLEN];
+	const char *name = peer->host;
 	struct bufferevent *bev;
 	SSL *ssl;
-	int is_named;
+	int is_named = 0;
 
 	if (!peer->is_tls)
 		return bufferevent_socket_new(mcpd_base, -1,
@@ -307,11 +327,11 @@ http_bev_new(const struct http_peer *peer)
 	if (!peer->is_ip_literal)
 		http_ssl->SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
 		    TLSEXT_NAMETYPE_host_name, (void *)(uintptr_t)peer->host);
-	if (peer->is_ip_literal)
+	if (!peer->is_ip_literal)
+		is_named = http_ssl->SSL_set1_host(ssl, name);
+	else if ((name = http_ip_text(peer, ip, sizeof ip)) != NULL)
 		is_named = http_ssl->X509_VERIFY_PARAM_set1_ip_asc(
-		    http_ssl->SSL_get0_param(ssl), peer->host);
-	else
-		is_named = http_ssl->SSL_set1_host(ssl, peer->host);
+		    http_ssl->SSL_get0_param(ssl), name);
 	/* The bufferevent owns ssl (and frees it) from here on. */
 	bev = http_ssl->bufferevent_openssl_socket_new(mcpd_base, -1, ssl,
 	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
@@ -319,7 +339,7 @@ http_bev_new(const struct http_peer *peer)
 	if (is_named != 1 && bev != NULL) {
 		log_warnx(
 		    "TLS: cannot set the name %s to check the certificate against; not connecting",
-		    peer->host);
+		    name != NULL ? name : peer->host);
 		bufferevent_free(bev);
 		return NULL;
 	}

@@ -5,7 +5,11 @@ expanded exactly once, and mcpd survives it and restores the server at its
 next start; a server's shim keeps no descriptor of mcpd when close_range
 fails (a seccomp filter makes it fail: a kernel before 5.9, or a container
 runtime's filter, cannot be had on demand); `mcpd -s PATH` refuses a PATH
-that is not a socket and leaves the file as it was."""
+that is not a socket and leaves the file as it was; an https URL whose
+address is written as inet_aton reads it ("127.1") has its certificate
+checked against that address (OpenSSL could not take the text, and the
+unchecked failure meant no check at all). The TLS test reuses
+test_remote.py's CA, socat front and server-everything."""
 
 import ctypes
 import json
@@ -16,7 +20,8 @@ import subprocess
 import pytest
 
 from conftest import (DOCKER, MCPCTL, MCPD, TESTSERVER, child_env,
-                      owner_containers, poll, proc_stat)
+                      owner_containers, proc_stat)
+from test_remote import Pki, everything, tls_front  # noqa: F401 - fixture
 
 
 # --------------------------------------------------------------------------
@@ -226,3 +231,34 @@ def test_socket_path_that_is_not_a_socket_is_refused(tmp_path, kind):
         assert path.read_text() == "the user's notes\n"
     else:
         assert (path / "inside").read_text() == "kept\n"
+
+
+# --------------------------------------------------------------------------
+# 4. The certificate of an address literal is checked against the address
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory):
+    return Pki(tmp_path_factory.mktemp("pki"))
+
+
+def test_short_ipv4_literal_is_checked(mcpd_factory, peers, everything, pki):
+    """127.1 is 127.0.0.1 to inet_aton (and so to mcpd's policy), but not
+    to OpenSSL's X509_VERIFY_PARAM_set1_ip_asc, which failed unchecked:
+    a certificate for any name was taken."""
+    wrong = tls_front(peers, pki.wrong, everything.port)
+    good = tls_front(peers, pki.good, everything.port)
+    d = mcpd_factory("--ca-file", pki.ca)
+    r = d.ctl("load", "--no-persist", "--allow-local", "--timeout", "10000",
+              "--name", "wrong", f"https://127.1:{wrong}/mcp")
+    assert r.rc == 1, r
+    assert r.json["data"]["kind"] == "unavailable", r
+    assert "TLS certificate rejected: IP address mismatch" in \
+        r.json["message"], r
+    assert d.list() == []
+    # The leaf that names 127.0.0.1 passes, written either way.
+    for name, host in (("short", "127.1"), ("long", "127.0.0.1")):
+        r = d.ctl("load", "--no-persist", "--allow-local", "--name", name,
+                  f"https://{host}:{good}/mcp")
+        assert r.rc == 0, r
+    assert {row["name"]: row["state"] for row in d.list()} == {
+        "short": "ready", "long": "ready"}
