@@ -25,9 +25,13 @@
 #define MALLOC_SPY 1
 #endif
 
-static bool malloc_spy_is_failing;    /* malloc, calloc, realloc fail */
-static const char *malloc_spy_needle; /* looked for in what is freed */
-static size_t malloc_spy_found;	      /* blocks freed that held it */
+/*
+ * Whether malloc, calloc and realloc fail; the text looked for in each
+ * block freed; how many held it. (Unused under AddressSanitizer.)
+ */
+static __attribute__((unused)) bool malloc_spy_is_failing;
+static __attribute__((unused)) const char *malloc_spy_needle;
+static __attribute__((unused)) size_t malloc_spy_found;
 
 #if MALLOC_SPY
 void *__libc_malloc(size_t);
