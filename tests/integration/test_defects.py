@@ -87,6 +87,8 @@ def keyed(mcpd_factory, tmp_path):
 
 
 def test_process_sees_secret_expanded_once_and_after_restart(keyed):
+    # The second expansion was on the container path only (probe_new's
+    # spec_copy): this one guards the process path, which had none.
     d = keyed()
     set_literals(d)
     r = d.ctl("load", "--name", "ts", *env_args(), "--", TESTSERVER)
