@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: ISC
+"""Everyday use: nothing is saved that cannot start (a first load that
+never became ready takes back the row it saved; a server that once worked
+keeps its row when a later start fails; `mcpctl unload --failed` removes
+every failed server), and completion never starts a daemon."""
+
+import os
+
+import pytest
+
+from conftest import MCPCTL, TESTSERVER, breakable_server, find_procs, \
+    free_port, kill_all
+from test_callflags import complete
+from test_persist import restart, store_path, store_rows
+
+
+def stored(d):
+    """The default agent's saved rows ([] when the store was never made)."""
+    return store_rows(d) if store_path(d).exists() else []
+
+
+def load_fails(d, *args):
+    r = d.ctl("load", *args, is_json=False, timeout=120)
+    assert r.rc == 1, r
+    return r.err
+
+
+@pytest.mark.parametrize("args,why", [
+    (["--name", "f", "--", "/bin/false"], "exited with status 1"),
+    (["--name", "f", "--", "cat"], ""),
+    (["--name", "f", "--allow-local", "http://127.0.0.1:{port}/mcp"],
+     "Connection refused"),
+])
+def test_first_load_that_fails_saves_nothing(mcpd, args, why):
+    args = [a.format(port=free_port()) for a in args]
+    err = load_fails(mcpd, *args)
+    assert "cannot load f: " in err and why in err, err
+    assert "; nothing was saved" in err, err
+    assert "stays saved" not in err, err
+    assert mcpd.list() == []
+    assert stored(mcpd) == []
+
+
+def test_first_load_of_a_missing_image_saves_nothing(mcpd, docker_images):
+    err = load_fails(mcpd, "--name", "f", "mcpd-test/nosuchimage:latest")
+    assert "cannot load f: " in err and "; nothing was saved" in err, err
+    assert mcpd.list() == []
+    assert stored(mcpd) == []
+
+
+def test_server_that_once_worked_keeps_its_row(mcpd_factory, tmp_path):
+    script, flag = breakable_server(tmp_path)
+    d1 = mcpd_factory()
+    assert d1.ctl("load", "--name", "w", "--", str(script)).rc == 0
+    (row,) = stored(d1)
+    flag.touch()
+    # A reload that fails keeps it, saved.
+    r = d1.ctl("reload", "w", is_json=False)
+    assert r.rc == 1, r
+    assert stored(d1) == [row]
+    # So does a restore that fails at the next start.
+    d2 = restart(mcpd_factory, d1)
+    d2.wait_row("w", lambda r: r["state"] == "failed", timeout=30)
+    assert stored(d2) == [row]
+    # And a load of it again, failing, says it stays saved.
+    err = load_fails(d2, "--name", "w", "--", str(script))
+    assert "its row stays saved and mcpd restores it at its next start" \
+        in err, err
+    assert stored(d2) == [row]
+
+
+def test_unload_failed_removes_every_failed_server(mcpd_factory, tmp_path):
+    script, flag = breakable_server(tmp_path)
+    d1 = mcpd_factory()
+    for name in ("a", "b"):
+        assert d1.ctl("load", "--name", name, "--", str(script)).rc == 0
+    assert d1.ctl("load", "--name", "ok", "--", str(TESTSERVER)).rc == 0
+    flag.touch()
+    d2 = restart(mcpd_factory, d1)
+    for name in ("a", "b"):
+        d2.wait_row(name, lambda r: r["state"] == "failed", timeout=30)
+    d2.wait_row("ok", lambda r: r["state"] == "ready", timeout=30)
+    r = d2.ctl("unload", "--failed", is_json=False)
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    assert len(lines) == 2, r
+    assert lines[0].startswith("unloaded a (id ") and \
+        lines[0].endswith(", it was not running, removed from the saved "
+                          "servers"), lines
+    assert lines[1].startswith("unloaded b (id "), lines
+    assert [s["name"] for s in d2.list()] == ["ok"]
+    assert [row["name"] for row in stored(d2)] == ["ok"]
+    # Nothing failed: it says so and succeeds.
+    r = d2.ctl("unload", "--failed", is_json=False)
+    assert r.rc == 0 and r.out == "no failed servers to unload\n", r
+    # --failed takes no target, and not with --all.
+    r = d2.ctl("unload", "--failed", "ok", is_json=False)
+    assert r.rc == 2 and "--failed takes no TARGET, not 'ok'" in r.err, r
+    r = d2.ctl("unload", "--failed", "--all", is_json=False)
+    assert r.rc == 2 and "--failed and --all" in r.err, r
+
+
+def test_completion_never_starts_mcpd(tmp_path):
+    """Tab after `mcpctl call ` with no mcpd running: no daemon, no state
+    directory, no socket."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "HOME": str(tmp_path / "home"),
+           "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+           "XDG_STATE_HOME": str(tmp_path / "state")}
+    m = str(MCPCTL)
+    try:
+        for words in ([m, "call", ""], [m, "unload", ""], [m, "logs", ""],
+                      [m, "call", "srv", "tool", "--"]):
+            complete(words, env)
+        assert find_procs(str(tmp_path)) == []
+        assert sorted(p.name for p in tmp_path.iterdir()) == []
+    finally:
+        # What a faulty completion started is not left running.
+        kill_all(find_procs(str(tmp_path)))
