@@ -712,8 +712,13 @@ mcpd_prepare_state(void)
 		errno = -r;
 		fatal("cannot create state directory %s", mcpd_opts.state_dir);
 	}
+	/* The lock says where this daemon listens, to one that finds it. */
+	if (mcpd_opts.socket_path == NULL &&
+	    (mcpd_opts.socket_path = paths_socket_default()) == NULL)
+		fatalx("out of memory");
 	/* Before anything in it is read or any container is touched. */
-	if (lock_state_dir(mcpd_opts.state_dir, &cause) < 0)
+	if (lock_state_dir(mcpd_opts.state_dir, mcpd_opts.socket_path, &cause) <
+	    0)
 		fatalx("%s",
 		    cause != NULL ? cause : "cannot lock the state directory");
 	if (tokens_open(mcpd_opts.state_dir, &cause) < 0)
@@ -744,9 +749,6 @@ mcpd_listen(void)
 	int fd = notify_listen_fd();
 	char *cause = NULL;
 
-	if (mcpd_opts.socket_path == NULL &&
-	    (mcpd_opts.socket_path = paths_socket_default()) == NULL)
-		fatalx("out of memory");
 	if (control_listen(mcpd_opts.socket_path, fd, &cause) < 0)
 		fatalx("%s", cause != NULL ? cause : "cannot listen");
 }

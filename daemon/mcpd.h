@@ -1332,10 +1332,11 @@ int httpd_modern_status(const json_t *answer);
 
 /* lock.c: one daemon per state dir. */
 /*
- * Takes the exclusive lock of dir (mcpd.lock, holding the pid) for the
- * daemon's life: the descriptor, or -EBUSY with *cause naming the holder.
+ * Takes the exclusive lock of dir (mcpd.lock, holding the pid and the
+ * socket_path it listens on) for the daemon's life: the descriptor, or
+ * -EBUSY with *cause naming the holder and its socket.
  */
-int lock_state_dir(const char *dir, char **cause);
+int lock_state_dir(const char *dir, const char *socket_path, char **cause);
 
 /* identity.c: the daemon's did:key and derived identities. */
 int identity_load(const char *state_dir, char **cause);

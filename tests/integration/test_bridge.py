@@ -320,10 +320,10 @@ def fresh():
     assert not left, f"mcpd left running: {left}"
 
 
-def ctl(env, *args):
+def ctl(env, *args, cwd=None):
     p = subprocess.run([str(MCPCTL)] + [str(a) for a in args],
                        stdin=subprocess.DEVNULL, capture_output=True,
-                       env=env, timeout=30)
+                       env=env, timeout=30, cwd=cwd)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 
@@ -415,6 +415,17 @@ def entry(has_type, args):
     return e
 
 
+def bridge_args(tmp_path, *more, agent="default"):
+    """The bridge's args client-config writes: always the socket (here
+    the default of cc_env's XDG_RUNTIME_DIR) and the agent."""
+    return ["bridge", "-s", str(tmp_path / "mcpd" / "mcpd.sock"),
+            "--agent", agent, *more]
+
+
+def args_text(args):
+    return "[" + ", ".join(json.dumps(a) for a in args) + "]"
+
+
 @pytest.mark.parametrize("client,box,has_type", [
     ("claude-desktop", "mcpServers", False),
     ("claude-code", "mcpServers", True),
@@ -424,24 +435,25 @@ def test_client_config_prints_the_entry(tmp_path, client, box, has_type):
     env = cc_env(tmp_path)
     rc, out, err = ctl(env, "client-config", client)
     assert (rc, err) == (0, "")
-    want = {box: {"mcpd": entry(has_type, ["bridge"])}}
+    want = {box: {"mcpd": entry(has_type, bridge_args(tmp_path))}}
     assert json.loads(out) == want
     typ = '      "type": "stdio",\n' if has_type else ""
     assert out == (f'{{\n  "{box}": {{\n    "mcpd": {{\n{typ}'
                    f'      "command": "{MCPCTL}",\n'
-                   f'      "args": ["bridge"]\n    }}\n  }}\n}}\n')
+                   f'      "args": {args_text(bridge_args(tmp_path))}\n'
+                   f'    }}\n  }}\n}}\n')
     rc, out, err = ctl(env, "client-config", client, "--agent", "work",
                        "--server", "github", "--server", "fs", "--json")
     assert (rc, err) == (0, "")
     assert out == json.dumps(
-        {box: {"mcpd": entry(has_type, [
-            "bridge", "--agent", "work", "--server", "github", "--server",
-            "fs"])}}, separators=(",", ":")) + "\n"
-    # A socket that is not the default one goes into the entry.
-    rc, out, err = ctl(env, "-s", tmp_path / "o.sock", "client-config",
-                       client, "--json")
+        {box: {"mcpd": entry(has_type, bridge_args(
+            tmp_path, "--server", "github", "--server", "fs",
+            agent="work"))}}, separators=(",", ":")) + "\n"
+    # Another socket goes into the entry the same way, made absolute.
+    rc, out, err = ctl(env, "-s", "o.sock", "client-config", client,
+                       "--json", cwd=tmp_path)
     assert json.loads(out)[box]["mcpd"]["args"] == [
-        "bridge", "-s", str(tmp_path / "o.sock")]
+        "bridge", "-s", str(tmp_path / "o.sock"), "--agent", "default"]
 
 
 def test_client_config_usage(tmp_path):
@@ -464,14 +476,15 @@ JSONC = """// my settings
 }
 """
 
-MERGED = f"""// my settings
+def merged(tmp_path):
+    return f"""// my settings
 {{
 \t// the servers I use
 \t"servers": {{
 \t\t"mcpd": {{
 \t\t\t"type": "stdio",
 \t\t\t"command": "{MCPCTL}",
-\t\t\t"args": ["bridge", "--server", "fs"]
+\t\t\t"args": {args_text(bridge_args(tmp_path, "--server", "fs"))}
 \t\t}},
 \t\t"other": {{ "type": "stdio", "command": "foo", "args": ["1"] }}, /* keep */
 \t}},
@@ -482,6 +495,7 @@ MERGED = f"""// my settings
 
 def test_client_config_write_merges_keeping_comments(tmp_path):
     env = cc_env(tmp_path)
+    want = merged(tmp_path)
     f = tmp_path / "mcp.json"
     f.write_text(JSONC)
     f.chmod(0o640)
@@ -491,7 +505,7 @@ def test_client_config_write_merges_keeping_comments(tmp_path):
     assert out == (f'updated {f}: the mcpd entry for vscode added under '
                    f'"servers"\nthe old content is in {f}.bak\n'
                    f'read back: as written; restart vscode to use it\n')
-    assert f.read_text() == MERGED
+    assert f.read_text() == want
     assert (tmp_path / "mcp.json.bak").read_text() == JSONC
     assert f.stat().st_mode & 0o777 == 0o640
     # Again: nothing to do, nothing touched.
@@ -500,13 +514,13 @@ def test_client_config_write_merges_keeping_comments(tmp_path):
     assert (rc, err) == (0, "")
     assert out == (f"{f} already has the mcpd entry for vscode: "
                    f"nothing changed\n")
-    assert f.read_text() == MERGED
+    assert f.read_text() == want
     assert (tmp_path / "mcp.json.bak").read_text() == JSONC
     # Another scope replaces the entry, in place.
     rc, out, err = ctl(env, "client-config", "vscode", "--write", f)
     assert rc == 0 and "entry for vscode replaced" in out
-    assert f.read_text() == MERGED.replace(', "--server", "fs"', "")
-    assert (tmp_path / "mcp.json.bak").read_text() == MERGED
+    assert f.read_text() == want.replace(', "--server", "fs"', "")
+    assert (tmp_path / "mcp.json.bak").read_text() == want
 
 
 def test_client_config_write_adds_the_container(tmp_path):
@@ -518,7 +532,8 @@ def test_client_config_write_adds_the_container(tmp_path):
     assert (rc, err) == (0, "")
     assert f.read_text() == (
         '{\n  "mcpServers": {\n    "mcpd": {\n'
-        f'      "command": "{MCPCTL}",\n      "args": ["bridge"]\n'
+        f'      "command": "{MCPCTL}",\n'
+        f'      "args": {args_text(bridge_args(tmp_path))}\n'
         '    }\n  },\n  "globalShortcut": "Ctrl+Space"\n}\n')
     assert (tmp_path / "claude_desktop_config.json.bak").read_text() == old
 
@@ -532,7 +547,7 @@ def test_client_config_write_creates_a_missing_file(tmp_path):
                    f'under "mcpServers"\nread back: as written; restart '
                    f'claude-code to use it\n')
     assert json.loads(f.read_text()) == {
-        "mcpServers": {"mcpd": entry(True, ["bridge"])}}
+        "mcpServers": {"mcpd": entry(True, bridge_args(tmp_path))}}
     assert not (tmp_path / ".mcp.json.bak").exists()
     rc, out, err = ctl(env, "client-config", "cursor", "--write",
                        tmp_path / "nodir" / "mcp.json")
