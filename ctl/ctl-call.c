@@ -327,7 +327,7 @@ ctl_call_no_tool(const struct ctl_call *c, const json_t *tools)
 			    "name"));
 	}
 	if (names != NULL)
-		near = callflags_nearest(c->tool, names, json_array_size(tools),
+		near = nearest_names(c->tool, names, json_array_size(tools),
 		    "");
 	print_err("server '%s' has no tool '%s'%s%s%s", c->server, c->tool,
 	    near != NULL ? "; did you mean " : "", near != NULL ? near : "",

@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "nearest.h"
+
 /* Exit statuses, as mcpctl(1) documents them. */
 enum mcpctl_exit {
 	MCPCTL_EXIT_OK = 0,
@@ -274,11 +276,6 @@ int callflags_check_required(const struct callflags *, const json_t *args);
 /* Says "mcpctl: call: reason" and points at the tool's --help; returns 2. */
 int callflags_usage(const struct callflags *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Edit distance with transpositions (optimal string alignment), caseless. */
-size_t callflags_distance(const char *a, const char *b);
-/* ", " joined prefix+name of the (up to 3) names nearest given, or NULL. */
-char *callflags_nearest(const char *given, const char *const *names, size_t n,
-    const char *prefix);
 
 /* callhelp.c: the usage of one tool, generated from its schemas. */
 /* Prints on stdout the tool's description, flags and outputSchema. */
@@ -418,6 +415,11 @@ extern const struct mcpctl_cmd ctl_secret_cmd;
 extern const struct mcpctl_cmd ctl_inspect_cmd;
 extern const struct mcpctl_cmd ctl_wait_cmd;
 extern const struct mcpctl_cmd ctl_bridge_cmd;
+/*
+ * Sends mcpd/hello with the agent and the scope servers (which mcpd
+ * refuses when it has no such server); 0 or the exit status, said.
+ */
+int ctl_bridge_hello(struct mcpctl *, json_t *servers);
 extern const struct mcpctl_cmd ctl_token_cmd;
 extern const struct mcpctl_cmd ctl_auth_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;

@@ -918,6 +918,11 @@ struct server *server_find_target(const char *agent, const char *target,
     json_t **ret_names);
 /* agent's server called name, or NULL. */
 struct server *server_find_name(const char *agent, const char *name);
+/*
+ * "; did you mean a, b?" for the names of agent's servers nearest to
+ * given (a new string), or "" (new) when none is near.
+ */
+char *server_did_you_mean(const char *agent, const char *given);
 const char *server_id(const struct server *);
 /* The id of agent's server called name (new string): stable, from both. */
 char *server_id_for(const char *agent, const char *name);

@@ -117,3 +117,26 @@ def test_completion_never_starts_mcpd(tmp_path):
     finally:
         # What a faulty completion started is not left running.
         kill_all(find_procs(str(tmp_path)))
+
+
+@pytest.mark.parametrize("args", [
+    ["call", "server-memroy", "echo", "message=x"], ["tools", "server-memroy"],
+    ["logs", "server-memroy"], ["inspect", "server-memroy"],
+    ["unload", "server-memroy"], ["reload", "server-memroy"],
+    ["wait", "server-memroy"]])
+def test_a_mistyped_server_name_gets_the_nearest(mcpd, args):
+    mcpd.load_testserver("server-memory")
+    mcpd.load_testserver("other")
+    r = mcpd.ctl(*args, is_json=False)
+    assert (r.rc, r.out) == (1, ""), r
+    first = r.err.splitlines()[0]
+    if args[0] == "wait":
+        assert first == "mcpctl: no server server-memroy; did you mean " \
+            "server-memory?", r.err
+    else:
+        assert first == "mcpctl: no server server-memroy for agent " \
+            "default; did you mean server-memory?", r.err
+    # Nothing near: no suggestion.
+    r = mcpd.ctl(args[0], "zzzzzzzz", *args[2:], is_json=False)
+    assert r.rc == 1 and "did you mean" not in r.err, r
+    assert [s["name"] for s in mcpd.list()] == ["server-memory", "other"]
