@@ -377,6 +377,14 @@ session_on_request(struct session *s, const struct jsonrpc_msg *m)
 		session_answer(s, jsonrpc_result(m->id, json_object()));
 		return;
 	}
+	/* Only a client sends these: the program echoes what it reads. */
+	if (strcmp(m->method, "initialize") == 0 ||
+	    strcmp(m->method, "server/discover") == 0) {
+		session_fail(s,
+		    "the program does not speak MCP: it sent mcpd's own %s request back instead of answering it (it echoes its input, as cat does)",
+		    m->method);
+		return;
+	}
 	if (s->cbs != NULL && s->cbs->request != NULL &&
 	    session_is_client_method(m->method)) {
 		s->cbs->request(s->arg, s, m->method, m->id, m->params);

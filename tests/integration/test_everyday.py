@@ -25,6 +25,12 @@ def load_fails(d, *args):
     return r.err
 
 
+def said(err):
+    """mcpctl's own message (after the load's progress lines)."""
+    return next(line for line in err.splitlines()
+                if line.startswith("mcpctl: "))
+
+
 @pytest.mark.parametrize("args,why", [
     (["--name", "f", "--", "/bin/false"], "exited with status 1"),
     (["--name", "f", "--", "cat"], ""),
@@ -140,3 +146,20 @@ def test_a_mistyped_server_name_gets_the_nearest(mcpd, args):
     r = mcpd.ctl(args[0], "zzzzzzzz", *args[2:], is_json=False)
     assert r.rc == 1 and "did you mean" not in r.err, r
     assert [s["name"] for s in mcpd.list()] == ["server-memory", "other"]
+
+
+def test_a_program_that_echoes_is_said_not_to_speak_mcp(mcpd):
+    err = load_fails(mcpd, "--name", "c", "--", "cat")
+    assert said(err) == (
+        "mcpctl: cannot load c: the program does not speak MCP: it sent "
+        "mcpd's own server/discover request back instead of answering it "
+        "(it echoes its input, as cat does); nothing was saved"), err
+
+
+def test_a_wrappers_signal_status_is_named(mcpd):
+    err = load_fails(mcpd, "--name", "w", "--", "sh", "-c",
+                     "sleep 100 & kill -9 $!; wait $!")
+    assert said(err) == (
+        "mcpctl: cannot load w: the server exited with status 137 (128 + 9: "
+        "a wrapper saying its child was killed by signal 9, Killed); "
+        "nothing was saved"), err
