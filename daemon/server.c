@@ -202,6 +202,12 @@ server_did_you_mean(const char *agent, const char *given)
 }
 
 const char *
+server_instructions_peek(const struct server *s)
+{
+	return session_instructions_peek(s->session);
+}
+
+const char *
 server_id(const struct server *s)
 {
 	return s->id;

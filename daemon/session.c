@@ -621,6 +621,7 @@ session_release(void *arg)
 
 	free(s->protocol_version);
 	json_decref(s->server_info);
+	free(s->instructions);
 	json_decref(s->capabilities);
 	json_decref(s->tools);
 	json_decref(s->listing);
@@ -693,6 +694,12 @@ bool
 session_is_ready(const struct session *s)
 {
 	return s != NULL && s->phase == SESSION_READY;
+}
+
+const char *
+session_instructions_peek(const struct session *s)
+{
+	return s != NULL ? s->instructions : NULL;
 }
 
 const char *

@@ -5,6 +5,7 @@ keeps its row when a later start fails; `mcpctl unload --failed` removes
 every failed server), and completion never starts a daemon."""
 
 import os
+import sys
 
 import pytest
 
@@ -163,3 +164,84 @@ def test_a_wrappers_signal_status_is_named(mcpd):
         "mcpctl: cannot load w: the server exited with status 137 (128 + 9: "
         "a wrapper saying its child was killed by signal 9, Killed); "
         "nothing was saved"), err
+
+
+# A stdio MCP server with no tools that gives argv[1] as its instructions.
+INSTRUCTED = r'''
+import json, sys
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "instructed", "version": "1"},
+                  "instructions": sys.argv[1]}
+    elif msg["method"] == "tools/list":
+        result = {"tools": []}
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {
+            "code": -32601, "message": "no"}}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}),
+          flush=True)
+'''
+
+SELF = ("The tools of every MCP server mcpd runs for this agent, named "
+        "<server>__<tool>; _meta[\"io.mcpd/server\"] says whose.")
+
+
+def load_instructed(d, tmp_path, name, text):
+    script = tmp_path / "instructed.py"
+    script.write_text(INSTRUCTED)
+    d.load([sys.executable, str(script), text], name=name)
+
+
+def initialize_instructions(d, servers=None):
+    c = d.client(timeout=30)
+    if servers is not None:
+        c.result("mcpd/hello", {"servers": servers})
+    r = c.result("initialize", {"protocolVersion": "2025-06-18",
+                                "capabilities": {},
+                                "clientInfo": {"name": "t", "version": "1"}})
+    c.close()
+    return r.get("instructions")
+
+
+def test_servers_instructions_reach_the_agent(mcpd, tmp_path):
+    load_instructed(mcpd, tmp_path, "alpha", "Use alpha for A.\nAlways.")
+    mcpd.load_testserver("ts")
+    load_instructed(mcpd, tmp_path, "beta", "Beta does B.")
+    assert initialize_instructions(mcpd) == (
+        SELF + "\n\n## alpha\n\nUse alpha for A.\nAlways."
+        "\n\n## beta\n\nBeta does B.")
+    # One server in view: its own words, unchanged; none, none.
+    assert initialize_instructions(mcpd, ["alpha"]) == \
+        "Use alpha for A.\nAlways."
+    assert initialize_instructions(mcpd, ["ts"]) is None
+    # mcpctl inspect shows them.
+    r = mcpd.ctl("inspect", "alpha", is_json=False)
+    assert "instructions:\n  Use alpha for A.\n  Always.\n" in r.out, r
+    assert mcpd.ctl("inspect", "alpha").json["instructions"] == \
+        "Use alpha for A.\nAlways."
+    assert mcpd.ctl("inspect", "ts").json["instructions"] is None
+
+
+def test_instructions_are_bounded(mcpd_factory, tmp_path):
+    d = mcpd_factory("--max-instructions", "256")
+    # 1000 bytes of two-byte characters: cut between characters.
+    load_instructed(d, tmp_path, "alpha", "é" * 500)
+    load_instructed(d, tmp_path, "beta", "b" * 50)
+    got = initialize_instructions(d)
+    # alpha gets half of 256 (128 bytes: 64 characters), beta what is left.
+    assert got == (SELF + "\n\n## alpha\n\n" + "é" * 64 +
+                   "\n[cut by mcpd: 872 more bytes; `mcpctl inspect alpha` "
+                   "shows them all]\n\n## beta\n\n" + "b" * 50), got
+    # One server: cut the same way at the whole bound.
+    assert initialize_instructions(d, ["alpha"]) == (
+        "é" * 128 + "\n[cut by mcpd: 744 more bytes; `mcpctl inspect "
+        "alpha` shows them all]")
+    r = d.ctl("inspect", "alpha")
+    assert r.json["instructions"] == "é" * 500
