@@ -263,14 +263,17 @@ bool callflags_is_reserved(const char *name);
 /*
  * Sets one KEY=VALUE word in args: VALUE of the type the inputSchema of cf
  * (may be NULL) gives KEY, else JSON if it parses, else a string; 0 or 2.
+ * A VALUE that is not of KEY's type, or not in its enum, is refused as its
+ * flag's would be, unless is_forced (then it goes as JSON or text).
  */
-int callflags_pair(const struct callflags *, json_t *args, const char *word);
+int callflags_pair(const struct callflags *, json_t *args, const char *word,
+    bool is_forced);
 /*
  * Sets in args what words say: flags, their values and KEY=VALUE pairs,
  * only pairs from index pairs_from on. 0, or 2 after saying why.
  */
 int callflags_parse(const struct callflags *, char **words, int nwords,
-    int pairs_from, json_t *args);
+    int pairs_from, bool is_forced, json_t *args);
 /* 0 when args has every required property, else 2 naming their flags. */
 int callflags_check_required(const struct callflags *, const json_t *args);
 /* Says "mcpctl: call: reason" and points at the tool's --help; returns 2. */
