@@ -716,8 +716,9 @@ def test_bash_completion_without_daemon_is_quiet_and_fast(tmp_path):
     assert complete([m, "call", ""], env) == ([], "")
     assert complete([m, "call", "srv", ""], env) == ([], "")
     got, err = complete([m, "call", "srv", "tool", "--"], env)
-    assert (got, err) == (["--args-json", "--elicit-defaults", "--help",
-                           "--timeout"], "")
+    assert (got, err) == (["--args-json", "--elicit-defaults",
+                           "--force-args", "--help", "--quiet", "--timeout"],
+                          "")
     assert complete([m, "logs", ""], env) == ([], "")
     # Commands need no daemon.
     assert "call" in complete([m, ""], env)[0]
