@@ -696,6 +696,12 @@ void registry_contract_close(void);
 int catalog_load(json_t **ret_page, char **ret_path, char **cause);
 /* Whether the record's name, a category or a capability matches query. */
 bool catalog_matches(const json_t *record, const char *query);
+/*
+ * The names of the page's records that name means (new array, each name
+ * once): the record of that full name, else, for a name without '/', each
+ * whose last part is name or "server-" name (memory, server-memory).
+ */
+json_t *catalog_named(const json_t *page, const char *name);
 
 /* registry.c: search, catalog, info and versions of both sources. */
 enum registry_source {
