@@ -10,8 +10,6 @@
 
 #include "mcpctl.h"
 
-#define CALLFLAGS_NEAREST 3 /* suggestions for an unknown name */
-
 /* What call and mcpctl take after "--"; a property so named is --arg-NAME. */
 static const char *const callflags_reserved[] = {
 	"args-json",
@@ -23,6 +21,7 @@ static const char *const callflags_reserved[] = {
 	"request-timeout",
 	"quiet",
 	"elicit-defaults",
+	"force-args",
 	"version",
 	NULL,
 };
@@ -325,14 +324,19 @@ callflags_find_prop(const struct callflags *cf, const char *prop)
 }
 
 static json_t *callflags_convert(enum callflags_type t, const char *s);
+static const char *callflags_want(enum callflags_type t);
+static int callflags_check_enum(const struct callflags *cf, const char *dashes,
+    const char *name, const json_t *schema, const json_t *v);
 
 int
-callflags_pair(const struct callflags *cf, json_t *args, const char *word)
+callflags_pair(const struct callflags *cf, json_t *args, const char *word,
+    bool is_forced)
 {
 	const char *eq = strchr(word, '=');
 	const struct callflags_flag *f;
 	json_t *v = NULL;
 	char *key;
+	int r;
 
 	if (eq == NULL || eq == word)
 		return mcpctl_usage(&ctl_call_cmd,
@@ -343,85 +347,32 @@ callflags_pair(const struct callflags *cf, json_t *args, const char *word)
 	 * The property's type in the inputSchema says what VALUE is (a
 	 * string stays a string: message=42 is "42"); without one, a value
 	 * that parses as JSON is that JSON, anything else a string. A value
-	 * that is not of the type is sent as JSON or text, and the check
-	 * against the schema warns.
+	 * that is not of the type is refused as its flag's would be, unless
+	 * forced: then it is sent as JSON or text, and the check against the
+	 * schema warns.
 	 */
 	if ((f = callflags_find_prop(cf, key)) != NULL &&
-	    f->type != CALLFLAGS_ANY)
+	    f->type != CALLFLAGS_ANY && f->type != CALLFLAGS_ARRAY)
 		v = callflags_convert(f->type, eq + 1);
+	if (v == NULL && f != NULL && f->type != CALLFLAGS_ANY &&
+	    f->type != CALLFLAGS_ARRAY && !is_forced) {
+		r = callflags_usage(cf, "%s needs %s, not '%s'", key,
+		    callflags_want(f->type), eq + 1);
+		free(key);
+		return r;
+	}
 	if (v == NULL &&
 	    (v = json_loads(eq + 1, JSON_DECODE_ANY, NULL)) == NULL)
 		v = json_string(eq + 1);
+	if (f != NULL && !is_forced &&
+	    (r = callflags_check_enum(cf, "", key, f->schema, v)) != 0) {
+		json_decref(v);
+		free(key);
+		return r;
+	}
 	json_object_set_new(args, key, v);
 	free(key);
 	return 0;
-}
-
-size_t
-callflags_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), *d, r, cost;
-
-	if ((d = calloc((la + 1) * (lb + 1), sizeof *d)) == NULL)
-		return SIZE_MAX;
-#define D(i, j) d[(i) * (lb + 1) + (j)]
-	for (size_t i = 0; i <= la; i++)
-		D(i, 0) = i;
-	for (size_t j = 0; j <= lb; j++)
-		D(0, j) = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			cost = tolower((unsigned char)a[i - 1]) !=
-			    tolower((unsigned char)b[j - 1]);
-			r = D(i - 1, j - 1) + cost;
-			if (D(i - 1, j) + 1 < r)
-				r = D(i - 1, j) + 1;
-			if (D(i, j - 1) + 1 < r)
-				r = D(i, j - 1) + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && D(i - 2, j - 2) + 1 < r)
-				r = D(i - 2, j - 2) + 1;
-			D(i, j) = r;
-		}
-	}
-	r = D(la, lb);
-#undef D
-	free(d);
-	return r;
-}
-
-char *
-callflags_nearest(const char *given, const char *const *names, size_t n,
-    const char *prefix)
-{
-	size_t best[CALLFLAGS_NEAREST], dist[CALLFLAGS_NEAREST], nbest = 0;
-	size_t max = strlen(given) / 3 > 2 ? strlen(given) / 3 : 2, d, k;
-	char *out = NULL, *next;
-
-	for (size_t i = 0; i < n; i++) {
-		if (names[i] == NULL ||
-		    (d = callflags_distance(given, names[i])) > max)
-			continue;
-		for (k = nbest; k > 0 && dist[k - 1] > d; k--)
-			if (k < CALLFLAGS_NEAREST) {
-				best[k] = best[k - 1];
-				dist[k] = dist[k - 1];
-			}
-		if (k >= CALLFLAGS_NEAREST)
-			continue;
-		best[k] = i;
-		dist[k] = d;
-		if (nbest < CALLFLAGS_NEAREST)
-			nbest++;
-	}
-	for (k = 0; k < nbest; k++) {
-		if (asprintf(&next, "%s%s%s%s", out != NULL ? out : "",
-			out != NULL ? ", " : "", prefix, names[best[k]]) < 0)
-			break;
-		free(out);
-		out = next;
-	}
-	return out;
 }
 
 /* "unknown flag" with the nearest flags of the tool and of call. */
@@ -447,8 +398,7 @@ callflags_unknown(const struct callflags *cf, const char *word)
 		names[n++] = "timeout";
 		names[n++] = "help";
 	}
-	near = names != NULL ? callflags_nearest(word + 2, names, n, "--") :
-			       NULL;
+	near = names != NULL ? nearest_names(word + 2, names, n, "--") : NULL;
 	if (near != NULL)
 		r = callflags_usage(cf,
 		    "unknown flag '%s' for %s; did you mean %s?", word, tool,
@@ -542,8 +492,8 @@ callflags_want(enum callflags_type t)
 
 /* Refuses a value outside the property's enum, listing what it may be. */
 static int
-callflags_check_enum(const struct callflags *cf, const char *flag,
-    const json_t *schema, const json_t *v)
+callflags_check_enum(const struct callflags *cf, const char *dashes,
+    const char *name, const json_t *schema, const json_t *v)
 {
 	const json_t *values = json_object_get(schema, "enum"), *e;
 	char *list = NULL, *next, *text;
@@ -569,7 +519,7 @@ callflags_check_enum(const struct callflags *cf, const char *flag,
 			break;
 	}
 	text = print_value(v);
-	r = callflags_usage(cf, "--%s: '%s' is not one of: %s", flag,
+	r = callflags_usage(cf, "%s%s: '%s' is not one of: %s", dashes, name,
 	    text ? text : "?", list ? list : "?");
 	free(text);
 	free(list);
@@ -676,7 +626,8 @@ callflags_parse_flag(const struct callflags *cf, char **words, int nwords,
 	} else if ((v = callflags_convert(f->type, text)) == NULL) {
 		r = callflags_usage(cf, "--%s needs %s, not '%s'", flag,
 		    callflags_want(f->type), text);
-	} else if ((r = callflags_check_enum(cf, flag, f->schema, v)) == 0) {
+	} else if ((r = callflags_check_enum(cf, "--", flag, f->schema, v)) ==
+	    0) {
 		json_object_set_new(args, f->prop, v);
 	} else {
 		json_decref(v);
@@ -687,7 +638,7 @@ callflags_parse_flag(const struct callflags *cf, char **words, int nwords,
 
 int
 callflags_parse(const struct callflags *cf, char **words, int nwords,
-    int pairs_from, json_t *args)
+    int pairs_from, bool is_forced, json_t *args)
 {
 	unsigned char *seen = calloc(cf->nflags + 1, 1);
 	int r = 0;
@@ -703,7 +654,7 @@ callflags_parse(const struct callflags *cf, char **words, int nwords,
 			r = callflags_usage(cf, "unknown option '%s'",
 			    words[i]);
 		else
-			r = callflags_pair(cf, args, words[i]);
+			r = callflags_pair(cf, args, words[i], is_forced);
 	}
 	free(seen);
 	return r;

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpctl call SERVER TOOL --help: a tool's usage, made from its schemas. */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +38,78 @@ callhelp_keyword(const json_t *schema, const char *key, const char *label)
 		return;
 	printf(", %s: %s", label, text);
 	free(text);
+}
+
+#define CALLHELP_SHAPE_DEPTH 4 /* nesting shown; deeper is "..." */
+
+static void callhelp_shape(FILE *out, const json_t *schema, int depth);
+
+/* {name: shape, optional?: shape} of an object schema's properties. */
+static void
+callhelp_shape_object(FILE *out, const json_t *schema, int depth)
+{
+	const json_t *props = json_object_get(schema, "properties"), *sub;
+	const json_t *required = json_object_get(schema, "required"), *r;
+	const char *name;
+	bool is_first = true, is_required;
+	size_t i;
+
+	fputc('{', out);
+	json_object_foreach((json_t *)(uintptr_t)props, name, sub) {
+		is_required = false;
+		json_array_foreach(required, i, r)
+			is_required |= json_is_string(r) &&
+			    strcmp(json_string_value(r), name) == 0;
+		fprintf(out, "%s%s%s: ", is_first ? "" : ", ", name,
+		    is_required ? "" : "?");
+		callhelp_shape(out, sub, depth + 1);
+		is_first = false;
+	}
+	fputc('}', out);
+}
+
+/* A compact shape of schema: {a: number, b?: [string]}, or a type name. */
+static void
+callhelp_shape(FILE *out, const json_t *schema, int depth)
+{
+	const json_t *type = json_object_get(schema, "type");
+	const char *t = json_string_value(type);
+
+	if (depth >= CALLHELP_SHAPE_DEPTH || json_object_get(schema, "$ref")) {
+		fputs("...", out);
+	} else if (json_is_object(json_object_get(schema, "properties"))) {
+		callhelp_shape_object(out, schema, depth);
+	} else if (t != NULL && strcmp(t, "array") == 0) {
+		fputc('[', out);
+		callhelp_shape(out, json_object_get(schema, "items"),
+		    depth + 1);
+		fputc(']', out);
+	} else if (t != NULL) {
+		fputs(t, out);
+	} else if (json_is_array(type)) {
+		char *text = print_value(type);
+
+		fputs(text != NULL ? text : "any", out);
+		free(text);
+	} else {
+		fputs("any", out);
+	}
+}
+
+/* The shape of an object or of an array's items, on a line of its own. */
+static void
+callhelp_flag_shape(const struct callflags_flag *f)
+{
+	const json_t *schema = f->schema;
+
+	if (f->type == CALLFLAGS_ARRAY)
+		schema = json_object_get(schema, "items");
+	if (!json_is_object(json_object_get(schema, "properties")) &&
+	    !(f->type == CALLFLAGS_ARRAY && f->item == CALLFLAGS_ARRAY))
+		return;
+	printf("      shape: ");
+	callhelp_shape(stdout, f->schema, 0);
+	putchar('\n');
 }
 
 /* The flag's line and the line of its type, required, default, enum. */
@@ -75,6 +149,7 @@ callhelp_flag(const struct callflags_flag *f)
 	callhelp_keyword(f->schema, "maximum", "maximum");
 	callhelp_keyword(f->schema, "format", "format");
 	putchar('\n');
+	callhelp_flag_shape(f);
 	desc = json_string_value(json_object_get(f->schema, "description"));
 	if (desc == NULL)
 		desc = json_string_value(json_object_get(f->schema, "title"));

@@ -252,8 +252,7 @@ ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
 	}
 }
 
-/* Sends mcpd/hello with the agent and the scope; 0 or the exit status. */
-static int
+int
 ctl_bridge_hello(struct mcpctl *m, json_t *servers)
 {
 	const char *agent = m->agent;

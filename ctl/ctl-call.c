@@ -39,6 +39,7 @@ struct ctl_call {
 	bool use_defaults;  /* --elicit-defaults: forms take their defaults */
 	bool has_flags;	    /* a word like --name among words */
 	bool has_args_json; /* --args-json was given */
+	bool is_forced;	    /* --force-args: KEY=VALUE sent as given */
 };
 
 /* Whether the first len bytes of w are the option name. */
@@ -94,6 +95,10 @@ ctl_call_option(struct ctl_call *c, int argc, char **argv, int *at)
 	}
 	if (strcmp(w, "--elicit-defaults") == 0) {
 		c->use_defaults = true;
+		return 0;
+	}
+	if (strcmp(w, "--force-args") == 0) {
+		c->is_forced = true;
 		return 0;
 	}
 	if (!ctl_call_is_named(w, len, "--timeout") &&
@@ -212,7 +217,7 @@ ctl_call_pairs(struct ctl_call *c, const struct callflags *cf, json_t *args)
 			r = mcpctl_usage(&ctl_call_cmd, "unknown option '%s'",
 			    c->words[i]);
 		else
-			r = callflags_pair(cf, args, c->words[i]);
+			r = callflags_pair(cf, args, c->words[i], c->is_forced);
 	}
 	return r;
 }
@@ -327,7 +332,7 @@ ctl_call_no_tool(const struct ctl_call *c, const json_t *tools)
 			    "name"));
 	}
 	if (names != NULL)
-		near = callflags_nearest(c->tool, names, json_array_size(tools),
+		near = nearest_names(c->tool, names, json_array_size(tools),
 		    "");
 	print_err("server '%s' has no tool '%s'%s%s%s", c->server, c->tool,
 	    near != NULL ? "; did you mean " : "", near != NULL ? near : "",
@@ -348,14 +353,15 @@ ctl_call_is_unchecked(int r, const char *cause)
 
 /*
  * Checks the arguments against the inputSchema: 0, or 2 after saying why.
- * Arguments given only as JSON (--args-json, KEY=VALUE) are the way to
+ * --force-args, or arguments given only as --args-json, are the way to
  * send what the schema does not allow: those are sent, with a warning.
  */
 static int
 ctl_call_check_input(const struct ctl_call *c, const struct callflags *cf)
 {
 	const json_t *schema = json_object_get(cf->tool, "inputSchema");
-	bool is_raw = !c->has_flags && (c->has_args_json || c->nwords > 0);
+	bool is_raw = c->is_forced ||
+	    (!c->has_flags && c->has_args_json && c->nwords == 0);
 	char *cause = NULL;
 	int r;
 
@@ -723,7 +729,7 @@ ctl_call_type(struct ctl_call *c, const struct callflags *cf)
 		return MCPCTL_EXIT_ERROR;
 	if (c->has_flags)
 		r = callflags_parse(cf, c->words, c->nwords, c->pairs_from,
-		    c->args);
+		    c->is_forced, c->args);
 	else
 		r = ctl_call_pairs(c, cf, c->args);
 	if (r == 0 && cf != NULL)
@@ -845,7 +851,7 @@ ctl_call_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_call_cmd = {
 	.name = "call",
 	.synopsis =
-	    "SERVER TOOL | HANDLE [--FLAG VALUE ...] [KEY=VALUE ...] [--args-json JSON] [--timeout MS] [--elicit-defaults] [--quiet]",
+	    "SERVER TOOL | HANDLE [--FLAG VALUE ...] [KEY=VALUE ...] [--args-json JSON] [--force-args] [--timeout MS] [--elicit-defaults] [--quiet]",
 	.summary = "call a tool and print its result",
 	.help =
 	    "  --FLAG VALUE       one argument, a property of the tool's inputSchema;\n"
@@ -853,8 +859,11 @@ const struct mcpctl_cmd ctl_call_cmd = {
 	    "  KEY=VALUE          one argument: VALUE of the property's type in the\n"
 	    "                     inputSchema (message=42 is the string \"42\" when\n"
 	    "                     message is a string); without one, JSON if it\n"
-	    "                     parses, else a string\n"
+	    "                     parses, else a string. A VALUE that is not of\n"
+	    "                     that type is refused, as its --FLAG's would be\n"
 	    "  --args-json JSON   the whole arguments object; flags and KEY=VALUE go on top\n"
+	    "  --force-args       send the arguments as given, even when they do not fit\n"
+	    "                     the inputSchema (a warning says how)\n"
 	    "  --timeout MS       deadline of the call (default: mcpd's, 60000); it also\n"
 	    "                     bounds the time to answer what the server asks\n"
 	    "  --elicit-defaults  when the server asks for a form (elicitation), accept\n"

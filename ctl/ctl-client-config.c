@@ -13,7 +13,6 @@
 
 #include "fileio.h"
 #include "mcpctl.h"
-#include "paths.h"
 
 #define CC_NONE SIZE_MAX
 #define CC_NAME "mcpd" /* the entry's name in the client's file */
@@ -257,16 +256,32 @@ cc_self(void)
 	return strdup(buf);
 }
 
+/* The socket path as an absolute one (a new string), or NULL. */
+static char *
+cc_socket(const char *path)
+{
+	char *cwd, *abs;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if ((cwd = getcwd(NULL, 0)) == NULL)
+		return NULL;
+	if (asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	free(cwd);
+	return abs;
+}
+
 /* The entry: command, and args that run the bridge as asked. */
 static json_t *
 cc_entry(const struct mcpctl *m, const struct cc_client *client,
     const json_t *servers)
 {
-	char *self = cc_self(), *sock = paths_socket_default();
+	char *self = cc_self(), *sock = cc_socket(m->socket_path);
 	json_t *entry = json_object(), *args = json_array(), *s;
 	size_t i;
 
-	if (self == NULL || entry == NULL || args == NULL) {
+	if (self == NULL || sock == NULL || entry == NULL || args == NULL) {
 		free(self);
 		free(sock);
 		json_decref(entry);
@@ -276,19 +291,20 @@ cc_entry(const struct mcpctl *m, const struct cc_client *client,
 	if (client->has_type)
 		json_object_set_new(entry, "type", json_string("stdio"));
 	json_object_set_new(entry, "command", json_string(self));
+	/*
+	 * The socket and the agent are always written down: a client's
+	 * environment (a GUI launcher without XDG_RUNTIME_DIR) may not give
+	 * the bridge the default mcpctl has here.
+	 */
 	json_array_append_new(args, json_string("bridge"));
-	if (m->agent != NULL) {
-		json_array_append_new(args, json_string("--agent"));
-		json_array_append_new(args, json_string(m->agent));
-	}
+	json_array_append_new(args, json_string("-s"));
+	json_array_append_new(args, json_string(sock));
+	json_array_append_new(args, json_string("--agent"));
+	json_array_append_new(args,
+	    json_string(m->agent != NULL ? m->agent : "default"));
 	json_array_foreach(servers, i, s) {
 		json_array_append_new(args, json_string("--server"));
 		json_array_append(args, s);
-	}
-	/* A socket other than the default one is written down. */
-	if (sock == NULL || strcmp(sock, m->socket_path) != 0) {
-		json_array_append_new(args, json_string("-s"));
-		json_array_append_new(args, json_string(m->socket_path));
 	}
 	json_object_set_new(entry, "args", args);
 	free(self);
@@ -598,6 +614,10 @@ ctl_client_config_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		    argv[optind]);
 		goto out;
 	}
+	/* A view of a server the agent lacks would show nothing: refused. */
+	if (json_array_size(servers) > 0 &&
+	    (r = ctl_bridge_hello(m, servers)) != 0)
+		goto out;
 	if ((entry = cc_entry(m, client, servers)) == NULL) {
 		print_err("client-config: cannot find mcpctl's own path: %s",
 		    strerror(errno != 0 ? errno : ENOMEM));
@@ -634,7 +654,9 @@ const struct mcpctl_cmd ctl_client_config_cmd = {
 	    "  --server SERVER    the client sees only this server (repeatable)\n"
 	    "  --write FILE       merge the entry into FILE (kept: other entries and keys,\n"
 	    "                     comments); FILE.bak gets the old content first\n"
-	    "  -h, --help         this text\n",
+	    "  -h, --help         this text\n"
+	    "\n"
+	    "The entry always names the socket (-s, absolute) and the agent.\n",
 	.exec = ctl_client_config_exec,
 	.options = ctl_client_config_options,
 };

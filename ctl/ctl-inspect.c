@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mcpctl.h"
+#include "textesc.h"
 
 /* "label:" padded, then the value as text; nothing for null or absent. */
 static void
@@ -65,6 +66,26 @@ ctl_inspect_time(const char *label, const char *prefix, const char *at)
 	printf("%-12s %s%s%s%s%s\n", label, prefix, at, ago ? " (" : "",
 	    ago ? ago : "", ago ? ")" : "");
 	free(ago);
+}
+
+/* The server's instructions, each line indented under the label. */
+static void
+ctl_inspect_instructions(const char *text)
+{
+	const char *line, *end;
+	char *esc;
+
+	if (text == NULL)
+		return;
+	printf("%-12s\n", "instructions:");
+	for (line = text; line != NULL; line = end != NULL ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		/* What a server says reaches a terminal: controls escaped. */
+		esc = textesc(line,
+		    end != NULL ? (size_t)(end - line) : strlen(line), false);
+		printf("  %s\n", esc != NULL ? esc : "?");
+		free(esc);
+	}
 }
 
 static const char *
@@ -132,6 +153,7 @@ ctl_inspect_print(const json_t *r)
 		printf("%-12s no (--no-persist): mcpd will not bring it back\n",
 		    "saved:");
 	}
+	ctl_inspect_instructions(ctl_inspect_str(r, "instructions"));
 	/* inspect shows it even when list does not: an older generation's. */
 	if ((err = ctl_inspect_str(r, "last_error")) == NULL)
 		return;

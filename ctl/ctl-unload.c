@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpctl unload: stop a server and forget it. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mcpctl.h"
 
@@ -30,6 +31,7 @@ ctl_unload_print(const json_t *result)
 
 static const struct option ctl_unload_options[] = {
 	{ "all", no_argument, NULL, 'a' },
+	{ "failed", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -42,9 +44,12 @@ ctl_unload_one(struct mcpctl *m, const char *target)
 	    json_pack("{s:s}", "target", target), ctl_unload_print);
 }
 
-/* Every server of the agent, by id; the worst exit status. */
+/*
+ * Every server of the agent, or only its failed ones, by id; the worst
+ * exit status.
+ */
 static int
-ctl_unload_all(struct mcpctl *m)
+ctl_unload_all(struct mcpctl *m, bool is_failed_only)
 {
 	json_t *result, *ids = json_array();
 	const json_t *row;
@@ -56,10 +61,15 @@ ctl_unload_all(struct mcpctl *m)
 		return r;
 	}
 	json_array_foreach(json_object_get(result, "servers"), i, row)
-		json_array_append(ids, json_object_get(row, "id"));
+		if (!is_failed_only ||
+		    strcmp(json_string_value(json_object_get(row, "state")) ?:
+									      "",
+			"failed") == 0)
+			json_array_append(ids, json_object_get(row, "id"));
 	json_decref(result);
 	if (json_array_size(ids) == 0 && !m->is_json)
-		printf("no servers to unload\n");
+		printf(is_failed_only ? "no failed servers to unload\n" :
+					"no servers to unload\n");
 	json_array_foreach(ids, i, row) {
 		r = ctl_unload_one(m, json_string_value(row));
 		if (r > worst)
@@ -75,22 +85,28 @@ static int
 ctl_unload_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
-	bool is_all = false;
+	bool is_all = false, is_failed = false;
 	int c, r, worst = 0;
 
 	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_unload_options)) !=
 	    -1) {
 		if (c == 'h')
 			return mcpctl_help(cmd);
-		if (c != 'a')
+		if (c == 'a')
+			is_all = true;
+		else if (c == 'f')
+			is_failed = true;
+		else
 			return mcpctl_bad_option(cmd, c, argv);
-		is_all = true;
 	}
-	if (is_all)
-		return optind < argc ?
-		    mcpctl_usage(cmd, "--all takes no TARGET, not '%s'",
-			argv[optind]) :
-		    ctl_unload_all(m);
+	if (is_all && is_failed)
+		return mcpctl_usage(cmd,
+		    "--failed and --all are two choices; give one");
+	if ((is_all || is_failed) && optind < argc)
+		return mcpctl_usage(cmd, "%s takes no TARGET, not '%s'",
+		    is_all ? "--all" : "--failed", argv[optind]);
+	if (is_all || is_failed)
+		return ctl_unload_all(m, is_failed);
 	if ((r = mcpctl_positional(cmd, argc, argv, 1, argc, MCPCTL_TARGET)) !=
 	    0)
 		return r;
@@ -106,11 +122,13 @@ ctl_unload_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 
 const struct mcpctl_cmd ctl_unload_cmd = {
 	.name = "unload",
-	.synopsis = "TARGET... | --all",
+	.synopsis = "TARGET... | --all | --failed",
 	.summary =
 	    "stop servers (by name, id, endpoint or container) and forget them",
 	.help =
 	    "  --all              every server of the agent\n"
+	    "  --failed           every failed server of the agent (saved ones\n"
+	    "                     whose start failed, and their rows)\n"
 	    "  -h, --help         this text\n"
 	    "\n"
 	    "Each TARGET is unloaded in turn, one line each; the exit status\n"

@@ -14,6 +14,7 @@
 
 static const struct option ctl_wait_options[] = {
 	{ "timeout", required_argument, NULL, 't' },
+	{ "appear", no_argument, NULL, 'a' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -53,6 +54,37 @@ ctl_wait_find(const json_t *servers, const char *target)
 	return NULL;
 }
 
+/*
+ * No server target and no --appear: says so at once, with the nearest
+ * names; returns 1.
+ */
+static int
+ctl_wait_missing(const json_t *servers, const char *target)
+{
+	const char **names = calloc(json_array_size(servers) + 1,
+	    sizeof *names);
+	const json_t *row;
+	char *near = NULL;
+	size_t i;
+
+	if (names != NULL) {
+		json_array_foreach(servers, i, row)
+			names[i] = json_string_value(json_object_get(row,
+			    "name"));
+		near = nearest_names(target, names, json_array_size(servers),
+		    "");
+	}
+	print_err("no server %s%s%s%s", target,
+	    near != NULL ? "; did you mean " : "", near != NULL ? near : "",
+	    near != NULL ? "?" : "");
+	fprintf(stderr,
+	    "see 'mcpctl list'; 'mcpctl wait --appear %s' waits for one that is not loaded yet\n",
+	    target);
+	free(near);
+	free(names);
+	return MCPCTL_EXIT_ERROR;
+}
+
 /* Says why the wait ended badly; returns 3. */
 static int
 ctl_wait_failed(const char *target, const json_t *row)
@@ -73,6 +105,7 @@ ctl_wait_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
 	json_int_t secs = CTL_WAIT_DEFAULT_S;
+	bool is_appear = false;
 	const char *target, *state = NULL;
 	const json_t *row;
 	json_t *result = NULL;
@@ -83,10 +116,13 @@ ctl_wait_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	    (c = mcpctl_getopt(argc, argv, ":h", ctl_wait_options)) != -1) {
 		if (c == 'h')
 			return mcpctl_help(cmd);
-		if (c != 't')
+		if (c == 'a')
+			is_appear = true;
+		else if (c == 't')
+			r = mcpctl_parse_positive(cmd, "--timeout", optarg,
+			    "seconds", &secs);
+		else
 			return mcpctl_bad_option(cmd, c, argv);
-		r = mcpctl_parse_positive(cmd, "--timeout", optarg, "seconds",
-		    &secs);
 	}
 	if (r != 0 ||
 	    (r = mcpctl_positional(cmd, argc, argv, 1, 1, MCPCTL_TARGET)) != 0)
@@ -99,6 +135,12 @@ ctl_wait_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 			 &result)) != 0)
 			return r;
 		row = ctl_wait_find(json_object_get(result, "servers"), target);
+		if (row == NULL && !is_appear) {
+			r = ctl_wait_missing(json_object_get(result, "servers"),
+			    target);
+			json_decref(result);
+			return r;
+		}
 		state = json_string_value(json_object_get(row, "state"));
 		if (state != NULL && strcmp(state, "ready") == 0)
 			break;
@@ -140,16 +182,17 @@ ctl_wait_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 
 const struct mcpctl_cmd ctl_wait_cmd = {
 	.name = "wait",
-	.synopsis = "TARGET [--timeout SECONDS]",
+	.synopsis = "TARGET [--timeout SECONDS] [--appear]",
 	.summary =
 	    "wait until a server is ready (exit 0), failed or late (exit 3)",
 	.help =
 	    "  --timeout SECONDS  how long to wait (default 60)\n"
+	    "  --appear           also wait for a server that is not listed yet\n"
 	    "  -h, --help         this text\n"
 	    "\n"
-	    "Asks mcpd/list every 0.2 s. A server that is not listed yet is\n"
-	    "waited for too. Exit 0 when it is ready; 3, with a message, when\n"
-	    "it is failed or the time is up.\n",
+	    "Asks mcpd/list every 0.2 s. Exit 0 when it is ready; 3, with a\n"
+	    "message, when it is failed or the time is up; 1, at once, when\n"
+	    "no such server is listed (unless --appear).\n",
 	.exec = ctl_wait_exec,
 	.options = ctl_wait_options,
 };

@@ -443,7 +443,7 @@ mcpctl_unknown_command(const char *name)
 	size_t d, best_d = 3; /* at most 2 edits away */
 
 	for (size_t i = 0; (cmd = mcpctl_cmds[i]) != NULL; i++)
-		if ((d = callflags_distance(name, cmd->name)) < best_d) {
+		if ((d = nearest_distance(name, cmd->name)) < best_d) {
 			best = cmd;
 			best_d = d;
 		}

@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "nearest.h"
+
 /* Exit statuses, as mcpctl(1) documents them. */
 enum mcpctl_exit {
 	MCPCTL_EXIT_OK = 0,
@@ -261,24 +263,22 @@ bool callflags_is_reserved(const char *name);
 /*
  * Sets one KEY=VALUE word in args: VALUE of the type the inputSchema of cf
  * (may be NULL) gives KEY, else JSON if it parses, else a string; 0 or 2.
+ * A VALUE that is not of KEY's type, or not in its enum, is refused as its
+ * flag's would be, unless is_forced (then it goes as JSON or text).
  */
-int callflags_pair(const struct callflags *, json_t *args, const char *word);
+int callflags_pair(const struct callflags *, json_t *args, const char *word,
+    bool is_forced);
 /*
  * Sets in args what words say: flags, their values and KEY=VALUE pairs,
  * only pairs from index pairs_from on. 0, or 2 after saying why.
  */
 int callflags_parse(const struct callflags *, char **words, int nwords,
-    int pairs_from, json_t *args);
+    int pairs_from, bool is_forced, json_t *args);
 /* 0 when args has every required property, else 2 naming their flags. */
 int callflags_check_required(const struct callflags *, const json_t *args);
 /* Says "mcpctl: call: reason" and points at the tool's --help; returns 2. */
 int callflags_usage(const struct callflags *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Edit distance with transpositions (optimal string alignment), caseless. */
-size_t callflags_distance(const char *a, const char *b);
-/* ", " joined prefix+name of the (up to 3) names nearest given, or NULL. */
-char *callflags_nearest(const char *given, const char *const *names, size_t n,
-    const char *prefix);
 
 /* callhelp.c: the usage of one tool, generated from its schemas. */
 /* Prints on stdout the tool's description, flags and outputSchema. */
@@ -418,6 +418,11 @@ extern const struct mcpctl_cmd ctl_secret_cmd;
 extern const struct mcpctl_cmd ctl_inspect_cmd;
 extern const struct mcpctl_cmd ctl_wait_cmd;
 extern const struct mcpctl_cmd ctl_bridge_cmd;
+/*
+ * Sends mcpd/hello with the agent and the scope servers (which mcpd
+ * refuses when it has no such server); 0 or the exit status, said.
+ */
+int ctl_bridge_hello(struct mcpctl *, json_t *servers);
 extern const struct mcpctl_cmd ctl_token_cmd;
 extern const struct mcpctl_cmd ctl_auth_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;

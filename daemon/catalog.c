@@ -69,3 +69,40 @@ catalog_matches(const json_t *record, const char *query)
 	return catalog_lists(json_object_get(meta, "categories"), query) ||
 	    catalog_lists(json_object_get(meta, "capabilities"), query);
 }
+
+/* The part of a registry name after its last '/'. */
+static const char *
+catalog_short(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+
+	return slash != NULL ? slash + 1 : name;
+}
+
+json_t *
+catalog_named(const json_t *page, const char *name)
+{
+	json_t *names = xjson(json_array()), *record;
+	const char *full, *last;
+	size_t i;
+
+	json_array_foreach(json_object_get(page, "servers"), i, record) {
+		full = json_string_value(json_object_get(json_object_get(record,
+							     "server"),
+		    "name"));
+		if (full != NULL && strcmp(full, name) == 0) {
+			json_array_clear(names);
+			json_array_append_new(names, json_string(full));
+			return names;
+		}
+		if (full == NULL || strchr(name, '/') != NULL)
+			continue;
+		last = catalog_short(full);
+		if ((strcmp(last, name) == 0 ||
+			(strncmp(last, "server-", 7) == 0 &&
+			    strcmp(last + 7, name) == 0)) &&
+		    !catalog_lists(names, full))
+			json_array_append_new(names, json_string(full));
+	}
+	return names;
+}

@@ -387,7 +387,15 @@ child_describe_status(int status)
 {
 	char *s = NULL;
 
-	if (WIFEXITED(status))
+	/* A shell or a wrapper (npx) says a child's signal as 128 + it. */
+	if (WIFEXITED(status) && WEXITSTATUS(status) > 128 &&
+	    WEXITSTATUS(status) - 128 < NSIG)
+		xasprintf(&s,
+		    "exited with status %d (128 + %d: a wrapper saying its child was killed by signal %d, %s)",
+		    WEXITSTATUS(status), WEXITSTATUS(status) - 128,
+		    WEXITSTATUS(status) - 128,
+		    strsignal(WEXITSTATUS(status) - 128));
+	else if (WIFEXITED(status))
 		xasprintf(&s, "exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
 		xasprintf(&s, "was killed by signal %d (%s)", WTERMSIG(status),

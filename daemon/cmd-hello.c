@@ -6,20 +6,39 @@
 #include "mcpd.h"
 #include "names.h"
 
-/* The servers an MCP session of this connection sees: names, none twice. */
+/*
+ * The servers an MCP session of this connection sees: names of servers
+ * agent has. A view of a server that is not there would be silently
+ * empty: it is refused, with the names nearest the one given.
+ */
 static bool
-cmd_hello_servers_ok(struct request *req, const json_t *servers)
+cmd_hello_servers_ok(struct request *req, const char *agent,
+    const json_t *servers)
 {
+	const char *name;
 	json_t *v;
+	char *near;
 	size_t i;
 
-	json_array_foreach(servers, i, v)
-		if (!json_is_string(v) || !names_valid(json_string_value(v))) {
+	json_array_foreach(servers, i, v) {
+		name = json_string_value(v);
+		if (name == NULL || !names_valid(name)) {
 			control_fail_code(req, JSONRPC_INVALID_PARAMS,
 			    json_pack("{s:s}", "field", "servers"),
 			    "servers must be server names ([A-Za-z0-9][A-Za-z0-9_-]{0,62})");
 			return false;
 		}
+		if (server_find_name(agent, name) == NULL) {
+			near = server_did_you_mean(agent, name);
+			control_fail(req, ERRORS_NOT_FOUND,
+			    json_pack("{s:s, s:s}", "what", "server", "server",
+				name),
+			    "no server %s for agent %s%s (mcpctl list shows them; load it first)",
+			    name, agent, near);
+			free(near);
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -36,7 +55,9 @@ cmd_hello_exec(struct request *req, json_t *params)
 		    "agent must match [A-Za-z0-9][A-Za-z0-9_-]{0,62}");
 		return;
 	}
-	if (servers != NULL && !cmd_hello_servers_ok(req, servers))
+	if (servers != NULL &&
+	    !cmd_hello_servers_ok(req,
+		agent != NULL ? agent : control_agent(req), servers))
 		return;
 	if (agent != NULL)
 		control_set_agent(req, agent);

@@ -113,6 +113,7 @@ cmd_inspect_exec(struct request *req, json_t *params)
 	bool failed;
 	struct server *s = cmd_server_or_none(req, target, &failed);
 	const json_t *row;
+	const char *text;
 	json_t *out;
 
 	if (failed)
@@ -125,6 +126,9 @@ cmd_inspect_exec(struct request *req, json_t *params)
 	if (s != NULL) {
 		out = server_describe(s);
 		json_object_set_new(out, "spec", cmd_inspect_spec(s));
+		text = server_instructions_peek(s);
+		json_object_set_new(out, "instructions",
+		    text != NULL ? json_string(text) : json_null());
 	} else {
 		/* A saved row whose restore failed before a server existed. */
 		out = json_pack("{s:O, s:O, s:s, s:s, s:b}", "id",

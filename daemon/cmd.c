@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* The command table and the one place where params shapes are checked. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -175,10 +176,15 @@ cmd_server(struct request *req, const char *target)
 	bool failed;
 	struct server *s = cmd_server_or_none(req, target, &failed);
 
-	if (s == NULL && !failed)
+	if (s == NULL && !failed) {
+		char *near = server_did_you_mean(control_agent(req), target);
+
 		control_fail(req, ERRORS_NOT_FOUND,
 		    json_pack("{s:s}", "what", "server"),
-		    "no server %s for agent %s", target, control_agent(req));
+		    "no server %s for agent %s%s", target, control_agent(req),
+		    near);
+		free(near);
+	}
 	return s;
 }
 

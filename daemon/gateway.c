@@ -439,6 +439,8 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 	const char *want = json_string_value(json_object_get(params,
 	    "protocolVersion"));
 	const char *version = GATEWAY_OFFERED;
+	json_t *result;
+	char *text;
 
 	for (size_t i = 0; want != NULL && gateway_versions[i] != NULL; i++)
 		if (strcmp(want, gateway_versions[i]) == 0)
@@ -447,11 +449,14 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 	gw->version = xstrdup(version);
 	json_decref(gw->client_caps);
 	gw->client_caps = json_incref(json_object_get(params, "capabilities"));
-	control_reply(req,
-	    json_pack("{s:s, s:o, s:o, s:s}", "protocolVersion", version,
-		"capabilities", gateway_capabilities(), "serverInfo",
-		gateway_server_info(), "instructions",
-		"The tools of every MCP server mcpd runs for this agent, named <server>__<tool>; _meta[\"io.mcpd/server\"] says whose."));
+	result = json_pack("{s:s, s:o, s:o}", "protocolVersion", version,
+	    "capabilities", gateway_capabilities(), "serverInfo",
+	    gateway_server_info());
+	if ((text = gateway_instructions(control_agent(req),
+		 control_scope(req))) != NULL)
+		json_object_set_new(result, "instructions", json_string(text));
+	free(text);
+	control_reply(req, result);
 }
 
 /* 2026-07-28: no handshake; every request carries its version. */

@@ -38,6 +38,7 @@ struct mcpd_options mcpd_opts = {
 	.registry_timeout_ms = 30000,
 	.registry_max_bytes = 4 * 1024 * 1024,
 	.registry_problems = 4,
+	.max_instructions = 16 * 1024,
 	.registry_problem_chars = 256,
 	.registry_text_chars = 8192,
 };
@@ -292,6 +293,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--registry-problems N] [--registry-problem-chars N]\n"
 	    "            [--registry-text-chars N]\n"
 	    "            [--oauth-client-metadata-url URL]\n"
+	    "            [--max-instructions BYTES]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -343,6 +345,7 @@ enum {
 	MCPD_OPT_REGISTRY_TEXT_CHARS,
 	MCPD_OPT_DOCKER_CATALOG,
 	MCPD_OPT_OAUTH_CLIENT_METADATA_URL,
+	MCPD_OPT_MAX_INSTRUCTIONS,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -388,6 +391,8 @@ static const struct option mcpd_long_options[] = {
 	{ "docker-catalog", required_argument, NULL, MCPD_OPT_DOCKER_CATALOG },
 	{ "oauth-client-metadata-url", required_argument, NULL,
 	    MCPD_OPT_OAUTH_CLIENT_METADATA_URL },
+	{ "max-instructions", required_argument, NULL,
+	    MCPD_OPT_MAX_INSTRUCTIONS },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -622,6 +627,11 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			free(mcpd_opts.docker_catalog);
 			mcpd_opts.docker_catalog = xstrdup(optarg);
 			break;
+		case MCPD_OPT_MAX_INSTRUCTIONS:
+			mcpd_opts.max_instructions =
+			    mcpd_number("--max-instructions", optarg, 256,
+				1 << 20);
+			break;
 		case MCPD_OPT_OAUTH_CLIENT_METADATA_URL:
 			/* draft-ietf-oauth-client-id-metadata-document: https, a path. */
 			if (strncmp(optarg, "https://", 8) != 0 ||
@@ -712,8 +722,13 @@ mcpd_prepare_state(void)
 		errno = -r;
 		fatal("cannot create state directory %s", mcpd_opts.state_dir);
 	}
+	/* The lock says where this daemon listens, to one that finds it. */
+	if (mcpd_opts.socket_path == NULL &&
+	    (mcpd_opts.socket_path = paths_socket_default()) == NULL)
+		fatalx("out of memory");
 	/* Before anything in it is read or any container is touched. */
-	if (lock_state_dir(mcpd_opts.state_dir, &cause) < 0)
+	if (lock_state_dir(mcpd_opts.state_dir, mcpd_opts.socket_path, &cause) <
+	    0)
 		fatalx("%s",
 		    cause != NULL ? cause : "cannot lock the state directory");
 	if (tokens_open(mcpd_opts.state_dir, &cause) < 0)
@@ -744,9 +759,6 @@ mcpd_listen(void)
 	int fd = notify_listen_fd();
 	char *cause = NULL;
 
-	if (mcpd_opts.socket_path == NULL &&
-	    (mcpd_opts.socket_path = paths_socket_default()) == NULL)
-		fatalx("out of memory");
 	if (control_listen(mcpd_opts.socket_path, fd, &cause) < 0)
 		fatalx("%s", cause != NULL ? cause : "cannot listen");
 }

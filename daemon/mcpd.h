@@ -71,6 +71,8 @@ struct mcpd_options {
 	size_t registry_problems;  /* problems kept per rejected record */
 	size_t registry_problem_chars; /* of a problem's path, or detail */
 	size_t registry_text_chars;    /* of mcpctl's human answer */
+	/* The servers' instructions a gateway session gets, in all. */
+	size_t max_instructions;
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
@@ -180,6 +182,15 @@ int control_notify_mcp(const struct request *, const char *method,
  * that it is the same on every run.
  */
 void gateway_names(json_t *all, bool is_prefixed);
+
+/* gateway-instructions.c */
+/*
+ * What a gateway session of agent's scope (NULL: all) is told at
+ * initialize: mcpd's line and each server's instructions under a heading
+ * naming it, within --max-instructions bytes (a text cut says so); for a
+ * one-server scope, that server's own text alone. New, or NULL for none.
+ */
+char *gateway_instructions(const char *agent, const json_t *scope);
 
 /* gateway.c: mcpd answering MCP on the control socket (DESIGN 11). */
 struct gateway *gateway_new(struct client *);
@@ -691,6 +702,12 @@ void registry_contract_close(void);
 int catalog_load(json_t **ret_page, char **ret_path, char **cause);
 /* Whether the record's name, a category or a capability matches query. */
 bool catalog_matches(const json_t *record, const char *query);
+/*
+ * The names of the page's records that name means (new array, each name
+ * once): the record of that full name, else, for a name without '/', each
+ * whose last part is name or "server-" name (memory, server-memory).
+ */
+json_t *catalog_named(const json_t *page, const char *name);
 
 /* registry.c: search, catalog, info and versions of both sources. */
 enum registry_source {
@@ -837,6 +854,8 @@ uint64_t session_tools_serial(const struct session *);
 /* A 2026-07-28 server answered HeaderMismatch: its tool catalog is stale. */
 bool session_is_catalog_retired(const struct session *);
 json_t *session_server_info_peek(const struct session *);
+/* The instructions the server gave at initialize or discover, or NULL. */
+const char *session_instructions_peek(const struct session *);
 /* What the server said it offers (borrowed), or NULL. */
 const json_t *session_capabilities_peek(const struct session *);
 /*
@@ -924,7 +943,14 @@ struct server *server_find_target(const char *agent, const char *target,
     json_t **ret_names);
 /* agent's server called name, or NULL. */
 struct server *server_find_name(const char *agent, const char *name);
+/*
+ * "; did you mean a, b?" for the names of agent's servers nearest to
+ * given (a new string), or "" (new) when none is near.
+ */
+char *server_did_you_mean(const char *agent, const char *given);
 const char *server_id(const struct server *);
+/* The serving connection's instructions (borrowed), or NULL. */
+const char *server_instructions_peek(const struct server *);
 /* The id of agent's server called name (new string): stable, from both. */
 char *server_id_for(const char *agent, const char *name);
 /* True when s runs mode and spec's endpoint (the same target). */
@@ -999,6 +1025,11 @@ void server_call_mcp(struct server *, uint64_t generation, const char *tool,
  */
 json_t *server_gateway_offering(const char *agent, const json_t *scope,
     const char *capability);
+/*
+ * The instructions of agent's ready servers in scope (NULL: all) that
+ * gave some, in order: [{server, instructions}] (new).
+ */
+json_t *server_gateway_instructions(const char *agent, const json_t *scope);
 /*
  * An MCP client's request (prompts, resources, completion) forwarded to
  * the serving connection of agent's server name; cb runs once, from the
@@ -1338,10 +1369,11 @@ int httpd_modern_status(const json_t *answer);
 
 /* lock.c: one daemon per state dir. */
 /*
- * Takes the exclusive lock of dir (mcpd.lock, holding the pid) for the
- * daemon's life: the descriptor, or -EBUSY with *cause naming the holder.
+ * Takes the exclusive lock of dir (mcpd.lock, holding the pid and the
+ * socket_path it listens on) for the daemon's life: the descriptor, or
+ * -EBUSY with *cause naming the holder and its socket.
  */
-int lock_state_dir(const char *dir, char **cause);
+int lock_state_dir(const char *dir, const char *socket_path, char **cause);
 
 /* identity.c: the daemon's did:key and derived identities. */
 int identity_load(const char *state_dir, char **cause);

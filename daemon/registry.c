@@ -431,6 +431,46 @@ registry_record_done(struct registry_job *job, json_t *record)
 	json_decref(bad);
 }
 
+/*
+ * When the registry cannot be reached, what the local catalog has for the
+ * request: "; the local catalog has ... (--source local)", or "" (new).
+ * It never answers by itself: the user chooses the source.
+ */
+static char *
+registry_local_hint(const struct registry_job *job)
+{
+	json_t *page, *named, *record;
+	char *path = NULL, *cause = NULL, *hint = NULL;
+	size_t i, n = 0;
+
+	if (job->source == REGISTRY_LOCAL ||
+	    catalog_load(&page, &path, &cause) < 0) {
+		free(cause);
+		return xstrdup("");
+	}
+	if (job->op == REGISTRY_LIST) {
+		json_array_foreach(json_object_get(page, "servers"), i, record)
+			n += catalog_matches(record, job->search);
+		if (n > 0)
+			xasprintf(&hint,
+			    "; the local catalog has %zu server%s%s%s: --source local lists %s",
+			    n, n == 1 ? "" : "s",
+			    job->search != NULL ? " matching " : "",
+			    job->search != NULL ? job->search : "",
+			    n == 1 ? "it" : "them");
+	} else if (job->name != NULL) {
+		named = catalog_named(page, job->name);
+		if (json_array_size(named) > 0)
+			xasprintf(&hint,
+			    "; the local catalog has %s: --source local uses it",
+			    json_string_value(json_array_get(named, 0)));
+		json_decref(named);
+	}
+	json_decref(page);
+	free(path);
+	return hint != NULL ? hint : xstrdup("");
+}
+
 static void
 registry_job_done(void *arg, const struct registry_reply *r)
 {
@@ -441,7 +481,13 @@ registry_job_done(void *arg, const struct registry_reply *r)
 	job->fetch = NULL;
 	control_on_gone(job->req, NULL, NULL);
 	if (r->why != NULL) {
-		control_fail(job->req, r->kind, NULL, "%s", r->why);
+		/* Not reached (not refused, not too large): say what is here. */
+		char *hint = r->kind == ERRORS_UNAVAILABLE ?
+		    registry_local_hint(job) :
+		    xstrdup("");
+
+		control_fail(job->req, r->kind, NULL, "%s%s", r->why, hint);
+		free(hint);
 	} else if (job->source == REGISTRY_ANY && r->status == 404) {
 		char *text = registry_error_text(r);
 
@@ -551,6 +597,21 @@ registry_list(struct request *req, const struct registry_query *q)
 	json_decref(page);
 }
 
+/* A short name that several records of the local catalog have. */
+static void
+registry_local_ambiguous(struct request *req, const char *name,
+    const json_t *named)
+{
+	char *list = xnonnull(json_dumps(named, JSON_COMPACT));
+
+	control_fail(req, ERRORS_NOT_FOUND,
+	    json_pack("{s:s, s:O}", "what", "registry-record", "candidates",
+		named),
+	    "the local catalog has several servers called %s: %s; give the full name",
+	    name, list);
+	free(list);
+}
+
 /*
  * The local catalog's record of name (and version, or "latest"); official
  * (stolen, may be NULL) says what the registry said of it first.
@@ -559,7 +620,7 @@ static void
 registry_info_local(struct request *req, const char *name, const char *version,
     json_t *official)
 {
-	json_t *page, *out, *record, *found = NULL, *good, *bad, *one;
+	json_t *page, *out, *record, *found = NULL, *good, *bad, *one, *named;
 	char *cause = NULL;
 	const char *v;
 	size_t i;
@@ -568,6 +629,18 @@ registry_info_local(struct request *req, const char *name, const char *version,
 		json_decref(official);
 		return;
 	}
+	/* A short name (memory, server-memory) is the one record it names. */
+	named = catalog_named(page, name);
+	if (json_array_size(named) > 1) {
+		registry_local_ambiguous(req, name, named);
+		json_decref(named);
+		json_decref(official);
+		json_decref(out);
+		json_decref(page);
+		return;
+	}
+	if (json_array_size(named) == 1)
+		name = json_string_value(json_array_get(named, 0));
 	json_array_foreach(json_object_get(page, "servers"), i, record) {
 		const json_t *server = json_object_get(record, "server");
 
@@ -599,6 +672,7 @@ registry_info_local(struct request *req, const char *name, const char *version,
 		    strcmp(version, "latest") != 0 ? " version " : "",
 		    strcmp(version, "latest") != 0 ? version : "");
 		json_decref(out);
+		json_decref(named);
 		json_decref(page);
 		return;
 	}
@@ -623,6 +697,7 @@ registry_info_local(struct request *req, const char *name, const char *version,
 	json_decref(good);
 	json_decref(bad);
 	json_decref(official);
+	json_decref(named);
 	json_decref(page);
 }
 

@@ -60,6 +60,22 @@ server_gateway_offering(const char *agent, const json_t *scope,
 	return names;
 }
 
+json_t *
+server_gateway_instructions(const char *agent, const json_t *scope)
+{
+	json_t *all = json_array();
+	const char *text;
+	struct server *s;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (server_in_gateway_scope(s, agent, scope) &&
+		    (text = session_instructions_peek(s->session)) != NULL)
+			json_array_append_new(all,
+			    json_pack("{s:s, s:s}", "server", s->name,
+				"instructions", text));
+	return all;
+}
+
 int
 server_forward(const char *agent, const char *name, const char *method,
     json_t *params, session_reply_fn *cb, void *arg)

@@ -35,6 +35,7 @@ struct server_job {
 	bool was_live;	    /* the unload stopped a live session */
 	bool was_saved;	    /* ... and removed a saved row */
 	bool had_container; /* ... and removed a container */
+	bool has_new_row;   /* a load saved a row that was not there */
 	bool has_drained;   /* a shutdown: the calls in flight have ended */
 	char *failed_why;   /* a failed start, while its container goes */
 	TAILQ_ENTRY(server_job) entry;

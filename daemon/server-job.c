@@ -303,6 +303,8 @@ server_job_save(struct server *s, struct server_job *job)
 	if (job->row == NULL)
 		return true;
 	if (enable_save(s->agent, job->row, job->secrets, &cause) == 0) {
+		/* A first start that fails takes back only a row it made. */
+		job->has_new_row = !s->is_persistent;
 		s->is_persistent = true;
 		if (s->mode == SERVER_GATEWAY &&
 		    !server_job_gateway_saved(s, job, NULL))

@@ -242,6 +242,43 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 	free(text);
 }
 
+/*
+ * A first load that never became ready saves nothing: the row it made is
+ * taken back. A row that was there before (a restore, a load of a saved
+ * server) stays, and the answer says so.
+ */
+static void
+server_job_fail_first(struct server *s, struct server_job *job, const char *why)
+{
+	char *cause = NULL, *both = NULL;
+
+	if (job->has_new_row &&
+	    enable_remove(s->agent, s->id, NULL, &cause) == 0) {
+		s->is_persistent = false;
+		server_job_fail(s, job, "cannot load %s: %s; nothing was saved",
+		    why);
+		return;
+	}
+	if (job->has_new_row) {
+		xasprintf(&both,
+		    "%s; its saved row could not be removed (%s): mcpctl unload %s removes it",
+		    why, cause != NULL ? cause : "unknown error", s->name);
+		log_server(LOG_WARNING, s->name,
+		    "the saved row of a failed first load could not be removed: %s",
+		    cause != NULL ? cause : "unknown error");
+	}
+	if (both != NULL)
+		server_job_fail(s, job, "cannot load %s: %s", both);
+	else
+		server_job_fail(s, job,
+		    s->is_persistent ?
+			"cannot load %s: %s; its row stays saved and mcpd restores it at its next start (mcpctl reload to try now, mcpctl unload to remove it)" :
+			"cannot load %s: %s",
+		    why);
+	free(both);
+	free(cause);
+}
+
 /* Starting a connection failed (its container is gone or kept). */
 static void
 server_start_failed_now(struct server *s, const char *why)
@@ -269,11 +306,7 @@ server_start_failed_now(struct server *s, const char *why)
 		    why);
 	} else if (job->kind == SERVER_JOB_LOAD && s->generation == 0) {
 		/* A first load that failed leaves nothing behind... */
-		server_job_fail(s, job,
-		    s->is_persistent ?
-			"cannot load %s: %s; its row stays saved and mcpd restores it at its next start (mcpctl reload to try now, mcpctl unload to remove it)" :
-			"cannot load %s: %s",
-		    why);
+		server_job_fail_first(s, job, why);
 		/* ... but a saved row, or a container that would not go, stays listed. */
 		s->is_unloading = has_container && !s->is_persistent;
 		server_set_state(s,

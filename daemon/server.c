@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "names.h"
+#include "nearest.h"
 #include "server-int.h"
 
 struct server_head server_list = TAILQ_HEAD_INITIALIZER(server_list);
@@ -176,6 +177,34 @@ server_find_name(const char *agent, const char *name)
 		    strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
+}
+
+char *
+server_did_you_mean(const char *agent, const char *given)
+{
+	const char **names = NULL;
+	struct server *s;
+	size_t n = 0;
+	char *near, *text;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (s->state != SERVER_STOPPED && server_in_scope(s, agent)) {
+			names = xreallocarray(names, n + 1, sizeof *names);
+			names[n++] = s->name;
+		}
+	near = nearest_names(given, names, n, "");
+	free(names);
+	if (near == NULL)
+		return xstrdup("");
+	xasprintf(&text, "; did you mean %s?", near);
+	free(near);
+	return text;
+}
+
+const char *
+server_instructions_peek(const struct server *s)
+{
+	return session_instructions_peek(s->session);
 }
 
 const char *

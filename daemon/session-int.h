@@ -48,6 +48,7 @@ struct session {
 	void *idle_arg;
 	char *protocol_version;
 	json_t *server_info;
+	char *instructions; /* the server's, or NULL */
 	json_t *capabilities;
 	json_t *tools;	       /* the cache: a JSON array */
 	uint64_t tools_serial; /* unique to each listing that made tools */

@@ -171,9 +171,13 @@ session_version_supported(const char *v)
 
 /* Both eras end here: the version, who the server is, then its tools. */
 static void
-session_agreed(struct session *s, const char *version, json_t *info,
-    json_t *capabilities)
+session_agreed(struct session *s, const char *version, const json_t *result,
+    json_t *info, json_t *capabilities)
 {
+	const char *text = json_string_value(json_object_get(result,
+	    "instructions"));
+
+	s->instructions = text != NULL && *text != '\0' ? xstrdup(text) : NULL;
 	s->protocol_version = xstrdup(version);
 	s->server_info = json_incref(info);
 	s->capabilities = json_incref(capabilities);
@@ -212,7 +216,8 @@ session_on_initialize(void *arg, const struct session_reply *r)
 	}
 	note = jsonrpc_notification("notifications/initialized", NULL);
 	session_answer(s, note);
-	session_agreed(s, version, json_object_get(r->result, "serverInfo"),
+	session_agreed(s, version, r->result,
+	    json_object_get(r->result, "serverInfo"),
 	    json_object_get(r->result, "capabilities"));
 }
 
@@ -258,7 +263,8 @@ session_on_discover(void *arg, const struct session_reply *r)
 	    era_lists_version(json_object_get(r->result, "supportedVersions"),
 		ERA_MODERN)) {
 		s->is_modern = true;
-		session_agreed(s, ERA_MODERN, era_server_info(r->result),
+		session_agreed(s, ERA_MODERN, r->result,
+		    era_server_info(r->result),
 		    json_object_get(r->result, "capabilities"));
 		return;
 	}

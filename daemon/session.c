@@ -377,6 +377,14 @@ session_on_request(struct session *s, const struct jsonrpc_msg *m)
 		session_answer(s, jsonrpc_result(m->id, json_object()));
 		return;
 	}
+	/* Only a client sends these: the program echoes what it reads. */
+	if (strcmp(m->method, "initialize") == 0 ||
+	    strcmp(m->method, "server/discover") == 0) {
+		session_fail(s,
+		    "the program does not speak MCP: it sent mcpd's own %s request back instead of answering it (it echoes its input, as cat does)",
+		    m->method);
+		return;
+	}
 	if (s->cbs != NULL && s->cbs->request != NULL &&
 	    session_is_client_method(m->method)) {
 		s->cbs->request(s->arg, s, m->method, m->id, m->params);
@@ -613,6 +621,7 @@ session_release(void *arg)
 
 	free(s->protocol_version);
 	json_decref(s->server_info);
+	free(s->instructions);
 	json_decref(s->capabilities);
 	json_decref(s->tools);
 	json_decref(s->listing);
@@ -685,6 +694,12 @@ bool
 session_is_ready(const struct session *s)
 {
 	return s != NULL && s->phase == SESSION_READY;
+}
+
+const char *
+session_instructions_peek(const struct session *s)
+{
+	return s != NULL ? s->instructions : NULL;
 }
 
 const char *

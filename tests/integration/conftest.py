@@ -884,6 +884,22 @@ def breakable_server(tmp_path):
     return script, flag
 
 
+def failed_daemon(mcpd_factory, tmp_path, names=("bad",)):
+    """A daemon whose saved servers names are listed as failed: each was
+    loaded and saved while it worked, then broken, and the daemon
+    restarted (a first load that fails leaves nothing listed)."""
+    script, flag = breakable_server(tmp_path)
+    d1 = mcpd_factory()
+    for name in names:
+        d1.load([script], name=name, persist=True)
+    flag.touch()
+    assert d1.stop() == []
+    d2 = mcpd_factory(base=d1.base)
+    for name in names:
+        d2.wait_row(name, lambda r: r["state"] == "failed", timeout=30)
+    return d2
+
+
 def wait_listening(port, timeout=15.0, proc=None):
     """Waits until something listens on port (without connecting to it);
     fails early when proc, a Peer, has exited."""

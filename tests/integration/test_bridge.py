@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import (MCPCTL, MCPD, child_env, cmdline, find_procs,
-                      is_alive, poll, ts_command, wait_gone)
+                      is_alive, poll, ts_command, wait_gone,
+                      NOT_FOUND, TESTSERVER)
 
 CLOSED = "mcpctl: mcpd closed the connection (did it stop? mcpctl status)\n"
 
@@ -320,10 +321,10 @@ def fresh():
     assert not left, f"mcpd left running: {left}"
 
 
-def ctl(env, *args):
+def ctl(env, *args, cwd=None):
     p = subprocess.run([str(MCPCTL)] + [str(a) for a in args],
                        stdin=subprocess.DEVNULL, capture_output=True,
-                       env=env, timeout=30)
+                       env=env, timeout=30, cwd=cwd)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 
@@ -415,33 +416,91 @@ def entry(has_type, args):
     return e
 
 
+def bridge_args(tmp_path, *more, agent="default", sock=None):
+    """The bridge's args client-config writes: always the socket (by
+    default the one of cc_env's XDG_RUNTIME_DIR) and the agent."""
+    sock = sock or tmp_path / "mcpd" / "mcpd.sock"
+    return ["bridge", "-s", str(sock), "--agent", agent, *more]
+
+
+@pytest.fixture
+def cc_daemon(mcpd_factory):
+    """A daemon whose agent default has servers fs and github, and agent
+    work github and fs: client-config's --server must name them."""
+    d = mcpd_factory()
+    for agent in ("default", "work"):
+        for name in ("fs", "github"):
+            r = d.ctl("--agent", agent, "load", "--no-persist", "--name",
+                      name, "--", str(TESTSERVER))
+            assert r.rc == 0, r
+    return d
+
+
+def args_text(args):
+    return "[" + ", ".join(json.dumps(a) for a in args) + "]"
+
+
 @pytest.mark.parametrize("client,box,has_type", [
     ("claude-desktop", "mcpServers", False),
     ("claude-code", "mcpServers", True),
     ("cursor", "mcpServers", False),
     ("vscode", "servers", True)])
-def test_client_config_prints_the_entry(tmp_path, client, box, has_type):
+def test_client_config_prints_the_entry(tmp_path, cc_daemon, client, box,
+                                        has_type):
     env = cc_env(tmp_path)
     rc, out, err = ctl(env, "client-config", client)
     assert (rc, err) == (0, "")
-    want = {box: {"mcpd": entry(has_type, ["bridge"])}}
+    want = {box: {"mcpd": entry(has_type, bridge_args(tmp_path))}}
     assert json.loads(out) == want
     typ = '      "type": "stdio",\n' if has_type else ""
     assert out == (f'{{\n  "{box}": {{\n    "mcpd": {{\n{typ}'
                    f'      "command": "{MCPCTL}",\n'
-                   f'      "args": ["bridge"]\n    }}\n  }}\n}}\n')
-    rc, out, err = ctl(env, "client-config", client, "--agent", "work",
-                       "--server", "github", "--server", "fs", "--json")
+                   f'      "args": {args_text(bridge_args(tmp_path))}\n'
+                   f'    }}\n  }}\n}}\n')
+    sock = cc_daemon.sock
+    rc, out, err = ctl(env, "-s", sock, "client-config", client, "--agent",
+                       "work", "--server", "github", "--server", "fs",
+                       "--json")
     assert (rc, err) == (0, "")
     assert out == json.dumps(
-        {box: {"mcpd": entry(has_type, [
-            "bridge", "--agent", "work", "--server", "github", "--server",
-            "fs"])}}, separators=(",", ":")) + "\n"
-    # A socket that is not the default one goes into the entry.
-    rc, out, err = ctl(env, "-s", tmp_path / "o.sock", "client-config",
-                       client, "--json")
+        {box: {"mcpd": entry(has_type, bridge_args(
+            tmp_path, "--server", "github", "--server", "fs",
+            agent="work", sock=sock))}}, separators=(",", ":")) + "\n"
+    # Another socket goes into the entry the same way, made absolute.
+    rc, out, err = ctl(env, "-s", "o.sock", "client-config", client,
+                       "--json", cwd=tmp_path)
     assert json.loads(out)[box]["mcpd"]["args"] == [
-        "bridge", "-s", str(tmp_path / "o.sock")]
+        "bridge", "-s", str(tmp_path / "o.sock"), "--agent", "default"]
+
+
+def test_a_view_of_a_missing_server_is_refused(tmp_path, cc_daemon):
+    """client-config, the bridge and mcpd/hello refuse a server the agent
+    does not have (its view would be silently empty), with the nearest
+    names; nothing is written."""
+    env = cc_env(tmp_path)
+    sock = cc_daemon.sock
+    want = ("mcpctl: no server gitub for agent default; did you mean "
+            "github? (mcpctl list shows them; load it first)\n")
+    f = tmp_path / "mcp.json"
+    rc, out, err = ctl(env, "-s", sock, "client-config", "cursor",
+                       "--server", "fs", "--server", "gitub", "--write", f)
+    assert (rc, out, err) == (1, "", want)
+    assert not f.exists()
+    rc, out, err = ctl(env, "-s", sock, "bridge", "--server", "gitub")
+    assert (rc, out, err) == (1, "", want)
+    # Another agent's server is not this agent's.
+    rc, out, err = ctl(env, "-s", sock, "--agent", "other", "bridge",
+                       "--server", "fs")
+    assert (rc, out) == (1, ""), err
+    assert err == ("mcpctl: no server fs for agent other (mcpctl list "
+                   "shows them; load it first)\n"), err
+    with cc_daemon.client() as c:
+        e = c.error("mcpd/hello", {"servers": ["fs", "gitub"]})
+        assert e["code"] == NOT_FOUND, e
+        assert e["data"] == {"kind": "not-found", "what": "server",
+                             "server": "gitub"}, e
+        # The connection goes on, unscoped.
+        assert len(c.result("mcpd/list")["servers"]) == 2
 
 
 def test_client_config_usage(tmp_path):
@@ -464,14 +523,16 @@ JSONC = """// my settings
 }
 """
 
-MERGED = f"""// my settings
+def merged(tmp_path, sock):
+    return f"""// my settings
 {{
 \t// the servers I use
 \t"servers": {{
 \t\t"mcpd": {{
 \t\t\t"type": "stdio",
 \t\t\t"command": "{MCPCTL}",
-\t\t\t"args": ["bridge", "--server", "fs"]
+\t\t\t"args": {args_text(bridge_args(tmp_path, "--server", "fs",
+                                             sock=sock))}
 \t\t}},
 \t\t"other": {{ "type": "stdio", "command": "foo", "args": ["1"] }}, /* keep */
 \t}},
@@ -480,33 +541,35 @@ MERGED = f"""// my settings
 """
 
 
-def test_client_config_write_merges_keeping_comments(tmp_path):
+def test_client_config_write_merges_keeping_comments(tmp_path, cc_daemon):
     env = cc_env(tmp_path)
+    sock = cc_daemon.sock
+    want = merged(tmp_path, sock)
     f = tmp_path / "mcp.json"
     f.write_text(JSONC)
     f.chmod(0o640)
-    rc, out, err = ctl(env, "client-config", "vscode", "--server", "fs",
+    rc, out, err = ctl(env, "-s", sock, "client-config", "vscode", "--server", "fs",
                        "--write", f)
     assert (rc, err) == (0, "")
     assert out == (f'updated {f}: the mcpd entry for vscode added under '
                    f'"servers"\nthe old content is in {f}.bak\n'
                    f'read back: as written; restart vscode to use it\n')
-    assert f.read_text() == MERGED
+    assert f.read_text() == want
     assert (tmp_path / "mcp.json.bak").read_text() == JSONC
     assert f.stat().st_mode & 0o777 == 0o640
     # Again: nothing to do, nothing touched.
-    rc, out, err = ctl(env, "client-config", "vscode", "--server", "fs",
+    rc, out, err = ctl(env, "-s", sock, "client-config", "vscode", "--server", "fs",
                        "--write", f)
     assert (rc, err) == (0, "")
     assert out == (f"{f} already has the mcpd entry for vscode: "
                    f"nothing changed\n")
-    assert f.read_text() == MERGED
+    assert f.read_text() == want
     assert (tmp_path / "mcp.json.bak").read_text() == JSONC
     # Another scope replaces the entry, in place.
-    rc, out, err = ctl(env, "client-config", "vscode", "--write", f)
+    rc, out, err = ctl(env, "-s", sock, "client-config", "vscode", "--write", f)
     assert rc == 0 and "entry for vscode replaced" in out
-    assert f.read_text() == MERGED.replace(', "--server", "fs"', "")
-    assert (tmp_path / "mcp.json.bak").read_text() == MERGED
+    assert f.read_text() == want.replace(', "--server", "fs"', "")
+    assert (tmp_path / "mcp.json.bak").read_text() == want
 
 
 def test_client_config_write_adds_the_container(tmp_path):
@@ -518,7 +581,8 @@ def test_client_config_write_adds_the_container(tmp_path):
     assert (rc, err) == (0, "")
     assert f.read_text() == (
         '{\n  "mcpServers": {\n    "mcpd": {\n'
-        f'      "command": "{MCPCTL}",\n      "args": ["bridge"]\n'
+        f'      "command": "{MCPCTL}",\n'
+        f'      "args": {args_text(bridge_args(tmp_path))}\n'
         '    }\n  },\n  "globalShortcut": "Ctrl+Space"\n}\n')
     assert (tmp_path / "claude_desktop_config.json.bak").read_text() == old
 
@@ -532,7 +596,7 @@ def test_client_config_write_creates_a_missing_file(tmp_path):
                    f'under "mcpServers"\nread back: as written; restart '
                    f'claude-code to use it\n')
     assert json.loads(f.read_text()) == {
-        "mcpServers": {"mcpd": entry(True, ["bridge"])}}
+        "mcpServers": {"mcpd": entry(True, bridge_args(tmp_path))}}
     assert not (tmp_path / ".mcp.json.bak").exists()
     rc, out, err = ctl(env, "client-config", "cursor", "--write",
                        tmp_path / "nodir" / "mcp.json")

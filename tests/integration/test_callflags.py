@@ -420,10 +420,16 @@ def test_input_schema_errors_name_the_json_path(flags):
                       '[{"x": 1}, {"y": 2}]')
     assert "$.points[1]: missing required property \"x\"" in err
     # A flag mixed with KEY=VALUE: all is checked (query=5 is the string
-    # "5", the schema's type; maxResults=many cannot be an integer).
+    # "5", the schema's type; maxResults=many cannot be an integer, and is
+    # refused as --max-results many would be).
     err = usage_error(flags, "flags", "search", "--verbose", "query=5",
                       "maxResults=many")
-    assert "$.maxResults: expected integer, got string" in err
+    assert "mcpctl: call: maxResults needs an integer (digits, no " \
+        "fraction), not 'many'\n" in err, err
+    # KEY=VALUE alone is as strict as flags: refused before sending.
+    err = usage_error(flags, "flags", "search", "query=q", "maxResults=0")
+    assert "the arguments do not match the inputSchema: $.maxResults" \
+        in err, err
     assert calls(flags) == []
 
 
@@ -449,6 +455,26 @@ def test_unsupported_schema_is_a_warning(flags):
     assert "example.com" in r.err
 
 
+def test_key_value_is_as_strict_as_flags(mcpd):
+    mcpd.load_everything("everything")
+    for words, what in ((["a=two", "b=3"], "a needs a number, not 'two'"),
+                        (["--a", "two", "--b", "3"],
+                         "--a needs a number, not 'two'")):
+        err = usage_error(mcpd, "everything", "get-sum", *words)
+        assert err == (f"mcpctl: call: {what}\n"
+                       "see mcpctl call everything get-sum --help\n"), err
+    # An enum the same way.
+    err = usage_error(mcpd, "everything", "get-annotated-message",
+                      "messageType=loud")
+    assert err.startswith("mcpctl: call: messageType: 'loud' is not one of: "
+                          "error, success, debug\n"), err
+    # --force-args sends it: the server says what it thinks.
+    r = mcpd.ctl("call", "everything", "get-sum", "a=two", "b=3",
+                 "--force-args", is_json=False)
+    assert "warning: the arguments do not match the inputSchema, sent as " \
+        "given: $.a: expected number, got string" in r.err, r
+
+
 def test_key_value_and_args_json_still_work(flags, mcpd):
     mcpd.load_everything("everything")
     r = mcpd.ctl("call", "everything", "get-sum", "a=2", "b=3",
@@ -465,10 +491,12 @@ def test_key_value_and_args_json_still_work(flags, mcpd):
         "query": "base", "tags": ["a"], "other": 1}
     assert sent(flags, ["--query", "q", "--", "--x=1"]) == {
         "query": "q", "--x": 1}
-    # Only KEY=VALUE or --args-json: what the schema refuses is still sent,
-    # with a warning (the way to send what the schema does not allow).
+    # --force-args, or --args-json alone: what the schema refuses is still
+    # sent, with a warning (the way to send what the schema does not
+    # allow).
     before = len(calls(flags))
-    r = flags.ctl("call", "flags", "search", "query=q", "maxResults=0")
+    r = flags.ctl("call", "flags", "search", "query=q", "maxResults=0",
+                  "--force-args")
     assert r.rc == 0, r
     assert r.json["structuredContent"]["arguments"] == {
         "query": "q", "maxResults": 0}
@@ -553,8 +581,10 @@ def test_generated_help_types_and_reserved_names(flags):
                  "  --tags STRING...\n      array of string, one item per "
                  "flag or a JSON array\n",
                  "  --ids INTEGER...\n      array of integer,",
-                 "  --points JSON\n      array of object (JSON),",
-                 "  --filter JSON\n      object (JSON)\n",
+                 "  --points JSON\n      array of object (JSON), one item "
+                 "per flag or a JSON array\n      shape: [{x: number}]\n",
+                 "  --filter JSON\n      object (JSON)\n"
+                 "      shape: {lang?: string, depth?: integer}\n",
                  "  --mode STRING\n      string, one of: fast, exact\n",
                  "  --arg-timeout NUMBER\n      number\n      The tool's "
                  "own\n",
@@ -686,8 +716,9 @@ def test_bash_completion_without_daemon_is_quiet_and_fast(tmp_path):
     assert complete([m, "call", ""], env) == ([], "")
     assert complete([m, "call", "srv", ""], env) == ([], "")
     got, err = complete([m, "call", "srv", "tool", "--"], env)
-    assert (got, err) == (["--args-json", "--elicit-defaults", "--help",
-                           "--timeout"], "")
+    assert (got, err) == (["--args-json", "--elicit-defaults",
+                           "--force-args", "--help", "--quiet", "--timeout"],
+                          "")
     assert complete([m, "logs", ""], env) == ([], "")
     # Commands need no daemon.
     assert "call" in complete([m, ""], env)[0]

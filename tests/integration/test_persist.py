@@ -849,8 +849,10 @@ def test_one_daemon_per_state_dir(mcpd_factory, tmp_path):
                        capture_output=True, timeout=30)
     err = p.stderr.decode()
     assert p.returncode == 1, (p.returncode, err)
-    assert (f"another mcpd (pid {d1.pid}) holds the state directory "
-            f"{d1.state}") in err, err
+    # It says where the holder listens, and how to use that one.
+    assert (f"another mcpd (pid {d1.pid}, listening on {d1.sock}) holds "
+            f"the state directory {d1.state}") in err, err
+    assert f"use it (mcpctl -s {d1.sock})" in err, err
     assert not sock.exists()
     assert is_alive(pid)
     assert [r["name"] for r in d1.list()] == ["only"]

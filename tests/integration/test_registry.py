@@ -27,16 +27,20 @@ import pytest
 
 from conftest import (DENIED, INVALID_PARAMS, MCPCTL, MCPD, NOT_FOUND, REPO,
                       UNAVAILABLE, UPSTREAM, child_env, poll, rpc_error_of,
-                      run_ctl)
+                      free_port, run_ctl)
 from test_remote import Pki
 
 CONTRACT = REPO / "data" / "registry" / "openapi.json"
 CATALOG = REPO / "data" / "catalog.json"
 OFFICIAL = "io.modelcontextprotocol.registry/official"
-LOCAL_NAMES = ["io.github.modelcontextprotocol/server-everything",
-               "io.github.modelcontextprotocol/server-filesystem",
-               "io.github.modelcontextprotocol/server-memory",
-               "io.github.modelcontextprotocol/server-sequential-thinking"]
+# The bundled catalog's names, in its order (read from it: the test below
+# checks that mcpd serves each, valid, in that order).
+LOCAL_NAMES = [s["server"]["name"] for s in
+               json.loads(CATALOG.read_text())["servers"]]
+# What a listing that cannot reach the registry adds: the local catalog
+# has servers, and --source local lists them.
+LOCAL_HINT = (f"; the local catalog has {len(LOCAL_NAMES)} servers: "
+              "--source local lists them")
 
 
 # --------------------------------------------------------------------------
@@ -505,7 +509,7 @@ def test_deadline(mcpd_factory, registry, pki):
     assert time.monotonic() - start < 5
     assert (e.code, e.message) == (UNAVAILABLE, (
         f"the registry at {search_url(registry)} did not answer within "
-        f"300 ms (mcpd --registry-timeout)"))
+        f"300 ms (mcpd --registry-timeout){LOCAL_HINT}"))
 
 
 def test_byte_limit(mcpd_factory, registry, pki):
@@ -534,7 +538,8 @@ def test_tls_is_verified(mcpd_factory, registry):
     e = rpc_error_of(d.rpc.result, "mcpd/registry-catalog", {})
     assert (e.code, e.message) == (UNAVAILABLE, (
         f"cannot reach the registry at {search_url(registry)}: TLS "
-        f"certificate rejected: unable to get local issuer certificate"))
+        f"certificate rejected: unable to get local issuer certificate"
+        f"{LOCAL_HINT}"))
     assert registry.requests == []
 
 
@@ -750,8 +755,9 @@ def test_local_catalog_is_whole_and_found_by_name_category_capability(
                                  "text_chars": 8192},
                       "query": {"search": None},
                       "servers": bundled["servers"],
-                      "rejected_records": [], "count": 4}
-    assert [s["server"]["name"] for s in r.json["servers"]] == LOCAL_NAMES
+                      "rejected_records": [], "count": len(LOCAL_NAMES)}
+    assert len(LOCAL_NAMES) >= 20 and \
+        len(set(LOCAL_NAMES)) == len(LOCAL_NAMES), LOCAL_NAMES
 
     def found(query):
         r = reg_mcpd.ctl("search", "--source", "local", query)
@@ -926,7 +932,9 @@ def test_data_is_found_beside_the_build_and_an_install(mcpd_factory,
     assert r.rc == 0, r
     expect = INSTALLED / "catalog.json"
     assert r.json["catalog"] == str(expect if expect.exists() else CATALOG)
-    assert r.json["count"] == 4 and r.json["rejected_records"] == []
+    assert r.json["count"] == len(json.loads(Path(r.json["catalog"])
+                                             .read_text())["servers"])
+    assert r.json["rejected_records"] == []
     # Installed under another prefix than the one compiled in.
     prefix = tmp_path / "prefix"
     (prefix / "bin").mkdir(parents=True)
@@ -970,3 +978,70 @@ def test_names_and_versions_longer_than_the_contract_are_refused(
                      {"name": "a/" + "b" * 199})
     assert (e.code, e.data) == (INVALID_PARAMS, {"field": "name"})
     assert registry.requests == []
+
+
+def test_local_catalog_takes_short_names(reg_mcpd, registry):
+    """load/info --source local take the last part of a name (with or
+    without its "server-"), when one record has it."""
+    for short in ("memory", "server-memory",
+                  "io.github.modelcontextprotocol/server-memory"):
+        r = reg_mcpd.ctl("info", "--source", "local", short)
+        assert r.rc == 0, r
+        assert r.json["name"] == \
+            "io.github.modelcontextprotocol/server-memory", r.json
+    r = reg_mcpd.ctl("load", "--source", "local", "playwright-mcp",
+                     "--dry-run")
+    assert r.rc == 0, r
+    assert r.json["params"]["command"][:3] == [
+        "npx", "-y", "@playwright/mcp@0.0.83"], r.json
+    r = reg_mcpd.ctl("info", "--source", "local", "memroy", is_json=False)
+    assert r.rc == 1 and r.err.startswith(
+        f"mcpctl: the local catalog {CATALOG} has no memroy\n"), r
+    assert registry.requests == []
+
+
+def test_the_local_packages_are_the_peers_tested(reg_mcpd):
+    """Each catalog package that the tests install (tests/peers) names
+    the very package and version npm installed."""
+    lock = json.loads((REPO / "tests" / "peers" /
+                       "package-lock.json").read_text())["packages"]
+    checked = 0
+    for rec in json.loads(CATALOG.read_text())["servers"]:
+        for pkg in rec["server"]["packages"]:
+            got = lock.get(f"node_modules/{pkg['identifier']}")
+            if pkg["registryType"] != "npm" or got is None:
+                continue
+            assert got["version"] == pkg["version"], (pkg, got)
+            checked += 1
+    assert checked >= 1
+
+
+@pytest.mark.parametrize("args,hint", [
+    (("search", "memory"), "; the local catalog has 1 server matching "
+     "memory: --source local lists it"),
+    (("info", "io.github.modelcontextprotocol/server-memory"),
+     "; the local catalog has io.github.modelcontextprotocol/server-memory: "
+     "--source local uses it"),
+    (("load", "io.github.modelcontextprotocol/server-memory", "--dry-run"),
+     "; the local catalog has io.github.modelcontextprotocol/server-memory: "
+     "--source local uses it"),
+    (("search", "nothing-like-it"), None),
+])
+def test_an_unreachable_registry_names_the_local_catalog(mcpd_factory,
+                                                         args, hint):
+    """The registry cannot be reached: one line that says so, and names
+    --source local when the local catalog has a match; it never answers
+    from the local catalog by itself."""
+    port = free_port()
+    d = mcpd_factory("--registry", f"https://127.0.0.1:{port}",
+                     "--registry-allow-local", "--catalog", CATALOG)
+    r = d.ctl(*args, is_json=False)
+    assert (r.rc, r.out) == (1, ""), r
+    (line,) = r.err.splitlines()
+    assert line.startswith(f"mcpctl: cannot reach the registry at "
+                           f"https://127.0.0.1:{port}/v0.1/servers"), line
+    if hint is None:
+        assert line.endswith(": Connection refused"), line
+    else:
+        assert line.endswith(": Connection refused" + hint), line
+    assert d.list() == []
