@@ -177,8 +177,25 @@ ctl_load_secret_env(json_t *params, const char *arg)
 }
 
 /*
+ * A VALUE in matching quotes ("x" or 'x') loses them, as a .env file is
+ * read by compose and podman (docker's own --env-file keeps them, which
+ * is never what a quoted token means to the server); in place.
+ */
+static void
+ctl_load_unquote(char *value)
+{
+	size_t len = strlen(value);
+
+	if (len >= 2 && (value[0] == '"' || value[0] == '\'') &&
+	    value[len - 1] == value[0]) {
+		memmove(value, value + 1, len - 2);
+		value[len - 2] = '\0';
+	}
+}
+
+/*
  * --env-file FILE: KEY=VALUE lines as docker reads them: '#' lines and
- * blank ones skipped, VALUE as written (no quotes taken off), a bare KEY
+ * blank ones skipped, a VALUE in matching quotes without them, a bare KEY
  * taken from mcpctl's environment. 0 or 2.
  */
 static int
@@ -213,9 +230,11 @@ ctl_load_env_file(json_t *params, const char *path)
 			    path, lineno, (int)strcspn(p, "="), p);
 		else if (strchr(p, '=') == NULL)
 			ctl_load_set_env(params, p, strlen(p), getenv(p));
-		else
+		else {
+			ctl_load_unquote(strchr(p, '=') + 1);
 			ctl_load_set_env(params, p, strcspn(p, "="),
 			    strchr(p, '=') + 1);
+		}
 	}
 	if (line != NULL)
 		explicit_bzero(line, cap);
@@ -619,7 +638,8 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "                     K is the secret SECRET ('mcpctl secret set'),\n"
 	    "                     sent as the reference $(secret.SECRET)\n"
 	    "  --env-file FILE    KEY=VALUE lines, as docker reads them ('#'\n"
-	    "                     comments; a bare KEY from mcpctl's environment)\n"
+	    "                     comments; a bare KEY from mcpctl's environment;\n"
+	    "                     matching quotes around a VALUE come off)\n"
 	    "  IMAGE only:\n"
 	    "  -v, --volume V     a docker -v value, HOST:CONTAINER[:OPTS]\n"
 	    "                     (repeatable)\n"

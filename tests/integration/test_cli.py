@@ -380,7 +380,9 @@ def test_load_image_options_and_env_file(fake, tmp_path):
                             "tools": 1, "protocol_version": "2025-06-18",
                             "generation": 1, "persistent": True}})
     envfile = tmp_path / "env"
-    envfile.write_text("# a comment\nA=1\n\nB=two words\nC\nD=\n")
+    envfile.write_text("# a comment\nA=1\n\nB=two words\nC\nD=\n"
+                       "E=\"quoted value\"\nF='single'\nG=\"half\nH='\"mixed\"'\n"
+                       "I=\"\"\n")
     rc, out, err = ctl(f.path, "load", "-v", "/a:/b", "--volume", "/c:/d:ro",
                        "--network", "none", "--env-file", envfile,
                        "alpine:latest", "--json", env={"C": "from-env"})
@@ -389,7 +391,10 @@ def test_load_image_options_and_env_file(fake, tmp_path):
     assert p["target"] == "alpine:latest"
     assert p["volumes"] == ["/a:/b", "/c:/d:ro"]
     assert p["network"] == "none"
-    assert p["env"] == {"A": "1", "B": "two words", "C": "from-env", "D": ""}
+    # Matching quotes come off; one alone, or a mix, stays as written.
+    assert p["env"] == {"A": "1", "B": "two words", "C": "from-env", "D": "",
+                        "E": "quoted value", "F": "single", "G": "\"half",
+                        "H": "\"mixed\"", "I": ""}
     # "1 tool", not "1 tools".
     rc, out, err = ctl(f.path, "load", "alpine:latest")
     assert rc == 0, err
