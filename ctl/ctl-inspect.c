@@ -49,9 +49,15 @@ ctl_inspect_pairs(const char *label, const json_t *obj)
 	if (!json_is_object(obj) || json_object_size(obj) == 0)
 		return;
 	printf("%-12s", label);
-	json_object_foreach((json_t *)(uintptr_t)obj, k, v)
-		printf(" %s=%s", k,
-		    json_string_value(v) ? json_string_value(v) : "?");
+	json_object_foreach((json_t *)(uintptr_t)obj, k, v) {
+		/* A value shown (--show-env) may hold anything: escaped. */
+		const char *s = json_string_value(v) ? json_string_value(v) :
+						       "?";
+		char *esc = textesc(s, strlen(s), false);
+
+		printf(" %s=%s", k, esc != NULL ? esc : "?");
+		free(esc);
+	}
 	printf("\n");
 }
 
@@ -171,27 +177,47 @@ ctl_inspect_print(const json_t *r)
 	free(ago);
 }
 
+static const struct option ctl_inspect_options[] = {
+	{ "show-env", no_argument, NULL, 'e' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int
 ctl_inspect_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
-	int r;
+	bool show_env = false;
+	int c, r;
 
-	if ((r = mcpctl_parse_plain(cmd, argc, argv)) >= 0 ||
-	    (r = mcpctl_positional(cmd, argc, argv, 1, 1, MCPCTL_TARGET)) != 0)
+	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_inspect_options)) !=
+	    -1) {
+		if (c == 'h')
+			return mcpctl_help(cmd);
+		if (c != 'e')
+			return mcpctl_bad_option(cmd, c, argv);
+		show_env = true;
+	}
+	if ((r = mcpctl_positional(cmd, argc, argv, 1, 1, MCPCTL_TARGET)) != 0)
 		return r;
 	return mcpctl_run(m, "mcpd/inspect",
-	    json_pack("{s:s}", "target", argv[optind]), ctl_inspect_print);
+	    json_pack("{s:s, s:b}", "target", argv[optind], "show_env",
+		show_env),
+	    ctl_inspect_print);
 }
 
 const struct mcpctl_cmd ctl_inspect_cmd = {
 	.name = "inspect",
-	.synopsis = "TARGET",
+	.synopsis = "TARGET [--show-env]",
 	.summary =
 	    "everything about one server: state, pid, spec (values masked), saved row, last error",
-	.help = "  -h, --help         this text\n"
-		"\n"
-		"Values of env and headers show as *** unless they are $(...)\n"
-		"references; mcpd never sends a value to mcpctl.\n",
+	.help =
+	    "  --show-env         show the environment's plain values (a secret\n"
+	    "                     stays its $(secret.NAME) reference)\n"
+	    "  -h, --help         this text\n"
+	    "\n"
+	    "Values of env and headers show as *** unless they are $(...)\n"
+	    "references; mcpd never sends a secret's value to mcpctl.\n",
 	.exec = ctl_inspect_exec,
+	.options = ctl_inspect_options,
 };

@@ -51,9 +51,13 @@ cmd_inspect_strv(char *const *v)
 	return a;
 }
 
-/* The live spec: what the server runs with, values masked. */
+/*
+ * The live spec: what the server runs with, values masked; with show_env,
+ * environment values as given (a $(secret.x) reference stays one, so a
+ * secret's value never leaves mcpd).
+ */
 static json_t *
-cmd_inspect_spec(const struct server *s)
+cmd_inspect_spec(const struct server *s, bool show_env)
 {
 	const struct server_spec *sp = &s->spec;
 	json_t *out = json_object(), *env = json_object();
@@ -64,7 +68,8 @@ cmd_inspect_spec(const struct server *s)
 		if ((eq = strchr(*e, '=')) == NULL)
 			continue;
 		k = xstrndup(*e, eq - *e);
-		json_object_set_new(env, k, cmd_inspect_mask(eq + 1));
+		json_object_set_new(env, k,
+		    show_env ? json_string(eq + 1) : cmd_inspect_mask(eq + 1));
 		free(k);
 	}
 	json_object_set_new(out, "command", cmd_inspect_strv(sp->argv));
@@ -125,7 +130,9 @@ cmd_inspect_exec(struct request *req, json_t *params)
 	}
 	if (s != NULL) {
 		out = server_describe(s);
-		json_object_set_new(out, "spec", cmd_inspect_spec(s));
+		json_object_set_new(out, "spec",
+		    cmd_inspect_spec(s,
+			json_is_true(json_object_get(params, "show_env"))));
 		text = server_instructions_peek(s);
 		json_object_set_new(out, "instructions",
 		    text != NULL ? json_string(text) : json_null());
@@ -142,6 +149,7 @@ cmd_inspect_exec(struct request *req, json_t *params)
 
 static const struct cmd_param cmd_inspect_params[] = {
 	{ "target", JSON_STRING, true },
+	{ "show_env", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 

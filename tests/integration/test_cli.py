@@ -533,3 +533,24 @@ def test_man_page_lint_and_logs_json_text():
     text = re.sub(r"\s+", " ", text)
     assert ('each line is a JSON object with "server", "line" and '
             '"request"') in text, text[text.find("--json each"):][:300]
+
+
+def test_inspect_show_env_shows_plain_values_not_secrets(mcpd):
+    mcpd.rpc.result("mcpd/secret-set", {"name": "tok", "value": "s3cret"})
+    rc, out, err = ctl(mcpd.sock, "load", "--no-persist", "--name", "ts",
+                       "--env", "PLAIN=visible\x1b[31m", "--secret-env",
+                       "TOKEN=tok", "--", TESTSERVER)
+    assert rc == 0, err
+    rc, out, err = ctl(mcpd.sock, "inspect", "ts", "--show-env")
+    assert rc == 0, err
+    assert "s3cret" not in out + err
+    # Sorted; a control character escaped; the secret its reference.
+    assert re.search(r"(?m)^env:\s+PLAIN=visible\\x1b\[31m "
+                     r"TOKEN=\$\(secret\.tok\)$", out), out
+    got = json.loads(ctl(mcpd.sock, "inspect", "ts", "--show-env",
+                         "--json")[1])
+    assert got["spec"]["env"] == {"PLAIN": "visible\x1b[31m",
+                                  "TOKEN": "$(secret.tok)"}
+    # Without it, plain values stay masked.
+    got = json.loads(ctl(mcpd.sock, "inspect", "ts", "--json")[1])
+    assert got["spec"]["env"] == {"PLAIN": "***", "TOKEN": "$(secret.tok)"}
