@@ -129,8 +129,10 @@ ctl_load_set_env(json_t *params, const char *name, size_t len,
 }
 
 /*
- * --env K=V, --env K= (a warning: a shell may have eaten $(secret.X)), or
- * --env K: the value of K in mcpctl's environment, as docker does. 0 or 2.
+ * --env K=V, or --env K: the value of K in mcpctl's environment, as docker
+ * does. --env K= is refused: it is what a shell leaves of an unquoted
+ * $(secret.X), and a server started with an empty key fails later and
+ * less clearly (an empty value on purpose goes in an --env-file). 0 or 2.
  */
 static int
 ctl_load_env(json_t *params, const char *arg)
@@ -150,9 +152,10 @@ ctl_load_env(json_t *params, const char *arg)
 		return 0;
 	}
 	if (eq[1] == '\0')
-		print_err(
-		    "warning: --env %.*s= sets %.*s to the empty string; if it was '$(secret.NAME)', the shell took $(...) for a command: single-quote it ('%.*s=$(secret.NAME)') or use --secret-env %.*s=NAME",
-		    (int)len, arg, (int)len, arg, (int)len, arg, (int)len, arg);
+		return mcpctl_usage(&ctl_load_cmd,
+		    "--env %.*s= sets %.*s to the empty string; if it was '$(secret.NAME)', the shell took $(...) for a command: single-quote it ('%.*s=$(secret.NAME)') or use --secret-env %.*s=NAME (an empty value on purpose goes in an --env-file line '%.*s=')",
+		    (int)len, arg, (int)len, arg, (int)len, arg, (int)len, arg,
+		    (int)len, arg);
 	ctl_load_set_env(params, arg, len, eq + 1);
 	return 0;
 }
@@ -632,7 +635,8 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "  -h, --help         this text\n"
 	    "  CMD and IMAGE:\n"
 	    "  -e, --env K=V      put K=V in its environment (repeatable); K=\n"
-	    "                     alone is the empty string (with a warning)\n"
+	    "                     alone is refused (what a shell leaves of an\n"
+	    "                     unquoted $(secret.X)); use an --env-file line\n"
 	    "  -e, --env K        ... with the value K has in mcpctl's environment\n"
 	    "  --secret-env K=SECRET\n"
 	    "                     K is the secret SECRET ('mcpctl secret set'),\n"

@@ -347,7 +347,7 @@ def test_unknown_tool_suggests_the_nearest(mcpd):
     assert "mcpctl tools ts" in err
 
 
-def test_env_from_the_environment_and_secret_env(mcpd):
+def test_env_from_the_environment_and_secret_env(mcpd, tmp_path):
     everything = ["--", NODE, EVERYTHING_JS, "stdio"]
     rc, out, err = ctl(mcpd.sock, "load", "--no-persist", "--name", "ev",
                        "--env", "MCPD_IT_FROM_ENV", *everything)
@@ -355,13 +355,25 @@ def test_env_from_the_environment_and_secret_env(mcpd):
     assert "MCPD_IT_FROM_ENV is not set" in err
     mcpd.rpc.result("mcpd/secret-set", {"name": "it_token",
                                         "value": "s3cret-from-store"})
+    # An empty --env value is what a shell leaves of an unquoted
+    # $(secret.x): refused, nothing loaded.
+    rc, out, err = ctl(mcpd.sock, "load", "--no-persist", "--name", "ev",
+                       "--env", "MCPD_IT_EMPTY=", *everything)
+    assert (rc, out) == (2, ""), err
+    assert err.startswith(
+        "mcpctl: load: --env MCPD_IT_EMPTY= sets MCPD_IT_EMPTY to the empty "
+        "string; if it was '$(secret.NAME)', the shell took $(...) for a "
+        "command: single-quote it ('MCPD_IT_EMPTY=$(secret.NAME)') or use "
+        "--secret-env MCPD_IT_EMPTY=NAME (an empty value on purpose goes in "
+        "an --env-file line 'MCPD_IT_EMPTY=')\n"), err
+    assert mcpd.list() == []
+    envfile = tmp_path / "env"
+    envfile.write_text("MCPD_IT_EMPTY=\n")
     rc, out, err = ctl(mcpd.sock, "load", "--no-persist", "--name", "ev",
                        "--env", "MCPD_IT_FROM_ENV", "--secret-env",
-                       "MCPD_IT_SECRET=it_token", "--env", "MCPD_IT_EMPTY=",
+                       "MCPD_IT_SECRET=it_token", "--env-file", envfile,
                        *everything, env={"MCPD_IT_FROM_ENV": "from-mcpctl"})
     assert rc == 0, err
-    assert "warning: --env MCPD_IT_EMPTY= sets" in err
-    assert "single-quote" in err
     rc, out, err = ctl(mcpd.sock, "call", "ev", "get-env", "--json")
     assert rc == 0, err
     got = json.loads(json.loads(out)["content"][0]["text"])
