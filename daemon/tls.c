@@ -14,7 +14,7 @@
  * The Makefile reads the soname from the library it builds against.
  */
 #ifndef MCPD_TLS_LIBRARY
-#error "MCPD_TLS_LIBRARY, the soname of libevent_openssl, comes from the Makefile"
+#error "MCPD_TLS_LIBRARY (libevent_openssl's soname) comes from the Makefile"
 #endif
 
 static struct tls_api tls_api;
