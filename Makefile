@@ -4,7 +4,13 @@
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
-UNITDIR	?= $(PREFIX)/share/systemd/user
+# The user units go where systemd's pkg-config file says for PREFIX
+# (/usr/local/lib/systemd/user, /usr/lib/systemd/user); under $HOME, or
+# without systemd's .pc, to PREFIX/share/systemd/user (~/.local/share is
+# $XDG_DATA_HOME, which the user manager also searches).
+UNITDIR	?= $(or $(if $(filter $(HOME)/%,$(PREFIX)),,$(shell $(PKG_CONFIG) \
+	--define-variable=prefix=$(PREFIX) --variable=systemduserunitdir \
+	systemd 2>/dev/null)),$(PREFIX)/share/systemd/user)
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # Discovery's data: the registry contract and the local catalog.
 PKGDATADIR ?= $(PREFIX)/share/mcpd
@@ -16,25 +22,38 @@ VERSION	:= 0.2.0
 
 PKGS	:= libevent libevent_openssl jansson libsystemd openssl libsodium
 # mcpctl links only what it uses (the daemon's journal, TLS and secrets
-# are not its business), statically, with musl: a warm `mcpctl call` is
-# mostly process start-up, and glibc's runs some 40 CPUID instructions,
-# which trap in a virtual machine (12-15 us each on the VM this was
-# measured on: a static program that does nothing starts in 1.2 ms with
-# glibc, 0.16 ms with musl). scripts/musl-deps builds jansson and
-# libevent's core for musl from Debian's source packages into MUSL_DEPS;
-# mcpctl and the common modules it uses are compiled apart with musl-gcc.
+# are not its business). By default it is built like mcpd: $(CC), the
+# system's libraries through pkg-config, dynamically. MUSL=1 builds it
+# statically with musl-gcc instead, against jansson and libevent's core
+# compiled for musl into MUSL_DEPS by scripts/musl-deps (run by hand: it
+# fetches Debian's source packages; make never fetches anything): a warm
+# `mcpctl call` is mostly process start-up, and glibc's runs some 40 CPUID
+# instructions, which trap in a virtual machine (12-15 us each on the VM
+# this was measured on: a static program that does nothing starts in
+# 1.2 ms with glibc, 0.16 ms with musl). MUSL=auto (the default) is MUSL=1
+# when musl-gcc and $(MUSL_DEPS)/.built are both there, else MUSL=0.
 # An ASan build is glibc's, linked dynamically (ASan needs it).
+MUSL	  ?= auto
 MUSL_DEPS ?= build-musl
 ifeq ($(SANITIZE),1)
-CTL_CC	   = $(CC)
-CTL_CFLAGS = $(ALL_CFLAGS)
-CTL_LINK   = $(shell $(PKG_CONFIG) --libs libevent jansson) -lm
-CTL_DEPS  :=
+USE_MUSL  := 0
+else ifeq ($(MUSL),auto)
+USE_MUSL  := $(if $(and $(shell command -v musl-gcc),$(wildcard $(MUSL_DEPS)/.built)),1,0)
 else
+USE_MUSL  := $(MUSL)
+endif
+ifeq ($(USE_MUSL),1)
 CTL_CC	   = musl-gcc
 CTL_CFLAGS = $(BASE_CFLAGS) -I$(MUSL_DEPS)/include
 CTL_LINK   = -static -L$(MUSL_DEPS)/lib -levent_core -ljansson
-CTL_DEPS  := $(MUSL_DEPS)/.built
+CTL_DEPS  := musl-check
+CTL_OBJDIR := obj-ctl-musl
+else
+CTL_CC	   = $(CC)
+CTL_CFLAGS = $(BASE_CFLAGS) $(shell $(PKG_CONFIG) --cflags libevent_core jansson)
+CTL_LINK   = $(shell $(PKG_CONFIG) --libs libevent_core jansson)
+CTL_DEPS  :=
+CTL_OBJDIR := obj-ctl
 endif
 # mcpd loads libevent_openssl (and OpenSSL) on its first TLS connection.
 MCPD_PKGS := libevent jansson libsystemd libsodium
@@ -55,7 +74,8 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
 MCPD_LIBS  = $(shell $(PKG_CONFIG) --libs $(MCPD_PKGS)) -lm
 # What every object is compiled with, but where its libraries' headers are.
-BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Icommon \
+BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) -MMD -MP \
+	     -Icommon \
 	     -DMCPD_VERSION='"$(VERSION)"' -DMCPD_DATADIR='"$(PKGDATADIR)"'
 ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS)
 
@@ -68,7 +88,7 @@ BENCH_SRC  := $(sort $(wildcard bench/*.c))
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 COMMON_OBJ := $(call obj,$(COMMON_SRC))
 DAEMON_OBJ := $(call obj,$(DAEMON_SRC))
-ctlobj = $(patsubst %.c,$(BUILD)/obj-ctl/%.o,$(1))
+ctlobj = $(patsubst %.c,$(BUILD)/$(CTL_OBJDIR)/%.o,$(1))
 CTL_OBJ	   := $(call ctlobj,$(CTL_SRC))
 CTL_COMMON := $(call ctlobj,$(COMMON_SRC))
 DAEMON_LIB := $(filter-out $(BUILD)/obj/daemon/mcpd.o,$(DAEMON_OBJ))
@@ -80,7 +100,8 @@ UNITS	   := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
 BENCHES	   := $(patsubst bench/%.c,$(BUILD)/%,$(BENCH_SRC))
 
 .PHONY: all deps run check check-unit check-integration check-conformance \
-	check-asan bench lint install clean fuzz fuzz-build
+	check-asan check-distro bench lint install uninstall deb clean fuzz \
+	fuzz-build musl-check tls-soname FORCE
 
 all: $(MCPD) $(MCPCTL) $(TESTSERVER) $(UNITS) $(BENCHES)
 
@@ -88,23 +109,45 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# mcpd dlopens libevent_openssl on its first TLS connection (daemon/tls.c,
+# doc/design-notes.md); its soname is read here from the library that
+# pkg-config names, so that mcpd loads the one it was built against.
+OBJDUMP ?= objdump
+TLS_SONAME = $(shell $(OBJDUMP) -p \
+	"$$($(PKG_CONFIG) --variable=libdir libevent_openssl)/libevent_openssl.so" \
+	2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+$(BUILD)/obj/daemon/tls.o: daemon/tls.c
+	@mkdir -p $(dir $@)
+	@test -n "$(TLS_SONAME)" || { echo "$@: no SONAME in libevent_openssl.so in $$($(PKG_CONFIG) --variable=libdir libevent_openssl) ($(OBJDUMP) -p)" >&2; exit 1; }
+	$(CC) $(ALL_CFLAGS) -DMCPD_TLS_LIBRARY='"$(TLS_SONAME)"' -c -o $@ $<
+
+tls-soname:
+	@echo $(TLS_SONAME)
+
 $(MCPD): $(DAEMON_OBJ) $(COMMON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(MCPD_LIBS)
 
-$(BUILD)/obj-ctl/%.o: %.c | $(CTL_DEPS)
+$(BUILD)/$(CTL_OBJDIR)/%.o: %.c | $(CTL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CTL_CC) $(CTL_CFLAGS) -c -o $@ $<
 
-$(MUSL_DEPS)/.built:
-	scripts/musl-deps $(MUSL_DEPS)
+musl-check:
+	@command -v musl-gcc >/dev/null || { echo "MUSL=1: musl-gcc not found: install musl-tools, then run scripts/musl-deps $(MUSL_DEPS)" >&2; exit 1; }
+	@test -f $(MUSL_DEPS)/.built || { echo "MUSL=1: $(MUSL_DEPS)/.built not found: run scripts/musl-deps $(MUSL_DEPS) first (it fetches Debian's jansson and libevent sources and builds them with musl)" >&2; exit 1; }
 
 # From an archive, mcpctl takes only the common modules it uses.
-$(BUILD)/libcommon-ctl.a: $(CTL_COMMON)
+$(BUILD)/$(CTL_OBJDIR)/libcommon-ctl.a: $(CTL_COMMON)
 	rm -f $@
 	ar rcs $@ $^
 
-$(MCPCTL): $(CTL_OBJ) $(BUILD)/libcommon-ctl.a
-	$(CTL_CC) $(LDFLAGS) -o $@ $^ $(CTL_LINK)
+# Changes when MUSL does, so that mcpctl is linked again from the other
+# objects even when they are older than it.
+$(BUILD)/mcpctl.kind: FORCE
+	@mkdir -p $(dir $@)
+	@echo $(CTL_OBJDIR) | cmp -s - $@ || echo $(CTL_OBJDIR) >$@
+
+$(MCPCTL): $(CTL_OBJ) $(BUILD)/$(CTL_OBJDIR)/libcommon-ctl.a $(BUILD)/mcpctl.kind
+	$(CTL_CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(CTL_LINK)
 
 # Unit tests of daemon modules see the daemon's header; nothing else does.
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += -Idaemon
@@ -121,13 +164,21 @@ $(BUILD)/test-%: $(BUILD)/obj/tests/unit/test-%.o $(BUILD)/libmcpd.a
 $(BUILD)/%: $(BUILD)/obj/bench/%.o $(COMMON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# The test server is static so that it runs inside a bare container image.
+# The test server is static so that it runs inside a bare container image
+# (tests/images/build). That needs libjansson.a and libc.a, which not every
+# distribution ships (Fedora and Arch have no libjansson.a): without them
+# it is linked dynamically, and the container tests refuse it and say so.
 TESTSERVER_SRC := tests/servers/mcp-testserver.c \
 	tests/servers/testserver-conformance.c
+TESTSERVER_STATIC = $(and \
+	$(wildcard $(shell $(PKG_CONFIG) --variable=libdir jansson)/libjansson.a), \
+	$(filter /%,$(shell $(CC) -print-file-name=libc.a)))
 $(TESTSERVER): $(TESTSERVER_SRC) tests/servers/testserver.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(WARN) -O2 -g -static -o $@ $(TESTSERVER_SRC) \
-	    $(shell $(PKG_CONFIG) --cflags jansson) -l:libjansson.a
+	$(if $(TESTSERVER_STATIC),,@echo "$@: no static libjansson.a or libc.a here: linked dynamically, so the container tests cannot use it" >&2)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -o $@ $(TESTSERVER_SRC) \
+	    $(shell $(PKG_CONFIG) --cflags jansson) \
+	    $(if $(TESTSERVER_STATIC),-static -l:libjansson.a,$(shell $(PKG_CONFIG) --libs jansson))
 
 deps:
 	@scripts/install-deps
@@ -156,6 +207,11 @@ check-conformance: $(MCPD) $(MCPCTL) $(TESTSERVER)
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 check
+
+# Debian 13 in a chroot under $(BUILD)/distro (kept for the next run):
+# build, unit tests, make deb, and the package installed, run and purged.
+check-distro:
+	scripts/check-distro $(BUILD)/distro
 
 bench: deps
 	@scripts/install-deps --test-peers --bench
@@ -221,10 +277,29 @@ install: $(MCPD) $(MCPCTL)
 	    $(DESTDIR)$(UNITDIR)/mcpd.service
 	install -m 0644 systemd/mcpd.socket $(DESTDIR)$(UNITDIR)
 
-# build-musl stays: what scripts/musl-deps fetched and built (remove it by
-# hand to build it again).
-clean:
-	rm -rf build build-asan build-fuzz
+# What install put there; of the directories, only share/mcpd's.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/mcpd $(DESTDIR)$(BINDIR)/mcpctl \
+	    $(DESTDIR)$(BASHCOMPDIR)/mcpctl $(DESTDIR)$(MANDIR)/man1/mcpctl.1 \
+	    $(DESTDIR)$(MANDIR)/man7/mcpd-protocol.7 \
+	    $(DESTDIR)$(MANDIR)/man8/mcpd.8 $(DESTDIR)$(PKGDATADIR)/catalog.json \
+	    $(addprefix $(DESTDIR)$(PKGDATADIR)/registry/,openapi.json LICENSE \
+	    README.md) $(DESTDIR)$(UNITDIR)/mcpd.service \
+	    $(DESTDIR)$(UNITDIR)/mcpd.socket
+	rmdir $(DESTDIR)$(PKGDATADIR)/registry $(DESTDIR)$(PKGDATADIR)
 
--include $(shell find $(BUILD)/obj $(BUILD)/obj-ctl $(FUZZ_BUILD)/obj \
+# The Debian package (debian/), built from a copy of the tree; the .deb,
+# .changes and .buildinfo land in $(BUILD)/deb, checked by lintian.
+deb:
+	@scripts/install-deps --deb
+	scripts/build-deb $(BUILD)/deb
+
+# build-musl stays: what scripts/musl-deps fetched and built (remove it by
+# hand to build it again). --one-file-system: a chroot of check-distro
+# left mounted (it never should be) is not emptied through its mounts.
+clean:
+	rm -rf --one-file-system build build-asan build-fuzz
+
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-ctl $(BUILD)/obj-ctl-musl \
+    $(FUZZ_BUILD)/obj \
     -name '*.d' 2>/dev/null)

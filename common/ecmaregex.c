@@ -412,7 +412,7 @@ ecmaregex_search(const struct ecmaregex *re, const char *s, size_t n)
 }
 #else
 /*
- * A C library without REG_STARTEND (musl, which mcpctl is built with)
+ * A C library without REG_STARTEND (musl, for mcpctl with MUSL=1)
  * matches a copy ending in a NUL: a string with a NUL in it is matched up
  * to its first one.
  */

@@ -11,9 +11,10 @@
  * libevent's OpenSSL bufferevents, and with them libssl and libcrypto.
  * Merely mapping them costs a process about 1.7 MB of RSS (libcrypto's
  * symbols and relocations), which a daemon of local servers never uses.
+ * The Makefile reads the soname from the library it builds against.
  */
 #ifndef MCPD_TLS_LIBRARY
-#define MCPD_TLS_LIBRARY "libevent_openssl-2.1.so.7"
+#error "MCPD_TLS_LIBRARY (libevent_openssl's soname) comes from the Makefile"
 #endif
 
 static struct tls_api tls_api;

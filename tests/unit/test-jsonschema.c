@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -536,56 +537,63 @@ test_check_each(void)
 /*
  * The suite: every file is either run (SUITE_FILES, one TAP test each,
  * passing only when all its cases do) or named in suite_not_run with the
- * reason; a file in neither fails test_suite_complete.
+ * reason; a file in neither fails test_suite_complete. Versions differ:
+ * Debian 13's (1.029) moved the cases of id.json and unknownKeyword.json
+ * to optional/, leaving the files empty, and added optional/anchor.json
+ * and optional/dynamicRef.json; a run file absent from this version, or
+ * empty with its cases under optional/, is said so and passes.
  */
-#define SUITE_FILES(X)                                       \
-	X(additionalProperties, "additionalProperties.json") \
-	X(allOf, "allOf.json")                               \
-	X(anchor, "anchor.json")                             \
-	X(anyOf, "anyOf.json")                               \
-	X(boolean_schema, "boolean_schema.json")             \
-	X(const, "const.json")                               \
-	X(contains, "contains.json")                         \
-	X(content, "content.json")                           \
-	X(default, "default.json")                           \
-	X(defs, "defs.json")                                 \
-	X(dependentRequired, "dependentRequired.json")       \
-	X(dependentSchemas, "dependentSchemas.json")         \
-	X(enum, "enum.json")                                 \
-	X(exclusiveMaximum, "exclusiveMaximum.json")         \
-	X(exclusiveMinimum, "exclusiveMinimum.json")         \
-	X(format, "format.json")                             \
-	X(id, "id.json")                                     \
-	X(if_then_else, "if-then-else.json")                 \
-	X(infinite_loop, "infinite-loop-detection.json")     \
-	X(items, "items.json")                               \
-	X(maxContains, "maxContains.json")                   \
-	X(maxItems, "maxItems.json")                         \
-	X(maxLength, "maxLength.json")                       \
-	X(maxProperties, "maxProperties.json")               \
-	X(maximum, "maximum.json")                           \
-	X(minContains, "minContains.json")                   \
-	X(minItems, "minItems.json")                         \
-	X(minLength, "minLength.json")                       \
-	X(minProperties, "minProperties.json")               \
-	X(minimum, "minimum.json")                           \
-	X(multipleOf, "multipleOf.json")                     \
-	X(not, "not.json")                                   \
-	X(oneOf, "oneOf.json")                               \
-	X(pattern, "pattern.json")                           \
-	X(patternProperties, "patternProperties.json")       \
-	X(prefixItems, "prefixItems.json")                   \
-	X(properties, "properties.json")                     \
-	X(propertyNames, "propertyNames.json")               \
-	X(ref, "ref.json")                                   \
-	X(required, "required.json")                         \
-	X(type, "type.json")                                 \
-	X(uniqueItems, "uniqueItems.json")                   \
-	X(unknownKeyword, "unknownKeyword.json")             \
-	X(float_overflow, "optional/float-overflow.json")    \
-	X(no_schema, "optional/no-schema.json")              \
-	X(non_bmp_regex, "optional/non-bmp-regex.json")      \
-	X(ref_of_unknown, "optional/refOfUnknownKeyword.json")
+#define SUITE_FILES(X)                                         \
+	X(additionalProperties, "additionalProperties.json")   \
+	X(allOf, "allOf.json")                                 \
+	X(anchor, "anchor.json")                               \
+	X(anyOf, "anyOf.json")                                 \
+	X(boolean_schema, "boolean_schema.json")               \
+	X(const, "const.json")                                 \
+	X(contains, "contains.json")                           \
+	X(content, "content.json")                             \
+	X(default, "default.json")                             \
+	X(defs, "defs.json")                                   \
+	X(dependentRequired, "dependentRequired.json")         \
+	X(dependentSchemas, "dependentSchemas.json")           \
+	X(enum, "enum.json")                                   \
+	X(exclusiveMaximum, "exclusiveMaximum.json")           \
+	X(exclusiveMinimum, "exclusiveMinimum.json")           \
+	X(format, "format.json")                               \
+	X(id, "id.json")                                       \
+	X(if_then_else, "if-then-else.json")                   \
+	X(infinite_loop, "infinite-loop-detection.json")       \
+	X(items, "items.json")                                 \
+	X(maxContains, "maxContains.json")                     \
+	X(maxItems, "maxItems.json")                           \
+	X(maxLength, "maxLength.json")                         \
+	X(maxProperties, "maxProperties.json")                 \
+	X(maximum, "maximum.json")                             \
+	X(minContains, "minContains.json")                     \
+	X(minItems, "minItems.json")                           \
+	X(minLength, "minLength.json")                         \
+	X(minProperties, "minProperties.json")                 \
+	X(minimum, "minimum.json")                             \
+	X(multipleOf, "multipleOf.json")                       \
+	X(not, "not.json")                                     \
+	X(oneOf, "oneOf.json")                                 \
+	X(pattern, "pattern.json")                             \
+	X(patternProperties, "patternProperties.json")         \
+	X(prefixItems, "prefixItems.json")                     \
+	X(properties, "properties.json")                       \
+	X(propertyNames, "propertyNames.json")                 \
+	X(ref, "ref.json")                                     \
+	X(required, "required.json")                           \
+	X(type, "type.json")                                   \
+	X(uniqueItems, "uniqueItems.json")                     \
+	X(unknownKeyword, "unknownKeyword.json")               \
+	X(float_overflow, "optional/float-overflow.json")      \
+	X(no_schema, "optional/no-schema.json")                \
+	X(non_bmp_regex, "optional/non-bmp-regex.json")        \
+	X(ref_of_unknown, "optional/refOfUnknownKeyword.json") \
+	X(opt_anchor, "optional/anchor.json")                  \
+	X(opt_id, "optional/id.json")                          \
+	X(opt_unknownKeyword, "optional/unknownKeyword.json")
 
 /* What is not run, and why. */
 static const struct {
@@ -593,6 +601,8 @@ static const struct {
 	const char *reason;
 } suite_not_run[] = {
 	{ "dynamicRef.json", "$dynamicRef is not supported (-ENOTSUP)" },
+	{ "optional/dynamicRef.json",
+	    "$dynamicRef is not supported (-ENOTSUP)" },
 	{ "refRemote.json", "remote $refs are never fetched (-ENOTSUP)" },
 	{ "unevaluatedItems.json",
 	    "unevaluatedItems is not supported (-ENOTSUP)" },
@@ -780,6 +790,11 @@ suite_run_file(const char *file)
 	if (dir == NULL)
 		return;
 	snprintf(path, sizeof path, "%s/%s", dir, file);
+	if (access(path, F_OK) == -1 && errno == ENOENT) {
+		fprintf(tap_state()->diag_out,
+		    "# %s: not in this version of the suite\n", file);
+		return;
+	}
 	groups = json_load_file(path, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
 	if (!json_is_array(groups)) {
 		TAP_CHECK(false, "%s: %s", path,
@@ -807,7 +822,13 @@ suite_run_file(const char *file)
 		    " (%d of them -ENOTSUP, as the skip table expects)",
 		    by_table);
 	fputc('\n', tap_state()->diag_out);
-	TAP_CHECK(total > 0, "%s has no cases", file);
+	snprintf(path, sizeof path, "%s/optional/%s", dir, file);
+	if (total == 0 && access(path, F_OK) == 0)
+		fprintf(tap_state()->diag_out,
+		    "# %s: its cases moved to optional/ in this version\n",
+		    file);
+	else
+		TAP_CHECK(total > 0, "%s has no cases", file);
 	json_decref(groups);
 }
 
