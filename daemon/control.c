@@ -449,6 +449,7 @@ control_adopt(int fd, const char *agent, const json_t *scope,
 {
 	struct client *c = control_client_new(fd, fd, agent, scope);
 
+	/* The HTTP front counts its sessions itself (--max-http-sessions). */
 	c->is_counted = false;
 	control_nclients--;
 	c->peer = peer;

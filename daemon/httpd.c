@@ -227,42 +227,47 @@ httpd_session_idle(evutil_socket_t fd, short events, void *arg)
 }
 
 /*
- * The session of agent to end for a new one, when the agent has
- * --max-http-sessions-per-token: its longest idle one, else (all busy)
- * the one least recently active; NULL when it has room.
+ * How many sessions agent has, and its session idle the longest (NULL
+ * when every one has a request in flight or a stream open: ending one
+ * would cut work short).
  */
-static struct httpd_session *
-httpd_session_victim(const char *agent, size_t *ret_n)
+static size_t
+httpd_session_of(const char *agent, struct httpd_session **ret_idle)
 {
-	struct httpd_session *hs, *idle = NULL, *any = NULL;
+	struct httpd_session *hs, *idle = NULL;
 	size_t n = 0;
 
 	TAILQ_FOREACH(hs, &httpd_sessions, entry) {
 		if (strcmp(hs->agent, agent) != 0)
 			continue;
 		n++;
-		if (any == NULL || hs->active_seq < any->active_seq)
-			any = hs;
 		if (!httpd_stream_is_busy(hs) &&
 		    (idle == NULL || hs->active_seq < idle->active_seq))
 			idle = hs;
 	}
-	*ret_n = n;
-	if (n < mcpd_opts.max_http_sessions_per_token)
-		return NULL;
-	return idle != NULL ? idle : any;
+	*ret_idle = idle;
+	return n;
 }
 
-/* Room for a new session of agent: its oldest goes when it has its share. */
+/*
+ * Room for a new session of agent: when it has its share
+ * (--max-http-sessions-per-token), its session idle the longest ends, so
+ * that a client that reconnects without ending its sessions loses its
+ * own, never another agent's; then the limit of all.
+ */
 static int
 httpd_session_room(const char *agent, char **cause)
 {
 	struct httpd_session *victim;
-	size_t n;
+	size_t n = httpd_session_of(agent, &victim);
 
-	if ((victim = httpd_session_victim(agent, &n)) != NULL) {
+	if (n >= mcpd_opts.max_http_sessions_per_token && victim == NULL)
+		return errors_cause(cause, -EBUSY,
+		    "agent %s has %zu HTTP sessions, its limit, each with a request in flight or a stream open; end one with DELETE or raise --max-http-sessions-per-token",
+		    agent, n);
+	if (n >= mcpd_opts.max_http_sessions_per_token) {
 		log_warnx(
-		    "HTTP front: agent %s has %zu sessions, its limit (--max-http-sessions-per-token): its session %s, last active %llu ms ago, ends",
+		    "HTTP front: agent %s has %zu sessions, its limit (--max-http-sessions-per-token): its session %s, idle for %llu ms, ends",
 		    agent, n, victim->id,
 		    (unsigned long long)(mcpd_now_ms() - victim->active_ms));
 		httpd_session_free(victim);

@@ -108,13 +108,8 @@ def test_idle_session_ends_and_is_unknown(mcpd_factory):
     idle = open_session(d, token)
     kept = open_session(d, token)
     assert post(d.url, NOTE, token, idle)[0] == 202
-    s = socket.create_connection(("127.0.0.1", d.port), timeout=30)
+    s = open_stream(d, token, kept)
     try:
-        s.sendall((f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{d.port}\r\n"
-                   f"Authorization: Bearer {token}\r\n"
-                   f"Mcp-Session-Id: {kept}\r\n"
-                   f"Accept: text/event-stream\r\n\r\n").encode())
-        assert s.recv(4096).startswith(b"HTTP/1.1 200 OK\r\n")
         poll(lambda: http_sessions(d) == 1, timeout=30,
              what="the idle session to end")
         assert_gone(d, token, idle)
@@ -146,8 +141,42 @@ def test_per_token_limit_ends_the_longest_idle_of_that_token(mcpd_factory):
              if "--max-http-sessions-per-token" in line]
     assert len(lines) == 1, lines
     assert ("HTTP front: agent agent-a has 3 sessions, its limit "
-            f"(--max-http-sessions-per-token): its session {s2}, last "
-            "active ") in lines[0], lines
+            f"(--max-http-sessions-per-token): its session {s2}, idle for "
+            ) in lines[0], lines
+
+
+def open_stream(d, token, sid):
+    """The session's GET stream, open (its socket)."""
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=30)
+    s.sendall((f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{d.port}\r\n"
+               f"Authorization: Bearer {token}\r\n"
+               f"Mcp-Session-Id: {sid}\r\n"
+               f"Accept: text/event-stream\r\n\r\n").encode())
+    assert s.recv(4096).startswith(b"HTTP/1.1 200 OK\r\n")
+    return s
+
+
+def test_per_token_limit_ends_no_busy_session(mcpd_factory):
+    """A token whose sessions all have a stream open cannot make one more
+    (ending one would cut it off); another token still can."""
+    d = front_of(mcpd_factory, "--max-http-sessions-per-token", "2")
+    a, b = token_of(d, "busy-a"), token_of(d, "busy-b")
+    sids = [open_session(d, a) for _ in range(2)]
+    streams = [open_stream(d, a, sid) for sid in sids]
+    try:
+        st, _, body = post(d.url, INIT, a)
+        assert st == 503, (st, body)
+        assert json.loads(body)["error"]["message"] == (
+            "agent busy-a has 2 HTTP sessions, its limit, each with a "
+            "request in flight or a stream open; end one with DELETE or "
+            "raise --max-http-sessions-per-token"), body
+        for sid in sids:
+            assert ping(d, a, sid)[0] == 200
+        assert ping(d, b, open_session(d, b))[0] == 200
+        assert http_sessions(d) == 3
+    finally:
+        for s in streams:
+            s.close()
 
 
 def test_incomplete_requests_are_closed(mcpd_factory):
@@ -203,13 +232,8 @@ def test_a_long_answer_and_a_quiet_stream_outlast_the_header_timeout(
     token = d.rpc.result("mcpd/token", {})["token"]   # ts is its agent's
     sid = open_session(d, token)
     assert post(d.url, NOTE, token, sid)[0] == 202
-    s = socket.create_connection(("127.0.0.1", d.port), timeout=30)
+    s = open_stream(d, token, sid)
     try:
-        s.sendall((f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{d.port}\r\n"
-                   f"Authorization: Bearer {token}\r\n"
-                   f"Mcp-Session-Id: {sid}\r\n"
-                   f"Accept: text/event-stream\r\n\r\n").encode())
-        assert s.recv(4096).startswith(b"HTTP/1.1 200 OK\r\n")
         st, _, body = post(d.url, {
             "jsonrpc": "2.0", "id": 5, "method": "tools/call",
             "params": {"name": "ts__sleep_ms", "arguments": {"ms": 2500}}},
