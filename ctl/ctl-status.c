@@ -97,6 +97,8 @@ ctl_status_print(const json_t *result)
 		    ctl_status_int(servers, "total"),
 		    ctl_status_int(servers, "ready"));
 	ctl_status_field("clients", json_object_get(result, "clients"));
+	ctl_status_field("http sessions",
+	    json_object_get(result, "http_sessions"));
 	if (json_is_object(docker))
 		ctl_status_docker(docker);
 }

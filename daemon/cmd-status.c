@@ -30,10 +30,24 @@ cmd_status_reply(struct request *req, json_t *docker)
 	    (json_int_t)mcpd_opts.max_client_requests, "max_client_output",
 	    (json_int_t)mcpd_opts.max_client_output, "log_lines",
 	    (json_int_t)mcpd_opts.log_lines));
-	/* The HTTP front, when there is one: its URL (the token: mcpd/token). */
-	if (mcpd_opts.listen_http != NULL)
+	/*
+	 * The HTTP front, when there is one: its URL (the token: mcpd/token),
+	 * its sessions (apart from the socket's clients) and their limits.
+	 */
+	if (mcpd_opts.listen_http != NULL) {
 		json_object_set_new(status, "http",
 		    json_sprintf("http://%s/mcp", mcpd_opts.listen_http));
+		json_object_set_new(status, "http_sessions",
+		    json_integer((json_int_t)httpd_session_count()));
+		json_object_update_new(json_object_get(status, "limits"),
+		    xjson(json_pack("{s:I, s:I, s:i, s:i}", "max_http_sessions",
+			(json_int_t)mcpd_opts.max_http_sessions,
+			"max_http_sessions_per_token",
+			(json_int_t)mcpd_opts.max_http_sessions_per_token,
+			"http_session_idle_ms", mcpd_opts.http_session_idle_ms,
+			"http_header_timeout_ms",
+			mcpd_opts.http_header_timeout_ms)));
+	}
 	control_reply(req, status);
 }
 

@@ -37,11 +37,14 @@ struct client {
 	size_t answer_size;   /* the largest recent answer, decaying */
 	struct event *hangup; /* watches for a close while reading is paused */
 	struct request *attach; /* the mcpd/attach that handed it over */
-	char *end_why;		/* why mcpd ends it, for attach's answer */
+	const struct control_peer *peer; /* in-process (HTTP), or NULL */
+	void *peer_arg;
+	char *end_why; /* why mcpd ends it, for attach's answer */
 	bool is_closing;
 	bool is_paused;
 	bool is_eof;	    /* the client shut its side: answer, then close */
 	bool is_write_shut; /* ... seen while paused: read on when it drains */
+	bool is_counted;    /* takes a slot of --max-clients */
 	TAILQ_ENTRY(client) entry;
 };
 
@@ -52,6 +55,8 @@ struct client {
  */
 struct client *control_client_new(int in, int out, const char *agent,
     const json_t *scope);
+/* What waits to go to the client: queued, and held by its peer. */
+size_t control_output_length(const struct client *);
 /* Frees the client now (its caller holds no pointer to it). */
 void control_client_free(struct client *);
 /* A request of c's, answered with control_finish (id: a reference taken). */

@@ -61,7 +61,7 @@ control_client_notify(struct client *c, const char *method, json_t *params)
 		json_decref(params);
 		return -EPIPE;
 	}
-	if (sendq_length(c->out) > mcpd_opts.max_client_output) {
+	if (control_output_length(c) > mcpd_opts.max_client_output) {
 		json_decref(params);
 		return -ENOBUFS;
 	}
@@ -154,7 +154,7 @@ control_notify(const struct request *r, const char *method, json_t *params)
 		json_decref(params);
 		return -EPIPE;
 	}
-	if (sendq_length(r->client->out) > mcpd_opts.max_client_output) {
+	if (control_output_length(r->client) > mcpd_opts.max_client_output) {
 		json_decref(params);
 		return -ENOBUFS;
 	}

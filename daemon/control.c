@@ -66,7 +66,10 @@ control_client_free(struct client *c)
 	control_asks_fail(c);
 	control_attach_end(c);
 	TAILQ_REMOVE(&control_clients, c, entry);
-	control_nclients--;
+	if (c->is_counted)
+		control_nclients--;
+	if (c->peer != NULL)
+		c->peer->gone(c->peer_arg);
 	if (c->hangup != NULL)
 		event_free(c->hangup);
 	gateway_free(c->gateway);
@@ -99,6 +102,13 @@ control_send(struct client *c, json_t *msg)
 {
 	sendq_push(c->out, msg);
 	json_decref(msg);
+}
+
+size_t
+control_output_length(const struct client *c)
+{
+	return sendq_length(c->out) +
+	    (c->peer != NULL ? c->peer->held(c->peer_arg) : 0);
 }
 
 /*
@@ -433,18 +443,27 @@ control_refuse_stranger(int fd)
 	return true;
 }
 
-int
-control_adopt(int fd, const char *agent, const json_t *scope, char **cause)
+struct client *
+control_adopt(int fd, const char *agent, const json_t *scope,
+    const struct control_peer *peer, void *arg)
 {
-	if (control_nclients >= mcpd_opts.max_clients) {
-		close(fd);
-		errors_cause(cause, -EBUSY,
-		    "mcpd has %zu clients, its limit; close one or raise --max-clients",
-		    control_nclients);
-		return -EBUSY;
-	}
-	(void)control_client_new(fd, fd, agent, scope);
-	return 0;
+	struct client *c = control_client_new(fd, fd, agent, scope);
+
+	/* The HTTP front counts its sessions itself (--max-http-sessions). */
+	c->is_counted = false;
+	control_nclients--;
+	c->peer = peer;
+	c->peer_arg = arg;
+	sendq_deliver_to(c->out, peer->deliver, arg);
+	return c;
+}
+
+void
+control_forget_peer(struct client *c)
+{
+	c->peer = NULL;
+	c->peer_arg = NULL;
+	sendq_deliver_to(c->out, NULL, NULL);
 }
 
 static void
@@ -507,6 +526,7 @@ control_client_new(int in, int out, const char *agent, const json_t *scope)
 	TAILQ_INIT(&c->requests);
 	TAILQ_INIT(&c->asks);
 	TAILQ_INSERT_TAIL(&control_clients, c, entry);
+	c->is_counted = true;
 	control_nclients++;
 	bufferevent_setcb(c->bev, NULL, control_write, control_event, c);
 	bufferevent_enable(c->bev, EV_WRITE);

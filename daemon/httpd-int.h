@@ -6,6 +6,7 @@
 #include <sys/queue.h>
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -53,7 +54,12 @@ struct httpd_session {
 	bool is_stateless; /* 2026-07-28: one request, then it goes */
 	unsigned streams;  /* streams begun: the next one's number */
 	struct bufferevent *bev;
-	struct linebuf lines;
+	struct client *client; /* the control side's, NULL once it went */
+	uint64_t active_ms;    /* its last request, answer or stream end */
+	uint64_t active_seq;   /* ... in the order of all sessions' */
+	struct event *idle_timer;
+	struct linebuf lines;	  /* the socketpair's */
+	struct linebuf delivered; /* what the control side delivers */
 	TAILQ_HEAD(, httpd_pending) pending;
 	struct evhttp_request *stream; /* the GET stream, or NULL */
 	TAILQ_ENTRY(httpd_session) entry;
@@ -66,6 +72,8 @@ void httpd_reply(struct evhttp_request *, int code, const char *reason,
 void httpd_refuse(struct evhttp_request *, int code, const char *reason,
     const char *why);
 void httpd_session_free(struct httpd_session *);
+/* Something began or ended in the session: its idle time starts anew. */
+void httpd_session_touch(struct httpd_session *);
 
 /* httpd-stream.c */
 /* The pending answer of req (msg, a request) to the session hs. */
@@ -78,5 +86,11 @@ bool httpd_stream_line(struct httpd_session *, const char *line, size_t len);
 /* A GET with Last-Event-ID of a call whose client went; false: none. */
 bool httpd_stream_resume(struct evhttp_request *, struct httpd_session *);
 void httpd_stream_headers(struct evhttp_request *);
+/* The connection's timeout off while its stream lasts, back after it. */
+void httpd_stream_timeouts(struct evhttp_request *, bool is_streaming);
+/* Bytes waiting to go to the session's HTTP clients, or kept for them. */
+size_t httpd_stream_held(const struct httpd_session *);
+/* Whether a request of the session waits for its answer, or a stream is open. */
+bool httpd_stream_is_busy(const struct httpd_session *);
 
 #endif

@@ -48,6 +48,32 @@ httpd_stream_watch(struct httpd_pending *p)
 		evhttp_connection_set_closecb(conn, httpd_stream_gone, p);
 }
 
+/*
+ * libevent applies its timeout (--http-header-timeout) to reading and
+ * writing alike, and reads while a stream is open (to see its client go):
+ * a stream, and its client, may be quiet as long as they like, so it is
+ * off while the stream lasts, and back for the requests that may follow
+ * on the connection. A client that does not read is bounded by
+ * --max-client-output instead.
+ */
+void
+httpd_stream_timeouts(struct evhttp_request *req, bool is_streaming)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+	struct bufferevent *bev = conn != NULL ?
+	    evhttp_connection_get_bufferevent(conn) :
+	    NULL;
+	struct timeval tv = { mcpd_opts.http_header_timeout_ms / 1000,
+		(mcpd_opts.http_header_timeout_ms % 1000) * 1000 };
+
+	if (bev == NULL)
+		return;
+	if (is_streaming)
+		bufferevent_set_timeouts(bev, NULL, NULL);
+	else
+		bufferevent_set_timeouts(bev, &tv, &tv);
+}
+
 static void
 httpd_stream_unpeek(struct httpd_pending *p)
 {
@@ -103,11 +129,13 @@ void
 httpd_stream_free(struct httpd_pending *p, bool is_answered)
 {
 	TAILQ_REMOVE(&p->hs->pending, p, entry);
+	httpd_session_touch(p->hs);
 	httpd_stream_unpeek(p);
 	httpd_stream_unwatch(p);
-	if (p->req != NULL && p->stream != 0)
+	if (p->req != NULL && p->stream != 0) {
+		httpd_stream_timeouts(p->req, false);
 		evhttp_send_reply_end(p->req);
-	else if (p->req != NULL && !is_answered)
+	} else if (p->req != NULL && !is_answered)
 		httpd_refuse(p->req, 503, "Service Unavailable",
 		    "the session ended before its answer");
 	if (p->missed != NULL)
@@ -115,6 +143,49 @@ httpd_stream_free(struct httpd_pending *p, bool is_answered)
 	json_decref(p->id);
 	json_decref(p->token);
 	free(p);
+}
+
+/* What waits in req's connection to go to its client. */
+static size_t
+httpd_stream_output(struct evhttp_request *req)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+	struct bufferevent *bev = conn != NULL ?
+	    evhttp_connection_get_bufferevent(conn) :
+	    NULL;
+
+	return bev != NULL ? evbuffer_get_length(bufferevent_get_output(bev)) :
+			     0;
+}
+
+size_t
+httpd_stream_held(const struct httpd_session *hs)
+{
+	const struct httpd_pending *p;
+	size_t n = evbuffer_get_length(bufferevent_get_input(hs->bev));
+
+	if (hs->stream != NULL)
+		n += httpd_stream_output(hs->stream);
+	TAILQ_FOREACH(p, &hs->pending, entry) {
+		if (p->req != NULL && p->stream != 0)
+			n += httpd_stream_output(p->req);
+		if (p->missed != NULL)
+			n += evbuffer_get_length(p->missed);
+	}
+	return n;
+}
+
+bool
+httpd_stream_is_busy(const struct httpd_session *hs)
+{
+	const struct httpd_pending *p;
+
+	if (hs->stream != NULL)
+		return true;
+	TAILQ_FOREACH(p, &hs->pending, entry)
+		if (!p->is_done)
+			return true;
+	return false;
 }
 
 /*
@@ -125,14 +196,7 @@ httpd_stream_free(struct httpd_pending *p, bool is_answered)
 static bool
 httpd_stream_keeps_up(struct evhttp_request *req, size_t len)
 {
-	struct evhttp_connection *conn = evhttp_request_get_connection(req);
-	struct bufferevent *bev = conn != NULL ?
-	    evhttp_connection_get_bufferevent(conn) :
-	    NULL;
-
-	return bev == NULL ||
-	    evbuffer_get_length(bufferevent_get_output(bev)) + len <=
-	    mcpd_opts.max_client_output;
+	return httpd_stream_output(req) + len <= mcpd_opts.max_client_output;
 }
 
 /* Drops the connection of a stream whose client does not read. */
@@ -172,17 +236,29 @@ httpd_stream_event(struct evbuffer *buf, struct httpd_pending *p,
     const char *line, size_t len)
 {
 	static const char head[] = "event: message\ndata: ";
+	struct evbuffer_iovec v;
 
 	if (p != NULL)
 		httpd_stream_event_id(buf, p->stream, ++p->events);
-	if (len > HTTPD_EVENT_SMALL)
+	if (len > HTTPD_EVENT_SMALL) {
 		xenomem(jsonrpc_add_big(buf,
 		    (struct iovec[]){
 			{ (void *)(uintptr_t)head, sizeof head - 1 },
-			{ (void *)(uintptr_t)line, len },
-			{ (void *)(uintptr_t) "\n\n", 2 } },
-		    3));
-	else {
+			{ (void *)(uintptr_t)line, len } },
+		    2));
+		/*
+		 * The end in a small block of its own: a buffer appends to a
+		 * block it cannot write in (a big one) with a new block as
+		 * large, so that the "\r\n" libevent puts after a chunk would
+		 * cost as much as the event.
+		 */
+		if (evbuffer_reserve_space(buf, 64, &v, 1) != 1)
+			fatalx("out of memory");
+		memcpy(v.iov_base, "\n\n", 2);
+		v.iov_len = 2;
+		if (evbuffer_commit_space(buf, &v, 1) < 0)
+			fatalx("out of memory");
+	} else {
 		evbuffer_add(buf, head, sizeof head - 1);
 		evbuffer_add(buf, line, len);
 		evbuffer_add(buf, "\n\n", 2);
@@ -242,6 +318,7 @@ httpd_stream_start(struct httpd_pending *p)
 	httpd_stream_unpeek(p); /* libevent sees a stream's client go */
 	httpd_stream_headers(p->req);
 	evhttp_send_reply_start(p->req, 200, "OK");
+	httpd_stream_timeouts(p->req, true);
 	httpd_stream_watch(p);
 	if (p->hs->is_stateless)
 		return; /* 2026-07-28 streams are not resumed */
@@ -370,6 +447,7 @@ httpd_stream_answer(struct httpd_session *hs, struct httpd_pending *p,
 			httpd_stream_give_up(p);
 		else {
 			p->is_done = true;
+			httpd_session_touch(hs);
 			httpd_stream_trim(hs);
 		}
 		free(text);
@@ -517,6 +595,65 @@ httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len)
 	return true;
 }
 
+/* The value of text's member m, as jansson makes it, set as key in o. */
+static void
+httpd_stream_member_set(json_t *o, const char *key, const char *text,
+    const struct jsonscan_member *m)
+{
+	json_t *v;
+
+	if (m->is_found &&
+	    (v = json_loadb(text + m->off, m->len, JSON_DECODE_ANY, NULL)) !=
+		NULL)
+		json_object_set_new(o, key, v);
+}
+
+/*
+ * What routing needs of a message with a method (its method, id,
+ * params.progressToken and params._meta's subscriptionId), found without
+ * parsing the rest: a log message of any size is not made a value only
+ * to be written out again. NULL when it has no method or the scanner
+ * does not vouch for it (it is then parsed).
+ */
+static json_t *
+httpd_stream_scan(const char *line, size_t len)
+{
+	struct jsonscan_member top[] = { { "method", false, 0, 0 },
+		{ "id", false, 0, 0 }, { "params", false, 0, 0 } };
+	struct jsonscan_member params[] = { { "progressToken", false, 0, 0 },
+		{ "_meta", false, 0, 0 } };
+	struct jsonscan_member meta[] = {
+		{ "io.modelcontextprotocol/subscriptionId", false, 0, 0 }
+	};
+	const char *ptext, *mtext = NULL;
+	json_t *msg, *p, *m;
+
+	if (jsonscan_object(line, len, top, 3) < 0 || !top[0].is_found ||
+	    line[top[0].off] != '"')
+		return NULL;
+	ptext = line + top[2].off;
+	if (top[2].is_found &&
+	    (*ptext != '{' ||
+		jsonscan_object(ptext, top[2].len, params, 2) < 0))
+		return NULL;
+	if (params[1].is_found) {
+		mtext = ptext + params[1].off;
+		if (*mtext != '{' ||
+		    jsonscan_object(mtext, params[1].len, meta, 1) < 0)
+			return NULL;
+	}
+	msg = xjson(json_object());
+	httpd_stream_member_set(msg, "method", line, &top[0]);
+	httpd_stream_member_set(msg, "id", line, &top[1]);
+	json_object_set_new(msg, "params", p = xjson(json_object()));
+	httpd_stream_member_set(p, "progressToken", ptext, &params[0]);
+	if (mtext != NULL) {
+		json_object_set_new(p, "_meta", m = xjson(json_object()));
+		httpd_stream_member_set(m, meta[0].key, mtext, &meta[0]);
+	}
+	return msg;
+}
+
 bool
 httpd_stream_line(struct httpd_session *hs, const char *line, size_t len)
 {
@@ -524,8 +661,14 @@ httpd_stream_line(struct httpd_session *hs, const char *line, size_t len)
 	struct httpd_pending *p;
 	bool is_gone = false;
 
-	if (httpd_stream_answer_text(hs, line, len) ||
-	    (msg = jsonrpc_parse(line, len, NULL)) == NULL)
+	if (httpd_stream_answer_text(hs, line, len))
+		return false;
+	if ((msg = httpd_stream_scan(line, len)) != NULL) {
+		httpd_stream_route(hs, msg, line, len);
+		json_decref(msg);
+		return false;
+	}
+	if ((msg = jsonrpc_parse(line, len, NULL)) == NULL)
 		return false;
 	id = json_object_get(msg, "id");
 	if (json_is_string(json_object_get(msg, "method")))
@@ -602,6 +745,7 @@ httpd_stream_resume(struct evhttp_request *req, struct httpd_session *hs)
 	p->req = req;
 	httpd_stream_headers(req);
 	evhttp_send_reply_start(req, 200, "OK");
+	httpd_stream_timeouts(req, true);
 	httpd_stream_watch(p);
 	evhttp_send_reply_chunk(req, p->missed);
 	evbuffer_free(p->missed);

@@ -14,6 +14,7 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <sodium.h>
@@ -31,6 +32,14 @@
 static struct evhttp *httpd;
 static TAILQ_HEAD(,
     httpd_session) httpd_sessions = TAILQ_HEAD_INITIALIZER(httpd_sessions);
+static size_t httpd_nsessions;
+static uint64_t httpd_activity; /* counts touches: which came last */
+
+size_t
+httpd_session_count(void)
+{
+	return httpd_nsessions;
+}
 
 void
 httpd_reply(struct evhttp_request *req, int code, const char *reason,
@@ -88,9 +97,14 @@ httpd_session_free(struct httpd_session *hs)
 		/* Its close must not reach this session any more. */
 		evhttp_connection_set_closecb(
 		    evhttp_request_get_connection(hs->stream), NULL, NULL);
+		httpd_stream_timeouts(hs->stream, false);
 		evhttp_send_reply_end(hs->stream);
 	}
 	TAILQ_REMOVE(&httpd_sessions, hs, entry);
+	httpd_nsessions--;
+	event_free(hs->idle_timer);
+	if (hs->client != NULL)
+		control_forget_peer(hs->client);
 	bufferevent_free(hs->bev); /* the control side sees its client go */
 	free(hs->agent);
 	free(hs->path);
@@ -132,31 +146,159 @@ httpd_session_event(struct bufferevent *bev, short what, void *arg)
 		httpd_session_free(arg); /* mcpd is stopping, say */
 }
 
+/* Lines of the control side, delivered in-process (sendq_deliver_to). */
+static void
+httpd_session_deliver(void *arg, struct evbuffer *in)
+{
+	struct httpd_session *hs = arg;
+	char *line;
+	size_t len;
+	int r;
+
+	while ((r = linebuf_peek(&hs->delivered, in, &line, &len)) > 0) {
+		if (httpd_stream_line(hs, line, len))
+			return; /* the session is gone: the rest is not its */
+		linebuf_consume(&hs->delivered, in);
+	}
+	if (r < 0)
+		httpd_session_free(hs); /* an answer over the limit */
+}
+
+/* What the session holds of its control client's output. */
+static size_t
+httpd_session_held(void *arg)
+{
+	return httpd_stream_held(arg);
+}
+
+static void
+httpd_session_client_gone(void *arg)
+{
+	struct httpd_session *hs = arg;
+
+	hs->client = NULL;
+}
+
+static const struct control_peer httpd_session_peer = {
+	httpd_session_deliver,
+	httpd_session_held,
+	httpd_session_client_gone,
+};
+
+void
+httpd_session_touch(struct httpd_session *hs)
+{
+	hs->active_ms = mcpd_now_ms();
+	hs->active_seq = ++httpd_activity;
+}
+
+static void
+httpd_session_arm(struct httpd_session *hs, uint64_t ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000),
+		(suseconds_t)(ms % 1000) * 1000 };
+
+	evtimer_add(hs->idle_timer, &tv);
+}
+
+/*
+ * A session with no request in flight and no stream open for
+ * --http-session-idle ends as a DELETE would end it; while it is busy,
+ * it is looked at again later.
+ */
+static void
+httpd_session_idle(evutil_socket_t fd, short events, void *arg)
+{
+	struct httpd_session *hs = arg;
+	uint64_t idle = (uint64_t)mcpd_opts.http_session_idle_ms;
+	uint64_t now = mcpd_now_ms();
+
+	(void)fd, (void)events;
+	if (httpd_stream_is_busy(hs))
+		httpd_session_arm(hs, idle);
+	else if (now - hs->active_ms < idle)
+		httpd_session_arm(hs, idle - (now - hs->active_ms));
+	else {
+		log_info(
+		    "HTTP front: session %s of agent %s was idle for --http-session-idle (%llu ms): it ends",
+		    hs->id, hs->agent, (unsigned long long)idle);
+		httpd_session_free(hs);
+	}
+}
+
+/*
+ * How many sessions agent has, and its session idle the longest (NULL
+ * when every one has a request in flight or a stream open: ending one
+ * would cut work short).
+ */
+static size_t
+httpd_session_of(const char *agent, struct httpd_session **ret_idle)
+{
+	struct httpd_session *hs, *idle = NULL;
+	size_t n = 0;
+
+	TAILQ_FOREACH(hs, &httpd_sessions, entry) {
+		if (strcmp(hs->agent, agent) != 0)
+			continue;
+		n++;
+		if (!httpd_stream_is_busy(hs) &&
+		    (idle == NULL || hs->active_seq < idle->active_seq))
+			idle = hs;
+	}
+	*ret_idle = idle;
+	return n;
+}
+
+/*
+ * Room for a new session of agent: when it has its share
+ * (--max-http-sessions-per-token), its session idle the longest ends, so
+ * that a client that reconnects without ending its sessions loses its
+ * own, never another agent's; then the limit of all.
+ */
+static int
+httpd_session_room(const char *agent, char **cause)
+{
+	struct httpd_session *victim;
+	size_t n = httpd_session_of(agent, &victim);
+
+	if (n >= mcpd_opts.max_http_sessions_per_token && victim == NULL)
+		return errors_cause(cause, -EBUSY,
+		    "agent %s has %zu HTTP sessions, its limit, each with a request in flight or a stream open; end one with DELETE or raise --max-http-sessions-per-token",
+		    agent, n);
+	if (n >= mcpd_opts.max_http_sessions_per_token) {
+		log_warnx(
+		    "HTTP front: agent %s has %zu sessions, its limit (--max-http-sessions-per-token): its session %s, idle for %llu ms, ends",
+		    agent, n, victim->id,
+		    (unsigned long long)(mcpd_now_ms() - victim->active_ms));
+		httpd_session_free(victim);
+	}
+	if (httpd_nsessions >= mcpd_opts.max_http_sessions)
+		return errors_cause(cause, -EBUSY,
+		    "mcpd has %zu HTTP sessions, its limit; end sessions with DELETE or raise --max-http-sessions",
+		    httpd_nsessions);
+	return 0;
+}
+
 static struct httpd_session *
 httpd_session_new(const char *agent, const char *path, const json_t *scope,
     bool is_stateless, char **cause)
 {
-	struct httpd_session *hs = xcalloc(1, sizeof *hs);
+	struct httpd_session *hs;
 	unsigned char raw[16];
 	int sv[2];
 
-	hs->agent = xstrdup(agent);
-	hs->path = xstrdup(path);
+	if (httpd_session_room(agent, cause) < 0)
+		return NULL;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
 		sv) < 0) {
 		errors_cause(cause, -errno, "socketpair: %s", strerror(errno));
-		free(hs->agent);
-		free(hs->path);
-		free(hs);
 		return NULL;
 	}
-	if (control_adopt(sv[1], agent, scope, cause) < 0) {
-		close(sv[0]);
-		free(hs->agent);
-		free(hs->path);
-		free(hs);
-		return NULL;
-	}
+	hs = xcalloc(1, sizeof *hs);
+	hs->agent = xstrdup(agent);
+	hs->path = xstrdup(path);
+	hs->client = control_adopt(sv[1], agent, scope, &httpd_session_peer,
+	    hs);
 	randombytes_buf(raw, sizeof raw);
 	sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
 	hs->is_stateless = is_stateless;
@@ -165,11 +307,18 @@ httpd_session_new(const char *agent, const char *path, const json_t *scope,
 	if (hs->bev == NULL)
 		fatalx("cannot make a bufferevent");
 	linebuf_init(&hs->lines, mcpd_opts.max_message + 64 * 1024);
+	linebuf_init(&hs->delivered, mcpd_opts.max_message + 64 * 1024);
 	TAILQ_INIT(&hs->pending);
 	bufferevent_setcb(hs->bev, httpd_session_read, NULL,
 	    httpd_session_event, hs);
 	bufferevent_enable(hs->bev, EV_READ | EV_WRITE);
 	TAILQ_INSERT_TAIL(&httpd_sessions, hs, entry);
+	httpd_nsessions++;
+	if ((hs->idle_timer = evtimer_new(mcpd_base, httpd_session_idle, hs)) ==
+	    NULL)
+		fatalx("cannot make a timer");
+	httpd_session_touch(hs);
+	httpd_session_arm(hs, (uint64_t)mcpd_opts.http_session_idle_ms);
 	return hs;
 }
 
@@ -222,6 +371,7 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
 {
 	char *line = NULL;
 
+	httpd_session_touch(hs);
 	/* One line: a pretty-printed body is made one, the socket is NDJSON. */
 	if (memchr(body, '\n', len) != NULL) {
 		line = xnonnull(json_dumps(msg, JSON_COMPACT));
@@ -344,6 +494,7 @@ httpd_get_closed(struct evhttp_connection *conn, void *arg)
 
 	(void)conn;
 	hs->stream = NULL;
+	httpd_session_touch(hs);
 	/*
 	 * libevent detached the request (its client went while we still held
 	 * it); ending it is what frees it.
@@ -355,6 +506,7 @@ httpd_get_closed(struct evhttp_connection *conn, void *arg)
 static void
 httpd_get(struct evhttp_request *req, struct httpd_session *hs)
 {
+	httpd_session_touch(hs);
 	if (httpd_stream_resume(req, hs))
 		return;
 	if (hs->stream != NULL) {
@@ -364,6 +516,7 @@ httpd_get(struct evhttp_request *req, struct httpd_session *hs)
 	}
 	httpd_stream_headers(req);
 	evhttp_send_reply_start(req, 200, "OK");
+	httpd_stream_timeouts(req, true);
 	hs->stream = req;
 	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
 	    httpd_get_closed, hs);
@@ -428,6 +581,15 @@ httpd_listen(const char *addr, char **cause)
 		return errors_cause(cause, -ENOMEM, "out of memory");
 	evhttp_set_max_body_size(httpd, (ev_ssize_t)mcpd_opts.max_message);
 	evhttp_set_max_headers_size(httpd, HTTPD_HEADERS_MAX);
+	/*
+	 * A connection that does not finish its request (headers or body), or
+	 * takes nothing of an answer, for this long is closed: libevent reads
+	 * nothing while a request waits for its answer, and a stream turns it
+	 * off (httpd_stream_timeouts), so neither is cut short.
+	 */
+	evhttp_set_timeout_tv(httpd,
+	    &(struct timeval){ mcpd_opts.http_header_timeout_ms / 1000,
+		(mcpd_opts.http_header_timeout_ms % 1000) * 1000 });
 	evhttp_set_allowed_methods(httpd,
 	    EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
 	evhttp_set_gencb(httpd, httpd_handle, NULL);

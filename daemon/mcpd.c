@@ -28,6 +28,10 @@ struct mcpd_options mcpd_opts = {
 	.stop_step_ms = 2000,
 	.log_lines = 1000,
 	.max_clients = 256,
+	.max_http_sessions = 256,
+	.max_http_sessions_per_token = 64,
+	.http_session_idle_ms = 600000,
+	.http_header_timeout_ms = 10000,
 	.max_http_requests = 16,
 	.max_servers = 256,
 	.max_client_requests = 64,
@@ -282,7 +286,9 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--call-timeout MS] [--load-timeout MS] [--log-lines N]\n"
 	    "            [--max-clients N] [--max-client-requests N]\n"
 	    "            [--max-client-output BYTES] [--max-servers N]\n"
-	    "            [--max-http-requests N]\n"
+	    "            [--max-http-requests N] [--max-http-sessions N]\n"
+	    "            [--max-http-sessions-per-token N] [--http-session-idle MS]\n"
+	    "            [--http-header-timeout MS]\n"
 	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS] [--docker-catalog REF]\n"
 	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
@@ -325,6 +331,10 @@ enum {
 	MCPD_OPT_MAX_CLIENT_REQUESTS,
 	MCPD_OPT_MAX_CLIENT_OUTPUT,
 	MCPD_OPT_MAX_HTTP_REQUESTS,
+	MCPD_OPT_MAX_HTTP_SESSIONS,
+	MCPD_OPT_MAX_HTTP_SESSIONS_PER_TOKEN,
+	MCPD_OPT_HTTP_SESSION_IDLE,
+	MCPD_OPT_HTTP_HEADER_TIMEOUT,
 	MCPD_OPT_MAX_SERVERS,
 	MCPD_OPT_CA_FILE,
 	MCPD_OPT_DNS_SERVER,
@@ -364,6 +374,14 @@ static const struct option mcpd_long_options[] = {
 	    MCPD_OPT_MAX_CLIENT_OUTPUT },
 	{ "max-http-requests", required_argument, NULL,
 	    MCPD_OPT_MAX_HTTP_REQUESTS },
+	{ "max-http-sessions", required_argument, NULL,
+	    MCPD_OPT_MAX_HTTP_SESSIONS },
+	{ "max-http-sessions-per-token", required_argument, NULL,
+	    MCPD_OPT_MAX_HTTP_SESSIONS_PER_TOKEN },
+	{ "http-session-idle", required_argument, NULL,
+	    MCPD_OPT_HTTP_SESSION_IDLE },
+	{ "http-header-timeout", required_argument, NULL,
+	    MCPD_OPT_HTTP_HEADER_TIMEOUT },
 	{ "max-servers", required_argument, NULL, MCPD_OPT_MAX_SERVERS },
 	{ "ca-file", required_argument, NULL, MCPD_OPT_CA_FILE },
 	{ "dns-server", required_argument, NULL, MCPD_OPT_DNS_SERVER },
@@ -596,6 +614,26 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		case MCPD_OPT_MAX_HTTP_REQUESTS:
 			mcpd_opts.max_http_requests =
 			    mcpd_number("--max-http-requests", optarg, 1, 1024);
+			break;
+		case MCPD_OPT_MAX_HTTP_SESSIONS:
+			mcpd_opts.max_http_sessions =
+			    mcpd_number("--max-http-sessions", optarg, 1,
+				65536);
+			break;
+		case MCPD_OPT_MAX_HTTP_SESSIONS_PER_TOKEN:
+			mcpd_opts.max_http_sessions_per_token =
+			    mcpd_number("--max-http-sessions-per-token", optarg,
+				1, 65536);
+			break;
+		case MCPD_OPT_HTTP_SESSION_IDLE:
+			mcpd_opts.http_session_idle_ms =
+			    mcpd_number("--http-session-idle", optarg, 1,
+				86400000);
+			break;
+		case MCPD_OPT_HTTP_HEADER_TIMEOUT:
+			mcpd_opts.http_header_timeout_ms =
+			    mcpd_number("--http-header-timeout", optarg, 1,
+				3600000);
 			break;
 		case MCPD_OPT_MAX_SERVERS:
 			mcpd_opts.max_servers = mcpd_number("--max-servers",

@@ -39,12 +39,17 @@ enum server_mode {
 struct mcpd_options {
 	char *socket_path;
 	char *state_dir;
-	size_t max_message;	  /* longest control or server message */
-	int call_timeout_ms;	  /* default deadline of a tool call */
-	int load_timeout_ms;	  /* default deadline of a load or reload */
-	int stop_step_ms;	  /* each wait of the stop sequence */
-	size_t log_lines;	  /* stderr lines kept per server */
-	size_t max_clients;	  /* control connections at once */
+	size_t max_message;  /* longest control or server message */
+	int call_timeout_ms; /* default deadline of a tool call */
+	int load_timeout_ms; /* default deadline of a load or reload */
+	int stop_step_ms;    /* each wait of the stop sequence */
+	size_t log_lines;    /* stderr lines kept per server */
+	size_t max_clients;  /* control connections at once */
+	/* The HTTP front: sessions, per token, idle and header deadlines. */
+	size_t max_http_sessions;
+	size_t max_http_sessions_per_token;
+	int http_session_idle_ms;
+	int http_header_timeout_ms;
 	size_t max_http_requests; /* in flight to one remote server */
 	size_t max_servers;	  /* listed servers of all agents together */
 	char *ca_file;		  /* TLS roots instead of the system's */
@@ -156,7 +161,27 @@ int control_ask(const struct request *, int timeout_ms, const char *method,
 /* The request's JSON-RPC id (borrowed). */
 const json_t *control_request_id(const struct request *);
 const struct client *control_request_client(const struct request *);
-int control_adopt(int fd, const char *agent, const json_t *scope, char **cause);
+/*
+ * An in-process peer of a control client (an HTTP session of the HTTP
+ * front). The client's output is delivered to it (it takes the lines from
+ * the buffer, at the end of the loop turn) instead of crossing the
+ * socketpair, so that no second copy of a backlog waits on the way; what
+ * it holds, not yet sent on, counts against --max-client-output when a
+ * notification is queued. gone is called when the client is freed.
+ */
+struct control_peer {
+	void (*deliver)(void *arg, struct evbuffer *lines);
+	size_t (*held)(void *arg);
+	void (*gone)(void *arg);
+};
+/*
+ * A client on fd (one end of a socketpair) for an in-process peer; it
+ * takes no slot of --max-clients, which counts socket connections.
+ */
+struct client *control_adopt(int fd, const char *agent, const json_t *scope,
+    const struct control_peer *peer, void *arg);
+/* The peer goes first: the client no longer asks it anything. */
+void control_forget_peer(struct client *);
 /* The gateway's view of control connections (DESIGN 11). */
 struct gateway;
 /* mcpd/hello's servers: the scope of the connection's MCP session. */
@@ -441,6 +466,12 @@ int sendq_push_raw_result(struct sendq *, const json_t *id, const char *raw,
  * bufferevent (whose own write callback reports the other case).
  */
 void sendq_on_drained(struct sendq *, void (*fn)(void *), void *arg);
+/*
+ * What is queued goes to fn (an in-process peer, which takes the lines it
+ * can from the buffer) instead of the bufferevent; NULL: back to it.
+ */
+void sendq_deliver_to(struct sendq *, void (*fn)(void *, struct evbuffer *),
+    void *arg);
 /* Writes what is queued now (before closing, say). */
 void sendq_flush(struct sendq *);
 /* Bytes not yet taken by the kernel. */
@@ -1343,6 +1374,8 @@ int tokens_revoke(const char *agent, bool *ret_revoked, char **cause);
 /* httpd.c: MCP over Streamable HTTP on loopback, in front of the gateway. */
 /* Listens on addr ("127.0.0.1:PORT", "[::1]:PORT"): loopback only. */
 int httpd_listen(const char *addr, char **cause);
+/* HTTP sessions open now (mcpd/status). */
+size_t httpd_session_count(void);
 void httpd_close(void);
 /* httpd-access.c: who may use the HTTP front, and where it listens. */
 struct evkeyvalq;

@@ -22,6 +22,8 @@ struct sendq {
 	bool is_dirty;
 	void (*drained)(void *); /* the kernel took all that was pending */
 	void *drained_arg;
+	void (*deliver)(void *, struct evbuffer *); /* in-process, or NULL */
+	void *deliver_arg;
 	LIST_ENTRY(sendq) entry;
 };
 
@@ -57,7 +59,18 @@ sendq_on_drained(struct sendq *q, void (*fn)(void *), void *arg)
 	q->drained_arg = arg;
 }
 
-/* Writes what is pending; what is left waits in the bufferevent. */
+void
+sendq_deliver_to(struct sendq *q, void (*fn)(void *, struct evbuffer *),
+    void *arg)
+{
+	q->deliver = fn;
+	q->deliver_arg = arg;
+}
+
+/*
+ * Writes what is pending (or hands it to the peer it is delivered to);
+ * what is left waits in the bufferevent.
+ */
 void
 sendq_flush(struct sendq *q)
 {
@@ -68,6 +81,13 @@ sendq_flush(struct sendq *q)
 		LIST_REMOVE(q, entry);
 		q->is_dirty = false;
 	}
+	/*
+	 * No second copy of what a peer in this process has not sent on: it
+	 * takes the lines themselves. It may forget q on the way (its
+	 * session ended): what is left then goes the usual way.
+	 */
+	if (q->deliver != NULL && had_pending && evbuffer_get_length(out) == 0)
+		q->deliver(q->deliver_arg, q->pending);
 	if (evbuffer_get_length(out) == 0)
 		while (evbuffer_get_length(q->pending) > 0 &&
 		    evbuffer_write(q->pending, bufferevent_getfd(q->bev)) > 0)
