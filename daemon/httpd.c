@@ -436,6 +436,35 @@ httpd_parse_light(const char *body, size_t len)
 	return msg;
 }
 
+/*
+ * A new session of "/mcp/<server>" for a server the agent does not have:
+ * its view would be silently empty. The not-found error answering msg
+ * (with the nearest names), or NULL when the server is there.
+ */
+static json_t *
+httpd_scope_missing(const char *agent, const json_t *scope, const json_t *msg)
+{
+	const char *name = json_string_value(json_array_get(scope, 0));
+	json_t *error;
+	char *near, *text;
+
+	if (name == NULL || server_find_name(agent, name) != NULL)
+		return NULL;
+	near = server_did_you_mean(agent, name);
+	xasprintf(&text,
+	    "no server %s for agent %s%s (mcpctl list shows them; load it first)",
+	    name, agent, near);
+	error =
+	    jsonrpc_error_kind(json_incref(json_object_get((json_t *)(uintptr_t)
+							       msg,
+				   "id")),
+		ERRORS_NOT_FOUND, text,
+		json_pack("{s:s, s:s}", "what", "server", "server", name));
+	free(text);
+	free(near);
+	return error;
+}
+
 static void
 httpd_post(struct evhttp_request *req, const char *agent, const char *path,
     const json_t *scope)
@@ -473,6 +502,9 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
 	    (method == NULL || strcmp(method, "initialize") != 0))
 		httpd_refuse(req, 400, "Bad Request",
 		    "no Mcp-Session-Id: initialize first");
+	else if (hs == NULL &&
+	    (refusal = httpd_scope_missing(agent, scope, msg)) != NULL)
+		httpd_reply_msg(req, 404, refusal);
 	else if (hs == NULL &&
 	    (hs = httpd_session_new(agent, path, scope, is_modern, &cause)) ==
 		NULL)
@@ -581,6 +613,8 @@ httpd_listen(const char *addr, char **cause)
 		return errors_cause(cause, -ENOMEM, "out of memory");
 	evhttp_set_max_body_size(httpd, (ev_ssize_t)mcpd_opts.max_message);
 	evhttp_set_max_headers_size(httpd, HTTPD_HEADERS_MAX);
+	/* An answer without a body (202) says no type: not libevent's HTML. */
+	evhttp_set_default_content_type(httpd, NULL);
 	/*
 	 * A connection that does not finish its request (headers or body), or
 	 * takes nothing of an answer, for this long is closed: libevent reads

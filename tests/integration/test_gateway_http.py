@@ -168,11 +168,12 @@ def test_sessions_paths_and_limits(front):
         b'{\n  "jsonrpc": "2.0",\n  "id": 9,\n  "method": "ping"\n}\n'))
     assert st == 200 and json.loads(body) == {
         "jsonrpc": "2.0", "id": 9, "result": {}}, (st, body)
-    # A notification is accepted without an answer.
-    st, _, body = post(front.url + "/two", {
+    # A notification is accepted without an answer: no body, no type.
+    st, h, body = post(front.url + "/two", {
         "jsonrpc": "2.0", "method": "notifications/initialized"},
         front.token, sid)
     assert st == 202 and body == "", (st, body)
+    assert h["Content-Length"] == "0" and "Content-Type" not in h, h
     # DELETE ends it.
     req = urllib.request.Request(front.url + "/two", method="DELETE",
                                  headers={"Authorization":
@@ -189,6 +190,15 @@ def test_sessions_paths_and_limits(front):
     assert post(front.url, None, front.token, raw=b"not json")[0] == 400
     assert post(front.url.replace("/mcp", "/other"), INIT,
                 front.token)[0] == 404
+    # A server the agent does not have: 404 with a JSON-RPC error that
+    # says the nearest names, and no session is made.
+    st, h, body = post(front.url + "/tow", INIT, front.token)
+    assert st == 404 and h["Content-Type"] == "application/json", (st, h)
+    assert json.loads(body) == {"jsonrpc": "2.0", "id": 1, "error": {
+        "code": -32001, "message": "no server tow for agent default; did "
+        "you mean two, ts? (mcpctl list shows them; load it first)",
+        "data": {"kind": "not-found", "what": "server", "server": "tow"}}}
+    assert "Mcp-Session-Id" not in h
 
 
 MODERN = "2026-07-28"
