@@ -32,7 +32,8 @@ class Relay:
         self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.srv.bind(self.path)
         self.srv.listen(8)
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.acceptor = threading.Thread(target=self._accept, daemon=True)
+        self.acceptor.start()
 
     def _accept(self):
         while True:
@@ -77,6 +78,16 @@ class Relay:
         return sent
 
     def close(self):
+        # A thread blocked in accept() is not woken by close(): it would
+        # take the next test's connection when the descriptor number
+        # comes back (and forward it to this test's mcpd, long gone).
+        # shutdown() wakes it; it ends before the number can be reused.
+        try:
+            self.srv.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.acceptor.join(timeout=30)
+        assert not self.acceptor.is_alive(), "the relay's acceptor is stuck"
         self.srv.close()
 
 
