@@ -100,6 +100,14 @@ class FakeMcpd:
                 if r["method"] == method]
 
     def close(self):
+        # shutdown() wakes the thread in accept() (close() would not, and
+        # it would take the next fake's connections).
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.thread.join(timeout=30)
+        assert not self.thread.is_alive(), "the fake's acceptor is stuck"
         self.sock.close()
 
 
