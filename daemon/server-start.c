@@ -245,21 +245,23 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 /*
  * A first load that never became ready saves nothing: the row it made is
  * taken back. A row that was there before (a restore, a load of a saved
- * server) stays, and the answer says so.
+ * server) stays, and the answer says so; so does one that waits for the
+ * user's login (nothing is broken: mcpctl auth login starts it).
  */
 static void
 server_job_fail_first(struct server *s, struct server_job *job, const char *why)
 {
+	bool is_taken_back = job->has_new_row && !oauth_needs_user(s->auth);
 	char *cause = NULL, *both = NULL;
 
-	if (job->has_new_row &&
+	if (is_taken_back &&
 	    enable_remove(s->agent, s->id, NULL, &cause) == 0) {
 		s->is_persistent = false;
 		server_job_fail(s, job, "cannot load %s: %s; nothing was saved",
 		    why);
 		return;
 	}
-	if (job->has_new_row) {
+	if (is_taken_back) {
 		xasprintf(&both,
 		    "%s; its saved row could not be removed (%s): mcpctl unload %s removes it",
 		    why, cause != NULL ? cause : "unknown error", s->name);
