@@ -714,8 +714,9 @@ def test_container_never_ready_fails_and_leaves_nothing(start):
     d = start()
     # server-everything's old SSE mode reads no stdin and never says
     # "listening" (it says "Server is running on port 3001").
+    # Long enough for the container to say both lines on a loaded machine.
     e = load_fails(d, "mcpd-test/everything", ["sse"], name="mute",
-                   timeout_ms=4000)
+                   timeout_ms=10000)
     assert e["code"] == UNAVAILABLE, e
     assert "mute" in e["message"]
     assert "Starting SSE server..." in e["data"]["stderr"], e
