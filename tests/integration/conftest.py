@@ -67,7 +67,7 @@ TESTSERVER_TOOLS = ["echo", "add", "sleep_ms", "fail", "crash", "big",
 # --------------------------------------------------------------------------
 # Waiting
 
-def poll(fn, timeout=10.0, interval=0.02, what="a condition"):
+def poll(fn, timeout=30.0, interval=0.02, what="a condition"):
     """Calls fn until it returns something truthy; fails after timeout."""
     deadline = time.monotonic() + timeout
     last = None
@@ -164,7 +164,7 @@ def find_procs(needle):
     return out
 
 
-def wait_gone(pids, timeout=10.0, what="processes to end"):
+def wait_gone(pids, timeout=30.0, what="processes to end"):
     pids = list(pids)
     poll(lambda: not [p for p in pids if is_alive(p)] or None,
          timeout=timeout, what=f"{what} {pids}")
@@ -200,7 +200,7 @@ class Client:
     """A blocking NDJSON JSON-RPC client over a unix socket. Every read has
     a deadline; responses that arrive for other ids are kept aside."""
 
-    def __init__(self, path, timeout=10.0):
+    def __init__(self, path, timeout=30.0):
         self.path = str(path)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.settimeout(timeout)
@@ -241,7 +241,7 @@ class Client:
         self.send(msg)
         return id_
 
-    def read_line(self, timeout=10.0):
+    def read_line(self, timeout=30.0):
         """The next line (bytes, without the newline), or None at EOF."""
         deadline = time.monotonic() + timeout
         while True:
@@ -269,7 +269,7 @@ class Client:
             else:
                 self.buf += chunk
 
-    def read_message(self, timeout=10.0):
+    def read_message(self, timeout=30.0):
         """The next message as a dict, or None at EOF."""
         line = self.read_line(timeout)
         if line is None:
@@ -280,7 +280,7 @@ class Client:
             raise AssertionError(
                 f"mcpd sent a line that is not JSON: {line[:200]!r}") from e
 
-    def response(self, id_, timeout=10.0):
+    def response(self, id_, timeout=30.0):
         """Waits for the response to id_ (other responses are kept)."""
         key = _id_key(id_)
         deadline = time.monotonic() + timeout
@@ -300,11 +300,11 @@ class Client:
                 self.other.append(msg)
         return self.kept.pop(key)
 
-    def call(self, method, params=None, timeout=10.0):
+    def call(self, method, params=None, timeout=30.0):
         """The whole response message of one request."""
         return self.response(self.request(method, params), timeout)
 
-    def result(self, method, params=None, timeout=10.0):
+    def result(self, method, params=None, timeout=30.0):
         """The result, or RpcError."""
         resp = self.call(method, params, timeout)
         if "error" in resp:
@@ -312,14 +312,14 @@ class Client:
         assert "result" in resp, f"response without result: {resp}"
         return resp["result"]
 
-    def error(self, method, params=None, timeout=10.0):
+    def error(self, method, params=None, timeout=30.0):
         """The error object of a request that must fail."""
         resp = self.call(method, params, timeout)
         assert "error" in resp, (
             f"{method} {params} should have failed, got {resp}")
         return resp["error"]
 
-    def wait_closed(self, timeout=10.0):
+    def wait_closed(self, timeout=30.0):
         """Reads (keeping messages) until mcpd closes the connection."""
         deadline = time.monotonic() + timeout
         msgs = []
@@ -563,7 +563,7 @@ class Daemon:
 
     # -- lifecycle
 
-    def start(self, timeout=10.0):
+    def start(self, timeout=30.0):
         argv = [str(MCPD), "-d", "-s", str(self.sock), "-S",
                 str(self.state)] + self.args
         nofile = self.nofile
@@ -632,12 +632,12 @@ class Daemon:
         if self.proc.poll() is None:
             self.track()
             try:
-                with Client(self.sock, timeout=5) as c:
+                with Client(self.sock, timeout=30) as c:
                     c.response(c.request("mcpd/shutdown"), timeout=30)
             except Exception as e:   # noqa: BLE001 - reported below
                 problems.append(f"mcpd/shutdown failed: {e!r}")
             try:
-                self.proc.wait(timeout=15)
+                self.proc.wait(timeout=30)
                 if self.proc.returncode != 0:
                     problems.append(
                         f"mcpd exited with {self.proc.returncode} after "
@@ -658,7 +658,7 @@ class Daemon:
                 group_members(self.seen_pgids))
         if left:
             try:
-                wait_gone(set(left), timeout=5)
+                wait_gone(set(left), timeout=15)
             except AssertionError:
                 left = sorted(set(p for p in left if is_alive(p)))
                 problems.append(
@@ -677,7 +677,7 @@ class Daemon:
 
     # -- talking to it
 
-    def client(self, timeout=10.0):
+    def client(self, timeout=30.0):
         return Client(self.sock, timeout=timeout)
 
     @property
@@ -737,7 +737,7 @@ class Daemon:
         assert len(rows) <= 1, f"two rows named {name}: {rows}"
         return rows[0] if rows else None
 
-    def wait_row(self, name, pred, timeout=20.0, what=None):
+    def wait_row(self, name, pred, timeout=30.0, what=None):
         def check():
             r = self.row(name)
             return r if r is not None and pred(r) else None
@@ -759,7 +759,7 @@ class Daemon:
             params["lines"] = lines
         return self.rpc.result("mcpd/logs", params)["lines"]
 
-    def wait_log(self, server, pred, timeout=10.0, what=None):
+    def wait_log(self, server, pred, timeout=30.0, what=None):
         def check():
             lines = self.logs(server)
             return lines if pred(lines) else None
@@ -991,7 +991,7 @@ class Peer:
     def stop(self):
         self._signal_group(signal.SIGTERM)
         try:
-            poll(self._exited, timeout=5, what=f"{self.name} to exit")
+            poll(self._exited, timeout=15, what=f"{self.name} to exit")
         except AssertionError:
             pass
         self._signal_group(signal.SIGKILL)

@@ -6,7 +6,9 @@
 //   tools                    -> {"tools": [names], "meta": [_meta...]}
 //   call NAME JSON           -> {"result": ...} or {"error": {code, message}}
 //   progress NAME JSON       -> as call, plus {"progress": [[p, total]...]}
-//   cancel NAME JSON MS      -> aborts the call after MS ms: {"error": ...}
+//   cancel NAME JSON FILE    -> aborts the call once FILE exists (the test
+//                               makes it when the server has the call):
+//                               {"error": ...}
 //   changed MS               -> {"changed": n} tools list_changed seen within
 //                               MS (and what the SDK says besides)
 //   prompts | resources | templates -> the merged lists
@@ -18,6 +20,7 @@
 // A client that could not connect answers its first command with
 // {"error": {...}, "at": "connect"} and exits 1.
 
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const say = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
@@ -64,11 +67,11 @@ export async function serve(sdk) {
 	    JSON.parse(json), options).then((result) => ({ result }), failed);
 
 	for await (const line of createInterface({ input: process.stdin })) {
-		// VERB NAME JSON [MS]: the JSON may hold spaces, MS is the last
-		// word.
+		// VERB NAME JSON [FILE]: the JSON may hold spaces, FILE is the
+		// last word.
 		const words = line.split(' ');
 		const [verb, name] = words;
-		const ms = verb === 'cancel' ? words.pop() : undefined;
+		const flag = verb === 'cancel' ? words.pop() : undefined;
 		const json = words.slice(2).join(' ');
 
 		if (verb === 'quit')
@@ -86,9 +89,10 @@ export async function serve(sdk) {
 			say({ ...r, progress });
 		} else if (verb === 'cancel') {
 			const abort = new AbortController();
-			setTimeout(() => abort.abort('the test gave up'),
-			    Number(ms));
+			const watch = setInterval(() => existsSync(flag) &&
+			    abort.abort('the test gave up'), 20);
 			say(await call(name, json, { signal: abort.signal }));
+			clearInterval(watch);
 		} else if (verb === 'prompts') {
 			say(await client.listPrompts().then((r) => ({
 			    prompts: r.prompts }), failed));

@@ -26,7 +26,7 @@ import pytest
 
 from conftest import (EVERYTHING_JS, MCPCTL, NODE, REPO, TESTSERVER,
                       TESTSERVER_TOOLS,
-                      child_env, failed_daemon)
+                      child_env, failed_daemon, poll)
 
 
 # The version the Makefile builds into both programs.
@@ -442,18 +442,15 @@ def test_stopped_daemon_gives_exit_3(mcpd):
     mcpd.load_testserver("ts")
     os.kill(mcpd.pid, signal.SIGSTOP)
     try:
-        t0 = time.monotonic()
+        # Each gives up after its own 0.5 s, as it says (ctl's timeout
+        # catches a hang).
         rc, out, err = ctl(mcpd.sock, "list", "--request-timeout", "0.5")
-        took = time.monotonic() - t0
         assert rc == 3, err
         assert f"mcpd at {mcpd.sock} did not answer within 0.5 s" in err
         assert f"kill -CONT {mcpd.pid}" in err
-        assert took < 5
-        t0 = time.monotonic()
         rc, out, err = ctl(mcpd.sock, "status",
                            env={"MCPCTL_TIMEOUT": "0.5"})
-        assert rc == 3 and "did not answer" in err
-        assert time.monotonic() - t0 < 5
+        assert rc == 3 and "did not answer within 0.5 s" in err, err
     finally:
         os.kill(mcpd.pid, signal.SIGCONT)
     # A call longer than the timeout is fine while mcpd answers.
@@ -526,12 +523,17 @@ def test_logs_n_0_follow(mcpd):
                           "0", "-f", "ts"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=child_env())
     try:
-        time.sleep(0.5)
-        mcpd.call("ts", "stderr", {"lines": 1, "text": "new-line"})
+        # The follower may not be following yet: a line is written until
+        # one reaches it (each the same line), and the first it prints is
+        # that one, not the old one.
+        def follows():
+            mcpd.call("ts", "stderr", {"lines": 1, "text": "new-line"})
+            return select.select([p.stdout], [], [], 0.2)[0]
+        poll(follows, timeout=30, what="mcpctl logs -f to print a line")
         line = p.stdout.readline().decode()
         assert line == "new-line 0\n"
         mcpd.rpc.result("mcpd/unload", {"target": "ts"})
-        out, err = p.communicate(timeout=10)
+        out, err = p.communicate(timeout=30)
         assert p.returncode == 0, err
         assert b"old-line" not in out
     finally:

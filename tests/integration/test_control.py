@@ -389,16 +389,16 @@ def test_never_reading_client_is_bounded_and_gets_every_answer(mcpd):
     writer.start()
     try:
         # Until the server has answered everything mcpd let through.
-        time.sleep(1.0)
+        poll(lambda: proc_io(ts_pid, "wchar") > size, timeout=60,
+             what="the server to answer a call")
         wait_quiet(ts_pid)
-        # The daemon still answers another client at once.
+        # The daemon still answers another client while this one is
+        # blocked (the timeout only ends a hang).
         with mcpd.client() as other:
-            t0 = time.monotonic()
             r = other.result("mcpd/call", {
                 "server": "ts", "tool": "echo",
-                "arguments": {"message": "meanwhile"}}, timeout=5)
+                "arguments": {"message": "meanwhile"}}, timeout=30)
             assert r["structuredContent"] == {"message": "meanwhile"}
-            assert time.monotonic() - t0 < 2.0
         held_rss = proc_status_kb(mcpd.pid, "VmRSS")
         held_hwm = proc_status_kb(mcpd.pid, "VmHWM")
         print(f"\nmcpd RSS before {rss0} KiB; while the client does not "
@@ -484,11 +484,10 @@ def test_client_gone_mid_call_frees_its_slot_and_cancels(mcpd_factory):
         if l.startswith("sleep_ms ")], what="the sleep_ms line")[0]
     upstream_id = line.split()[1].rstrip(":")
     a.close()
-    # Its slot is free at once: a new client is served, not refused.
-    t0 = time.monotonic()
-    with d.client() as b:
-        assert b.result("mcpd/status", timeout=5)["pid"] == d.pid
-        assert time.monotonic() - t0 < 2.0
+    # Its slot is freed: a new client is served, not refused (once mcpd
+    # has read a's end, which may come after b's connection).
+    with poll(lambda: status_client(d), what="a's slot to be freed") as b:
+        assert b.result("mcpd/status")["pid"] == d.pid
         # The call was cancelled upstream, with its id and a reason.
         got = poll(lambda: [l for l in b.result(
             "mcpd/logs", {"server": "ts"})["lines"]

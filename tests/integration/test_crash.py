@@ -364,7 +364,7 @@ def test_kill_9_at_random_moments(container_guard, mcpd_factory, images,
 
             # Nothing of the killed daemon is left.
             try:
-                poll(lambda: not orphans(base, did, d), timeout=5,
+                poll(lambda: not orphans(base, did, d), timeout=20,
                      interval=0.05, what="the killed daemon's processes "
                      "to go")
             except AssertionError:

@@ -60,7 +60,7 @@ def status_when_a_slot_is_free(d):
     """mcpd/status on d's shared client. With --max-clients fitted down to
     1 (a tiny RLIMIT_NOFILE), the connection that Daemon.start() made to
     see mcpd listen may still hold the slot for a moment: try again."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while True:
         try:
             return d.rpc.result("mcpd/status", timeout=60)

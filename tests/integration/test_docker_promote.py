@@ -13,6 +13,7 @@ events of its owner label), so "one container" is what the engine saw."""
 
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -183,22 +184,40 @@ def test_load_deadline_during_the_rename_removes_it_by_its_new_name(
     """A load whose deadline passes while `docker rename` runs fails; the
     removal waits for the rename and removes the container by the name it
     ends with. A fake docker (a script in front of the real one) makes the
-    rename slow: a real engine cannot be made to (DESIGN 9)."""
+    rename slow: a real engine cannot be made to (DESIGN 9). The rename
+    waits until the test lets it go, once the deadline has passed; the
+    deadline is long enough for the probe before it on a loaded machine."""
     from conftest import DOCKER
     fake = tmp_path / "docker"
+    go = tmp_path / "rename-may-go"
     fake.write_text(
         "#!/bin/sh\n"
-        "[ \"$1\" = rename ] && sleep 3\n"
+        f"if [ \"$1\" = rename ]; then\n"
+        f"\twhile [ ! -e '{go}' ]; do sleep 0.05; done\n"
+        "fi\n"
         f"exec '{DOCKER}' \"$@\"\n")
     fake.chmod(0o755)
     d = start(env={"MCPD_DOCKER": str(fake)})
     name = "promo-slow"
     probe, managed = f"rax-probe-{name}-{d.pid}", f"rax-mcp-{name}-{d.pid}"
     t0 = time.time()
-    r = d.ctl("load", "--no-persist", "--timeout", "1500", "--name", name,
-              HTTP, timeout=60)
+    got = []
+    loader = threading.Thread(target=lambda: got.append(d.ctl(
+        "load", "--no-persist", "--timeout", "5000", "--name", name, HTTP,
+        timeout=90)))
+    loader.start()
+    try:
+        poll(lambda: "renaming it " + managed in d.read_stderr(),
+             what="the rename to start")
+        # The deadline counts from before the rename began: 5 s after it
+        # began, it has passed (a wait that a slow machine only lengthens).
+        time.sleep(5)
+    finally:
+        go.touch()
+        loader.join()
+    (r,) = got
     assert r.rc == 1, r
-    assert "renaming it " + managed in d.read_stderr()
+    assert "deadline of 5000 ms" in r.json["message"], r
     poll(lambda: owned_by(d.did) == [], timeout=30, interval=0.2,
          what=f"{managed} to be removed after its rename")
     assert renamed_since(d.did, t0) == [(probe, managed)]

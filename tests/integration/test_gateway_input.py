@@ -387,7 +387,7 @@ def test_modern_notifications_over_http_leave_nothing_behind(front):
                      "Mcp-Method": "notifications/cancelled"})
         assert (st, body) == (202, ""), (st, body)
     poll(lambda: front.rpc.result("mcpd/status")["clients"] == clients,
-         timeout=5, what="the one-request sessions to end")
+         timeout=30, what="the one-request sessions to end")
     assert len(os.listdir(f"/proc/{front.pid}/fd")) <= fds
 
 

@@ -184,13 +184,18 @@ def test_v2_cancellation_reaches_the_server(front, v2, way,
     front.load_testserver("ts", "--log-file", log)
     c = v2(way)
     c.ask("tools")
-    t0 = time.monotonic()
-    r = c.ask('cancel ts__sleep_ms {"ms":20000} 500')
-    assert "error" in r and time.monotonic() - t0 < 10, r
-    # The server got the call under an id of mcpd's, then its cancellation.
-    line = poll(lambda: re.search(r"^sleep_ms (\S+): 20000 ms$",
-                                  log.read_text(), re.M),
-                what="the server to log the call")
+    # The client gives up once the server has the call (under an id of
+    # mcpd's); the answer is an error, not the sleep's result.
+    flag = tmp_path / "give-up"
+    c.proc.stdin.write(f'cancel ts__sleep_ms {{"ms":60000}} {flag}\n')
+    c.proc.stdin.flush()
+    line = poll(lambda: log.exists() and re.search(
+        r"^sleep_ms (\S+): 60000 ms$", log.read_text(), re.M),
+        what="the server to log the call")
+    flag.touch()
+    r = json.loads(c.proc.stdout.readline())
+    assert "error" in r, r
+    # Then its cancellation.
     poll(lambda: re.search(rf"^client cancelled {re.escape(line[1])} \(",
                            log.read_text(), re.M),
          timeout=10, what="the server to see notifications/cancelled")
@@ -319,17 +324,17 @@ def test_v2_bridge_whose_mcpd_stops_mid_call(front, v2, era,
     c.proc.stdin.write('call ts__sleep_ms {"ms":30000}\n')
     c.proc.stdin.flush()
     poll(lambda: "sleep_ms" in log.read_text(), what="the call upstream")
-    t0 = time.monotonic()
     r = front.ctl("shutdown", is_json=False)
     assert (r.rc, r.out) == (0, "mcpd stopped\n"), r
     r = json.loads(c.proc.stdout.readline())
-    # --stop-grace 500: the call is cancelled then, not 30 s later.
-    assert time.monotonic() - t0 < 5, r
+    # --stop-grace 500: the call is cancelled, not left to end 30 s later
+    # (which would be a result, and no cancellation upstream).
     assert r["error"]["code"] == OUTCOME_UNKNOWN, r
     assert r["error"]["message"] == (
         "the request was cancelled (mcpd is shutting down; mcpd sent "
         "notifications/cancelled); it was sent and may have run"), r
-    assert "client cancelled" in log.read_text()
+    poll(lambda: "client cancelled" in log.read_text(),
+         what="the server to see notifications/cancelled")
     poll(lambda: status.exists() and status.read_text() == "1\n",
          what="the bridge to exit 1")
     assert CLOSED in c.err().splitlines(), c.err()

@@ -18,7 +18,6 @@ import shutil
 import ssl
 import subprocess
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
@@ -504,9 +503,9 @@ def test_deadline(mcpd_factory, registry, pki):
     d = mcpd_factory(*registry_args(registry, pki, "--registry-timeout",
                                     "300"))
     registry.hang(list_path())
-    start = time.monotonic()
+    # The message names the deadline mcpd kept (the client's own timeout
+    # catches one never kept).
     e = rpc_error_of(d.rpc.result, "mcpd/registry-catalog", {})
-    assert time.monotonic() - start < 5
     assert (e.code, e.message) == (UNAVAILABLE, (
         f"the registry at {search_url(registry)} did not answer within "
         f"300 ms (mcpd --registry-timeout){LOCAL_HINT}"))

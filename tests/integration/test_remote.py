@@ -325,12 +325,11 @@ def test_server_killed_and_restarted_under_the_daemon(mcpd, everything):
         ["Echo: a"]
 
     everything.proc.kill(signal.SIGKILL)
-    # Nothing listens: the call fails, quickly, and says why.
-    t0 = time.monotonic()
+    # Nothing listens: the call fails, and says why, long before its 60 s
+    # deadline (the client gives up after 30 s).
     e = rpc_error_of(mcpd.call, "127-0-0-1", "echo", {"message": "b"},
-                     timeout_ms=10000, timeout=15)
+                     timeout_ms=60000, timeout=30)
     assert e.code in (OUTCOME_UNKNOWN, UNAVAILABLE), e
-    assert time.monotonic() - t0 < 5, "the call waited for its deadline"
 
     before = set(everything.start().sessions())
 
@@ -551,8 +550,8 @@ def test_tls_sends_sni_for_names_only(mcpd_factory, pki, host, sni):
     try:
         d = mcpd_factory("--ca-file", pki.ca)
         rpc_error_of(d.load_url, f"https://{host}:{probe.port}/mcp",
-                     allow_local=True, timeout_ms=5000, timeout=10)
-        poll(lambda: probe.names, timeout=5, what="a client hello")
+                     allow_local=True, timeout_ms=5000, timeout=30)
+        poll(lambda: probe.names, what="a client hello")
         assert probe.names[0] == sni, probe.names
     finally:
         probe.close()
@@ -640,14 +639,12 @@ def policy_mcpd(mcpd_factory, dns):
     return mcpd_factory("--dns-server", f"127.0.0.1:{dns.port}")
 
 
-def denied(d, url, allow_local=False, within=2.0):
-    """The error of a load that the policy must refuse, quickly."""
-    t0 = time.monotonic()
+def denied(d, url, allow_local=False):
+    """The error of a load that the policy must refuse (a refusal, not
+    the load's deadline passing)."""
     e = rpc_error_of(d.load_url, url, allow_local=allow_local,
-                     timeout_ms=5000, timeout=10)
-    took = time.monotonic() - t0
+                     timeout_ms=5000, timeout=30)
     assert e.code == DENIED and e.data["kind"] == "denied", e
-    assert took < within, f"the refusal took {took:.2f} s"
     assert d.list() == []
     return e
 

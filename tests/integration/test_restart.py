@@ -8,7 +8,7 @@ import signal
 import subprocess
 
 from conftest import (MCPD, OUTCOME_UNKNOWN, STALE_HANDLE, UNAVAILABLE, Client,
-                      descendants, group_members, is_alive, pgid_of,
+                      descendants, group_members, is_alive, pgid_of, poll,
                       process_groups, rpc_error_of, wait_gone)
 
 NOT_READY = ("restarting", "starting", "connecting")
@@ -185,6 +185,10 @@ def test_shutdown_lets_calls_in_flight_finish(mcpd_factory):
                                         "arguments": {"message": "p"}})
         a.response(probe)
         stop = b.request("mcpd/shutdown")
+        # c's call comes after the stop began (another connection's
+        # request may be read first).
+        poll(lambda: "shutting down: stopping" in d.read_stderr(),
+             what="the stop to begin")
         e = c.error("mcpd/call", {"server": "ts", "tool": "echo",
                                   "arguments": {"message": "late"}})
         assert e["code"] == UNAVAILABLE, e

@@ -211,7 +211,7 @@ class Tty:
         self.out = b""
         self.is_reaped = False
 
-    def read(self, until=None, timeout=5.0):
+    def read(self, until=None, timeout=30.0):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if until is not None and until in self.out:
