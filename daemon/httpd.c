@@ -454,12 +454,9 @@ httpd_scope_missing(const char *agent, const json_t *scope, const json_t *msg)
 	xasprintf(&text,
 	    "no server %s for agent %s%s (mcpctl list shows them; load it first)",
 	    name, agent, near);
-	error =
-	    jsonrpc_error_kind(json_incref(json_object_get((json_t *)(uintptr_t)
-							       msg,
-				   "id")),
-		ERRORS_NOT_FOUND, text,
-		json_pack("{s:s, s:s}", "what", "server", "server", name));
+	/* The id is borrowed: the error message takes its own reference. */
+	error = jsonrpc_error_kind(json_object_get(msg, "id"), ERRORS_NOT_FOUND,
+	    text, json_pack("{s:s, s:s}", "what", "server", "server", name));
 	free(text);
 	free(near);
 	return error;
