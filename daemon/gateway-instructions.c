@@ -4,6 +4,7 @@
  * each under a heading naming the server, within --max-instructions bytes
  * in all; a one-server view gets its server's text as it is.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,34 +47,24 @@ gateway_instructions(const char *agent, const json_t *scope)
 {
 	json_t *all = server_gateway_instructions(agent, scope), *one;
 	size_t n = json_array_size(all), left = mcpd_opts.max_instructions;
+	/* One server: its own words (or none), as it gave them. */
+	bool is_one = json_array_size(scope) == 1;
+	const char *server, *words;
 	size_t i, share, len;
 	char *text = NULL;
 	FILE *out;
 
 	if ((out = open_memstream(&text, &len)) == NULL)
 		fatal("open_memstream");
-	if (json_array_size(scope) == 1) {
-		/* One server: its own words (or none), as it gave them. */
-		if (n == 1)
-			gateway_instructions_add(out,
-			    json_string_value(json_object_get(
-				json_array_get(all, 0), "server")),
-			    json_string_value(json_object_get(
-				json_array_get(all, 0), "instructions")),
-			    left);
-	} else
+	if (!is_one)
 		fputs(GATEWAY_INSTRUCTIONS_SELF, out);
 	json_array_foreach(all, i, one) {
-		const char *server = json_string_value(json_object_get(one,
-		    "server"));
-		const char *words = json_string_value(json_object_get(one,
-		    "instructions"));
-
-		if (json_array_size(scope) == 1)
-			break;
+		server = json_string_value(json_object_get(one, "server"));
+		words = json_string_value(json_object_get(one, "instructions"));
 		/* What one leaves unused goes to those after it. */
 		share = left / (n - i);
-		fprintf(out, "\n\n## %s\n\n", server);
+		if (!is_one)
+			fprintf(out, "\n\n## %s\n\n", server);
 		gateway_instructions_add(out, server, words, share);
 		left -= strlen(words) < share ? strlen(words) : share;
 	}
