@@ -20,43 +20,46 @@ PKG_CONFIG ?= pkg-config
 PYTEST	?= pytest-3
 VERSION	:= 0.2.0
 
-PKGS	:= libevent libevent_openssl jansson libsystemd openssl libsodium
+PKGS	:= libevent libevent_openssl jansson libsystemd openssl libsodium \
+	   libpcre2-8
 # mcpctl links only what it uses (the daemon's journal, TLS and secrets
 # are not its business). By default it is built like mcpd: $(CC), the
 # system's libraries through pkg-config, dynamically. MUSL=1 builds it
-# statically with musl-gcc instead, against jansson and libevent's core
-# compiled for musl into MUSL_DEPS by scripts/musl-deps (run by hand: it
+# statically with musl-gcc instead, against jansson, libevent's core and
+# PCRE2 compiled for musl into MUSL_DEPS by scripts/musl-deps (run by hand: it
 # fetches Debian's source packages; make never fetches anything): a warm
 # `mcpctl call` is mostly process start-up, and glibc's runs some 40 CPUID
 # instructions, which trap in a virtual machine (12-15 us each on the VM
 # this was measured on: a static program that does nothing starts in
 # 1.2 ms with glibc, 0.16 ms with musl). MUSL=auto (the default) is MUSL=1
-# when musl-gcc and $(MUSL_DEPS)/.built are both there, else MUSL=0.
+# when musl-gcc and $(MUSL_DEPS)/lib/libpcre2-8.a are both there, else
+# MUSL=0.
 # An ASan build is glibc's, linked dynamically (ASan needs it).
 MUSL	  ?= auto
+CTL_PKGS  := libevent_core jansson libpcre2-8
 MUSL_DEPS ?= build-musl
 ifeq ($(SANITIZE),1)
 USE_MUSL  := 0
 else ifeq ($(MUSL),auto)
-USE_MUSL  := $(if $(and $(shell command -v musl-gcc),$(wildcard $(MUSL_DEPS)/.built)),1,0)
+USE_MUSL  := $(if $(and $(shell command -v musl-gcc),$(wildcard $(MUSL_DEPS)/lib/libpcre2-8.a)),1,0)
 else
 USE_MUSL  := $(MUSL)
 endif
 ifeq ($(USE_MUSL),1)
 CTL_CC	   = musl-gcc
 CTL_CFLAGS = $(BASE_CFLAGS) -I$(MUSL_DEPS)/include
-CTL_LINK   = -static -L$(MUSL_DEPS)/lib -levent_core -ljansson
+CTL_LINK   = -static -L$(MUSL_DEPS)/lib -levent_core -ljansson -lpcre2-8
 CTL_DEPS  := musl-check
 CTL_OBJDIR := obj-ctl-musl
 else
 CTL_CC	   = $(CC)
-CTL_CFLAGS = $(BASE_CFLAGS) $(shell $(PKG_CONFIG) --cflags libevent_core jansson)
-CTL_LINK   = $(shell $(PKG_CONFIG) --libs libevent_core jansson)
+CTL_CFLAGS = $(BASE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS))
+CTL_LINK   = $(shell $(PKG_CONFIG) --libs $(CTL_PKGS))
 CTL_DEPS  :=
 CTL_OBJDIR := obj-ctl
 endif
 # mcpd loads libevent_openssl (and OpenSSL) on its first TLS connection.
-MCPD_PKGS := libevent jansson libsystemd libsodium
+MCPD_PKGS := libevent jansson libsystemd libsodium libpcre2-8
 WARN	:= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wpointer-arith -Wcast-qual
 CFLAGS	?= -O2 -g
@@ -133,7 +136,7 @@ $(BUILD)/$(CTL_OBJDIR)/%.o: %.c | $(CTL_DEPS)
 
 musl-check:
 	@command -v musl-gcc >/dev/null || { echo "MUSL=1: musl-gcc not found: install musl-tools, then run scripts/musl-deps $(MUSL_DEPS)" >&2; exit 1; }
-	@test -f $(MUSL_DEPS)/.built || { echo "MUSL=1: $(MUSL_DEPS)/.built not found: run scripts/musl-deps $(MUSL_DEPS) first (it fetches Debian's jansson and libevent sources and builds them with musl)" >&2; exit 1; }
+	@test -f $(MUSL_DEPS)/lib/libpcre2-8.a || { echo "MUSL=1: $(MUSL_DEPS)/lib/libpcre2-8.a not found: run scripts/musl-deps $(MUSL_DEPS) first (it fetches Debian's jansson, libevent and pcre2 sources and builds them with musl)" >&2; exit 1; }
 
 # From an archive, mcpctl takes only the common modules it uses.
 $(BUILD)/$(CTL_OBJDIR)/libcommon-ctl.a: $(CTL_COMMON)

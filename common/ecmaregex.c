@@ -1,437 +1,457 @@
 /* SPDX-License-Identifier: ISC */
-/* ECMA-262 patterns translated to POSIX extended expressions, and run. */
-#include <ctype.h>
+/* ECMA-262 patterns, as JSON Schema writes them, run by PCRE2. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+
 #include <errno.h>
-#include <regex.h>
+#include <pcre2.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ecmaregex.h"
 
-#define ECMAREGEX_MAX_SIZE  20000 /* atoms once {n,m} are expanded */
-#define ECMAREGEX_MAX_DEPTH 64	  /* groups within groups */
+/*
+ * ECMA-262's WhiteSpace and LineTerminator, as the body of a class: tab,
+ * LF, VT, FF, CR, space, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029,
+ * U+202F, U+205F, U+3000 and U+FEFF, in UTF-8 (PCRE2 is in UTF mode).
+ */
+#define ECMA_SPACE                                                 \
+	"\\t\\n\\x0b\\f\\r \xc2\xa0\xe1\x9a\x80\xe2\x80\x80-"      \
+	"\xe2\x80\x8a\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaf\xe2\x81" \
+	"\x9f\xe3\x80\x80\xef\xbb\xbf"
+/* What "." matches: any code point but the line terminators. */
+#define ECMA_DOT "[^\\n\\r\xe2\x80\xa8\xe2\x80\xa9]"
 
 struct ecmaregex {
-	regex_t re;
+	pcre2_code *code;
+	pcre2_match_data *md;
+	pcre2_match_context *mctx;
+};
+
+/* A growing string; a failed allocation sticks and is found at the end. */
+struct ecma_out {
+	char *s;
+	size_t len, size;
+	bool is_nomem;
+};
+
+static void
+ecma_put(struct ecma_out *o, const char *s, size_t n)
+{
+	char *p;
+
+	if (o->is_nomem)
+		return;
+	if (o->len + n + 1 > o->size) {
+		size_t size = (o->len + n + 1) * 2;
+
+		if ((p = realloc(o->s, size)) == NULL) {
+			o->is_nomem = true;
+			return;
+		}
+		o->s = p;
+		o->size = size;
+	}
+	memcpy(o->s + o->len, s, n);
+	o->len += n;
+	o->s[o->len] = '\0';
+}
+
+static void
+ecma_puts(struct ecma_out *o, const char *s)
+{
+	ecma_put(o, s, strlen(s));
+}
+
+/* The value of the 4 hex digits at p, or -1. */
+static long
+ecma_hex4(const char *p)
+{
+	long v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		int c = p[i];
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + c - '0';
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v = v * 16 + (c | 0x20) - 'a' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+/*
+ * "\uD83D\uDE00" at p (a surrogate pair, which PCRE2's UTF mode refuses)
+ * as the code point's \u{...}: the bytes of p it used, or 0.
+ */
+static size_t
+ecma_surrogates(struct ecma_out *o, const char *p)
+{
+	long hi = ecma_hex4(p + 2), lo;
+	char buf[16];
+
+	if (hi < 0xd800 || hi > 0xdbff || p[6] != '\\' || p[7] != 'u')
+		return 0;
+	lo = ecma_hex4(p + 8);
+	if (lo < 0xdc00 || lo > 0xdfff)
+		return 0;
+	snprintf(buf, sizeof buf, "\\u{%lx}",
+	    0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00));
+	ecma_puts(o, buf);
+	return 12;
+}
+
+/*
+ * ECMA-262's long names of General_Category values (and the lower-case
+ * aliases JSON Schema's suite uses) that PCRE2 10.42 knows only by their
+ * short names.
+ */
+static const struct {
+	const char *name, *pcre2;
+} ecma_categories[] = {
+	{ "Letter", "L" },
+	{ "Cased_Letter", "L&" },
+	{ "Uppercase_Letter", "Lu" },
+	{ "Lowercase_Letter", "Ll" },
+	{ "Titlecase_Letter", "Lt" },
+	{ "Modifier_Letter", "Lm" },
+	{ "Other_Letter", "Lo" },
+	{ "Mark", "M" },
+	{ "Combining_Mark", "M" },
+	{ "Nonspacing_Mark", "Mn" },
+	{ "Spacing_Mark", "Mc" },
+	{ "Enclosing_Mark", "Me" },
+	{ "Number", "N" },
+	{ "Decimal_Number", "Nd" },
+	{ "digit", "Nd" },
+	{ "Letter_Number", "Nl" },
+	{ "Other_Number", "No" },
+	{ "Punctuation", "P" },
+	{ "punct", "P" },
+	{ "Connector_Punctuation", "Pc" },
+	{ "Dash_Punctuation", "Pd" },
+	{ "Open_Punctuation", "Ps" },
+	{ "Close_Punctuation", "Pe" },
+	{ "Initial_Punctuation", "Pi" },
+	{ "Final_Punctuation", "Pf" },
+	{ "Other_Punctuation", "Po" },
+	{ "Symbol", "S" },
+	{ "Math_Symbol", "Sm" },
+	{ "Currency_Symbol", "Sc" },
+	{ "Modifier_Symbol", "Sk" },
+	{ "Other_Symbol", "So" },
+	{ "Separator", "Z" },
+	{ "Space_Separator", "Zs" },
+	{ "Line_Separator", "Zl" },
+	{ "Paragraph_Separator", "Zp" },
+	{ "Other", "C" },
+	{ "Control", "Cc" },
+	{ "cntrl", "Cc" },
+	{ "Format", "Cf" },
+	{ "Surrogate", "Cs" },
+	{ "Private_Use", "Co" },
+	{ "Unassigned", "Cn" },
 };
 
 /*
- * The expressions run on bytes: what matches "any character but" matches
- * a whole UTF-8 sequence (a lead byte, then continuation bytes).
+ * \p{...} or \P{...} at p, with ECMA-262's spellings ("Letter",
+ * "General_Category=Lu", "gc=Lu", "Script=Greek", "sc=Greek") in PCRE2's;
+ * the bytes used, or 0 to copy it as it is.
  */
-#define ECMAREGEX_UTF8_TAIL "\x80-\xbf"
-#define ECMAREGEX_UTF8_REST "[" ECMAREGEX_UTF8_TAIL "]*)"
-#define ECMAREGEX_UTF8_DOT  "([^\n\r" ECMAREGEX_UTF8_TAIL "]" ECMAREGEX_UTF8_REST
-
-/* Bracket-expression contents for the class escapes \d \w \s. */
-static const char *
-ecmaregex_class(char c)
-{
-	switch (c) {
-	case 'd':
-		return "0-9";
-	case 'w':
-		return "A-Za-z0-9_";
-	case 's':
-		return "[:space:]";
-	}
-	return NULL;
-}
-
-static long
-ecmaregex_hex(const char *s, int n)
-{
-	char buf[5] = { 0 };
-
-	for (int i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return -1;
-	memcpy(buf, s, n);
-	return strtol(buf, NULL, 16);
-}
-
-/* The code point of the character escape after a backslash (\t, \cC, \x41,
- * \u00e9, \. ...), or -1; *len is how long it is. */
-static long
-ecmaregex_char(const char *s, size_t *len)
-{
-	static const char controls[] = "t\tn\nr\rf\fv\v";
-	const char *c = *s != '\0' ? strchr(controls, *s) : NULL;
-	long cp, lo;
-
-	*len = 1;
-	if (c != NULL && (c - controls) % 2 == 0)
-		return c[1];
-	if (s[0] == 'c' && isalpha((unsigned char)s[1]))
-		return *len = 2, s[1] % 32;
-	if (s[0] == 'x' && (cp = ecmaregex_hex(s + 1, 2)) >= 0)
-		return *len = 3, cp;
-	if (s[0] != 'u' || (cp = ecmaregex_hex(s + 1, 4)) < 0)
-		return ispunct((unsigned char)s[0]) ? s[0] : -1;
-	*len = 5;
-	if (cp >= 0xd800 && cp < 0xdc00 && strncmp(s + 5, "\\u", 2) == 0 &&
-	    (lo = ecmaregex_hex(s + 7, 4)) >= 0xdc00 && lo < 0xe000) {
-		*len = 11;
-		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-	}
-	return cp;
-}
-
-/* Writes code point cp to match itself: escaped when special, a group of
- * its UTF-8 bytes when it has more than one. */
-static void
-ecmaregex_literal(FILE *f, long cp)
-{
-	if (cp < 0x80) {
-		if (strchr(".[]()*+?{}|^$\\", (int)cp) != NULL)
-			fputc('\\', f);
-		fputc((int)cp, f);
-	} else if (cp < 0x800)
-		fprintf(f, "(%c%c)", (int)(0xc0 | cp >> 6),
-		    (int)(0x80 | (cp & 0x3f)));
-	else if (cp < 0x10000)
-		fprintf(f, "(%c%c%c)", (int)(0xe0 | cp >> 12),
-		    (int)(0x80 | (cp >> 6 & 0x3f)), (int)(0x80 | (cp & 0x3f)));
-	else
-		fprintf(f, "(%c%c%c%c)", (int)(0xf0 | cp >> 18),
-		    (int)(0x80 | (cp >> 12 & 0x3f)),
-		    (int)(0x80 | (cp >> 6 & 0x3f)), (int)(0x80 | (cp & 0x3f)));
-}
-
-/* One member of a bracket expression: its code point, -2 for a class
- * written to f, or -1 (and *what) for what POSIX brackets cannot hold. */
-static long
-ecmaregex_member(const char **sp, FILE *f, const char **what)
-{
-	const char *s = *sp, *cls;
-	size_t len = 0;
-	long cp = (unsigned char)*s;
-
-	if (*s == '\\' && (cls = ecmaregex_class(s[1])) != NULL) {
-		fputs(cls, f);
-		*sp += 2;
-		return -2;
-	}
-	if (*s == '\\')
-		cp = s[1] == 'b' ? '\b' : ecmaregex_char(s + 1, &len);
-	*sp += 1 + len;
-	if (cp <= 0 || cp >= 0x80 ||
-	    (cp == '[' && **sp != '\0' && strchr(":.=", **sp) != NULL)) {
-		*what = "this in a bracket expression";
-		return -1;
-	}
-	return cp;
-}
-
-/* Writes a bracket expression: "]" first, "-" first or last, "^" not
- * first; a negated one takes a whole UTF-8 sequence. */
-static void
-ecmaregex_bracket_write(FILE *out, bool is_negated, const char *body,
-    const bool has[128])
-{
-	bool is_dash_first = has['-'] && !has[']'];
-
-	if (!is_negated && !has[']'] && !has['-'] && *body == '\0') {
-		fputs("\\^", out); /* only "^" */
-		return;
-	}
-	fprintf(out, "%s[%s%s%s%s%s%s%s]%s", is_negated ? "(" : "",
-	    is_negated ? "^" : "", has[']'] ? "]" : "",
-	    is_dash_first ? "-" : "", is_negated ? ECMAREGEX_UTF8_TAIL : "",
-	    body, has['^'] ? "^" : "", has['-'] && !is_dash_first ? "-" : "",
-	    is_negated ? ECMAREGEX_UTF8_REST : "");
-}
-
-/* Translates the bracket expression at *sp. */
-static int
-ecmaregex_bracket(const char **sp, FILE *out, const char **what)
-{
-	const char *s = *sp + 1;
-	bool is_negated = *s == '^', has[128] = { false };
-	char *body = NULL;
-	size_t len;
-	long cp = 0, hi;
-	FILE *f;
-
-	s += is_negated;
-	*what = *s == ']' ? "an empty class" : "a bracket expression";
-	if (*s == ']')
-		return -ENOTSUP;
-	if ((f = open_memstream(&body, &len)) == NULL)
-		return -ENOMEM;
-	while (*s != ']' && *s != '\0' && cp != -1) {
-		if ((cp = ecmaregex_member(&s, f, what)) < 0)
-			continue;
-		if (s[0] == '-' && s[1] != ']' && s[1] != '\0') {
-			s++;
-			if ((hi = ecmaregex_member(&s, f, what)) < cp)
-				cp = -1;
-			else
-				fprintf(f, "%c-%c", (int)cp, (int)hi);
-		} else if (strchr("]-^", (int)cp) != NULL)
-			has[cp] = true;
-		else
-			fputc((int)cp, f);
-	}
-	if (fclose(f) != 0) {
-		free(body);
-		return -ENOMEM;
-	}
-	if (*s != ']' || cp == -1) {
-		free(body);
-		return -ENOTSUP;
-	}
-	ecmaregex_bracket_write(out, is_negated, body, has);
-	free(body);
-	*sp = s + 1;
-	return 0;
-}
-
-/* Translates the escape at *sp (a backslash) outside brackets. */
-static int
-ecmaregex_escape(const char **sp, FILE *out, const char **what)
-{
-	const char *s = *sp;
-	const char *cls = ecmaregex_class(tolower((unsigned char)s[1]));
-	size_t len = 1;
-	long cp;
-
-	if (cls != NULL && islower((unsigned char)s[1]))
-		fprintf(out, "[%s]", cls);
-	else if (cls != NULL)
-		fprintf(out,
-		    "([^%s" ECMAREGEX_UTF8_TAIL "]" ECMAREGEX_UTF8_REST, cls);
-	else if (s[1] == 'b' || s[1] == 'B')
-		fprintf(out, "\\%c", s[1]); /* a GNU extension */
-	else if ((cp = ecmaregex_char(s + 1, &len)) > 0)
-		ecmaregex_literal(out, cp);
-	else {
-		*what = s[1] >= '1' && s[1] <= '9' ? "a backreference" :
-						     "this escape";
-		return -ENOTSUP;
-	}
-	*sp = s + 1 + len;
-	return 0;
-}
-
-/* The length of a {n}, {n,} or {n,m} quantifier at s, or 0. */
 static size_t
-ecmaregex_braces(const char *s)
+ecma_property(struct ecma_out *o, const char *p)
 {
+	const char *name = p + 3, *end, *eq;
 	size_t n;
 
-	if (s[0] != '{')
+	if (p[2] != '{' || (end = strchr(name, '}')) == NULL)
 		return 0;
-	if ((n = strspn(s + 1, "0123456789")) == 0)
-		return 0;
-	if (s[1 + n] == ',')
-		n += 1 + strspn(s + 2 + n, "0123456789");
-	return s[1 + n] == '}' ? n + 2 : 0;
+	eq = memchr(name, '=', (size_t)(end - name));
+	if (eq != NULL) {
+		n = (size_t)(eq - name);
+		if ((n == 6 && strncmp(name, "Script", 6) == 0) ||
+		    (n == 2 && strncmp(name, "sc", 2) == 0) ||
+		    (n == 16 && strncmp(name, "General_Category", 16) == 0) ||
+		    (n == 2 && strncmp(name, "gc", 2) == 0))
+			name = eq + 1;
+		else
+			return 0;
+	}
+	n = (size_t)(end - name);
+	for (size_t i = 0; i < sizeof ecma_categories / sizeof *ecma_categories;
+	     i++)
+		if (strlen(ecma_categories[i].name) == n &&
+		    strncmp(ecma_categories[i].name, name, n) == 0) {
+			name = ecma_categories[i].pcre2;
+			n = strlen(name);
+			break;
+		}
+	ecma_put(o, p, 3);
+	ecma_put(o, name, n);
+	ecma_puts(o, "}");
+	return (size_t)(end - p) + 1;
 }
 
 /*
- * Whether regcomp would build more than ECMAREGEX_MAX_SIZE atoms: it copies
- * the body of {n,m} m times, so nested repeats multiply ("(a{1000}){1000}"
- * took 205 MB). Counted roughly: an atom is 1, a group the sum of its
- * atoms, a quantifier multiplies what it follows by its largest count (2
- * for *, + and ?).
+ * Rewrites the escape at p into o (in a class or not); the bytes used, or
+ * 0 when ECMA-262 gives it no meaning. \S in a class sets *has_nonspace
+ * and writes nothing: the caller adds it as an alternative.
  */
-static bool
-ecmaregex_is_too_big(const char *s)
+static size_t
+ecma_escape(struct ecma_out *o, const char *p, bool in_class,
+    bool *has_nonspace)
 {
-	double sum[ECMAREGEX_MAX_DEPTH + 1] = { 0 },
-					 last[ECMAREGEX_MAX_DEPTH + 1] = { 0 };
-	double k, g;
-	unsigned long lo, hi;
-	char *end;
 	size_t n;
-	int d = 0;
 
-	while (*s != '\0') {
-		if ((n = ecmaregex_braces(s)) > 0) {
-			lo = strtoul(s + 1, &end, 10);
-			hi = *end == ',' && end[1] != '}' ?
-			    strtoul(end + 1, NULL, 10) :
-			    lo + (*end == ',');
-			k = (double)(hi > lo ? hi : lo);
-			sum[d] += last[d] * (k - 1);
-			last[d] *= k;
-			s += n;
-		} else if (strchr("*+?", *s) != NULL) {
-			sum[d] += last[d];
-			last[d] *= 2;
-			s++;
-		} else if (*s == '(') {
-			if (d == ECMAREGEX_MAX_DEPTH)
-				return true;
-			d++;
-			sum[d] = last[d] = 0;
-			s++;
-		} else if (*s == ')' && d > 0) {
-			g = sum[d--];
-			sum[d] += g;
-			last[d] = g;
-			s++;
-		} else {
-			/* An atom: a character, an escape, a bracket class. */
-			if (*s == '\\' && s[1] != '\0')
-				s++;
-			else if (*s == '[')
-				while (s[1] != '\0' && s[1] != ']')
-					s += 1 + (s[1] == '\\' && s[2] != '\0');
-			sum[d] += 1;
-			last[d] = 1;
-			s++;
-		}
-		if (sum[d] > ECMAREGEX_MAX_SIZE)
-			return true;
+	switch (p[1]) {
+	case 's':
+		ecma_puts(o, in_class ? ECMA_SPACE : "[" ECMA_SPACE "]");
+		return 2;
+	case 'S':
+		if (in_class)
+			*has_nonspace = true;
+		else
+			ecma_puts(o, "[^" ECMA_SPACE "]");
+		return 2;
+	case 'v':
+		ecma_puts(o, "\\x0b");
+		return 2;
+	case 'u':
+		if ((n = ecma_surrogates(o, p)) > 0)
+			return n;
+		break;
+	case 'p':
+	case 'P':
+		if ((n = ecma_property(o, p)) > 0)
+			return n;
+		break;
+	case '\0':
+		ecma_put(o, p, 1); /* PCRE2 says what is wrong */
+		return 1;
 	}
-	while (d > 0) {
-		g = sum[d--];
-		sum[d] += g;
-	}
-	return sum[0] > ECMAREGEX_MAX_SIZE;
+	if (((p[1] | 0x20) >= 'a' && (p[1] | 0x20) <= 'z') &&
+	    strchr("bBcdDfknpPrtuwWx", p[1]) == NULL)
+		return 0;
+	ecma_put(o, p, 2);
+	return 2;
 }
 
-/* Translates pattern s to out; -ENOTSUP with *what naming a feature. */
-static int
-ecmaregex_translate_to(const char *s, FILE *out, const char **what)
+/*
+ * The class at p ("[" on): rewritten into o; the bytes used, 0 with *what
+ * for an escape ECMA-262 gives no meaning or a class never closed. A class with \S becomes "the
+ * class or a non-space", and its negation "a character that is neither".
+ */
+static size_t
+ecma_class(struct ecma_out *o, const char *p, const char **what)
 {
-	bool was_quantifier = false, is_quantifier;
+	struct ecma_out body = { 0 };
+	bool is_negated = p[1] == '^', has_nonspace = false;
+	size_t i = is_negated ? 2 : 1, n;
+
+	while (p[i] != '\0' && p[i] != ']') {
+		if (p[i] == '\\') {
+			n = ecma_escape(&body, p + i, true, &has_nonspace);
+			if (n == 0) {
+				*what = "an escape ECMA-262 gives no meaning";
+				free(body.s);
+				return 0;
+			}
+			i += n;
+		} else {
+			if (p[i] == '[')
+				ecma_put(&body, "\\", 1);
+			ecma_put(&body, p + i++, 1);
+		}
+	}
+	if (p[i] != ']') {
+		*what = "a class without its closing ']'";
+		free(body.s);
+		return 0;
+	}
+	if (!has_nonspace)
+		ecma_puts(o, is_negated ? "[^" : "[");
+	else
+		ecma_puts(o, is_negated ? "(?:(?![" : "(?:[");
+	ecma_put(o, body.s != NULL ? body.s : "", body.len);
+	if (!has_nonspace)
+		ecma_puts(o, "]");
+	else
+		ecma_puts(o,
+		    is_negated ? "]|[^" ECMA_SPACE "])(?s:.))" :
+				 "]|[^" ECMA_SPACE "])");
+	o->is_nomem |= body.is_nomem;
+	free(body.s);
+	return i + 1;
+}
+
+/* The "(?" groups ECMA-262 has: (?: (?= (?! (?<= (?<! and (?<name>. */
+static bool
+ecma_group_is_known(const char *p)
+{
+	return p[2] == ':' || p[2] == '=' || p[2] == '!' ||
+	    (p[2] == '<' && p[3] != '\0');
+}
+
+/*
+ * Rewrites pattern into o (see ecmaregex.h); 0, or -EINVAL with *what and
+ * *at, the offset in pattern of what ECMA-262 does not have.
+ */
+static int
+ecma_rewrite(struct ecma_out *o, const char *pattern, const char **what,
+    size_t *at)
+{
+	const char *p = pattern;
+	bool unused;
 	size_t n;
+
+	ecma_puts(o, "");
+	while (*p != '\0') {
+		n = 1;
+		if (*p == '\\') {
+			n = ecma_escape(o, p, false, &unused);
+			*what = "an escape ECMA-262 gives no meaning";
+		} else if (*p == '[') {
+			n = ecma_class(o, p, what);
+		} else if (*p == '.') {
+			ecma_puts(o, ECMA_DOT);
+		} else if (p[0] == '(' && p[1] == '?' &&
+		    !ecma_group_is_known(p)) {
+			*what = "a \"(?\" group ECMA-262 does not have";
+			n = 0;
+		} else if (p[0] == '(' && p[1] == '*') {
+			*what = "a \"(*\" verb, which ECMA-262 does not have";
+			n = 0;
+		} else {
+			ecma_put(o, p, 1);
+		}
+		if (n == 0) {
+			*at = (size_t)(p - pattern);
+			return -EINVAL;
+		}
+		p += n;
+	}
+	return 0;
+}
+
+/*
+ * "what (at offset N)" into *cause if asked, malloc'd; offset SIZE_MAX
+ * (PCRE2's offset in a pattern the rewrite changed) is left out.
+ */
+static int
+ecma_refuse(char **cause, const char *what, size_t offset)
+{
 	int r = 0;
 
-	while (*s != '\0' && r == 0) {
-		/*
-		 * "a++" and "a{2}{2}" are syntax errors in ECMA-262, and glibc's
-		 * regcomp takes memory exponential in such a stack (20 "+" take
-		 * 700 MB): refused.
-		 */
-		is_quantifier = strchr("*+?", *s) != NULL ||
-		    ecmaregex_braces(s) > 0;
-		if (is_quantifier && was_quantifier) {
-			*what = "a quantifier after a quantifier";
-			return -ENOTSUP;
-		}
-		was_quantifier = is_quantifier;
-		if (*s == '\\')
-			r = ecmaregex_escape(&s, out, what);
-		else if (*s == '[')
-			r = ecmaregex_bracket(&s, out, what);
-		else if (strncmp(s, "(?<", 3) == 0 &&
-		    isalpha((unsigned char)s[3]) && strchr(s, '>') == NULL) {
-			*what = "a group name without '>'";
-			r = -ENOTSUP;
-		} else if (strncmp(s, "(?:", 3) == 0 ||
-		    (strncmp(s, "(?<", 3) == 0 &&
-			isalpha((unsigned char)s[3]))) {
-			fputc('(', out); /* a group without a name */
-			s = s[2] == ':' ? s + 3 : strchr(s, '>') + 1;
-		} else if (strncmp(s, "(?", 2) == 0) {
-			*what = "lookaround";
-			r = -ENOTSUP;
-		} else if ((n = ecmaregex_braces(s)) > 0) {
-			fprintf(out, "%.*s", (int)n, s);
-			s += n + (s[n] == '?'); /* lazy matches the same */
-		} else if (*s == '{' || *s == '}')
-			fprintf(out, "\\%c", *s++);
-		else if (*s == '.') {
-			fputs(ECMAREGEX_UTF8_DOT, out);
-			s++;
-		} else if ((unsigned char)*s >= 0xc0) {
-			n = 2 + ((unsigned char)*s >= 0xe0) +
-			    ((unsigned char)*s >= 0xf0);
-			fprintf(out, "(%.*s)", (int)n, s);
-			s += n;
-		} else {
-			fputc(*s, out);
-			s += 1 + (strchr("*+?", *s) != NULL && s[1] == '?');
-		}
-	}
-	return r;
+	if (cause == NULL)
+		return -EINVAL;
+	if (offset == SIZE_MAX)
+		r = asprintf(cause, "%s", what);
+	else
+		r = asprintf(cause, "%s (at offset %zu)", what, offset);
+	if (r < 0)
+		*cause = NULL;
+	return -EINVAL;
 }
 
-int
-ecmaregex_translate(const char *pattern, char **ret_posix, const char **what)
+/* Compiles the rewritten pattern; 0, -EINVAL with *cause, or -ENOMEM. */
+static int
+ecma_compile(struct ecmaregex *re, const struct ecma_out *o,
+    const char *pattern, char **cause)
 {
-	char *posix = NULL;
-	size_t len;
-	FILE *f;
-	int r;
+	uint32_t opts = PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX |
+	    PCRE2_ALLOW_EMPTY_CLASS | PCRE2_NEVER_UCP | PCRE2_NEVER_BACKSLASH_C;
+	pcre2_compile_context *cctx = pcre2_compile_context_create(NULL);
+	PCRE2_UCHAR msg[160];
+	PCRE2_SIZE offset;
+	int err;
 
-	if ((f = open_memstream(&posix, &len)) == NULL)
+	if (cctx == NULL)
 		return -ENOMEM;
-	r = ecmaregex_translate_to(pattern, f, what);
-	if (fclose(f) != 0)
-		r = -ENOMEM;
-	if (r == 0 && ecmaregex_is_too_big(pattern)) {
-		*what = "repeats that multiply past what a regex may cost";
-		r = -ENOTSUP;
+#ifdef PCRE2_EXTRA_ALT_BSUX
+	pcre2_set_compile_extra_options(cctx, PCRE2_EXTRA_ALT_BSUX);
+#endif
+	re->code = pcre2_compile((PCRE2_SPTR)o->s, o->len, opts, &err, &offset,
+	    cctx);
+	pcre2_compile_context_free(cctx);
+	if (re->code == NULL) {
+		if (err == PCRE2_ERROR_HEAP_FAILED)
+			return -ENOMEM;
+		pcre2_get_error_message(err, msg, sizeof msg);
+		return ecma_refuse(cause, (const char *)msg,
+		    strcmp(o->s, pattern) == 0 ? offset : SIZE_MAX);
 	}
-	if (r < 0) {
-		free(posix);
-		return r;
-	}
-	*ret_posix = posix;
+	re->md = pcre2_match_data_create_from_pattern(re->code, NULL);
+	re->mctx = pcre2_match_context_create(NULL);
+	if (re->md == NULL || re->mctx == NULL)
+		return -ENOMEM;
+	pcre2_set_match_limit(re->mctx, ECMAREGEX_MATCH_LIMIT);
+	pcre2_set_depth_limit(re->mctx, ECMAREGEX_DEPTH_LIMIT);
+	pcre2_set_heap_limit(re->mctx, ECMAREGEX_HEAP_KIB);
 	return 0;
 }
 
 int
-ecmaregex_new(const char *pattern, struct ecmaregex **ret_re, const char **what)
+ecmaregex_new(const char *pattern, struct ecmaregex **ret_re, char **cause)
 {
-	const char *why = "regcomp refuses it";
+	struct ecma_out o = { 0 };
 	struct ecmaregex *re;
-	char *posix;
+	const char *what = NULL;
+	size_t at = 0;
 	int r;
 
-	if ((r = ecmaregex_translate(pattern, &posix, &why)) == 0) {
-		if ((re = calloc(1, sizeof *re)) == NULL)
-			r = -ENOMEM;
-		else if (regcomp(&re->re, posix, REG_EXTENDED | REG_NOSUB) !=
-		    0) {
-			free(re);
-			r = -ENOTSUP;
-		} else
-			*ret_re = re;
-		free(posix);
+	*ret_re = NULL;
+	if (cause != NULL)
+		*cause = NULL;
+	if ((r = ecma_rewrite(&o, pattern, &what, &at)) < 0) {
+		free(o.s);
+		return o.is_nomem ? -ENOMEM : ecma_refuse(cause, what, at);
 	}
-	if (r == -ENOTSUP)
-		*what = why;
-	return r;
+	if (o.is_nomem || (re = calloc(1, sizeof *re)) == NULL) {
+		free(o.s);
+		return -ENOMEM;
+	}
+	r = ecma_compile(re, &o, pattern, cause);
+	free(o.s);
+	if (r < 0) {
+		ecmaregex_free(re);
+		return r;
+	}
+	*ret_re = re;
+	return 0;
 }
 
-#ifdef REG_STARTEND
-bool
+int
 ecmaregex_search(const struct ecmaregex *re, const char *s, size_t n)
 {
-	regmatch_t m = { .rm_so = 0, .rm_eo = (regoff_t)n };
+	int r = pcre2_match(re->code, (PCRE2_SPTR)s, n, 0, 0, re->md, re->mctx);
 
-	return regexec(&re->re, s, 1, &m, REG_STARTEND) == 0;
+	if (r >= 0)
+		return 1;
+	switch (r) {
+	case PCRE2_ERROR_NOMATCH:
+		return 0;
+	case PCRE2_ERROR_MATCHLIMIT:
+	case PCRE2_ERROR_DEPTHLIMIT:
+	case PCRE2_ERROR_HEAPLIMIT:
+		return -E2BIG;
+	case PCRE2_ERROR_NOMEMORY:
+		return -ENOMEM;
+	default:
+		return -EILSEQ; /* the UTF-8 checks' errors */
+	}
 }
-#else
-/*
- * A C library without REG_STARTEND (musl, for mcpctl with MUSL=1)
- * matches a copy ending in a NUL: a string with a NUL in it is matched up
- * to its first one.
- */
-bool
-ecmaregex_search(const struct ecmaregex *re, const char *s, size_t n)
-{
-	char *copy = strndup(s, n);
-	bool is_found = copy != NULL && regexec(&re->re, copy, 0, NULL, 0) == 0;
-
-	free(copy);
-	return is_found;
-}
-#endif
 
 void
 ecmaregex_free(struct ecmaregex *re)
 {
 	if (re == NULL)
 		return;
-	regfree(&re->re);
+	pcre2_match_context_free(re->mctx);
+	pcre2_match_data_free(re->md);
+	pcre2_code_free(re->code);
 	free(re);
 }

@@ -28,7 +28,7 @@ struct jsonschema_regex {
 	struct jsonschema_regex *next;
 	const char *pattern;  /* the schema's string, compared by address */
 	struct ecmaregex *re; /* NULL: refused, for what */
-	const char *what;
+	char *what;	      /* malloc'd, or NULL (no memory to say why) */
 };
 
 /* A schema with its $ref targets indexed and its patterns compiled. */
@@ -400,6 +400,7 @@ jsonschema_regex_free(struct jsonschema_regex *list)
 	while ((re = list) != NULL) {
 		list = re->next;
 		ecmaregex_free(re->re);
+		free(re->what);
 		free(re);
 	}
 }
@@ -439,12 +440,21 @@ jsonschema_regex_search(struct jsonschema_ctx *ctx,
 			return r;
 		re = jsonschema_regex_find(ctx->regexes, pattern);
 	}
-	if (re->re != NULL)
-		return ecmaregex_search(re->re, s, n);
+	r = re->re != NULL ? ecmaregex_search(re->re, s, n) : -EINVAL;
+	if (r >= 0)
+		return r;
 	if ((quoted = jsonschema_quote(pattern)) == NULL)
 		return -ENOMEM;
-	r = jsonschema_error(ctx, path, -ENOTSUP,
-	    "pattern %s is not supported: %s", quoted, re->what);
+	if (re->re == NULL)
+		r = jsonschema_broken(ctx, path, "pattern %s: %s", quoted,
+		    re->what != NULL ? re->what : "refused");
+	else if (r == -E2BIG)
+		r = jsonschema_error(ctx, path, -ENOTSUP,
+		    "pattern %s stopped at its match limit on this value, which it backtracks on too much",
+		    quoted);
+	else if (r == -EILSEQ)
+		r = jsonschema_error(ctx, path, -ENOTSUP,
+		    "pattern %s: the value is not UTF-8", quoted);
 	free(quoted);
 	return r;
 }

@@ -23,16 +23,15 @@
  *   %XX), an $anchor or an embedded $id of the same document. Nothing is
  *   ever fetched.
  * - pattern and patternProperties search anywhere in the string, as in
- *   ECMA-262, translated to POSIX extended expressions as ecmaregex.h says
- *   (ASCII \d \w \s, "." and negated classes over whole UTF-8 characters;
- *   lookaround, backreferences and \p{...} refused with -ENOTSUP).
+ *   ECMA-262, run by PCRE2 as ecmaregex.h says; a pattern it refuses is a
+ *   broken schema, and a value that reaches its match limits is -ENOTSUP.
  *
  * Refused with -ENOTSUP, when reached for the instance (a remote $ref in
  * an anyOf branch after one that matched is never looked at): a $ref that
  * resolves outside the document (a remote reference), $dynamicRef,
  * unevaluatedItems on an array and unevaluatedProperties on an object
- * (unless true), items given as an array (drafts before 2020-12), and
- * patterns the translation cannot express.
+ * (unless true), items given as an array (drafts before 2020-12), and a
+ * pattern's search that reached its limits.
  *
  * A broken schema (a keyword value of the wrong type, a local $ref that
  * resolves to nothing, more than 64 $refs one inside another as a $ref
@@ -47,7 +46,7 @@ struct jsonschema;
  * must not change while it is held. NULL on failure, with errno EINVAL (a
  * schema nested too deep; *cause, if cause != NULL, is malloc'd and says
  * so) or ENOMEM. Everything else a schema can get wrong (a keyword value
- * of the wrong type, a pattern the translation refuses, a remote $ref) is
+ * of the wrong type, a pattern PCRE2 refuses, a remote $ref) is
  * found by jsonschema_check when the instance reaches it.
  */
 struct jsonschema *jsonschema_new(const json_t *schema, char **cause);
