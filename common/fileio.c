@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Atomic, durable replacement of a file's content. */
+/* Files read whole; atomic, durable replacement of a file's content. */
 #define _GNU_SOURCE 1 /* asprintf */
 #include <sys/stat.h>
 
@@ -124,5 +124,98 @@ fileio_write_atomic(const char *path, const void *buf, size_t len, mode_t mode,
 		/* Without this the rename itself may not survive a crash. */
 		r = fileio_sync_dir(path, cause);
 	free(tmp);
+	return r;
+}
+
+ssize_t
+fileio_read_upto(int fd, void *buf, size_t size)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < size) {
+		n = read(fd, (char *)buf + off, size - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	return (ssize_t)off;
+}
+
+/* A first buffer: the file's size when fd is one (to the cap), else 4 KiB. */
+static size_t
+fileio_first_size(int fd, size_t max)
+{
+	struct stat st;
+	size_t size = 4096;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		size = (size_t)st.st_size +
+		    1; /* + 1: the end is seen at once */
+	return size > max + 1 ? max + 1 : size;
+}
+
+int
+fileio_read_fd(int fd, size_t max, char **ret, size_t *ret_len)
+{
+	size_t len = 0, size = fileio_first_size(fd, max);
+	char *buf = NULL, *bigger;
+	ssize_t n;
+
+	for (;;) {
+		/* One byte more than max: a file of max bytes fits. */
+		if ((bigger = realloc(buf, size + 1)) == NULL) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = bigger;
+		if ((n = fileio_read_upto(fd, buf + len, size - len)) < 0) {
+			free(buf);
+			return (int)n;
+		}
+		len += (size_t)n;
+		if (len < size)
+			break;
+		if (len > max) {
+			free(buf);
+			return -EFBIG;
+		}
+		size = size > (max + 1) / 2 ? max + 1 : size * 2;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+int
+fileio_read_all(const char *path, size_t max, unsigned flags, char **ret,
+    size_t *ret_len)
+{
+	int fd, r = 0;
+	struct stat st;
+
+	fd = open(path,
+	    O_RDONLY | O_CLOEXEC |
+		((flags & FILEIO_NOFOLLOW) != 0 ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return -errno;
+	if ((flags & FILEIO_REGULAR) != 0) {
+		if (fstat(fd, &st) < 0)
+			r = -errno;
+		else if (!S_ISREG(st.st_mode))
+			r = -EINVAL;
+	}
+	/* After fsync the pages are clean: dropping them makes the read
+	 * come from the device, not from what write() left. */
+	if (r == 0 && (flags & FILEIO_UNCACHED) != 0)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (r == 0)
+		r = fileio_read_fd(fd, max, ret, ret_len);
+	close(fd);
 	return r;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* Files replaced whole and durably: write aside, fsync, rename, dir fsync. */
+/* Files read whole, and replaced whole and durably (write aside, fsync,
+ * rename, dir fsync). */
 #ifndef MCPD_FILEIO_H
 #define MCPD_FILEIO_H
 
@@ -25,5 +26,30 @@ int fileio_write_atomic(const char *path, const void *buf, size_t len,
  * there lasts. 0, or a negative errno with *cause naming the directory.
  */
 int fileio_sync_dir(const char *path, char **cause);
+
+/*
+ * Reads fd until size bytes or its end into buf, again after EINTR: the
+ * number of bytes read, or a negative errno.
+ */
+ssize_t fileio_read_upto(int fd, void *buf, size_t size);
+
+/*
+ * Reads fd to its end into a new buffer (*ret, malloc'd, NUL-terminated
+ * after its *ret_len bytes): 0, -EFBIG when it holds more than max bytes,
+ * -ENOMEM, or the negative errno of a read.
+ */
+int fileio_read_fd(int fd, size_t max, char **ret, size_t *ret_len);
+
+#define FILEIO_UNCACHED 0x1 /* read from the device (after an fsync) */
+#define FILEIO_NOFOLLOW 0x2 /* a symbolic link is -ELOOP */
+#define FILEIO_REGULAR	0x4 /* what is not a regular file is -EINVAL */
+
+/*
+ * Opens path and reads it whole as fileio_read_fd does; flags are
+ * FILEIO_* above. -ENOENT when there is no file, else as open, fstat and
+ * fileio_read_fd fail.
+ */
+int fileio_read_all(const char *path, size_t max, unsigned flags, char **ret,
+    size_t *ret_len);
 
 #endif

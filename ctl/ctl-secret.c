@@ -12,6 +12,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "mcpctl.h"
 #include "names.h"
 #include "xalloc.h"
@@ -52,26 +53,6 @@ ctl_secret_check_name(const struct mcpctl_cmd *cmd, const char *name)
 	return mcpctl_usage(cmd,
 	    "invalid secret name '%s': use 1 to %d letters, digits, '_' and '.'",
 	    name, NAMES_SECRET_MAX);
-}
-
-/* Reads up to size bytes until EOF. */
-static ssize_t
-ctl_secret_read_fd(char *buf, size_t size)
-{
-	size_t off = 0;
-	ssize_t n;
-
-	while (off < size) {
-		n = read(STDIN_FILENO, buf + off, size - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		off += n;
-	}
-	return off;
 }
 
 /* Whether one of the prompt's signals came. */
@@ -189,7 +170,7 @@ ctl_secret_read_value(const struct mcpctl_cmd *cmd, const char *name, char *buf)
 	ssize_t n;
 
 	n = is_tty ? ctl_secret_read_tty(name, buf, CTL_SECRET_BUF) :
-		     ctl_secret_read_fd(buf, CTL_SECRET_BUF);
+		     fileio_read_upto(STDIN_FILENO, buf, CTL_SECRET_BUF);
 	if (n < 0) {
 		print_err("%s: cannot read the value: %s", cmd->name,
 		    strerror((int)-n));

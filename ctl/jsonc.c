@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "mcpctl.h"
 
 #define JSONC_MAX_FILE ((size_t)16 << 20) /* bytes */
 #define JSONC_NO_COMMA SIZE_MAX
 
-static int jsonc_slurp(int fd, char **ret, size_t *ret_len);
 static int jsonc_fail(char **, int, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -35,52 +35,7 @@ jsonc_fail(char **cause, int r, const char *fmt, ...)
 int
 jsonc_read_file(const char *path, char **ret, size_t *ret_len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
-
-	if (fd < 0)
-		return -errno;
-	r = jsonc_slurp(fd, ret, ret_len);
-	close(fd);
-	return r;
-}
-
-/* Reads all of fd, up to JSONC_MAX_FILE bytes; 0 or a negative errno. */
-static int
-jsonc_slurp(int fd, char **ret, size_t *ret_len)
-{
-	size_t len = 0, size = 65536;
-	char *buf = malloc(size + 1), *bigger;
-	ssize_t n;
-
-	for (;;) {
-		if (buf == NULL)
-			return -ENOMEM;
-		n = read(fd, buf + len, size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-		if (len < size)
-			continue;
-		if (size >= JSONC_MAX_FILE) {
-			free(buf);
-			return -EFBIG;
-		}
-		size *= 2;
-		if ((bigger = realloc(buf, size + 1)) == NULL)
-			free(buf);
-		buf = bigger;
-	}
-	if (n < 0) {
-		n = -errno;
-		free(buf);
-		return (int)n;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	return 0;
+	return fileio_read_all(path, JSONC_MAX_FILE, 0, ret, ret_len);
 }
 
 /*
@@ -168,7 +123,7 @@ jsonc_load(const char *path, json_t **ret, char **cause)
 	if (fd < 0)
 		return jsonc_fail(cause, -errno, "cannot open %s: %s", shown,
 		    strerror(errno));
-	r = jsonc_slurp(fd, &buf, &len);
+	r = fileio_read_fd(fd, JSONC_MAX_FILE, &buf, &len);
 	if (!is_stdin)
 		close(fd);
 	if (r == -EFBIG)

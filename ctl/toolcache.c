@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "mcpctl.h"
 #include "paths.h"
 
@@ -73,24 +74,12 @@ toolcache_path(const char *dir, const json_t *key)
 static json_t *
 toolcache_read(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	json_t *doc = NULL;
-	size_t len = 0;
-	struct stat st;
 	char *buf = NULL;
-	ssize_t n = -1;
+	size_t len;
 
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
-	    (size_t)st.st_size <= TOOLCACHE_MAX_BYTES &&
-	    (buf = malloc((size_t)st.st_size)) != NULL) {
-		while (len < (size_t)st.st_size &&
-		    (n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
-			len += (size_t)n;
-		if (len == (size_t)st.st_size)
-			doc = json_loadb(buf, len, 0, NULL);
-	}
-	if (fd >= 0)
-		close(fd);
+	if (fileio_read_all(path, TOOLCACHE_MAX_BYTES, 0, &buf, &len) == 0)
+		doc = json_loadb(buf, len, 0, NULL);
 	free(buf);
 	return doc;
 }

@@ -34,44 +34,8 @@ imagemem_path(void)
 static int
 imagemem_read(const char *path, char **ret, size_t *ret_len)
 {
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	size_t len = 0;
-	int fd, r = 0;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (st.st_size > IMAGEMEM_MAX_BYTES)
-		r = -EFBIG;
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	/* After fsync the pages are clean: a read back comes from the device. */
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (len < (size_t)st.st_size &&
-	    (n = read(fd, buf + len, (size_t)st.st_size - len)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		len += (size_t)n;
-	}
-	close(fd);
-	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	return 0;
+	return fileio_read_all(path, IMAGEMEM_MAX_BYTES, FILEIO_UNCACHED, ret,
+	    ret_len);
 }
 
 /* Checks one image's entry: {"transport": "streamable-http", ...}. */

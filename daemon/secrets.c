@@ -65,25 +65,6 @@ struct secrets {
 	size_t n, size;
 };
 
-static ssize_t
-secrets_read_all(int fd, unsigned char *buf, size_t size)
-{
-	size_t off = 0;
-
-	while (off < size) {
-		ssize_t n = read(fd, buf + off, size - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		off += (size_t)n;
-	}
-	return (ssize_t)off;
-}
-
 static int
 secrets_write_all(int fd, const unsigned char *buf, size_t len)
 {
@@ -188,7 +169,7 @@ secrets_key_read(struct secrets *s, int fd, const char *path, char **cause)
 	ssize_t n;
 	int r = 0;
 
-	n = secrets_read_all(fd, buf, SECRETS_KEY_TEXT + 1);
+	n = fileio_read_upto(fd, buf, SECRETS_KEY_TEXT + 1);
 	if (n < 0)
 		r = errors_cause(cause, (int)n, "cannot read %s: %s", path,
 		    strerror((int)-n));
@@ -309,44 +290,24 @@ static int
 secrets_store_read(const char *path, unsigned char **ret, size_t *ret_len,
     char **cause)
 {
-	unsigned char *buf;
-	struct stat st;
-	ssize_t n;
-	int fd;
+	char *buf = NULL;
+	int r = fileio_read_all(path,
+	    SECRETS_HEADER_LEN + crypto_secretbox_MACBYTES + SECRETS_STORE_MAX,
+	    FILEIO_NOFOLLOW | FILEIO_REGULAR, &buf, ret_len);
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
-		if (errno != ENOENT)
-			return errors_cause(cause, -errno, "cannot open %s: %s",
-			    path, strerror(errno));
+	if (r == -ENOENT) {
 		*ret = NULL;
 		*ret_len = 0;
 		return 0;
 	}
-	if (fstat(fd, &st) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return errors_cause(cause, r, "cannot stat %s: %s", path,
-		    strerror(-r));
-	}
-	if (!S_ISREG(st.st_mode) ||
-	    st.st_size > SECRETS_HEADER_LEN + crypto_secretbox_MACBYTES +
-		    SECRETS_STORE_MAX) {
-		close(fd);
+	if (r == -EINVAL || r == -EFBIG)
 		return errors_cause(cause, -EINVAL,
 		    "%s is not a secret store (not a regular file, or too big)",
 		    path);
-	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	n = secrets_read_all(fd, buf, (size_t)st.st_size + 1);
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return errors_cause(cause, (int)n, "cannot read %s: %s", path,
-		    strerror((int)-n));
-	}
-	*ret = buf;
-	*ret_len = (size_t)n;
+	if (r < 0)
+		return errors_cause(cause, r, "cannot read %s: %s", path,
+		    strerror(-r));
+	*ret = (unsigned char *)buf;
 	return 0;
 }
 

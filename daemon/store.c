@@ -28,52 +28,12 @@ struct store {
 	int error_code; /* the negative errno that goes with error */
 };
 
-/* Reads path whole into a new buffer: -ENOENT if missing, -EFBIG past cap. */
+/* Reads path whole, from the device: -ENOENT if missing, -EFBIG past cap. */
 static int
 store_read(const char *path, char **ret, size_t *ret_len)
 {
-	char *buf = NULL;
-	size_t len = 0, size = 0;
-	ssize_t n;
-	int fd, err = 0;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	/*
-	 * After fsync the cached pages are clean: dropping them makes the
-	 * read back come from the device, not from what write() left.
-	 */
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	for (;;) {
-		if (len == size) {
-			if (size == STORE_MAX_BYTES + 1) {
-				err = EFBIG;
-				break;
-			}
-			size = size == 0 ? 4096 : 2 * size;
-			if (size > STORE_MAX_BYTES + 1)
-				size = STORE_MAX_BYTES + 1;
-			buf = xreallocarray(buf, size, 1);
-		}
-		n = read(fd, buf + len, size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (err != 0) {
-		free(buf);
-		return -err;
-	}
-	*ret = buf;
-	*ret_len = len;
-	return 0;
+	return fileio_read_all(path, STORE_MAX_BYTES, FILEIO_UNCACHED, ret,
+	    ret_len);
 }
 
 static json_t *

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of common/fileio.c: atomic replacement and its failures. */
+/* Unit tests of common/fileio.c: whole reads, atomic replacement and its
+ * failures. */
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -376,6 +377,113 @@ test_sync_dir(void)
 	test_dir_remove(dir);
 }
 
+/* Writes n bytes of c to a new file at path. */
+static void
+test_fill(const char *path, int c, size_t n)
+{
+	char *buf = malloc(n + 1);
+	char *cause = NULL;
+
+	TAP_REQUIRE(buf != NULL, "malloc");
+	memset(buf, c, n);
+	TAP_REQUIRE(fileio_write_atomic(path, buf, n, 0600, &cause) == 0,
+	    "write %s: %s", path, tap_str_show(cause));
+	free(buf);
+}
+
+/* Whole files up to the cap, and one byte more is -EFBIG; a file's size
+ * at exactly a doubling step, and an empty file. */
+static void
+test_read_all(void)
+{
+	static const size_t sizes[] = { 0, 1, 4095, 4096, 4097, 65536, 100000 };
+	char *dir = test_dir(), *path = test_path(dir, "f"), *buf;
+	size_t len;
+
+	for (size_t i = 0; i < TAP_COUNT(sizes); i++) {
+		test_fill(path, 'x', sizes[i]);
+		buf = NULL;
+		TAP_CHECK_INT(fileio_read_all(path, sizes[i], FILEIO_UNCACHED,
+				  &buf, &len),
+		    0);
+		TAP_CHECK(len == sizes[i], "size %zu: read %zu", sizes[i], len);
+		TAP_CHECK(buf != NULL && buf[len] == '\0' &&
+			strspn(buf, "x") == sizes[i],
+		    "size %zu: content", sizes[i]);
+		free(buf);
+		if (sizes[i] > 0)
+			TAP_CHECK_INT(fileio_read_all(path, sizes[i] - 1, 0,
+					  &buf, &len),
+			    -EFBIG);
+	}
+	unlink(path);
+	TAP_CHECK_INT(fileio_read_all(path, 10, 0, &buf, &len), -ENOENT);
+	free(path);
+	test_dir_remove(dir);
+}
+
+/* A pipe has no size: it is read in growing steps to its end or the cap;
+ * FILEIO_REGULAR refuses it, FILEIO_NOFOLLOW a symbolic link. */
+static void
+test_read_fd_and_flags(void)
+{
+	char *dir = test_dir(), *path = test_path(dir, "f");
+	char *link = test_path(dir, "l"), *buf = NULL;
+	int fds[2];
+	size_t len;
+
+	TAP_REQUIRE(pipe(fds) == 0, "pipe");
+	TAP_REQUIRE(write(fds[1], "hello, pipe", 11) == 11, "write");
+	close(fds[1]);
+	TAP_CHECK_INT(fileio_read_fd(fds[0], 11, &buf, &len), 0);
+	TAP_CHECK(len == 11 && strcmp(buf, "hello, pipe") == 0, "pipe: %s",
+	    tap_str_show(buf));
+	free(buf);
+	close(fds[0]);
+	TAP_REQUIRE(pipe(fds) == 0, "pipe");
+	TAP_REQUIRE(write(fds[1], "hello, pipe", 11) == 11, "write");
+	close(fds[1]);
+	TAP_CHECK_INT(fileio_read_fd(fds[0], 10, &buf, &len), -EFBIG);
+	close(fds[0]);
+	test_fill(path, 'y', 3);
+	TAP_REQUIRE(symlink(path, link) == 0, "symlink");
+	TAP_CHECK_INT(fileio_read_all(link, 10, FILEIO_NOFOLLOW, &buf, &len),
+	    -ELOOP);
+	TAP_CHECK_INT(fileio_read_all(link, 10, FILEIO_REGULAR, &buf, &len), 0);
+	free(buf);
+	TAP_CHECK_INT(fileio_read_all(dir, 10, FILEIO_REGULAR, &buf, &len),
+	    -EINVAL);
+	TAP_CHECK_INT(fileio_read_all("/dev/null", 10, FILEIO_REGULAR, &buf,
+			  &len),
+	    -EINVAL);
+	TAP_CHECK_INT(fileio_read_all("/dev/null", 10, 0, &buf, &len), 0);
+	TAP_CHECK(len == 0, "/dev/null: %zu bytes", len);
+	free(buf);
+	unlink(link);
+	unlink(path);
+	free(link);
+	free(path);
+	test_dir_remove(dir);
+}
+
+/* fileio_read_upto stops at size or at the end. */
+static void
+test_read_upto(void)
+{
+	char buf[8];
+	int fds[2];
+
+	TAP_REQUIRE(pipe(fds) == 0, "pipe");
+	TAP_REQUIRE(write(fds[1], "0123456789", 10) == 10, "write");
+	TAP_CHECK(fileio_read_upto(fds[0], buf, 4) == 4, "4 of 10");
+	TAP_CHECK(memcmp(buf, "0123", 4) == 0, "the first 4");
+	close(fds[1]);
+	TAP_CHECK(fileio_read_upto(fds[0], buf, sizeof buf) == 6, "the last 6");
+	TAP_CHECK(fileio_read_upto(fds[0], buf, sizeof buf) == 0, "the end");
+	close(fds[0]);
+	TAP_CHECK(fileio_read_upto(-1, buf, sizeof buf) == -EBADF, "EBADF");
+}
+
 /* Root without mount(8) rights cannot make a directory full or read-only. */
 static bool
 test_can_mount(void)
@@ -408,6 +516,11 @@ static struct tap_test tests[] = {
 	    test_full_and_read_only },
 	{ "a directory without write permission", test_unwritable_dir },
 	{ "fileio_sync_dir", test_sync_dir },
+	{ "fileio_read_all: whole files to the cap, -EFBIG past it",
+	    test_read_all },
+	{ "fileio_read_fd on a pipe; FILEIO_REGULAR and FILEIO_NOFOLLOW",
+	    test_read_fd_and_flags },
+	{ "fileio_read_upto", test_read_upto },
 };
 
 int
