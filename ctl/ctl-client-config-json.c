@@ -313,6 +313,29 @@ out:
 }
 
 /*
+ * The end of the comment at text[i] and the blanks after it, when it ends
+ * on its line; else CC_NONE.
+ */
+static size_t
+cc_skip_comment(const char *text, size_t len, size_t i)
+{
+	const char *end;
+
+	if (text[i + 1] == '/') {
+		while (i < len && text[i] != '\n' && text[i] != '\r')
+			i++;
+		return i;
+	}
+	end = memmem(text + i + 2, len - i - 2, "*/", 2);
+	if (end == NULL || memchr(text + i, '\n', end - text - i) != NULL)
+		return CC_NONE;
+	for (i = end - text + 2; i < len && (text[i] == ' ' || text[i] == '\t');
+	     i++)
+		;
+	return i;
+}
+
+/*
  * The text with the member key of the container taken out, the rest as it
  * was; NULL when the text is not as the scanner expects.
  */
@@ -321,7 +344,7 @@ cc_remove_text(const char *text, size_t len, const char *container,
     const char *key)
 {
 	struct cc_member top, box;
-	size_t open = ctl_client_config_skip(text, len, 0), from, to;
+	size_t open = ctl_client_config_skip(text, len, 0), from, to, next;
 	bool is_line;
 
 	if (open >= len || text[open] != '{' ||
@@ -341,6 +364,13 @@ cc_remove_text(const char *text, size_t len, const char *container,
 		to = box.comma + 1;
 		while (to < len && (text[to] == ' ' || text[to] == '\t'))
 			to++;
+		/* A comment after it on its line is about it: it goes too. */
+		if (is_line && to + 1 < len && text[to] == '/' &&
+		    (text[to + 1] == '/' || text[to + 1] == '*')) {
+			next = cc_skip_comment(text, len, to);
+			if (next != CC_NONE)
+				to = next;
+		}
 		if (is_line && to < len && text[to] == '\r')
 			to++;
 		if (is_line && to < len && text[to] == '\n')

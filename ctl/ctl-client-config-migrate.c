@@ -100,7 +100,8 @@ static int
 cc_migrate_plan(struct mcpctl *m, struct ctl_import *im, const char *container,
     const json_t *box, const json_t *servers, json_t *removed, json_t *kept)
 {
-	json_t *doc = json_pack("{s:O}", container, box), *entries = NULL, *e;
+	json_t *doc = json_pack("{s:o}", container, json_deep_copy(box)),
+	       *entries = NULL, *e;
 	char *cause = NULL;
 	size_t i;
 	int r;
@@ -152,11 +153,19 @@ cc_migrate_report(const struct ctl_client_config_client *client,
 		    json_string_value(json_object_get(v, "reason")));
 		putchar('\n');
 	}
+	if (strcmp(action, "unchanged") == 0) {
+		printf(
+		    "%s already has the %s entry for %s and no entry that mcpd has: nothing changed\n",
+		    path, CC_NAME, client->name);
+		return;
+	}
 	printf(
-	    "%s %s: the %s entry for %s %s under \"%s\", %zu entr%s removed, %zu kept\n",
+	    "%s %s: the %s entry for %s %s under \"%s\", %zu entr%s %s, %zu %s\n",
 	    is_dry_run ? "would update" : "updated", path, CC_NAME,
 	    client->name, action, client->container, json_array_size(removed),
-	    json_array_size(removed) == 1 ? "y" : "ies", json_array_size(kept));
+	    json_array_size(removed) == 1 ? "y" : "ies",
+	    is_dry_run ? "to remove" : "removed", json_array_size(kept),
+	    is_dry_run ? "to keep" : "kept");
 	if (is_dry_run) {
 		printf("dry run, nothing changed\n");
 		return;
@@ -210,7 +219,11 @@ ctl_client_config_migrate(struct mcpctl *m,
 	    (r = cc_migrate_plan(m, &im, client->container, box, servers,
 		 removed, kept)) != 0)
 		goto out;
-	action = json_object_get(box, CC_NAME) != NULL ? "replaced" : "added";
+	action = json_array_size(removed) == 0 &&
+		json_equal(json_object_get(box, CC_NAME), entry) ?
+	    "unchanged" :
+	    json_object_get(box, CC_NAME) != NULL ? "replaced" :
+						    "added";
 	want = json_deep_copy(doc);
 	if (json_object_get(want, client->container) == NULL)
 		json_object_set_new(want, client->container, json_object());
@@ -221,7 +234,7 @@ ctl_client_config_migrate(struct mcpctl *m,
 	}
 	json_object_set(json_object_get(want, client->container), CC_NAME,
 	    (json_t *)(uintptr_t)entry);
-	if (!is_dry_run) {
+	if (!is_dry_run && strcmp(action, "unchanged") != 0) {
 		if ((out = ctl_client_config_json_text(&f, client->container,
 			 entry, keys, want, &note)) == NULL) {
 			print_err("client-config: out of memory");

@@ -14,7 +14,8 @@ struct cc_toml {
 	const char *s;
 	size_t len, i;
 	const char *error; /* why the text cannot be edited safely */
-	size_t error_at;
+	size_t error_at;   /* the start of its line */
+	size_t line;	   /* the start of the line being read */
 	/* The entry's tables: each [mcp_servers.mcpd...] header's span. */
 	size_t spans[16][2];
 	size_t nspans;
@@ -32,7 +33,7 @@ cc_toml_fail(struct cc_toml *t, const char *error)
 {
 	if (t->error == NULL) {
 		t->error = error;
-		t->error_at = t->i;
+		t->error_at = t->line;
 	}
 }
 
@@ -181,9 +182,9 @@ cc_toml_is(const struct cc_toml_key *k, size_t i, const char *s)
 	return i < k->n && i < CC_TOML_PATH && strcmp(k->part[i], s) == 0;
 }
 
-/* A [table] or [[array]] header at t->i, whose line starts at line. */
+/* A [table] or [[array]] header at t->i. */
 static void
-cc_toml_header(struct cc_toml *t, size_t line, struct cc_toml_key *table)
+cc_toml_header(struct cc_toml *t, struct cc_toml_key *table)
 {
 	bool is_array = t->i + 1 < t->len && t->s[t->i + 1] == '[';
 
@@ -211,7 +212,7 @@ cc_toml_header(struct cc_toml *t, size_t line, struct cc_toml_key *table)
 		return;
 	}
 	t->open_span = t->spans[t->nspans++];
-	t->open_span[0] = line;
+	t->open_span[0] = t->line;
 	t->open_span[1] = t->i;
 }
 
@@ -221,7 +222,6 @@ cc_toml_pair(struct cc_toml *t, const struct cc_toml_key *table)
 {
 	struct cc_toml_key k;
 	bool is_root = table->n == 0;
-	size_t start = t->i, end;
 
 	if (!cc_toml_key(t, &k) || t->i >= t->len || t->s[t->i] != '=') {
 		cc_toml_fail(t,
@@ -236,8 +236,6 @@ cc_toml_pair(struct cc_toml *t, const struct cc_toml_key *table)
 	}
 	if (t->open_span != NULL)
 		t->open_span[1] = t->i;
-	end = t->i;
-	t->i = start; /* where an error below is */
 	if (is_root && cc_toml_is(&k, 0, "mcp_servers"))
 		cc_toml_fail(t,
 		    "mcp_servers is given as a key of the top level, not as [mcp_servers.NAME] tables");
@@ -245,8 +243,6 @@ cc_toml_pair(struct cc_toml *t, const struct cc_toml_key *table)
 	    cc_toml_is(&k, 0, CTL_CLIENT_CONFIG_NAME))
 		cc_toml_fail(t,
 		    "the mcpd entry is given as keys of [mcp_servers], not as its own table");
-	if (t->error == NULL)
-		t->i = end;
 }
 
 /* Scans the text: where the entry's tables are, or why it cannot edit it. */
@@ -254,15 +250,14 @@ static void
 cc_toml_scan(struct cc_toml *t)
 {
 	struct cc_toml_key table = { .n = 0 };
-	size_t line;
 
 	while (t->i < t->len && t->error == NULL) {
-		line = t->i;
+		t->line = t->i;
 		cc_toml_blanks(t);
 		if (cc_toml_eol(t))
 			continue;
 		if (t->s[t->i] == '[')
-			cc_toml_header(t, line, &table);
+			cc_toml_header(t, &table);
 		else
 			cc_toml_pair(t, &table);
 	}
