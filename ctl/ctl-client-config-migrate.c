@@ -98,7 +98,8 @@ cc_migrate_sort(const struct ctl_import *im, const json_t *e,
  */
 static int
 cc_migrate_plan(struct mcpctl *m, struct ctl_import *im, const char *container,
-    const json_t *box, const json_t *servers, json_t *removed, json_t *kept)
+    const json_t *box, const json_t *servers, bool is_dry_run, json_t *removed,
+    json_t *kept)
 {
 	json_t *doc = json_pack("{s:o}", container, json_deep_copy(box)),
 	       *entries = NULL, *e;
@@ -116,7 +117,10 @@ cc_migrate_plan(struct mcpctl *m, struct ctl_import *im, const char *container,
 		goto out;
 	}
 	ctl_import_plan(im, entries);
-	if ((r = ctl_import_ask(m, im, false)) != 0)
+	/* A dry run starts no daemon: without one, mcpd has none of them. */
+	if ((r = ctl_import_ask(m, im, is_dry_run)) == 1)
+		r = 0;
+	else if (r != 0)
 		goto out;
 	json_array_foreach(im->plan, i, e)
 		cc_migrate_sort(im, e, servers, removed, kept);
@@ -217,7 +221,7 @@ ctl_client_config_migrate(struct mcpctl *m,
 	im.path = f.path;
 	if (box != NULL &&
 	    (r = cc_migrate_plan(m, &im, client->container, box, servers,
-		 removed, kept)) != 0)
+		 is_dry_run, removed, kept)) != 0)
 		goto out;
 	action = json_array_size(removed) == 0 &&
 		json_equal(json_object_get(box, CC_NAME), entry) ?
