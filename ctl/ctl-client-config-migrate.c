@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* mcpctl client-config --migrate: the client's entries that mcpd has give way to the mcpd entry. */
+/* mcpctl client-config --migrate: the mcpd entry in place of what import brought. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>

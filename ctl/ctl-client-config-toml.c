@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* mcpctl client-config for codex: the [mcp_servers.mcpd] table of its config.toml. */
+/* mcpctl client-config for codex: the mcpd table of its config.toml. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
