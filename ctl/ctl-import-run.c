@@ -55,8 +55,7 @@ ctl_import_hinted(const char *message)
 	return out;
 }
 
-/* The row of mcpd/list named name, or NULL. */
-static const json_t *
+const json_t *
 ctl_import_server(const struct ctl_import *im, const char *name)
 {
 	const char *have;
@@ -227,27 +226,34 @@ ctl_import_plan_prune(struct ctl_import *im)
 	}
 }
 
+bool
+ctl_import_is_same(const json_t *e, const json_t *row)
+{
+	const char *kind = json_string_value(json_object_get(e, "kind"));
+	const char *mode = json_string_value(json_object_get(row, "mode"));
+	const char *have = json_string_value(json_object_get(row, "endpoint"));
+	char *endpoint = import_endpoint(json_object_get(e, "params"));
+	bool is_same = kind != NULL && mode != NULL &&
+	    strcmp(mode, kind) == 0 && have != NULL && endpoint != NULL &&
+	    strcmp(have, endpoint) == 0;
+
+	free(endpoint);
+	return is_same;
+}
+
 /* What loading e would do, given the server of its name mcpd has. */
 static void
 ctl_import_compare_one(const struct ctl_import *im, json_t *e)
 {
 	const char *name = json_string_value(json_object_get(e, "name"));
-	const char *kind = json_string_value(json_object_get(e, "kind"));
 	const json_t *row = ctl_import_server(im, name);
-	const char *mode = json_string_value(json_object_get(row, "mode"));
 	const char *have = json_string_value(json_object_get(row, "endpoint"));
-	char *endpoint;
-	bool is_same;
 
 	if (row == NULL) {
 		json_object_set_new(e, "action", json_string("load"));
 		return;
 	}
-	endpoint = import_endpoint(json_object_get(e, "params"));
-	is_same = mode != NULL && strcmp(mode, kind) == 0 && have != NULL &&
-	    endpoint != NULL && strcmp(have, endpoint) == 0;
-	free(endpoint);
-	if (is_same)
+	if (ctl_import_is_same(e, row))
 		json_object_set_new(e, "action", json_string("load-again"));
 	else if (ctl_import_is_ours(im, row)) {
 		json_object_set_new(e, "action", json_string("replace"));

@@ -40,15 +40,7 @@ ctl_import_is_vscode(const char *dir)
 	return slash != NULL && strcmp(slash + 1, ".vscode") == 0;
 }
 
-/*
- * Where FILE is and what that makes: FILE's absolute path (the origin of
- * what it loads); the workspace folder when FILE is in a .vscode folder;
- * where a process runs when its entry gives no "cwd": the workspace
- * folder, else FILE's directory, resolved, so that the same file gives
- * the same params from anywhere; the current directory for standard
- * input.
- */
-static int
+int
 ctl_import_dir(struct ctl_import *im)
 {
 	char *copy = NULL, *dir = NULL, *slash;
@@ -240,12 +232,7 @@ ctl_import_fail(json_t *e, const char *error)
 	json_object_set_new(e, "error", json_string(error));
 }
 
-/*
- * The plan: one object per entry with its name, kind and status ("load",
- * "skipped" or "failed", with a reason or error) and the secrets it
- * needs. Entries to load get their params once they are named.
- */
-static void
+void
 ctl_import_plan(struct ctl_import *im, const json_t *entries)
 {
 	const char *kind;
@@ -557,6 +544,17 @@ ctl_import_options_parse(struct ctl_import *im, const struct mcpctl_cmd *cmd,
 	return -1;
 }
 
+void
+ctl_import_clear(struct ctl_import *im)
+{
+	free(im->dir);
+	free(im->workspace);
+	free(im->origin);
+	free(im->docker);
+	json_decref(im->servers);
+	json_decref(im->plan);
+}
+
 static int
 ctl_import_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
@@ -585,12 +583,7 @@ ctl_import_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 				    ctl_import_run(m, &im);
 	}
 	free(cause);
-	free(im.dir);
-	free(im.workspace);
-	free(im.origin);
-	free(im.docker);
-	json_decref(im.servers);
-	json_decref(im.plan);
+	ctl_import_clear(&im);
 	json_decref(entries);
 	json_decref(root);
 	return r;

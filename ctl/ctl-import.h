@@ -40,6 +40,23 @@ struct ctl_import {
 };
 
 /* ctl-import.c */
+/*
+ * Where FILE is and what that makes: FILE's absolute path (the origin of
+ * what it loads); the workspace folder when FILE is in a .vscode folder;
+ * where a process runs when its entry gives no "cwd": the workspace
+ * folder, else FILE's directory, resolved, so that the same file gives
+ * the same params from anywhere; the current directory for standard
+ * input. 0, or the exit status after the failure has been printed.
+ */
+int ctl_import_dir(struct ctl_import *);
+/*
+ * The plan: one object per entry with its name, kind and status ("load",
+ * "skipped" or "failed", with a reason or error) and the secrets it
+ * needs. Entries to load get their params once they are named.
+ */
+void ctl_import_plan(struct ctl_import *, const json_t *entries);
+/* Frees what the members of im point to (not im). */
+void ctl_import_clear(struct ctl_import *im);
 /* Whether the entry e of the plan has the status. */
 bool ctl_import_is(const json_t *e, const char *status);
 /* Sets e's status to "failed" with error. */
@@ -56,6 +73,14 @@ void ctl_import_put_entry(const json_t *e, bool is_dry_run);
  * exit status after the failure has been printed.
  */
 int ctl_import_ask(struct mcpctl *, struct ctl_import *, bool is_quiet);
+/* The row of mcpd/list named name, or NULL. */
+const json_t *ctl_import_server(const struct ctl_import *, const char *name);
+/*
+ * Whether the server row mcpd has under e's name runs what the entry e
+ * of the plan says: the same kind and the same endpoint (command, URL or
+ * image), as an import of e would have loaded it.
+ */
+bool ctl_import_is_same(const json_t *e, const json_t *row);
 /*
  * Marks what each entry to load would do given what mcpd has ("action":
  * load, load-again, replace), fails the entries that cannot work, and

@@ -444,7 +444,8 @@ def args_text(args):
     ("claude-desktop", "mcpServers", False),
     ("claude-code", "mcpServers", True),
     ("cursor", "mcpServers", False),
-    ("vscode", "servers", True)])
+    ("vscode", "servers", True),
+    ("gemini-cli", "mcpServers", False)])
 def test_client_config_prints_the_entry(tmp_path, cc_daemon, client, box,
                                         has_type):
     env = cc_env(tmp_path)
@@ -507,8 +508,8 @@ def test_client_config_usage(tmp_path):
     rc, out, err = ctl(cc_env(tmp_path), "client-config", "zed")
     assert (rc, out) == (2, "")
     assert err.startswith("mcpctl: client-config: unknown client 'zed': "
-                          "use claude-desktop, claude-code, cursor or "
-                          "vscode\n")
+                          "use claude-desktop, claude-code, cursor, "
+                          "vscode, gemini-cli or codex\n")
     rc, out, err = ctl(cc_env(tmp_path), "client-config")
     assert rc == 2 and "missing CLIENT" in err
 
@@ -615,3 +616,438 @@ def test_client_config_write_refuses_what_it_cannot_merge(tmp_path):
         assert why in err, (text, err)
         assert f.read_text() == text
         assert not (tmp_path / "c.json.bak").exists()
+
+
+# --------------------------------------------------------------------------
+# client-config --migrate (issue 22, item 9)
+
+def claude_file(tmp_path):
+    """A Claude-style file: two entries mcpctl import will load (one
+    renamed: "my tools" is no server name), one it will load and the test
+    unloads, one disabled."""
+    return f"""{{
+  // Claude Code's servers
+  "mcpServers": {{
+    "fs": {{ "command": "{TESTSERVER}" }},
+    "github": {{ "command": "{TESTSERVER}" }},
+    "my tools": {{ "command": "{TESTSERVER}" }}, /* renamed by import */
+    "off": {{ "command": "{TESTSERVER}", "disabled": true }}
+  }},
+  "theme": "dark"
+}}
+"""
+
+
+def ids_of(d):
+    return {s["name"]: s["id"] for s in d.list()}
+
+
+def test_client_config_migrate_replaces_what_import_brought(tmp_path,
+                                                            mcpd_factory):
+    d = mcpd_factory()
+    env, sock = cc_env(tmp_path), d.sock
+    f = tmp_path / ".claude.json"
+    old = claude_file(tmp_path)
+    f.write_text(old)
+    rc, out, err = ctl(env, "-s", sock, "import", f)
+    assert rc == 0, (out, err)
+    rc, out, err = ctl(env, "-s", sock, "unload", "github")
+    assert rc == 0, err
+    ids = ids_of(d)
+    assert sorted(ids) == ["fs", "my-tools"], ids
+    mcpd_entry = entry(True, bridge_args(tmp_path, sock=sock))
+    keep_github = (f"mcpd has no server github (mcpctl import {f} loads "
+                   f"it)")
+    keep_off = "disabled in the file: import does not load it"
+    plan = (f"removed fs: mcpd has it as fs (id {ids['fs']})\n"
+            f"removed my tools: mcpd has it as my-tools "
+            f"(id {ids['my-tools']})\n"
+            f"kept github: {keep_github}\n"
+            f"kept off: {keep_off}\n")
+
+    # --dry-run: the plan, nothing written.
+    rc, out, err = ctl(env, "-s", sock, "client-config", "claude-code",
+                       "--migrate", f, "--dry-run")
+    assert (rc, err) == (0, "")
+    assert out == (plan.replace("removed ", "would remove ")
+                   .replace("kept ", "would keep ") +
+                   f'would update {f}: the mcpd entry for claude-code added '
+                   f'under "mcpServers", 2 entries to remove, 2 to keep\n'
+                   f"dry run, nothing changed\n")
+    assert f.read_text() == old
+    assert not (tmp_path / ".claude.json.bak").exists()
+
+    rc, out, err = ctl(env, "-s", sock, "client-config", "claude-code",
+                       "--migrate", f)
+    assert (rc, err) == (0, "")
+    assert out == (plan +
+                   f'updated {f}: the mcpd entry for claude-code added '
+                   f'under "mcpServers", 2 entries removed, 2 kept\n'
+                   f"the old content is in {f}.bak\n"
+                   f"read back: as written; restart claude-code to use "
+                   f"it\n")
+    # Only the imported entries went; the comments and the rest stayed.
+    assert f.read_text() == f"""{{
+  // Claude Code's servers
+  "mcpServers": {{
+    "mcpd": {{
+      "type": "stdio",
+      "command": "{MCPCTL}",
+      "args": {args_text(bridge_args(tmp_path, sock=sock))}
+    }},
+    "github": {{ "command": "{TESTSERVER}" }},
+    "off": {{ "command": "{TESTSERVER}", "disabled": true }}
+  }},
+  "theme": "dark"
+}}
+"""
+    assert (tmp_path / ".claude.json.bak").read_bytes() == old.encode()
+
+    # Again, --json: nothing left to take out, the entry as it was:
+    # nothing written.
+    migrated = f.read_text()
+    rc, out, err = ctl(env, "-s", sock, "--json", "client-config",
+                       "claude-code", "--migrate", f)
+    assert (rc, err) == (0, "")
+    assert json.loads(out) == {
+        "file": str(f), "client": "claude-code", "action": "unchanged",
+        "backup": None, "note": None, "dry_run": False, "removed": [],
+        "kept": [{"name": "github", "reason": keep_github},
+                 {"name": "off", "reason": keep_off}]}
+    assert f.read_text() == migrated
+    assert (tmp_path / ".claude.json.bak").read_bytes() == old.encode()
+    assert json.loads(f.read_text().replace("// Claude Code's servers",
+                                            "")) == {
+        "mcpServers": {"mcpd": mcpd_entry,
+                       "github": {"command": str(TESTSERVER)},
+                       "off": {"command": str(TESTSERVER),
+                               "disabled": True}},
+        "theme": "dark"}
+
+
+def test_client_config_migrate_keeps_what_mcpd_runs_otherwise(tmp_path,
+                                                               mcpd_factory):
+    """An entry whose name mcpd has with another command stays, and so
+    does one outside the view the mcpd entry gives (--server)."""
+    d = mcpd_factory()
+    env, sock = cc_env(tmp_path), d.sock
+    f = tmp_path / "mcp.json"
+    f.write_text(f'{{"mcpServers": {{"fs": {{"command": "{TESTSERVER}"}}, '
+                 f'"ts": {{"command": "{TESTSERVER}", "args": ["--modern"]}}, '
+                 f'"gh": {{"command": "{TESTSERVER}"}}}}}}\n')
+    for name, args in (("fs", []), ("ts", []), ("gh", [])):
+        rc, out, err = ctl(env, "-s", sock, "load", "--name", name, "--",
+                           TESTSERVER, *args)
+        assert rc == 0, err
+    ids = ids_of(d)
+    rc, out, err = ctl(env, "-s", sock, "--json", "client-config", "cursor",
+                       "--server", "fs", "--server", "ts", "--migrate", f)
+    assert (rc, err) == (0, "")
+    assert json.loads(out)["removed"] == [
+        {"name": "fs", "server": "fs", "id": ids["fs"]}]
+    assert json.loads(out)["kept"] == [
+        {"name": "ts", "reason": f"mcpd's server ts runs {TESTSERVER}, "
+                                 f"not what this entry runs"},
+        {"name": "gh", "reason": "mcpd has it, but the mcpd entry shows "
+                                 "only the servers given with --server"}]
+    assert list(json.loads(f.read_text())["mcpServers"]) == ["mcpd", "ts",
+                                                             "gh"]
+
+
+def test_client_config_write_dry_run_and_usage(tmp_path):
+    env = cc_env(tmp_path)
+    f = tmp_path / "mcp.json"
+    old = '{"mcpServers": {"x": {"command": "y"}}}\n'
+    f.write_text(old)
+    rc, out, err = ctl(env, "client-config", "cursor", "--write", f,
+                       "--dry-run")
+    assert (rc, err) == (0, "")
+    assert out == (f'would update {f}: the mcpd entry for cursor added '
+                   f'under "mcpServers"\ndry run, nothing changed\n')
+    assert f.read_text() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mcp.json"]
+    # No mcpd answers (child_env turns autostart off): a dry run of
+    # --migrate plans with none; --migrate itself fails, changing nothing.
+    rc, out, err = ctl(env, "client-config", "cursor", "--migrate", f,
+                       "--dry-run")
+    assert (rc, err) == (0, "")
+    assert out == (
+        f"would keep x: mcpd has no server x (mcpctl import {f} loads "
+        f"it)\nwould update {f}: the mcpd entry for cursor added under "
+        f'"mcpServers", 0 entries to remove, 1 to keep\n'
+        f"dry run, nothing changed\n")
+    rc, out, err = ctl(env, "client-config", "cursor", "--migrate", f)
+    assert (rc, out) == (3, "")
+    assert err.startswith(f"mcpctl: cannot reach mcpd at "
+                          f"{tmp_path / 'mcpd' / 'mcpd.sock'}: No such file "
+                          f"or directory\n"), err
+    assert f.read_text() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mcp.json"]
+    for args, why in (
+            (["--write", f, "--migrate", f],
+             "--write and --migrate both name the file to change: give "
+             "one"),
+            (["--dry-run"],
+             "--dry-run shows what --write FILE or --migrate FILE would "
+             "change: give one")):
+        rc, out, err = ctl(env, "client-config", "cursor", *args)
+        assert (rc, out) == (2, "")
+        assert err.startswith(f"mcpctl: client-config: {why}\n"), err
+    assert f.read_text() == old
+
+
+def test_client_config_migrate_failures_change_nothing(tmp_path,
+                                                       mcpd_factory):
+    d = mcpd_factory()
+    env, sock = cc_env(tmp_path), d.sock
+    # A file that is not JSON: its name and line, nothing written.
+    f = tmp_path / "bad.json"
+    bad = '{\n  "mcpServers": {\n    "fs": {"command": "x"}\n    "b": 1\n}\n'
+    f.write_text(bad)
+    rc, out, err = ctl(env, "-s", sock, "client-config", "cursor",
+                       "--migrate", f)
+    assert (rc, out) == (1, "")
+    assert err.startswith(f"mcpctl: client-config: {f}:4:"), err
+    assert f.read_text() == bad
+    assert not (tmp_path / "bad.json.bak").exists()
+    # A file that does not exist is not created.
+    rc, out, err = ctl(env, "-s", sock, "client-config", "cursor",
+                       "--migrate", tmp_path / "none.json")
+    assert (rc, out, err) == (1, "", (
+        f"mcpctl: client-config: {tmp_path / 'none.json'} does not exist: "
+        f"--migrate changes a client's file, --write creates one\n"))
+    assert not (tmp_path / "none.json").exists()
+    # codex's TOML is none of import's.
+    rc, out, err = ctl(env, "-s", sock, "client-config", "codex",
+                       "--migrate", tmp_path / "config.toml")
+    assert (rc, out) == (2, "")
+    assert err.startswith(
+        "mcpctl: client-config: --migrate reads what mcpctl import brought "
+        "into mcpd, and import does not read codex's config.toml: use "
+        "--write\n"), err
+
+
+def test_client_config_migrate_unwritable_changes_nothing(tmp_path,
+                                                          mcpd_factory):
+    """A read-only file system: the backup cannot be written, so the file
+    is left as it was (and says so)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root: mounts a read-only tmpfs")
+    d = mcpd_factory()
+    env, sock = cc_env(tmp_path), d.sock
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs",
+                        str(ro)], capture_output=True)
+    if p.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {p.stderr!r}")
+    try:
+        f = ro / "mcp.json"
+        old = f'{{"mcpServers": {{"fs": {{"command": "{TESTSERVER}"}}}}}}\n'
+        f.write_text(old)
+        subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
+        rc, out, err = ctl(env, "-s", sock, "load", "--name", "fs", "--",
+                           TESTSERVER)
+        assert rc == 0, err
+        rc, out, err = ctl(env, "-s", sock, "client-config", "cursor",
+                           "--migrate", f)
+        assert (rc, out) == (1, "")
+        assert err.startswith(
+            f"mcpctl: client-config: cannot write the backup, so {f} was "
+            f"left alone: "), err
+        assert f.read_text() == old
+        assert sorted(p.name for p in ro.iterdir()) == ["mcp.json"]
+    finally:
+        subprocess.run(["umount", str(ro)], check=True)
+
+
+# --------------------------------------------------------------------------
+# client-config for gemini-cli and codex, checked with their own CLIs
+
+def peer_cli(name, var):
+    """The CLI of tests/peers (scripts/install-deps --test-peers), or the
+    one $var names; None when there is none."""
+    path = os.environ.get(var) or str(PEERS_BIN / name)
+    return path if os.access(path, os.X_OK) else None
+
+
+PEERS_BIN = Path(__file__).resolve().parents[1] / "peers" / "node_modules" \
+    / ".bin"
+
+
+def cli_env(home):
+    env = child_env({"HOME": str(home)})
+    for k in ("XDG_CONFIG_HOME", "CODEX_HOME", "GEMINI_CLI_TRUST_WORKSPACE",
+              "CI", "GITHUB_ACTIONS"):
+        env.pop(k, None)
+    return env
+
+
+def test_client_config_gemini_cli_file(tmp_path):
+    env = cc_env(tmp_path)
+    f = tmp_path / ".gemini" / "settings.json"
+    f.parent.mkdir()
+    old = '{\n  "theme": "GitHub"\n}\n'
+    f.write_text(old)
+    rc, out, err = ctl(env, "client-config", "gemini-cli", "--write", f)
+    assert (rc, err) == (0, "")
+    assert f.read_text() == (
+        '{\n  "mcpServers": {\n    "mcpd": {\n'
+        f'      "command": "{MCPCTL}",\n'
+        f'      "args": {args_text(bridge_args(tmp_path))}\n'
+        '    }\n  },\n  "theme": "GitHub"\n}\n')
+    assert out.endswith(
+        "note: Gemini CLI disables every MCP server (mcpd too) in a folder "
+        "it does not trust: trust the folder you run gemini in "
+        "(/permissions in gemini, or ~/.gemini/trustedFolders.json), else "
+        "`gemini mcp list` shows mcpd as Disabled\n"), out
+
+
+def test_client_config_gemini_cli_connects(tmp_path, mcpd_factory):
+    """`gemini mcp list` connects to the entry client-config wrote (in a
+    folder it trusts: in one it does not, it disables every server)."""
+    gemini = peer_cli("gemini", "MCPD_TEST_GEMINI")
+    if gemini is None:
+        pytest.skip("no gemini CLI: scripts/install-deps --test-peers "
+                    "installs @google/gemini-cli (or set MCPD_TEST_GEMINI)")
+    d = mcpd_factory()
+    d.load_testserver("ts")
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    rc, out, err = ctl(cc_env(tmp_path), "-s", d.sock, "client-config",
+                       "gemini-cli", "--write", home / ".gemini" /
+                       "settings.json")
+    assert rc == 0, err
+    line = (f"mcpd: {MCPCTL} bridge -s {d.sock} --agent default (stdio) - ")
+
+    def listed():
+        p = subprocess.run([gemini, "mcp", "list"], capture_output=True,
+                           cwd=work, env=cli_env(home), timeout=120,
+                           stdin=subprocess.DEVNULL)
+        text = re.sub(r"\x1b\[[0-9;]*m", "", (p.stdout + p.stderr).decode())
+        return p.returncode, text
+
+    rc, text = listed()
+    assert rc == 0 and line + "Disabled" in text, text
+    (home / ".gemini" / "trustedFolders.json").write_text(
+        json.dumps({str(work): "TRUST_FOLDER"}))
+    rc, text = listed()
+    assert rc == 0 and line + "Connected" in text, text
+
+
+CODEX_OLD = """# my codex settings
+model = "o3"
+notes = \"\"\"
+[mcp_servers.mcpd]
+is text, not a table\"\"\"
+
+[mcp_servers.other]
+command = "npx"
+args = [
+  "-y", # a comment
+  "other-server",
+]
+
+[mcp_servers.mcpd]
+command = "old"
+
+[mcp_servers.mcpd.env]
+A = "b"
+
+# the fast profile
+[profiles.fast]
+model = "o4-mini"
+"""
+
+
+def codex_table(tmp_path, sock):
+    return ("[mcp_servers.mcpd]\n"
+            f'command = "{MCPCTL}"\n'
+            f"args = {args_text(bridge_args(tmp_path, sock=sock))}\n")
+
+
+def test_client_config_codex_file(tmp_path):
+    env = cc_env(tmp_path)
+    sock = tmp_path / "mcpd" / "mcpd.sock"
+    rc, out, err = ctl(env, "client-config", "codex")
+    assert (rc, out, err) == (0, codex_table(tmp_path, sock), "")
+    f = tmp_path / "config.toml"
+    f.write_text(CODEX_OLD)
+    rc, out, err = ctl(env, "client-config", "codex", "--write", f)
+    assert (rc, err) == (0, "")
+    assert out == (f"updated {f}: the [mcp_servers.mcpd] table replaced\n"
+                   f"the old content is in {f}.bak\n"
+                   f"read back: as written; restart codex to use it\n")
+    # Only the mcpd tables changed (its env table went with it).
+    assert f.read_text() == CODEX_OLD.replace(
+        '[mcp_servers.mcpd]\ncommand = "old"\n\n'
+        '[mcp_servers.mcpd.env]\nA = "b"\n',
+        codex_table(tmp_path, sock))
+    assert (tmp_path / "config.toml.bak").read_text() == CODEX_OLD
+    # A file without the table gets it at its end; a new file is the table.
+    f.write_text('model = "o3"')
+    rc, out, err = ctl(env, "client-config", "codex", "--write", f)
+    assert (rc, err) == (0, "")
+    assert f.read_text() == 'model = "o3"\n\n' + codex_table(tmp_path, sock)
+    n = tmp_path / "new.toml"
+    rc, out, err = ctl(env, "client-config", "codex", "--write", n)
+    assert (rc, err) == (0, "")
+    assert n.read_text() == codex_table(tmp_path, sock)
+
+
+@pytest.mark.parametrize("text,line,why", [
+    ('mcp_servers = { mcpd = { command = "x" } }\n', 1,
+     "mcp_servers is given as a key of the top level, not as "
+     "[mcp_servers.NAME] tables"),
+    ('[mcp_servers]\nmcpd.command = "x"\n', 2,
+     "the mcpd entry is given as keys of [mcp_servers], not as its own "
+     "table"),
+    ('[[mcp_servers]]\nname = "x"\n', 1,
+     "mcp_servers is an array of tables ([[mcp_servers...]])"),
+    ('a = """\nnever ends\n', 1,
+     "a value the scanner cannot find the end of")])
+def test_client_config_codex_refuses_what_it_cannot_edit(tmp_path, text,
+                                                         line, why):
+    env = cc_env(tmp_path)
+    f = tmp_path / "config.toml"
+    f.write_text(text)
+    rc, out, err = ctl(env, "client-config", "codex", "--write", f)
+    assert (rc, out) == (1, "")
+    assert err == (f"mcpctl: client-config: {f}:{line}: {why}: mcpctl "
+                   f"cannot edit this file safely, so it was left alone; "
+                   f"add the [mcp_servers.mcpd] table that `mcpctl "
+                   f"client-config codex` prints by hand\n")
+    assert f.read_text() == text
+    assert not (tmp_path / "config.toml.bak").exists()
+
+
+def test_client_config_codex_lists_the_entry_enabled(tmp_path,
+                                                     mcpd_factory):
+    """`codex mcp list` reads the table client-config wrote into a file
+    that has other tables, and lists the entry enabled (codex connects
+    only when a session starts, which needs a model)."""
+    codex = peer_cli("codex", "MCPD_TEST_CODEX")
+    if codex is None:
+        pytest.skip("no codex CLI: scripts/install-deps --test-peers "
+                    "installs @openai/codex (or set MCPD_TEST_CODEX)")
+    d = mcpd_factory()
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    f = home / ".codex" / "config.toml"
+    f.write_text(CODEX_OLD)
+    rc, out, err = ctl(cc_env(tmp_path), "-s", d.sock, "client-config",
+                       "codex", "--write", f)
+    assert rc == 0, err
+    p = subprocess.run([codex, "mcp", "list", "--json"], capture_output=True,
+                       cwd=home, env=cli_env(home), timeout=120,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stderr
+    listed = {s["name"]: s for s in json.loads(p.stdout)}
+    assert sorted(listed) == ["mcpd", "other"], listed
+    s = listed["mcpd"]
+    assert (s["enabled"], s["disabled_reason"]) == (True, None), s
+    assert s["transport"]["type"] == "stdio"
+    assert s["transport"]["command"] == str(MCPCTL)
+    assert s["transport"]["args"] == bridge_args(tmp_path, sock=d.sock)

@@ -707,6 +707,25 @@ def test_bash_completion(flags, mcpd):
         [str(COMPLETION)]
 
 
+def test_bash_completion_of_client_config(mcpd):
+    """Its clients, its flags, a file after --write and --migrate, a
+    server after --server."""
+    mcpd.load_testserver("ts")
+    env = dict(os.environ, MCPD_SOCKET=str(mcpd.sock))
+    m = str(MCPCTL)
+    assert complete([m, "client-config", ""], env)[0] == sorted(
+        ["claude-desktop", "claude-code", "cursor", "vscode", "gemini-cli",
+         "codex"])
+    assert complete([m, "client-config", "codex", "--mi"], env)[0] == \
+        ["--migrate"]
+    assert complete([m, "client-config", "cursor", "--migrate",
+                     str(COMPLETION)[:-3]], env)[0] == [str(COMPLETION)]
+    assert complete([m, "client-config", "cursor", "--write", "x", "--server",
+                     ""], env)[0] == ["ts"]
+    assert complete([m, "client-config", "--write", "x", "cu"], env)[0] == \
+        ["cursor"]
+
+
 def test_bash_completion_without_daemon_is_quiet_and_fast(tmp_path):
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "MCPD_SOCKET": str(tmp_path / "none.sock")}
