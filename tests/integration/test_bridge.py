@@ -871,8 +871,8 @@ def peer_cli(name, var):
     return path if os.access(path, os.X_OK) else None
 
 
-PEERS_BIN = Path(__file__).resolve().parents[1] / "peers" / "node_modules" \
-    / ".bin"
+PEERS_BIN = Path(__file__).resolve().parents[1] / "peers" / "agents" \
+    / "node_modules" / ".bin"
 
 
 def cli_env(home):
