@@ -21,6 +21,10 @@
 #define DOCKER_OUTPUT_MAX (64 * 1024) /* kept of a command's stdout/stderr */
 #define DOCKER_LINE_MAX	  4096
 #define DOCKER_RETRY_MS	  10000 /* between tries of a failed removal */
+/* Another removal of the same container (a docker rm -f from a shell) is
+ * waited for: rm -f again every DOCKER_BUSY_MS, DOCKER_BUSY_TRIES times. */
+#define DOCKER_BUSY_MS	  250
+#define DOCKER_BUSY_TRIES 40
 
 struct docker_cmd {
 	struct child_io io;
@@ -67,6 +71,9 @@ struct docker_container {
 	bool is_remove_due; /* a removal waits for the rename to end */
 	bool has_failed; /* a removal failed since the last that ended well */
 	struct event *retry;
+	struct event *busy; /* pending: another removal runs; rm -f again */
+	int busy_tries;
+	bool is_busy_name, is_busy_old; /* which one the busy wait is for */
 	struct event *tell; /* answers waiters when nothing was to be removed */
 	struct event *tell_old; /* answers waiters for an old one that ended */
 	TAILQ_HEAD(, docker_waiter) waiters;
@@ -452,6 +459,27 @@ docker_retry_due(evutil_socket_t fd, short events, void *arg)
 		docker_remove_old_start(ct);
 }
 
+/* A removal is under way: our docker rm -f, or the wait for another's. */
+static bool
+docker_is_removing(const struct docker_container *ct)
+{
+	return ct->removing != NULL || evtimer_pending(ct->busy, NULL);
+}
+
+static void
+docker_busy_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct docker_container *ct = arg;
+
+	(void)fd, (void)events;
+	/* As a retry: an old probe's leaves the serving one be. */
+	if (ct->is_busy_old)
+		docker_remove_old_start(ct);
+	if (ct->is_busy_name)
+		docker_remove_start(ct);
+	ct->is_busy_old = ct->is_busy_name = false;
+}
+
 struct docker_container *
 docker_container_new(const char *agent, const char *server,
     void (*removed)(void *), void *arg)
@@ -467,9 +495,11 @@ docker_container_new(const char *agent, const char *server,
 	else
 		xasprintf(&ct->base, "%s.%s", agent, server);
 	ct->retry = evtimer_new(mcpd_base, docker_retry_due, ct);
+	ct->busy = evtimer_new(mcpd_base, docker_busy_due, ct);
 	ct->tell = event_new(mcpd_base, -1, 0, docker_nothing_to_remove, ct);
 	ct->tell_old = event_new(mcpd_base, -1, 0, docker_old_ended, ct);
-	if (ct->retry == NULL || ct->tell == NULL || ct->tell_old == NULL)
+	if (ct->retry == NULL || ct->busy == NULL || ct->tell == NULL ||
+	    ct->tell_old == NULL)
 		fatal("out of memory");
 	TAILQ_INIT(&ct->waiters);
 	return ct;
@@ -490,6 +520,7 @@ docker_container_free(struct docker_container *ct)
 	docker_cmd_cancel(ct->removing_old);
 	docker_cmd_cancel(ct->renaming);
 	event_free(ct->retry);
+	event_free(ct->busy);
 	event_free(ct->tell);
 	event_free(ct->tell_old);
 	free(ct->agent);
@@ -572,6 +603,13 @@ docker_container_error(const struct docker_container *ct)
 }
 
 /* "No such container" means it is gone already: that is success. */
+/* Whether docker said another removal of the container is running. */
+static bool
+docker_is_busy(int status, const char *err)
+{
+	return status > 0 && strcasestr(err, "already in progress") != NULL;
+}
+
 static bool
 docker_is_gone(int status, const char *err)
 {
@@ -608,7 +646,7 @@ docker_nothing_to_remove(evutil_socket_t fd, short events, void *arg)
 	struct docker_container *ct = arg;
 
 	(void)fd, (void)events;
-	if (ct->name == NULL && ct->removing == NULL && ct->old == NULL &&
+	if (ct->name == NULL && !docker_is_removing(ct) && ct->old == NULL &&
 	    ct->removing_old == NULL)
 		docker_tell_waiters(ct, 0, NULL);
 }
@@ -625,7 +663,7 @@ docker_settle(struct docker_container *ct)
 	char *holder;
 	bool was_retry;
 
-	if (ct->removing != NULL || ct->removing_old != NULL)
+	if (docker_is_removing(ct) || ct->removing_old != NULL)
 		return;
 	if (ct->error != NULL || ct->old_error != NULL) {
 		ct->has_failed = true;
@@ -648,6 +686,34 @@ docker_settle(struct docker_container *ct)
 }
 
 /*
+ * When docker rm -f of name (or old) said another removal of it runs (a docker rm
+ * -f from a shell), it is run again shortly, DOCKER_BUSY_TRIES times at
+ * most: true when it will be. Its end is then this removal's end.
+ */
+static bool
+docker_wait_busy(struct docker_container *ct, bool is_old, int status,
+    const char *err)
+{
+	struct timeval tv = { 0, DOCKER_BUSY_MS * 1000 };
+
+	if (!docker_is_busy(status, err) ||
+	    ct->busy_tries >= DOCKER_BUSY_TRIES) {
+		ct->busy_tries = 0;
+		return false;
+	}
+	ct->busy_tries++;
+	if (is_old)
+		ct->is_busy_old = true;
+	else
+		ct->is_busy_name = true;
+	log_debug("container %s: another removal of it is in progress; "
+		  "waiting for it",
+	    is_old ? ct->old : ct->name);
+	evtimer_add(ct->busy, &tv);
+	return true;
+}
+
+/*
  * A removal ended: nothing of this daemon is left under the name (holder,
  * when not NULL, says who holds it instead), or status and err say why
  * the container is still there.
@@ -659,6 +725,8 @@ docker_remove_end(struct docker_container *ct, int status, const char *err,
 	ct->removing = NULL;
 	free(ct->error);
 	ct->error = NULL;
+	if (docker_wait_busy(ct, false, status, err))
+		return;
 	if (docker_is_gone(status, err)) {
 		log_debug("container %s: %s", ct->name,
 		    holder != NULL ? "not ours, left alone" : "removed");
@@ -683,6 +751,8 @@ docker_old_removed(void *arg, int status, const char *out, const char *err)
 	ct->removing_old = NULL;
 	free(ct->old_error);
 	ct->old_error = NULL;
+	if (docker_wait_busy(ct, true, status, err))
+		return;
 	if (docker_is_gone(status, err)) {
 		log_debug("container %s: removed", ct->old);
 		free(ct->old);
@@ -814,6 +884,7 @@ docker_remove_start(struct docker_container *ct)
 	docker_remove_old_start(ct);
 	if (ct->name == NULL || ct->removing != NULL)
 		return;
+	evtimer_del(ct->busy);
 	if (ct->is_created)
 		ct->removing = docker_cmd_start(rm, NULL,
 		    mcpd_opts.docker_timeout_ms, NULL, docker_removed, ct);
@@ -847,7 +918,7 @@ docker_old_ended(evutil_socket_t fd, short events, void *arg)
 	struct docker_container *ct = arg;
 
 	(void)fd, (void)events;
-	if (ct->removing == NULL && ct->removing_old == NULL)
+	if (!docker_is_removing(ct) && ct->removing_old == NULL)
 		docker_tell_waiters(ct, ct->old != NULL ? -EIO : 0, NULL);
 }
 
@@ -860,7 +931,7 @@ docker_container_wait_old(struct docker_container *ct, docker_removed_fn *fn,
 	w->fn = fn;
 	w->arg = arg;
 	TAILQ_INSERT_TAIL(&ct->waiters, w, entry);
-	if (ct->removing_old == NULL && ct->removing == NULL)
+	if (ct->removing_old == NULL && !docker_is_removing(ct))
 		event_active(ct->tell_old, EV_TIMEOUT, 0);
 }
 
@@ -869,7 +940,7 @@ docker_container_switch(struct docker_container *ct, const char *name,
     enum docker_phase phase)
 {
 	if (ct->old != NULL || ct->name == NULL || !ct->is_created ||
-	    ct->removing != NULL)
+	    docker_is_removing(ct))
 		return -EBUSY;
 	ct->old = ct->name;
 	ct->name = NULL;
@@ -919,7 +990,7 @@ docker_container_rename(struct docker_container *ct, const char *name,
 		NULL };
 
 	if (ct->old != NULL || ct->name == NULL || !ct->is_created ||
-	    ct->removing != NULL || ct->renaming != NULL)
+	    docker_is_removing(ct) || ct->renaming != NULL)
 		return -EBUSY;
 	ct->renaming = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
 	    NULL, docker_renamed, ct);
