@@ -119,7 +119,7 @@ cmd_load_start(struct request *req, const char *agent, const json_t *params,
 		json_t *row = NULL;
 
 		if (s == NULL) {
-			id = server_id_for(agent, ls->name);
+			id = server_id_new(agent, ls->name);
 			server_new(agent, id, ls->name, ls->mode, &ls->spec,
 			    &s);
 		}

@@ -187,12 +187,21 @@ server_did_you_mean(const char *agent, const char *given)
 	size_t n = 0;
 	char *near, *text;
 
+	const json_t *rows = enable_disabled_rows(agent), *row;
+	size_t i;
+
 	TAILQ_FOREACH(s, &server_list, entry)
 		if (s->state != SERVER_STOPPED && server_in_scope(s, agent)) {
 			names = xreallocarray(names, n + 1, sizeof *names);
 			names[n++] = s->name;
 		}
+	/* A disabled server is still agent's: its name is one to suggest. */
+	json_array_foreach(rows, i, row) {
+		names = xreallocarray(names, n + 1, sizeof *names);
+		names[n++] = json_string_value(json_object_get(row, "name"));
+	}
 	near = nearest_names(given, names, n, "");
+	json_decref((json_t *)(uintptr_t)rows);
 	free(names);
 	if (near == NULL)
 		return xstrdup("");
@@ -217,6 +226,36 @@ char *
 server_id_for(const char *agent, const char *name)
 {
 	return identity_connection_id(agent, "server", name, strlen(name));
+}
+
+/* id is another server's, or another name's saved row (a renamed one). */
+static bool
+server_id_is_taken(const char *agent, const char *id, const char *name)
+{
+	const json_t *row = store_row_peek(mcpd_store, agent, id);
+	const char *saved = json_string_value(json_object_get(row, "name"));
+	struct server *s;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (s->state != SERVER_STOPPED && server_in_scope(s, agent) &&
+		    strcmp(s->id, id) == 0)
+			return true;
+	return row != NULL && (saved == NULL || strcmp(saved, name) != 0);
+}
+
+char *
+server_id_new(const char *agent, const char *name)
+{
+	char *id = server_id_for(agent, name), *key;
+
+	/* A rename keeps its id: the name it left may come again. */
+	for (unsigned i = 2; server_id_is_taken(agent, id, name); i++) {
+		free(id);
+		xasprintf(&key, "%s#%u", name, i);
+		id = identity_connection_id(agent, "server", key, strlen(key));
+		free(key);
+	}
+	return id;
 }
 
 bool
@@ -303,6 +342,12 @@ struct oauth *
 server_auth(const struct server *s)
 {
 	return s->auth;
+}
+
+bool
+server_is_persistent(const struct server *s)
+{
+	return s->is_persistent;
 }
 
 bool
