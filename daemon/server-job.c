@@ -413,7 +413,7 @@ server_job_renamed(void *arg, int err, const char *why)
 		    "its container keeps the name %s until it starts again: docker rename failed: %s",
 		    docker_container_name(s->container),
 		    why != NULL ? why : "");
-	result = json_pack("{s:s, s:s, s:s, s:b, s:s?}", "id", s->id, "name",
+	result = json_pack("{s:s, s:s, s:s, s:b, s:s*}", "id", s->id, "name",
 	    s->name, "old_name", job->old_name, "persistent", s->is_persistent,
 	    "container",
 	    s->container != NULL ? docker_container_name(s->container) : NULL);
