@@ -432,6 +432,7 @@ server_job_rename(struct server *s, struct server_job *job)
 	const json_t *row = enable_row_find(s->agent, job->new_name);
 	struct server *other = server_find_name(s->agent, job->new_name);
 	char *cause = NULL;
+	int r;
 
 	if ((other != NULL && other != s) ||
 	    (row != NULL &&
@@ -460,10 +461,14 @@ server_job_rename(struct server *s, struct server_job *job)
 	log_server(LOG_INFO, s->name, "renamed from %s", job->old_name);
 	server_logs_note(s, "renamed from %s", job->old_name);
 	gateway_tools_changed(s->agent);
-	if (s->container == NULL ||
-	    docker_container_rebase(s->container, s->name, server_job_renamed,
-		s) < 0)
+	if (s->container == NULL)
 		server_job_renamed(s, 0, NULL);
+	else if ((r = docker_container_rebase(s->container, s->name,
+		      server_job_renamed, s)) == -EBUSY)
+		server_job_renamed(s, r,
+		    "the container is being started, promoted or removed");
+	else if (r < 0)
+		server_job_renamed(s, 0, NULL); /* no container runs */
 }
 
 /* Runs the next job, or kills a removed server whose queue is empty. */

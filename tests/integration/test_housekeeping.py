@@ -13,9 +13,10 @@ import subprocess
 
 import pytest
 
-from conftest import (CONFLICT, DOCKER, INVALID_PARAMS, NOT_FOUND, STORAGE,
-                      TESTSERVER_TOOLS, UNAVAILABLE, descendants, is_alive,
-                      owner_containers, poll, ts_command, wait_gone)
+from conftest import (CONFLICT, DOCKER, INVALID_PARAMS, MCPCTL, NOT_FOUND,
+                      STORAGE, TESTSERVER_TOOLS, UNAVAILABLE, descendants,
+                      is_alive, owner_containers, poll, ts_command, wait_gone)
+from test_callflags import complete
 from test_persist import (mounts, need_root, restart, sh,  # noqa: F401
                           store_bytes, store_rows)
 
@@ -232,6 +233,22 @@ def test_rename_refuses_a_taken_or_invalid_name(mcpd_factory):
     assert d.row("stored")["state"] == "disabled"
     ctl_ok(d, "enable", "stored")
     assert d.row("stored")["state"] == "ready"
+
+
+def test_completion_offers_server_names(mcpd_factory):
+    d = mcpd_factory()
+    load_saved(d, "ts")
+    load_saved(d, "parked")
+    ctl_ok(d, "disable", "parked")
+    env = dict(d.env, MCPD_SOCKET=str(d.sock))
+    m = str(MCPCTL)
+    for cmd in ("disable", "enable", "rename"):
+        assert complete([m, cmd, ""], env) == (["parked", "ts"], "")
+    assert complete([m, "enable", "pa"], env) == (["parked"], "")
+    # rename OLD NEW: NEW is a new name, nothing to offer.
+    assert complete([m, "rename", "ts", ""], env) == ([], "")
+    assert complete([m, "enable", "--"], env) == (["--help", "--timeout"],
+                                                  "")
 
 
 # --------------------------------------------------------------------------
