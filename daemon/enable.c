@@ -356,8 +356,10 @@ enable_disabled_describe(const char *agent, const json_t *row)
 	return r;
 }
 
-json_t *
-enable_disabled_rows(const char *agent)
+/* Each disabled row of agent (NULL: any) as what(agent, row), in a list. */
+static json_t *
+enable_disabled_map(const char *agent,
+    json_t *(*what)(const char *agent, const json_t *row))
 {
 	const json_t *agents = store_agents_peek(mcpd_store), *rows, *row;
 	json_t *list = json_array();
@@ -369,10 +371,28 @@ enable_disabled_rows(const char *agent)
 			continue;
 		json_array_foreach(rows, i, row)
 			if (enable_row_is_disabled(row))
-				json_array_append_new(list,
-				    enable_disabled_describe(a, row));
+				json_array_append_new(list, what(a, row));
 	}
 	return list;
+}
+
+json_t *
+enable_disabled_rows(const char *agent)
+{
+	return enable_disabled_map(agent, enable_disabled_describe);
+}
+
+static json_t *
+enable_disabled_name(const char *agent, const json_t *row)
+{
+	(void)agent;
+	return json_incref(json_object_get(row, "name"));
+}
+
+json_t *
+enable_disabled_names(const char *agent)
+{
+	return enable_disabled_map(agent, enable_disabled_name);
 }
 
 int

@@ -1498,6 +1498,8 @@ int enable_rename(const char *agent, const char *id, const char *name,
     char **cause);
 /* The list rows (state "disabled") of agent's disabled rows (NULL: all). */
 json_t *enable_disabled_rows(const char *agent);
+/* The names of agent's disabled rows (NULL: all), a new array. */
+json_t *enable_disabled_names(const char *agent);
 /*
  * Starts the server of a saved row as a restore does, answering req and
  * done (either may be NULL); -EINVAL with *cause when the row cannot be.

@@ -182,31 +182,37 @@ server_find_name(const char *agent, const char *name)
 char *
 server_did_you_mean(const char *agent, const char *given)
 {
+	json_t *disabled = enable_disabled_names(agent), *v;
 	const char **names = NULL;
 	struct server *s;
-	size_t n = 0;
+	size_t n = 0, i;
 	char *near, *text;
-
-	const json_t *rows = enable_disabled_rows(agent), *row;
-	size_t i;
 
 	TAILQ_FOREACH(s, &server_list, entry)
 		if (s->state != SERVER_STOPPED && server_in_scope(s, agent)) {
 			names = xreallocarray(names, n + 1, sizeof *names);
 			names[n++] = s->name;
 		}
-	/* A disabled server is still agent's: its name is one to suggest. */
-	json_array_foreach(rows, i, row) {
+	/* A disabled server is still agent's: named, or suggested. */
+	json_array_foreach(disabled, i, v) {
+		if (strcmp(json_string_value(v), given) == 0) {
+			xasprintf(&text,
+			    "; it is disabled: mcpctl enable %s starts it",
+			    given);
+			goto done;
+		}
 		names = xreallocarray(names, n + 1, sizeof *names);
-		names[n++] = json_string_value(json_object_get(row, "name"));
+		names[n++] = json_string_value(v);
 	}
 	near = nearest_names(given, names, n, "");
-	json_decref((json_t *)(uintptr_t)rows);
-	free(names);
 	if (near == NULL)
-		return xstrdup("");
-	xasprintf(&text, "; did you mean %s?", near);
+		text = xstrdup("");
+	else
+		xasprintf(&text, "; did you mean %s?", near);
 	free(near);
+done:
+	free(names);
+	json_decref(disabled);
 	return text;
 }
 

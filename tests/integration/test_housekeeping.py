@@ -142,6 +142,11 @@ def test_mistyped_names_get_did_you_mean(mcpd_factory):
     assert e["message"] == \
         "no server parkd for agent default; did you mean parked?", e
     assert store_bytes(d) == before
+    # A view of a disabled server says so (mcpctl bridge --server parked).
+    r = d.ctl("bridge", "--server", "parked", is_json=False)
+    assert r.rc == CTL_DAEMON_ERROR, r
+    assert ("no server parked for agent default; it is disabled: mcpctl "
+            "enable parked starts it") in r.err, r
 
 
 def test_disable_on_a_read_only_state_dir_changes_nothing(mcpd_factory,
