@@ -270,8 +270,10 @@ def docker_reachable():
         f"no Docker engine answers `docker info`: {p.stderr.strip()}"
 
 
+@pytest.mark.parametrize("image,phase", [("mcpd-test/http", "mcp"),
+                                         ("mcpd-test/stdio", "probe")])
 def test_container_disable_rename_enable(mcpd_factory, container_guard,
-                                         request):
+                                         request, image, phase):
     why = docker_reachable()
     if why is not None:
         pytest.skip(why)
@@ -279,18 +281,21 @@ def test_container_disable_rename_enable(mcpd_factory, container_guard,
     d = mcpd_factory()
     did = d.rpc.result("mcpd/status")["did"]
     container_guard.append(did)
-    ctl_ok(d, "load", "--name", "web", "--timeout", "120000",
-           "mcpd-test/http")
-    old = f"rax-mcp-web-{d.pid}"
+    ctl_ok(d, "load", "--name", "web", "--timeout", "120000", image)
+    old = f"rax-{phase}-web-{d.pid}"
     poll(lambda: [n for n, _ in owner_containers(did)] == [old],
          what=f"container {old}")
 
     # docker rename: the same container under the new name, not a restart.
     r = ctl_ok(d, "rename", "web", "site")
-    new = f"rax-mcp-site-{d.pid}"
+    new = f"rax-{phase}-site-{d.pid}"
     assert r["container"] == new, r
     assert [n for n, _ in owner_containers(did)] == [new]
-    assert d.row("site")["state"] == "ready"
+    row = d.row("site")
+    assert row["state"] == "ready" and row["generation"] == 1, row
+    assert row["container"]["name"] == new, row
+    assert d.call("site", "echo", {"message": "x"})["structuredContent"] == \
+        {"message": "x"}
 
     r = ctl_ok(d, "disable", "site")
     assert r["container_removed"] is True, r
