@@ -47,7 +47,7 @@ cmd_enable_exec(struct request *req, json_t *params)
 		return;
 	else if ((row = enable_row_find(control_agent(req), target)) == NULL)
 		(void)cmd_server(req, target); /* fails req: not found */
-	else
+	else if (cmd_server_room(req))
 		cmd_enable_row(req, row, timeout);
 }
 

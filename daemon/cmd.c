@@ -200,6 +200,18 @@ cmd_server(struct request *req, const char *target)
 }
 
 bool
+cmd_server_room(struct request *req)
+{
+	if (server_count(NULL) < mcpd_opts.max_servers)
+		return true;
+	control_fail(req, ERRORS_UNAVAILABLE,
+	    json_pack("{s:I}", "limit", (json_int_t)mcpd_opts.max_servers),
+	    "mcpd already has %zu servers, its limit; unload one, or start mcpd with a higher --max-servers",
+	    mcpd_opts.max_servers);
+	return false;
+}
+
+bool
 cmd_timeout(struct request *req, json_t *params, int dflt, int *ret)
 {
 	json_t *v = json_object_get(params, "timeout_ms");

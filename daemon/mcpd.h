@@ -313,6 +313,8 @@ struct server *cmd_server(struct request *, const char *target);
 /* The same, but NULL without failing req unless target is ambiguous. */
 struct server *cmd_server_or_none(struct request *, const char *target,
     bool *ret_failed);
+/* True when one more server fits --max-servers; else fails req, false. */
+bool cmd_server_room(struct request *);
 /* Reads an optional timeout_ms (1 ms to 24 h); false after failing req. */
 bool cmd_timeout(struct request *, json_t *params, int dflt, int *ret);
 /* cmd-load.c and cmd-load-remote.c */

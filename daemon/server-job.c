@@ -141,6 +141,7 @@ server_unload_done(void *arg)
 {
 	struct server *s = arg;
 	struct server_job *job = TAILQ_FIRST(&s->jobs);
+	json_t *result;
 	const char *kept = s->container != NULL ?
 	    docker_container_name(s->container) :
 	    NULL;
@@ -159,11 +160,12 @@ server_unload_done(void *arg)
 		    docker_container_error(s->container));
 	}
 	server_set_state(s, SERVER_STOPPED);
-	server_job_reply(job,
-	    json_pack("{s:s, s:s, s:b, s:b, s:b, s:b}", "id", s->id, "name",
-		s->name, "stopped_live", job->was_live, "removed_saved",
-		job->was_saved, "container_removed", job->had_container,
-		"disabled", job->kind == SERVER_JOB_DISABLE));
+	result = json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name",
+	    s->name, "stopped_live", job->was_live, "removed_saved",
+	    job->was_saved, "container_removed", job->had_container);
+	if (job->kind == SERVER_JOB_DISABLE)
+		json_object_set_new(result, "disabled", json_true());
+	server_job_reply(job, result);
 	server_job_end(s);
 }
 

@@ -126,6 +126,20 @@ def test_disable_keeps_the_row_and_enable_starts_it_again(mcpd_factory):
                 what="the enabled server to be restored")
 
 
+def test_enable_counts_against_max_servers(mcpd_factory):
+    d = mcpd_factory("--max-servers", "1")
+    load_saved(d, "ts")
+    ctl_ok(d, "disable", "ts")
+    load_saved(d, "other")
+    before = store_bytes(d)
+    e = ctl_error(d, "enable", "ts", code=UNAVAILABLE)
+    assert e["message"] == (
+        "mcpd already has 1 servers, its limit; unload one, or start mcpd "
+        "with a higher --max-servers"), e
+    assert d.row("ts")["state"] == "disabled"
+    assert store_bytes(d) == before
+
+
 def test_mistyped_names_get_did_you_mean(mcpd_factory):
     d = mcpd_factory()
     load_saved(d, "ts")
