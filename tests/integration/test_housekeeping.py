@@ -187,6 +187,14 @@ def test_disable_on_a_read_only_state_dir_changes_nothing(mcpd_factory,
     assert d.call("ts", "echo", {"message": "x"})["structuredContent"] == \
         {"message": "x"}
 
+    # A rename that cannot be saved keeps the old name everywhere.
+    e = ctl_error(d, "rename", "ts", "renamed", code=STORAGE)
+    assert e["message"].startswith("cannot rename the saved row of ts: "), e
+    assert e["message"].endswith("; nothing was changed"), e
+    assert "Read-only file system" in e["message"], e
+    assert d.row("renamed") is None and d.row("ts")["pid"] == pid
+    assert store_bytes(d) == before
+
 
 # --------------------------------------------------------------------------
 # rename
