@@ -502,6 +502,8 @@ enum oauth_event {
 typedef void oauth_event_fn(void *arg, enum oauth_event, const char *why);
 /* The authorization state of agent's server name (id: its secret's key). */
 struct oauth *oauth_new(const char *agent, const char *name, const char *id);
+/* Its server was renamed: hints and logs say the new name (its id stays). */
+void oauth_rename(struct oauth *, const char *name);
 void oauth_ref(struct oauth *);
 void oauth_unref(struct oauth *);
 /*

@@ -460,6 +460,8 @@ server_job_rename(struct server *s, struct server_job *job)
 	}
 	job->old_name = s->name;
 	s->name = xstrdup(job->new_name);
+	if (s->auth != NULL)
+		oauth_rename(s->auth, s->name);
 	log_server(LOG_INFO, s->name, "renamed from %s", job->old_name);
 	server_logs_note(s, "renamed from %s", job->old_name);
 	gateway_tools_changed(s->agent);
