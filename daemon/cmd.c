@@ -12,6 +12,9 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_load_entry,
 	&cmd_unload_entry,
 	&cmd_reload_entry,
+	&cmd_disable_entry,
+	&cmd_enable_entry,
+	&cmd_rename_entry,
 	&cmd_list_entry,
 	&cmd_inspect_entry,
 	&cmd_tools_entry,
@@ -176,7 +179,15 @@ cmd_server(struct request *req, const char *target)
 	bool failed;
 	struct server *s = cmd_server_or_none(req, target, &failed);
 
-	if (s == NULL && !failed) {
+	if (s == NULL && !failed &&
+	    enable_row_is_disabled(enable_row_find(control_agent(req),
+		target))) {
+		control_fail(req, ERRORS_UNAVAILABLE,
+		    json_pack("{s:s, s:s}", "what", "server", "state",
+			"disabled"),
+		    "server %s is disabled; mcpctl enable %s starts it", target,
+		    target);
+	} else if (s == NULL && !failed) {
 		char *near = server_did_you_mean(control_agent(req), target);
 
 		control_fail(req, ERRORS_NOT_FOUND,
@@ -186,6 +197,18 @@ cmd_server(struct request *req, const char *target)
 		free(near);
 	}
 	return s;
+}
+
+bool
+cmd_server_room(struct request *req)
+{
+	if (server_count(NULL) < mcpd_opts.max_servers)
+		return true;
+	control_fail(req, ERRORS_UNAVAILABLE,
+	    json_pack("{s:I}", "limit", (json_int_t)mcpd_opts.max_servers),
+	    "mcpd already has %zu servers, its limit; unload one, or start mcpd with a higher --max-servers",
+	    mcpd_opts.max_servers);
+	return false;
 }
 
 bool

@@ -1002,6 +1002,28 @@ docker_container_rename(struct docker_container *ct, const char *name,
 	return 0;
 }
 
+int
+docker_container_rebase(struct docker_container *ct, const char *server,
+    docker_removed_fn *fn, void *arg)
+{
+	char *name;
+	int r;
+
+	free(ct->server);
+	free(ct->base);
+	ct->server = xstrdup(server);
+	if (strcmp(ct->agent, "default") == 0)
+		ct->base = xstrdup(server);
+	else
+		xasprintf(&ct->base, "%s.%s", ct->agent, server);
+	if (ct->name == NULL)
+		return -ENOENT;
+	name = docker_container_name_for(ct, ct->phase);
+	r = docker_container_rename(ct, name, ct->phase, fn, arg);
+	free(name);
+	return r;
+}
+
 void
 docker_container_unwait(struct docker_container *ct, void *arg)
 {

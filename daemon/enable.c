@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* Persistence of enabled servers: rows, their secrets, readback, restore. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,6 +276,125 @@ enable_gateway_saved(const char *agent, const char *id, const json_t *want,
 	return r;
 }
 
+/* The saved row of (agent, id) again, with name and the disabled mark. */
+static int
+enable_row_change(const char *agent, const char *id, const char *name,
+    bool is_disabled, char **cause)
+{
+	const json_t *have = store_row_peek(mcpd_store, agent, id);
+	json_t *row;
+	int r;
+
+	if (have == NULL)
+		return errors_cause(cause, -ENOENT, "no saved row %s", id);
+	row = xjson(json_deep_copy(have));
+	json_object_set_new(row, "name", json_string(name));
+	json_object_set_new(json_object_get(row, "params"), "name",
+	    json_string(name));
+	if (is_disabled)
+		json_object_set_new(row, "disabled", json_true());
+	else
+		json_object_del(row, "disabled");
+	r = store_put(mcpd_store, agent, row, cause);
+	json_decref(row);
+	return r;
+}
+
+bool
+enable_row_is_disabled(const json_t *row)
+{
+	return json_is_true(json_object_get(row, "disabled"));
+}
+
+int
+enable_set_disabled(const char *agent, const char *id, bool is_disabled,
+    char **cause)
+{
+	const json_t *have = store_row_peek(mcpd_store, agent, id);
+
+	return enable_row_change(agent, id,
+	    json_string_value(json_object_get(have, "name")), is_disabled,
+	    cause);
+}
+
+int
+enable_rename(const char *agent, const char *id, const char *name, char **cause)
+{
+	const json_t *have = store_row_peek(mcpd_store, agent, id);
+
+	return enable_row_change(agent, id, name, enable_row_is_disabled(have),
+	    cause);
+}
+
+/* The list row of a disabled server: what its saved row says. */
+static json_t *
+enable_disabled_describe(const char *agent, const json_t *row)
+{
+	const json_t *params = json_object_get(row, "params");
+	struct loadspec_error err = { 0 };
+	struct loadspec ls;
+	bool is_parsed = json_is_object(params) &&
+	    loadspec_parse(params, &ls, &err);
+	char *endpoint = is_parsed ? spec_endpoint(&ls.spec) : NULL;
+	json_t *r, *more;
+
+	r = json_pack("{s:O, s:O, s:s, s:O?, s:s?, s:s?, s:s?, s:n, s:s}", "id",
+	    json_object_get(row, "id"), "name", json_object_get(row, "name"),
+	    "agent", agent, "mode", json_object_get(row, "mode"), "transport",
+	    is_parsed ? spec_transport_name(&ls.spec) : NULL, "endpoint",
+	    endpoint, "image", is_parsed ? ls.spec.image : NULL, "container",
+	    "state", "disabled");
+	more = json_pack("{s:i, s:i, s:b, s:i, s:n, s:n, s:n, s:O?}", "tools",
+	    0, "generation", 0, "persistent", 1, "restarts", 0, "last_error",
+	    "since", "pid", "origin", json_object_get(params, "origin"));
+	json_object_update(r, more);
+	json_decref(more);
+	free(endpoint);
+	if (is_parsed)
+		loadspec_clear(&ls);
+	loadspec_error_clear(&err);
+	return r;
+}
+
+/* Each disabled row of agent (NULL: any) as what(agent, row), in a list. */
+static json_t *
+enable_disabled_map(const char *agent,
+    json_t *(*what)(const char *agent, const json_t *row))
+{
+	const json_t *agents = store_agents_peek(mcpd_store), *rows, *row;
+	json_t *list = json_array();
+	const char *a;
+	size_t i;
+
+	json_object_foreach((json_t *)(uintptr_t)agents, a, rows) {
+		if (agent != NULL && strcmp(a, agent) != 0)
+			continue;
+		json_array_foreach(rows, i, row)
+			if (enable_row_is_disabled(row))
+				json_array_append_new(list, what(a, row));
+	}
+	return list;
+}
+
+json_t *
+enable_disabled_rows(const char *agent)
+{
+	return enable_disabled_map(agent, enable_disabled_describe);
+}
+
+static json_t *
+enable_disabled_name(const char *agent, const json_t *row)
+{
+	(void)agent;
+	return json_incref(json_object_get(row, "name"));
+}
+
+json_t *
+enable_disabled_names(const char *agent)
+{
+	return enable_disabled_map(agent, enable_disabled_name);
+}
+
 int
 enable_recheck(const char *agent, const char *id, char **cause)
 {
@@ -339,25 +459,39 @@ enable_row_spec(const char *agent, const json_t *row, struct loadspec *ls)
 	return NULL;
 }
 
-static void
-enable_restore_row(const char *agent, const json_t *row)
+int
+enable_start(const char *agent, const json_t *row, struct request *req,
+    int timeout_ms, void (*done)(void *arg, const char *error), void *arg,
+    char **cause)
 {
-	const char *name = json_string_value(json_object_get(row, "name"));
 	struct loadspec ls;
 	struct server *s;
-	char *label, *why;
+	char *why;
 
-	xasprintf(&label, "%s (agent %s)", name != NULL ? name : "?", agent);
 	if ((why = enable_row_spec(agent, row, &ls)) != NULL) {
-		enable_restored(label, why); /* its row stays in the file */
-		free(why);
-		return;
+		*cause = why;
+		return -EINVAL;
 	}
 	/* Its saved id, whichever rule made it (rows of before 0.2 too). */
 	server_new(agent, json_string_value(json_object_get(row, "id")),
 	    ls.name, ls.mode, &ls.spec, &s);
 	loadspec_clear(&ls);
-	server_restore(s, mcpd_opts.load_timeout_ms, enable_restored, label);
+	server_restore(s, req, timeout_ms, done, arg);
+	return 0;
+}
+
+static void
+enable_restore_row(const char *agent, const json_t *row)
+{
+	const char *name = json_string_value(json_object_get(row, "name"));
+	char *label, *why = NULL;
+
+	xasprintf(&label, "%s (agent %s)", name != NULL ? name : "?", agent);
+	if (enable_start(agent, row, NULL, mcpd_opts.load_timeout_ms,
+		enable_restored, label, &why) < 0) {
+		enable_restored(label, why); /* its row stays in the file */
+		free(why);
+	}
 }
 
 void
@@ -375,10 +509,13 @@ enable_restore(void)
 		    store_error(mcpd_store));
 		return;
 	}
+	/* A disabled row stays saved and stopped until mcpctl enable. */
 	json_object_foreach((json_t *)(uintptr_t)agents, agent, rows)
-		enable_total += json_array_size(rows);
+		json_array_foreach(rows, i, row)
+			enable_total += !enable_row_is_disabled(row);
 	enable_restore_status();
 	json_object_foreach((json_t *)(uintptr_t)agents, agent, rows)
 		json_array_foreach(rows, i, row)
-			enable_restore_row(agent, row);
+			if (!enable_row_is_disabled(row))
+				enable_restore_row(agent, row);
 }

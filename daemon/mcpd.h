@@ -313,6 +313,8 @@ struct server *cmd_server(struct request *, const char *target);
 /* The same, but NULL without failing req unless target is ambiguous. */
 struct server *cmd_server_or_none(struct request *, const char *target,
     bool *ret_failed);
+/* True when one more server fits --max-servers; else fails req, false. */
+bool cmd_server_room(struct request *);
 /* Reads an optional timeout_ms (1 ms to 24 h); false after failing req. */
 bool cmd_timeout(struct request *, json_t *params, int dflt, int *ret);
 /* cmd-load.c and cmd-load-remote.c */
@@ -335,6 +337,9 @@ extern const struct cmd_entry cmd_attach_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
 extern const struct cmd_entry cmd_reload_entry;
+extern const struct cmd_entry cmd_disable_entry;
+extern const struct cmd_entry cmd_enable_entry;
+extern const struct cmd_entry cmd_rename_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_inspect_entry;
 extern const struct cmd_entry cmd_tools_entry;
@@ -497,6 +502,8 @@ enum oauth_event {
 typedef void oauth_event_fn(void *arg, enum oauth_event, const char *why);
 /* The authorization state of agent's server name (id: its secret's key). */
 struct oauth *oauth_new(const char *agent, const char *name, const char *id);
+/* Its server was renamed: hints and logs say the new name (its id stays). */
+void oauth_rename(struct oauth *, const char *name);
 void oauth_ref(struct oauth *);
 void oauth_unref(struct oauth *);
 /*
@@ -984,6 +991,8 @@ const char *server_id(const struct server *);
 const char *server_instructions_peek(const struct server *);
 /* The id of agent's server called name (new string): stable, from both. */
 char *server_id_for(const char *agent, const char *name);
+/* The id a new server called name gets: server_id_for's, unless taken. */
+char *server_id_new(const char *agent, const char *name);
 /* True when s runs mode and spec's endpoint (the same target). */
 bool server_runs(const struct server *, enum server_mode,
     const struct server_spec *);
@@ -1005,8 +1014,17 @@ void server_load(struct server *, struct request *, int timeout_ms, json_t *row,
  * A restore of a saved row: the row is read again before the server
  * serves; done(arg, NULL or why it failed) runs from the loop.
  */
-void server_restore(struct server *, int timeout_ms,
+void server_restore(struct server *, struct request *, int timeout_ms,
     void (*done)(void *arg, const char *error), void *arg);
+/*
+ * Stops s as unload does but keeps its saved row, marked disabled: it is
+ * not started again until mcpctl enable.
+ */
+void server_disable(struct server *, struct request *);
+/* Renames s (its row, its tools' prefix) without stopping it. */
+void server_rename(struct server *, struct request *, const char *name);
+/* True when s has a saved row. */
+bool server_is_persistent(const struct server *);
 void server_reload(struct server *, struct request *, int timeout_ms);
 void server_unload(struct server *, struct request *);
 /*
@@ -1232,6 +1250,14 @@ void docker_container_wait_old(struct docker_container *, docker_removed_fn *fn,
  * removed only when its labels say it is this daemon's. -EBUSY when the
  * record is not in a state to rename.
  */
+/*
+ * The container follows a renamed server: the next start takes the new
+ * name, a running container gets it by docker rename (fn told how that
+ * ended); -ENOENT or -EBUSY (fn not called) when none is running or the
+ * container is busy, and it keeps its name until it starts again.
+ */
+int docker_container_rebase(struct docker_container *, const char *server,
+    docker_removed_fn *fn, void *arg);
 int docker_container_rename(struct docker_container *, const char *name,
     enum docker_phase, docker_removed_fn *fn, void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
@@ -1466,6 +1492,25 @@ int enable_gateway_saved(const char *agent, const char *id, const json_t *want,
 int enable_recheck(const char *agent, const char *id, char **cause);
 /* Loads every saved row again through its server's gate (at start). */
 void enable_restore(void);
+/* True when row is marked disabled: saved, but not started. */
+bool enable_row_is_disabled(const json_t *row);
+/* Marks the row of (agent, id) disabled or not; as store_put. */
+int enable_set_disabled(const char *agent, const char *id, bool is_disabled,
+    char **cause);
+/* Gives the row of (agent, id) a new name (its id stays); as store_put. */
+int enable_rename(const char *agent, const char *id, const char *name,
+    char **cause);
+/* The list rows (state "disabled") of agent's disabled rows (NULL: all). */
+json_t *enable_disabled_rows(const char *agent);
+/* The names of agent's disabled rows (NULL: all), a new array. */
+json_t *enable_disabled_names(const char *agent);
+/*
+ * Starts the server of a saved row as a restore does, answering req and
+ * done (either may be NULL); -EINVAL with *cause when the row cannot be.
+ */
+int enable_start(const char *agent, const json_t *row, struct request *req,
+    int timeout_ms, void (*done)(void *arg, const char *error), void *arg,
+    char **cause);
 
 /* notify.c: sd_notify, socket activation and the watchdog. */
 int notify_listen_fd(void);

@@ -26,6 +26,13 @@ oauth_new(const char *agent, const char *name, const char *id)
 	return o;
 }
 
+void
+oauth_rename(struct oauth *o, const char *name)
+{
+	free(o->name);
+	o->name = xstrdup(name);
+}
+
 static void
 oauth_authorized_due(evutil_socket_t fd, short events, void *arg)
 {

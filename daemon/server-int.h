@@ -17,6 +17,8 @@ enum server_job_kind {
 	SERVER_JOB_RESTART,
 	SERVER_JOB_UNLOAD,
 	SERVER_JOB_SHUTDOWN, /* an unload that keeps the saved row */
+	SERVER_JOB_DISABLE,  /* ... marked disabled: not restored */
+	SERVER_JOB_RENAME,
 };
 
 struct server_job {
@@ -38,6 +40,8 @@ struct server_job {
 	bool has_new_row;   /* a load saved a row that was not there */
 	bool has_drained;   /* a shutdown: the calls in flight have ended */
 	char *failed_why;   /* a failed start, while its container goes */
+	char *new_name;	    /* a rename: the name asked for */
+	char *old_name;	    /* ... and the one it had */
 	TAILQ_ENTRY(server_job) entry;
 };
 

@@ -18,6 +18,8 @@ static void
 server_job_free(struct server_job *job)
 {
 	free(job->failed_why);
+	free(job->new_name);
+	free(job->old_name);
 	json_decref(job->row);
 	jsonwipe_decref(job->secrets); /* literal env and header values */
 	if (job->spec != NULL)
@@ -139,6 +141,7 @@ server_unload_done(void *arg)
 {
 	struct server *s = arg;
 	struct server_job *job = TAILQ_FIRST(&s->jobs);
+	json_t *result;
 	const char *kept = s->container != NULL ?
 	    docker_container_name(s->container) :
 	    NULL;
@@ -157,10 +160,12 @@ server_unload_done(void *arg)
 		    docker_container_error(s->container));
 	}
 	server_set_state(s, SERVER_STOPPED);
-	server_job_reply(job,
-	    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name", s->name,
-		"stopped_live", job->was_live, "removed_saved", job->was_saved,
-		"container_removed", job->had_container));
+	result = json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id, "name",
+	    s->name, "stopped_live", job->was_live, "removed_saved",
+	    job->was_saved, "container_removed", job->had_container);
+	if (job->kind == SERVER_JOB_DISABLE)
+		json_object_set_new(result, "disabled", json_true());
+	server_job_reply(job, result);
 	server_job_end(s);
 }
 
@@ -195,6 +200,32 @@ server_job_drained(void *arg)
 	server_unref(s); /* held while the session had calls in flight */
 }
 
+/* A disable marks the saved row first: nothing stops unless it is saved. */
+static bool
+server_job_mark_disabled(struct server *s, struct server_job *job)
+{
+	char *cause = NULL;
+
+	if (!s->is_persistent) {
+		server_job_error(job, ERRORS_CONFLICT,
+		    json_pack("{s:s}", "server", s->name),
+		    "%s has no saved row to keep (it was loaded with --no-persist): nothing was changed; mcpctl unload %s stops it",
+		    s->name, s->name);
+		server_job_end(s);
+		return false;
+	}
+	if (enable_set_disabled(s->agent, s->id, true, &cause) < 0) {
+		server_job_error(job, ERRORS_STORAGE,
+		    json_pack("{s:s}", "server", s->name),
+		    "cannot mark the saved row of %s disabled: %s; nothing was changed and it keeps running",
+		    s->name, cause != NULL ? cause : "unknown error");
+		free(cause);
+		server_job_end(s);
+		return false;
+	}
+	return true;
+}
+
 static void
 server_job_unload(struct server *s, struct server_job *job)
 {
@@ -223,6 +254,9 @@ server_job_unload(struct server *s, struct server_job *job)
 		}
 		s->is_persistent = false;
 	}
+	if (job->kind == SERVER_JOB_DISABLE &&
+	    !server_job_mark_disabled(s, job))
+		return;
 	if (job->kind == SERVER_JOB_UNLOAD && s->auth != NULL) {
 		bool removed;
 
@@ -368,6 +402,79 @@ server_job_take_spec(struct server *s, struct server_job *job)
 	s->endpoint = spec_endpoint(&s->spec);
 }
 
+/* A rename's answer, once its container (if any) has its new name too. */
+static void
+server_job_renamed(void *arg, int err, const char *why)
+{
+	struct server *s = arg;
+	struct server_job *job = TAILQ_FIRST(&s->jobs);
+	json_t *result;
+
+	if (err < 0)
+		log_server(LOG_WARNING, s->name,
+		    "its container keeps the name %s until it starts again: docker rename failed: %s",
+		    docker_container_name(s->container),
+		    why != NULL ? why : "");
+	result = json_pack("{s:s, s:s, s:s, s:b, s:s*}", "id", s->id, "name",
+	    s->name, "old_name", job->old_name, "persistent", s->is_persistent,
+	    "container",
+	    s->container != NULL ? docker_container_name(s->container) : NULL);
+	server_job_reply(job, result);
+	server_job_end(s);
+}
+
+/*
+ * The name changes in place: its row first (read back), then what agents
+ * see (their tool names) and, for a container, docker rename; nothing
+ * restarts.
+ */
+static void
+server_job_rename(struct server *s, struct server_job *job)
+{
+	const json_t *row = enable_row_find(s->agent, job->new_name);
+	struct server *other = server_find_name(s->agent, job->new_name);
+	char *cause = NULL;
+	int r;
+
+	if ((other != NULL && other != s) ||
+	    (row != NULL &&
+		strcmp(json_string_value(json_object_get(row, "id")), s->id) !=
+		    0)) {
+		server_job_error(job, ERRORS_CONFLICT,
+		    json_pack("{s:s, s:s}", "server", s->name, "name",
+			job->new_name),
+		    "the name %s is taken by another server; nothing was changed",
+		    job->new_name);
+		server_job_end(s);
+		return;
+	}
+	if (s->is_persistent &&
+	    enable_rename(s->agent, s->id, job->new_name, &cause) < 0) {
+		server_job_error(job, ERRORS_STORAGE,
+		    json_pack("{s:s}", "server", s->name),
+		    "cannot rename the saved row of %s: %s; nothing was changed",
+		    s->name, cause != NULL ? cause : "unknown error");
+		free(cause);
+		server_job_end(s);
+		return;
+	}
+	job->old_name = s->name;
+	s->name = xstrdup(job->new_name);
+	if (s->auth != NULL)
+		oauth_rename(s->auth, s->name);
+	log_server(LOG_INFO, s->name, "renamed from %s", job->old_name);
+	server_logs_note(s, "renamed from %s", job->old_name);
+	gateway_tools_changed(s->agent);
+	if (s->container == NULL)
+		server_job_renamed(s, 0, NULL);
+	else if ((r = docker_container_rebase(s->container, s->name,
+		      server_job_renamed, s)) == -EBUSY)
+		server_job_renamed(s, r,
+		    "the container is being started, promoted or removed");
+	else if (r < 0)
+		server_job_renamed(s, 0, NULL); /* no container runs */
+}
+
 /* Runs the next job, or kills a removed server whose queue is empty. */
 void
 server_job_run(evutil_socket_t fd, short events, void *arg)
@@ -416,7 +523,11 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 		break;
 	case SERVER_JOB_UNLOAD:
 	case SERVER_JOB_SHUTDOWN:
+	case SERVER_JOB_DISABLE:
 		server_job_unload(s, job);
+		break;
+	case SERVER_JOB_RENAME:
+		server_job_rename(s, job);
 		break;
 	}
 }
@@ -449,10 +560,10 @@ server_load(struct server *s, struct request *req, int timeout_ms, json_t *row,
 }
 
 void
-server_restore(struct server *s, int timeout_ms,
+server_restore(struct server *s, struct request *req, int timeout_ms,
     void (*done)(void *arg, const char *error), void *arg)
 {
-	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, NULL,
+	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, req,
 	    timeout_ms);
 
 	/* Saved already: it is read back again before it serves. */
@@ -475,6 +586,18 @@ void
 server_unload(struct server *s, struct request *req)
 {
 	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0);
+}
+
+void
+server_disable(struct server *s, struct request *req)
+{
+	server_enqueue(s, SERVER_JOB_DISABLE, req, 0);
+}
+
+void
+server_rename(struct server *s, struct request *req, const char *name)
+{
+	server_enqueue(s, SERVER_JOB_RENAME, req, 0)->new_name = xstrdup(name);
 }
 
 void

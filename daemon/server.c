@@ -182,9 +182,10 @@ server_find_name(const char *agent, const char *name)
 char *
 server_did_you_mean(const char *agent, const char *given)
 {
+	json_t *disabled = enable_disabled_names(agent), *v;
 	const char **names = NULL;
 	struct server *s;
-	size_t n = 0;
+	size_t n = 0, i;
 	char *near, *text;
 
 	TAILQ_FOREACH(s, &server_list, entry)
@@ -192,12 +193,26 @@ server_did_you_mean(const char *agent, const char *given)
 			names = xreallocarray(names, n + 1, sizeof *names);
 			names[n++] = s->name;
 		}
+	/* A disabled server is still agent's: named, or suggested. */
+	json_array_foreach(disabled, i, v) {
+		if (strcmp(json_string_value(v), given) == 0) {
+			xasprintf(&text,
+			    "; it is disabled: mcpctl enable %s starts it",
+			    given);
+			goto done;
+		}
+		names = xreallocarray(names, n + 1, sizeof *names);
+		names[n++] = json_string_value(v);
+	}
 	near = nearest_names(given, names, n, "");
-	free(names);
 	if (near == NULL)
-		return xstrdup("");
-	xasprintf(&text, "; did you mean %s?", near);
+		text = xstrdup("");
+	else
+		xasprintf(&text, "; did you mean %s?", near);
 	free(near);
+done:
+	free(names);
+	json_decref(disabled);
 	return text;
 }
 
@@ -217,6 +232,36 @@ char *
 server_id_for(const char *agent, const char *name)
 {
 	return identity_connection_id(agent, "server", name, strlen(name));
+}
+
+/* id is another server's, or another name's saved row (a renamed one). */
+static bool
+server_id_is_taken(const char *agent, const char *id, const char *name)
+{
+	const json_t *row = store_row_peek(mcpd_store, agent, id);
+	const char *saved = json_string_value(json_object_get(row, "name"));
+	struct server *s;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (s->state != SERVER_STOPPED && server_in_scope(s, agent) &&
+		    strcmp(s->id, id) == 0)
+			return true;
+	return row != NULL && (saved == NULL || strcmp(saved, name) != 0);
+}
+
+char *
+server_id_new(const char *agent, const char *name)
+{
+	char *id = server_id_for(agent, name), *key;
+
+	/* A rename keeps its id: the name it left may come again. */
+	for (unsigned i = 2; server_id_is_taken(agent, id, name); i++) {
+		free(id);
+		xasprintf(&key, "%s#%u", name, i);
+		id = identity_connection_id(agent, "server", key, strlen(key));
+		free(key);
+	}
+	return id;
 }
 
 bool
@@ -303,6 +348,12 @@ struct oauth *
 server_auth(const struct server *s)
 {
 	return s->auth;
+}
+
+bool
+server_is_persistent(const struct server *s)
+{
+	return s->is_persistent;
 }
 
 bool
