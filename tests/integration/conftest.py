@@ -434,7 +434,7 @@ class DirectMcp:
 # What mcpd declares to every server it connects (it relays these requests
 # to the client whose call raised them: daemon/server-ask.c).
 UPSTREAM_CAPABILITIES = {"sampling": {}, "elicitation": {"form": {}, "url": {}},
-                         "roots": {}}
+                         "roots": {"listChanged": True}}
 
 
 def direct_tools(argv):

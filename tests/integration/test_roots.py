@@ -13,7 +13,7 @@ test_call_elicit.py cover roots asked during a call)."""
 
 import json
 
-from conftest import poll
+from conftest import MCPCTL, poll
 from test_gateway_ask import clients  # noqa: F401 (a fixture)
 
 NO_CALL = "roots/list with no call in flight: "
@@ -168,3 +168,27 @@ def test_a_session_without_roots_is_not_asked(mcpd_factory):
                 "method": "notifications/roots/list_changed"})
         assert c.result("ping") == {}
     assert answers(d, "srv-3") is None
+
+
+def test_mcpd_as_a_server_of_itself(mcpd_factory):
+    """A bridge to mcpd loaded into mcpd speaks 2026-07-28 with it, which
+    has no roots/list: it gets no roots/list_changed, and its session is
+    not asked, so nothing goes round (mcpd's list_changed relayed back to
+    mcpd as a session's would go on for ever)."""
+    d = mcpd_factory("-v")
+    d.load_testserver("ts", "--ping-client")
+    assert wait_answer(d, "srv-2") == roots_answer("srv-2", [])
+    d.load([MCPCTL, "-s", d.sock, "bridge"], name="self")
+    a = session(d)
+    answer_roots(a, ["file:///tmp/a"])
+    assert wait_answer(d, "srv-3") == roots_answer("srv-3", ["file:///tmp/a"])
+    assert "self: connected: generation 1, protocol 2026-07-28, " in \
+        d.read_stderr()
+    # One list_changed, for a's start, to ts alone: nothing went round.
+    assert d.call("ts", "echo", {"message": "x"})["structuredContent"] == \
+        {"message": "x"}
+    sent = [line.split(": ")[1] for line in d.read_stderr().splitlines()
+            if "sent notifications/roots/list_changed" in line]
+    assert sent == ["ts"], sent
+    assert answers(d, "srv-4") is None
+    a.close()
