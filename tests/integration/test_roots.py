@@ -12,8 +12,9 @@ logs each answer, with raw sessions (test_gateway_ask.py and
 test_call_elicit.py cover roots asked during a call)."""
 
 import json
+import subprocess
 
-from conftest import MCPCTL, poll
+from conftest import MCPCTL, MCPD, poll
 from test_gateway_ask import clients  # noqa: F401 (a fixture)
 
 NO_CALL = "roots/list with no call in flight: "
@@ -151,6 +152,16 @@ def test_a_session_that_does_not_answer(mcpd_factory):
             "answer within 500 ms; mcpd cancelled its request; answered an "
             "empty list") in d.read_stderr()
     c.close()
+
+
+def test_the_roots_timeout_is_bounded(tmp_path):
+    p = subprocess.run([str(MCPD), "--roots-timeout", "50", "-s",
+                        str(tmp_path / "s"), "-S", str(tmp_path / "state")],
+                       capture_output=True, text=True, timeout=30)
+    assert (p.returncode, p.stderr) == (
+        2, 'mcpd: --roots-timeout wants a number from 100 to 600000, not '
+        '"50"\n')
+    assert not (tmp_path / "state").exists()
 
 
 def test_a_session_without_roots_is_not_asked(mcpd_factory):
