@@ -621,6 +621,27 @@ import_container(const char *name, const struct import_found *f,
 	return r;
 }
 
+/*
+ * mcpd's own entry, as client-config writes it (mcpctl ... bridge): mcpd
+ * would be a server of itself, whose start waits for its own answer.
+ */
+static bool
+import_is_bridge(const char *cmd, const json_t *args)
+{
+	const char *base = strrchr(cmd, '/') != NULL ? strrchr(cmd, '/') + 1 :
+						       cmd;
+	const json_t *a;
+	size_t i;
+
+	if (strcmp(base, "mcpctl") != 0)
+		return false;
+	json_array_foreach(args, i, a)
+		if (json_is_string(a) &&
+		    strcmp(json_string_value(a), "bridge") == 0)
+			return true;
+	return false;
+}
+
 /* A command: a process, or a container when it is docker run. */
 static int
 import_command(const char *name, const struct import_found *f, json_t **ret,
@@ -639,6 +660,12 @@ import_command(const char *name, const struct import_found *f, json_t **ret,
 	if ((r = import_check_unused(f, unused, 1, "the entry is a command",
 		 reason)) < 0)
 		return r;
+	if (import_is_bridge(cmd, f[IMPORT_ARGS].value)) {
+		*ret = json_pack("{s:s, s:s, s:s}", "name", name, "kind",
+		    "skipped", "reason",
+		    "mcpd's own entry (mcpctl bridge, as mcpctl client-config writes it)");
+		return *ret != NULL ? 0 : -ENOMEM;
+	}
 	if ((cli = import_docker_run_cli(f)) != NULL)
 		return import_container(name, f, cli, ret, reason);
 	argv = import_strings_from(f[IMPORT_ARGS].value, 0);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * mcpd's own requests to a client: a server's sampling, elicitation or
- * roots request, relayed to the client whose call raised it (DESIGN 11).
+ * roots request, relayed to the client whose call raised it (DESIGN 11),
+ * and the roots/list mcpd asks a gateway session itself (gateway-roots.c).
  * Each waits for the client's answer, at most a deadline; it ends exactly
  * once, through its callback: answered, timed out, or its client gone.
  */
@@ -65,9 +66,16 @@ int
 control_ask(const struct request *r, int timeout_ms, const char *method,
     json_t *params, control_answer_fn *cb, void *arg)
 {
+	return control_ask_client(r->client, timeout_ms, method, params, cb,
+	    arg);
+}
+
+int
+control_ask_client(struct client *c, int timeout_ms, const char *method,
+    json_t *params, control_answer_fn *cb, void *arg)
+{
 	static uint64_t next_id;
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
-	struct client *c = r->client;
 	struct ask *a;
 	json_t *id;
 

@@ -37,6 +37,8 @@ static TAILQ_HEAD(,
     gateway) gateway_list = TAILQ_HEAD_INITIALIZER(gateway_list);
 static struct event *gateway_notify_event;
 
+static bool gateway_is_modern(const struct gateway *);
+
 /* RFC 5424 severities as MCP names them, lowest first. */
 static const char *const gateway_levels[] = { "debug", "info", "notice",
 	"warning", "error", "critical", "alert", "emergency", NULL };
@@ -90,11 +92,18 @@ gateway_new(struct client *c)
 void
 gateway_free(struct gateway *gw)
 {
+	bool had_roots;
+
 	if (gw == NULL)
 		return;
+	had_roots = gateway_takes_roots(gw);
 	gateway_subs_drop(gw->client);
 	gateway_listen_end(&gw->listen);
 	TAILQ_REMOVE(&gateway_list, gw, entry);
+	/* Its roots no longer count: the servers that keep theirs ask again. */
+	if (had_roots && !mcpd_is_stopping())
+		server_roots_changed(control_client_agent(gw->client),
+		    control_client_scope(gw->client));
 	json_decref(gw->listed);
 	json_decref(gw->by_name);
 	json_decref(gw->prompts);
@@ -117,6 +126,25 @@ const json_t *
 gateway_client_caps_peek(const struct gateway *gw)
 {
 	return gw != NULL ? gw->client_caps : NULL;
+}
+
+struct gateway *
+gateway_next(const struct gateway *gw)
+{
+	return gw == NULL ? TAILQ_FIRST(&gateway_list) : TAILQ_NEXT(gw, entry);
+}
+
+struct client *
+gateway_client(const struct gateway *gw)
+{
+	return gw->client;
+}
+
+bool
+gateway_takes_roots(const struct gateway *gw)
+{
+	return gw->is_listening && !gateway_is_modern(gw) &&
+	    gateway_caps_take(gw->client_caps, "roots/list", NULL);
 }
 
 /*
@@ -732,6 +760,12 @@ gateway_notification(struct gateway *gw, const char *method,
 	(void)params;
 	if (strcmp(method, "notifications/initialized") == 0)
 		gw->is_listening = true;
+	/* Servers that keep the roots they got ask again (gateway-roots.c). */
+	if ((strcmp(method, "notifications/initialized") == 0 ||
+		strcmp(method, "notifications/roots/list_changed") == 0) &&
+	    gateway_takes_roots(gw))
+		server_roots_changed(control_client_agent(gw->client),
+		    control_client_scope(gw->client));
 }
 
 /* ---- list_changed: one per session and loop turn ---- */

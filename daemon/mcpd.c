@@ -43,6 +43,7 @@ struct mcpd_options mcpd_opts = {
 	.registry_max_bytes = 4 * 1024 * 1024,
 	.registry_problems = 4,
 	.max_instructions = 16 * 1024,
+	.roots_timeout_ms = 5000,
 	.registry_problem_chars = 256,
 	.registry_text_chars = 8192,
 };
@@ -299,7 +300,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--registry-problems N] [--registry-problem-chars N]\n"
 	    "            [--registry-text-chars N]\n"
 	    "            [--oauth-client-metadata-url URL]\n"
-	    "            [--max-instructions BYTES]\n"
+	    "            [--max-instructions BYTES] [--roots-timeout MS]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -356,6 +357,7 @@ enum {
 	MCPD_OPT_DOCKER_CATALOG,
 	MCPD_OPT_OAUTH_CLIENT_METADATA_URL,
 	MCPD_OPT_MAX_INSTRUCTIONS,
+	MCPD_OPT_ROOTS_TIMEOUT,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -411,6 +413,7 @@ static const struct option mcpd_long_options[] = {
 	    MCPD_OPT_OAUTH_CLIENT_METADATA_URL },
 	{ "max-instructions", required_argument, NULL,
 	    MCPD_OPT_MAX_INSTRUCTIONS },
+	{ "roots-timeout", required_argument, NULL, MCPD_OPT_ROOTS_TIMEOUT },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -669,6 +672,10 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 			mcpd_opts.max_instructions =
 			    mcpd_number("--max-instructions", optarg, 256,
 				1 << 20);
+			break;
+		case MCPD_OPT_ROOTS_TIMEOUT:
+			mcpd_opts.roots_timeout_ms =
+			    mcpd_number("--roots-timeout", optarg, 100, 600000);
 			break;
 		case MCPD_OPT_OAUTH_CLIENT_METADATA_URL:
 			/* draft-ietf-oauth-client-id-metadata-document: https, a path. */

@@ -78,6 +78,8 @@ struct mcpd_options {
 	size_t registry_text_chars;    /* of mcpctl's human answer */
 	/* The servers' instructions a gateway session gets, in all. */
 	size_t max_instructions;
+	/* How long a gateway session has to answer mcpd's own roots/list. */
+	int roots_timeout_ms;
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
@@ -157,6 +159,9 @@ typedef void control_answer_fn(void *arg, const json_t *result,
  */
 int control_ask(const struct request *, int timeout_ms, const char *method,
     json_t *params, control_answer_fn *cb, void *arg);
+/* The same to a client with no request of its own in flight. */
+int control_ask_client(struct client *, int timeout_ms, const char *method,
+    json_t *params, control_answer_fn *cb, void *arg);
 /* The client a request came from (opaque; NULL once it has gone). */
 /* The request's JSON-RPC id (borrowed). */
 const json_t *control_request_id(const struct request *);
@@ -217,6 +222,16 @@ void gateway_names(json_t *all, bool is_prefixed);
  */
 char *gateway_instructions(const char *agent, const json_t *scope);
 
+/* gateway-roots.c: a server's roots/list that no call raised. */
+/*
+ * Answers request id of agent's server (over sess) with the roots of the
+ * agent's gateway sessions that see it and declared roots, asked each
+ * within --roots-timeout: theirs when they all agree, else an empty list
+ * (the log says why, at debug level). The answer goes from the loop.
+ */
+void gateway_roots_answer(const char *agent, const char *server,
+    struct session *sess, const json_t *id);
+
 /* gateway.c: mcpd answering MCP on the control socket (DESIGN 11). */
 struct gateway *gateway_new(struct client *);
 void gateway_free(struct gateway *);
@@ -248,6 +263,11 @@ void gateway_listen_end(struct gateway_listen **slot);
 bool gateway_wants_log(const struct gateway *, const char *level);
 /* What the session declared at initialize (borrowed), or NULL. */
 const json_t *gateway_client_caps_peek(const struct gateway *);
+/* The session after gw (NULL: the first), or NULL after the last. */
+struct gateway *gateway_next(const struct gateway *gw);
+struct client *gateway_client(const struct gateway *);
+/* It is initialized, of a 2025 era, and declared roots: mcpd may ask it. */
+bool gateway_takes_roots(const struct gateway *);
 /*
  * Client capabilities caps (may be NULL) declare what a server's request
  * to its client needs (sampling/createMessage, elicitation/create in its
@@ -1079,6 +1099,14 @@ json_t *server_gateway_offering(const char *agent, const json_t *scope,
  * gave some, in order: [{server, instructions}] (new).
  */
 json_t *server_gateway_instructions(const char *agent, const json_t *scope);
+/* scope (NULL: all servers) names the server called name. */
+bool server_scope_has(const json_t *scope, const char *name);
+/*
+ * The roots of agent's gateway sessions with that scope (NULL: all) may
+ * have changed: notifications/roots/list_changed to each of its ready
+ * servers there, so that a server that keeps its roots asks again.
+ */
+void server_roots_changed(const char *agent, const json_t *scope);
 /*
  * An MCP client's request (prompts, resources, completion) forwarded to
  * the serving connection of agent's server name; cb runs once, from the

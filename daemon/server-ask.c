@@ -6,9 +6,11 @@
  * client declared the capability (DESIGN 11): a gateway client at
  * initialize, an mcpd/call caller in its answers. A stdio message does
  * not say which call raised it, so the caller is the one client with
- * calls in flight on that connection; with none, or with several, the
- * request is refused, as it is for a client that did not declare the
- * capability.
+ * calls in flight on that connection; with several, the request is
+ * refused, as it is for a client that did not declare the capability.
+ * With none, roots/list is answered from the agent's gateway sessions
+ * (gateway-roots.c), which mcpd tells the servers about when they change;
+ * the others are refused.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -117,6 +119,18 @@ server_ask_answered(void *arg, const json_t *result, const json_t *error,
 	free(a);
 }
 
+/* Whether a live call is in flight on connection sess of s. */
+static bool
+server_ask_has_call(const struct server *s, const struct session *sess)
+{
+	struct server_pending_call *pc;
+
+	TAILQ_FOREACH(pc, &s->calls, entry)
+		if (pc->session == sess && control_is_live(pc->req))
+			return true;
+	return false;
+}
+
 void
 server_ask(struct server *s, struct session *sess, const char *method,
     const json_t *id, const json_t *params)
@@ -126,6 +140,12 @@ server_ask(struct server *s, struct session *sess, const char *method,
 	char why[320];
 	int r;
 
+	/* A server asks at start and after list_changed: no call raised it. */
+	if (strcmp(method, "roots/list") == 0 &&
+	    !server_ask_has_call(s, sess)) {
+		gateway_roots_answer(s->agent, s->name, sess, id);
+		return;
+	}
 	if ((caller = server_ask_caller(s, sess, method, params, why,
 		 sizeof why)) == NULL) {
 		log_server(LOG_INFO, s->name, "refused %s: %s", method, why);
@@ -146,4 +166,25 @@ server_ask(struct server *s, struct session *sess, const char *method,
 		    r == -EBUSY ?
 			"the client has too many of mcpd's requests waiting for its answer" :
 			"the client has gone");
+}
+
+void
+server_roots_changed(const char *agent, const json_t *scope)
+{
+	struct server *s;
+
+	const char *version;
+
+	TAILQ_FOREACH(s, &server_list, entry) {
+		/* 2026-07-28 has no roots/list: a server asks with its result. */
+		if (!server_in_gateway_scope(s, agent, scope) ||
+		    ((version = session_protocol_version(s->session)) != NULL &&
+			strcmp(version, ERA_MODERN) == 0))
+			continue;
+		log_server(LOG_DEBUG, s->name,
+		    "sent notifications/roots/list_changed: the roots of a gateway session may have changed");
+		session_answer(s->session,
+		    jsonrpc_notification("notifications/roots/list_changed",
+			NULL));
+	}
 }

@@ -26,21 +26,25 @@ server_tool_peek(const struct server *s, const char *tool)
 	return NULL;
 }
 
-/* s belongs to agent, is ready, and scope (NULL: all) names it. */
-static bool
+bool
 server_in_gateway_scope(const struct server *s, const char *agent,
     const json_t *scope)
 {
-	const json_t *name;
+	return strcmp(s->agent, agent) == 0 && session_is_ready(s->session) &&
+	    server_scope_has(scope, s->name);
+}
+
+bool
+server_scope_has(const json_t *scope, const char *name)
+{
+	const json_t *one;
 	size_t i;
 
-	if (strcmp(s->agent, agent) != 0 || !session_is_ready(s->session))
-		return false;
 	if (scope == NULL)
 		return true;
-	json_array_foreach(scope, i, name)
-		if (json_is_string(name) &&
-		    strcmp(json_string_value(name), s->name) == 0)
+	json_array_foreach(scope, i, one)
+		if (json_is_string(one) &&
+		    strcmp(json_string_value(one), name) == 0)
 			return true;
 	return false;
 }

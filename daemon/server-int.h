@@ -136,6 +136,9 @@ void server_restart_due(evutil_socket_t fd, short events, void *arg);
 void server_job_start(struct server *s, struct server_job *job);
 
 /* server-call.c */
+/* s belongs to agent, is ready, and scope (NULL: all) names it. */
+bool server_in_gateway_scope(const struct server *s, const char *agent,
+    const json_t *scope);
 /* A notification of the server: progress and log messages for callers. */
 void server_call_notify(struct server *s, const char *method,
     const json_t *params);

@@ -223,14 +223,15 @@ session_on_initialize(void *arg, const struct session_reply *r)
 
 /*
  * mcpd offers what it can relay to a caller (DESIGN 11): sampling,
- * elicitation (both modes) and roots, when its owner takes such requests.
+ * elicitation (both modes) and roots, when its owner takes such requests;
+ * it says when its gateway sessions' roots change (gateway-roots.c).
  */
 static json_t *
 session_initialize_params(const struct session *s)
 {
 	json_t *caps = s->cbs != NULL && s->cbs->request != NULL ?
-	    json_pack("{s:{}, s:{s:{}, s:{}}, s:{}}", "sampling", "elicitation",
-		"form", "url", "roots") :
+	    json_pack("{s:{}, s:{s:{}, s:{}}, s:{s:b}}", "sampling",
+		"elicitation", "form", "url", "roots", "listChanged", 1) :
 	    json_object();
 
 	return json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion",

@@ -434,7 +434,7 @@ class DirectMcp:
 # What mcpd declares to every server it connects (it relays these requests
 # to the client whose call raised them: daemon/server-ask.c).
 UPSTREAM_CAPABILITIES = {"sampling": {}, "elicitation": {"form": {}, "url": {}},
-                         "roots": {}}
+                         "roots": {"listChanged": True}}
 
 
 def direct_tools(argv):
@@ -706,13 +706,16 @@ class Daemon:
         return self.load(ts_command(*args), name=name, **params)
 
     def load_everything(self, name="everything", settle=False, **params):
-        """settle: wait until mcpd has refused the roots/list that
+        """settle: wait until mcpd has answered the roots/list that
         server-everything sends 350 ms after its handshake (no call is in
-        flight then), so that it cannot land in a test's first call."""
+        flight then), so that it cannot land in a test's first call; mcpd
+        says so at debug level: the daemon runs with -v."""
         result = self.load(everything_cmd(), name=name, **params)
         if settle:
-            poll(lambda: f"{name}: refused roots/list" in self.read_stderr(),
-                 what="the handshake's roots/list to be refused")
+            assert "-v" in self.args, "settle reads mcpd's debug log: -v"
+            poll(lambda: f"{name}: roots/list with no call in flight: "
+                 in self.read_stderr(),
+                 what="the handshake's roots/list to be answered")
         return result
 
     def load_url(self, url, name=None, timeout=60.0, **params):

@@ -8,7 +8,8 @@
 // MCPD_TEST_CAPS (JSON) is what it declares: with sampling it answers
 // "sampled: " and the first message's text (model "mcpd-test-model"); with
 // elicitation it accepts with {"name": "Ada"}; with roots it lists
-// file:///mcpd-test-root. The command "asked" tells what it answered.
+// MCPD_TEST_ROOTS (JSON, default file:///mcpd-test-root), which the command
+// "roots" changes. The command "asked" tells what it answered.
 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -43,9 +44,10 @@ if (capabilities.sampling)
 if (capabilities.elicitation)
 	answer(ElicitRequestSchema, () => ({ action: 'accept',
 	    content: { name: 'Ada' } }));
+let roots = JSON.parse(process.env.MCPD_TEST_ROOTS ?? 'null') ??
+    [{ uri: 'file:///mcpd-test-root', name: 'mcpd test root' }];
 if (capabilities.roots)
-	answer(ListRootsRequestSchema, () => ({ roots: [
-	    { uri: 'file:///mcpd-test-root', name: 'mcpd test root' }] }));
+	answer(ListRootsRequestSchema, () => ({ roots }));
 let changed = 0;
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
 	changed++;
@@ -66,4 +68,8 @@ await serve({
 	},
 	info: () => ({ server: client.getServerVersion() ?? null }),
 	asked: () => asked.splice(0),
+	setRoots: (list) => {
+		roots = list;
+		return client.sendRootsListChanged();
+	},
 });

@@ -16,6 +16,9 @@
 //   info                     -> what the SDK says of the connection
 //   asked                    -> {"asked": [[method, params]...]} requests
 //                               of the server it answered since the last
+//   roots JSON               -> lists the roots JSON from now on and sends
+//                               notifications/roots/list_changed:
+//                               {"roots": n}
 //   quit
 // A client that could not connect answers its first command with
 // {"error": {...}, "at": "connect"} and exits 1.
@@ -47,7 +50,8 @@ export const transportOf = (Http, Stdio, command, args) =>
 //        changes(): how many tools list_changed so far,
 //        takeChanges(): {changed: n, ...}, counting again from 0,
 //        info(): what the SDK says of the connection,
-//        asked(): the server's requests answered since the last call }
+//        asked(): the server's requests answered since the last call,
+//        setRoots(list): Promise, the roots from now on, announced }
 export async function serve(sdk) {
 	const { client } = sdk;
 	// stdin is read once connected: a line read before the loop below
@@ -120,6 +124,10 @@ export async function serve(sdk) {
 			say(sdk.info());
 		} else if (verb === 'asked') {
 			say({ asked: sdk.asked?.() ?? [] });
+		} else if (verb === 'roots' && sdk.setRoots) {
+			const list = JSON.parse(words.slice(1).join(' '));
+			say(await sdk.setRoots(list).then(() => ({
+			    roots: list.length }), failed));
 		} else {
 			say({ error: { code: null,
 			    message: `unknown command ${verb}` } });

@@ -27,9 +27,10 @@ ASKER = Path(__file__).resolve().parent / "asker.py"
 
 
 @pytest.fixture
-def everything(mcpd):
-    mcpd.load_everything(timeout=120, settle=True)
-    return mcpd
+def everything(mcpd_factory):
+    d = mcpd_factory("-v")  # settle reads the debug log
+    d.load_everything(timeout=120, settle=True)
+    return d
 
 
 class Terminal:
@@ -279,16 +280,45 @@ def test_a_url_is_accepted_only_when_the_person_says_so(everything,
             "at the terminal\n"), r
 
 
-def test_roots_are_the_working_directory(everything, tmp_path):
+def test_roots_are_the_working_directory(mcpd, tmp_path):
+    """A roots/list that comes while mcpctl call's call is in flight goes
+    to mcpctl, which answers its working directory. The test server asks
+    at notifications/roots/list_changed, which mcpd sends it when a
+    gateway session that declares roots starts (test_roots.py)."""
+    mcpd.load_testserver("ts", "--ping-client")
+    mcpd.wait_log("ts", lambda ls: any(
+        line.startswith("client answered srv-2: ") for line in ls),
+        what="the first roots/list to be answered")
     where = tmp_path / "my project"
     where.mkdir()
-    r = everything.ctl("call", "everything", "get-roots-list",
-                       is_json=False, cwd=where)
-    assert r.rc == 0, r
+    call = subprocess.Popen(
+        [str(MCPCTL), "-s", str(mcpd.sock), "call", "ts", "sleep_ms",
+         "ms=4000"], cwd=where, env=mcpd.env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        mcpd.wait_log("ts", lambda ls: any(
+            line.startswith("sleep_ms ") for line in ls),
+            what="the call to be in flight")
+        with mcpd.client() as c:
+            c.result("initialize", {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"roots": {}},
+                "clientInfo": {"name": "raw", "version": "1"}})
+            c.send({"jsonrpc": "2.0",
+                    "method": "notifications/initialized"})
+            out, err = call.communicate(timeout=30)
+    finally:
+        if call.poll() is None:
+            call.kill()
+            call.wait()
+    assert call.returncode == 0, (out, err)
     uri = "file://" + urllib.parse.quote(str(where))
     assert uri.endswith("/my%20project"), uri
-    assert f"1. my project\n   URI: {uri}" in r.out, r
-    assert f"everything asked for roots: {uri}\n" in r.err, r
+    assert f"ts asked for roots: {uri}\n" in err, err
+    answer = [json.loads(line.split(": ", 1)[1]) for line in mcpd.logs("ts")
+              if line.startswith("client answered srv-3: ")]
+    assert answer == [{"jsonrpc": "2.0", "id": "srv-3", "result": {
+        "roots": [{"uri": uri, "name": "my project"}]}}], answer
 
 
 def test_sampling_is_refused_saying_why(everything):

@@ -16,12 +16,16 @@ from test_gateway_http import front  # noqa: F401 (a fixture)
 from test_remote import Everything
 
 EVERY = {"sampling": {}, "elicitation": {}, "roots": {}}
+# Without roots: mcpd asks a session that declares them at once, with no
+# call (test_roots.py), which a test of what a call raises leaves out.
+ASKS = {"sampling": {}, "elicitation": {}}
 
 
 @pytest.fixture
-def everything(mcpd):
-    mcpd.load_everything(timeout=120, settle=True)
-    return mcpd
+def everything(mcpd_factory):
+    d = mcpd_factory("-v")  # settle reads the debug log
+    d.load_everything(timeout=120, settle=True)
+    return d
 
 
 @pytest.fixture
@@ -50,7 +54,7 @@ def test_upstream_sees_what_mcpd_declares(everything):
 
 
 def test_sampling_goes_to_the_client_that_called(everything, clients):
-    c = clients(everything.sock, caps=EVERY)
+    c = clients(everything.sock, caps=ASKS)
     r = c.ask('call everything__trigger-sampling-request '
               '{"prompt":"say hi","maxTokens":5}')
     text = text_of(r)
@@ -62,14 +66,19 @@ def test_sampling_goes_to_the_client_that_called(everything, clients):
     assert asked[0][1]["maxTokens"] == 5
 
 
-def test_elicitation_and_roots_go_to_the_caller(everything, clients):
+def test_elicitation_goes_to_the_caller(everything, clients):
     c = clients(everything.sock, caps=EVERY)
+    # Its roots are asked at once, with no call (test_roots.py): the
+    # server keeps them, and asks nothing of them during a call.
+    asked = poll(lambda: c.ask("asked")["asked"],
+                 what="mcpd to ask the new session for its roots")
+    assert [m for m, _ in asked] == ["roots/list"], asked
     text = text_of(c.ask("call everything__trigger-elicitation-request {}"))
     assert '"name": "Ada"' in text, text
     text = text_of(c.ask("call everything__get-roots-list {}"))
     assert "file:///mcpd-test-root" in text, text
     methods = [m for m, _ in c.ask("asked")["asked"]]
-    assert methods == ["elicitation/create", "roots/list"], methods
+    assert methods == ["elicitation/create"], methods
 
 
 def test_a_client_that_did_not_declare_it_is_not_asked(everything, clients):
@@ -136,22 +145,13 @@ def test_a_caller_that_goes_before_answering(everything):
 def test_sampling_over_the_http_front(front, clients):  # noqa: F811
     front.load_everything(timeout=120, settle=True)
     # The client takes mcpd's request on the session's GET stream.
-    c = clients(None, caps=EVERY, argv=["--http", front.url, front.token])
+    c = clients(None, caps=ASKS, argv=["--http", front.url, front.token])
     text = text_of(c.ask('call everything__trigger-sampling-request '
                          '{"prompt":"over http"}'))
     assert "sampled: Resource trigger-sampling-request context: over http" \
         in text, text
     assert [m for m, _ in c.ask("asked")["asked"]] == \
         ["sampling/createMessage"]
-
-
-def test_no_call_in_flight_is_refused(everything):
-    # server-everything asks for roots as soon as it is initialized,
-    # before any call: mcpd refuses it, saying why.
-    poll(lambda: ("refused roots/list: mcpd relays roots/list only to the "
-                  "client whose tool call raised it, and no call is in "
-                  "flight on everything") in everything.read_stderr(),
-         what="mcpd to refuse the roots request")
 
 
 def test_unknown_answer_ids_are_ignored(everything):
@@ -213,7 +213,7 @@ def test_sampling_from_a_streamable_http_server(mcpd, peers, clients):
     call's response stream, and the caller's answer goes back as a POST."""
     server = Everything(peers)
     mcpd.load_url(server.url(), name="remote", allow_local=True)
-    c = clients(mcpd.sock, caps=EVERY)
+    c = clients(mcpd.sock, caps=ASKS)
     text = text_of(c.ask('call remote__trigger-sampling-request '
                          '{"prompt":"from afar"}'))
     assert "sampled: Resource trigger-sampling-request context: from afar" \
@@ -223,7 +223,7 @@ def test_sampling_from_a_streamable_http_server(mcpd, peers, clients):
 def test_a_caller_that_never_answers(mcpd_factory):
     """mcpd's request waits at most the call deadline: then the client gets
     notifications/cancelled for it and the server an error saying why."""
-    d = mcpd_factory("--call-timeout", "1500")
+    d = mcpd_factory("-v", "--call-timeout", "1500")
     d.load_everything(timeout=120, settle=True)
     conn, msg, call = ask_by_hand(d, {"sampling": {}})
     # The call's own deadline is the same: its error may come first.

@@ -24,7 +24,8 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 @pytest.fixture
 def front(mcpd_factory):
     port = free_port()
-    d = mcpd_factory("--listen-http", f"127.0.0.1:{port}")
+    # -v: load_everything(settle=True) reads the debug log.
+    d = mcpd_factory("-v", "--listen-http", f"127.0.0.1:{port}")
     d.url = f"http://127.0.0.1:{port}/mcp"
     d.token = d.rpc.result("mcpd/token", {})["token"]
     return d

@@ -798,8 +798,18 @@ ts_cancel(json_t *params)
 static void
 ts_notification(const char *method, json_t *params)
 {
+	static int roots_asked = 2; /* srv-1 is the ping, srv-2 the first */
+	char id[32];
+
 	if (strcmp(method, "notifications/cancelled") == 0)
 		ts_cancel(params);
+	/* A server that keeps its roots asks again when they change. */
+	if (strcmp(method, "notifications/roots/list_changed") == 0 &&
+	    opt.is_ping_client) {
+		snprintf(id, sizeof id, "srv-%d", ++roots_asked);
+		ts_notify(json_pack("{s:s, s:s, s:s}", "jsonrpc", "2.0", "id",
+		    id, "method", "roots/list"));
+	}
 	if (strcmp(method, "notifications/initialized") != 0)
 		return;
 	ts_log("mcp-testserver: client initialized");

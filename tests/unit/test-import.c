@@ -488,6 +488,18 @@ test_disabled(void)
 		{ "{'disabled': true, 'args': 42}",
 		    "{'name':'x','kind':'skipped','reason':"
 		    "'disabled in the file'}" },
+		/* mcpd's own entry: mcpd is not a server of itself. */
+		{ "{'command': '/usr/bin/mcpctl', 'args': ['-s', '/run/m.sock',"
+		  " 'bridge', '--agent', 'default']}",
+		    "{'name':'x','kind':'skipped','reason':'mcpd's own entry "
+		    "(mcpctl bridge, as mcpctl client-config writes it)'}" },
+		{ "{'command': 'mcpctl', 'args': ['bridge']}",
+		    "{'name':'x','kind':'skipped','reason':'mcpd's own entry "
+		    "(mcpctl bridge, as mcpctl client-config writes it)'}" },
+		/* Another program with a bridge argument is a server. */
+		{ "{'command': 'mcpctl-like', 'args': ['bridge']}",
+		    "{'name':'x','kind':'process','transport':'stdio',"
+		    "'command':['mcpctl-like','bridge'],'env':{}}" },
 	};
 	static const struct reason_case refused[] = {
 		{ "{'command': 'srv', 'disabled': 'yes'}",
@@ -1287,7 +1299,7 @@ static const struct tap_test tests[] = {
 	{ "transport inference; URL aliases", test_inference },
 	{ "an explicit transport wins; conflicts and gaps are refused",
 	    test_explicit_transport },
-	{ "disabled entries are skipped", test_disabled },
+	{ "disabled entries, and mcpd's own, are skipped", test_disabled },
 	{ "wrong field types name the field", test_wrong_types },
 	{ "docker run becomes a container", test_docker_run },
 	{ "docker run images Docker refuses are invalid entries",
