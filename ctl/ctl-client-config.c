@@ -179,6 +179,34 @@ ctl_client_config_close(struct ctl_client_config_file *f)
 	f->text = f->real = NULL;
 }
 
+/*
+ * Makes the directories a new file's path lacks (mode 0700: a client's
+ * config directory, ~/.gemini say, before the client ever ran); 0 or -errno.
+ */
+static int
+cc_make_parents(const char *path, char **cause)
+{
+	char *dir = strdup(path), *slash;
+	int r = 0;
+
+	if (dir == NULL)
+		return -ENOMEM;
+	for (slash = strchr(dir + 1, '/'); slash != NULL && r == 0;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			r = -errno;
+			if (asprintf(cause,
+				"cannot create the directory %s: %s", dir,
+				strerror(errno)) < 0)
+				*cause = NULL;
+		}
+		*slash = '/';
+	}
+	free(dir);
+	return r;
+}
+
 int
 ctl_client_config_commit(const struct ctl_client_config_file *f,
     const char *out, char **ret_bak)
@@ -187,6 +215,12 @@ ctl_client_config_commit(const struct ctl_client_config_file *f,
 	int r = MCPCTL_EXIT_OK;
 
 	*ret_bak = NULL;
+	if (f->is_new && cc_make_parents(f->path, &cause) < 0) {
+		print_err("client-config: %s, so %s was not written",
+		    cause != NULL ? cause : "out of memory", f->path);
+		free(cause);
+		return MCPCTL_EXIT_ERROR;
+	}
 	if (!f->is_new &&
 	    (asprintf(&bak, "%s.bak", f->path) < 0 ||
 		fileio_write_atomic(bak, f->text, f->len, f->mode, &cause) <

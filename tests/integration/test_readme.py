@@ -97,6 +97,7 @@ CLIENT_FILES = {
     ".config/Claude/claude_desktop_config.json":
         {"mcpServers": {"server-everything": EVERYTHING}},
     ".cursor/mcp.json": {"mcpServers": {"server-everything": EVERYTHING}},
+    ".claude.json": {"mcpServers": {"server-everything": EVERYTHING}},
 }
 VSCODE = """{
   // VS Code's own format: comments and trailing commas
@@ -205,6 +206,10 @@ def test_readme_examples_run(mcpd_factory, tmp_path):
                 assert p.stdout == want["out"], (line, p.stdout, p.stderr)
         ran.append(key)
     assert ran, "no README example was run"
+    # The migrate example took out the entry that import brought in.
+    assert list(json.loads((home / ".claude.json").read_text())
+                ["mcpServers"]) == ["mcpd"]
+    assert (home / ".gemini" / "settings.json").is_file()
 
 
 def follow(line, env, cwd):
