@@ -34,36 +34,16 @@ ctl_enable_print_enabled(const json_t *result)
 	free(name);
 }
 
-static const struct option ctl_enable_options[] = {
-	{ "timeout", required_argument, NULL, 't' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* Both take TARGET; only enable takes --timeout (it starts the server). */
 static int
 ctl_enable_run(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv, bool is_enable)
 {
-	json_int_t ms = 0;
-	json_t *params;
-	int c, r = 0;
+	json_t *params = NULL;
+	int r = mcpctl_parse_target(cmd, argc, argv, is_enable, &params);
 
-	while (r == 0 &&
-	    (c = mcpctl_getopt(argc, argv, ":h", ctl_enable_options)) != -1) {
-		if (c == 'h')
-			return mcpctl_help(cmd);
-		if (c != 't' || !is_enable)
-			return mcpctl_bad_option(cmd, c, argv);
-		r = mcpctl_parse_positive(cmd, "--timeout", optarg,
-		    "milliseconds", &ms);
-	}
-	if (r != 0 ||
-	    (r = mcpctl_positional(cmd, argc, argv, 1, 1, MCPCTL_TARGET)) != 0)
+	if (r != -1)
 		return r;
-	params = json_pack("{s:s}", "target", argv[optind]);
-	if (ms > 0)
-		json_object_set_new(params, "timeout_ms", json_integer(ms));
 	if (!is_enable)
 		return mcpctl_run(m, "mcpd/disable", params,
 		    ctl_enable_print_disabled);
@@ -99,7 +79,7 @@ const struct mcpctl_cmd ctl_disable_cmd = {
 	    "its tools are not offered and a call to it fails. Disabling a\n"
 	    "disabled server changes nothing.\n",
 	.exec = ctl_enable_exec_disable,
-	.options = ctl_enable_options,
+	.options = mcpctl_target_options,
 };
 
 const struct mcpctl_cmd ctl_enable_cmd = {
@@ -114,5 +94,5 @@ const struct mcpctl_cmd ctl_enable_cmd = {
 	    "starts with the same name, settings and secrets, as at mcpd's\n"
 	    "start. Enabling a server that is not disabled changes nothing.\n",
 	.exec = ctl_enable_exec_enable,
-	.options = ctl_enable_options,
+	.options = mcpctl_target_options,
 };

@@ -207,6 +207,39 @@ mcpctl_parse_plain(const struct mcpctl_cmd *cmd, int argc, char **argv)
 	return c == 'h' ? mcpctl_help(cmd) : mcpctl_bad_option(cmd, c, argv);
 }
 
+const struct option mcpctl_target_options[] = {
+	{ "timeout", required_argument, NULL, 't' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int
+mcpctl_parse_target(const struct mcpctl_cmd *cmd, int argc, char **argv,
+    bool takes_timeout, json_t **ret_params)
+{
+	json_int_t ms = 0;
+	int c, r = 0;
+
+	while (r == 0 &&
+	    (c = mcpctl_getopt(argc, argv, ":h", mcpctl_target_options)) !=
+		-1) {
+		if (c == 'h')
+			return mcpctl_help(cmd);
+		if (c != 't' || !takes_timeout)
+			return mcpctl_bad_option(cmd, c, argv);
+		r = mcpctl_parse_positive(cmd, "--timeout", optarg,
+		    "milliseconds", &ms);
+	}
+	if (r != 0 ||
+	    (r = mcpctl_positional(cmd, argc, argv, 1, 1, MCPCTL_TARGET)) != 0)
+		return r;
+	*ret_params = json_pack("{s:s}", "target", argv[optind]);
+	if (ms > 0)
+		json_object_set_new(*ret_params, "timeout_ms",
+		    json_integer(ms));
+	return -1;
+}
+
 int
 mcpctl_check_name(const struct mcpctl_cmd *cmd, const char *what,
     const char *name)

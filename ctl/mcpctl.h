@@ -76,6 +76,15 @@ int mcpctl_positional(const struct mcpctl_cmd *, int argc, char **argv, int min,
     int max, const char *missing);
 /* Options of a command with none but --help: -1 to go on, or the status. */
 int mcpctl_parse_plain(const struct mcpctl_cmd *, int argc, char **argv);
+/* --timeout and --help, what mcpctl_parse_target reads. */
+extern const struct option mcpctl_target_options[];
+/*
+ * Options and operand of a command that takes "[--timeout MS] TARGET"
+ * (--timeout only when takes_timeout): -1 to go on with *ret_params
+ * {target, timeout_ms?} (new), or the status (--help, a usage error).
+ */
+int mcpctl_parse_target(const struct mcpctl_cmd *, int argc, char **argv,
+    bool takes_timeout, json_t **ret_params);
 /* Checks a server or agent name (what says which); 0 or 2. */
 int mcpctl_check_name(const struct mcpctl_cmd *, const char *what,
     const char *name);

@@ -200,6 +200,24 @@ server_job_drained(void *arg)
 	server_unref(s); /* held while the session had calls in flight */
 }
 
+/*
+ * A change to s's saved row failed ("cannot VERB the saved row of NAME
+ * HOW"; cause is taken): the job ends with nothing changed, and says so.
+ * how is "" or a disable's " disabled" (and then the server keeps running).
+ */
+static void
+server_job_row_failed(struct server *s, struct server_job *job,
+    const char *verb, const char *how, char *cause)
+{
+	server_job_error(job, ERRORS_STORAGE,
+	    json_pack("{s:s}", "server", s->name),
+	    "cannot %s the saved row of %s%s: %s; nothing was changed%s", verb,
+	    s->name, how, cause != NULL ? cause : "unknown error",
+	    *how != '\0' ? " and it keeps running" : "");
+	free(cause);
+	server_job_end(s);
+}
+
 /* A disable marks the saved row first: nothing stops unless it is saved. */
 static bool
 server_job_mark_disabled(struct server *s, struct server_job *job)
@@ -215,12 +233,7 @@ server_job_mark_disabled(struct server *s, struct server_job *job)
 		return false;
 	}
 	if (enable_set_disabled(s->agent, s->id, true, &cause) < 0) {
-		server_job_error(job, ERRORS_STORAGE,
-		    json_pack("{s:s}", "server", s->name),
-		    "cannot mark the saved row of %s disabled: %s; nothing was changed and it keeps running",
-		    s->name, cause != NULL ? cause : "unknown error");
-		free(cause);
-		server_job_end(s);
+		server_job_row_failed(s, job, "mark", " disabled", cause);
 		return false;
 	}
 	return true;
@@ -244,12 +257,7 @@ server_job_unload(struct server *s, struct server_job *job)
 		/* The row goes first: a crash from here on does not restore it. */
 		if (enable_remove(s->agent, s->id, &job->was_saved, &cause) <
 		    0) {
-			server_job_error(job, ERRORS_STORAGE,
-			    json_pack("{s:s}", "server", s->name),
-			    "cannot remove the saved row of %s: %s; nothing was changed",
-			    s->name, cause != NULL ? cause : "unknown error");
-			free(cause);
-			server_job_end(s);
+			server_job_row_failed(s, job, "remove", "", cause);
 			return;
 		}
 		s->is_persistent = false;
@@ -450,12 +458,7 @@ server_job_rename(struct server *s, struct server_job *job)
 	}
 	if (s->is_persistent &&
 	    enable_rename(s->agent, s->id, job->new_name, &cause) < 0) {
-		server_job_error(job, ERRORS_STORAGE,
-		    json_pack("{s:s}", "server", s->name),
-		    "cannot rename the saved row of %s: %s; nothing was changed",
-		    s->name, cause != NULL ? cause : "unknown error");
-		free(cause);
-		server_job_end(s);
+		server_job_row_failed(s, job, "rename", "", cause);
 		return;
 	}
 	job->old_name = s->name;
