@@ -4,6 +4,7 @@ none answers, and mcpctl client-config (issue 12, items 5 and 7)."""
 
 import json
 import os
+import stat
 import re
 import signal
 import socket
@@ -599,9 +600,20 @@ def test_client_config_write_creates_a_missing_file(tmp_path):
     assert json.loads(f.read_text()) == {
         "mcpServers": {"mcpd": entry(True, bridge_args(tmp_path))}}
     assert not (tmp_path / ".mcp.json.bak").exists()
+    # The directories a new file's path lacks are made, 0700 (~/.gemini
+    # before Gemini CLI ever ran); one that cannot be made is said.
+    f = tmp_path / "nodir" / "deeper" / "mcp.json"
+    rc, out, err = ctl(env, "client-config", "cursor", "--write", f)
+    assert (rc, err) == (0, ""), err
+    assert out.startswith(f"created {f}: ")
+    assert stat.S_IMODE(os.stat(tmp_path / "nodir").st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(f.parent).st_mode) == 0o700
+    (tmp_path / "afile").write_text("")
     rc, out, err = ctl(env, "client-config", "cursor", "--write",
-                       tmp_path / "nodir" / "mcp.json")
-    assert rc == 1 and out == "" and "nodir" in err
+                       tmp_path / "afile" / "mcp.json")
+    assert (rc, out) == (1, "")
+    assert err == (f"mcpctl: client-config: cannot read "
+                   f"{tmp_path}/afile/mcp.json: Not a directory\n")
 
 
 def test_client_config_write_refuses_what_it_cannot_merge(tmp_path):
