@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpd/hello: names the agent a control connection speaks for. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "mcpd.h"
 #include "names.h"
+
+#define CMD_HELLO_EXE_MAX 4096 /* PATH_MAX: the bridge's readlink */
 
 /*
  * The servers an MCP session of this connection sees: names of servers
@@ -42,11 +45,37 @@ cmd_hello_servers_ok(struct request *req, const char *agent,
 	return true;
 }
 
+/*
+ * mcpctl bridge's hello: {"pid": its parent, "exe": that one's program},
+ * each left out when the bridge could not tell. False, answered, when it
+ * is not that shape.
+ */
+static bool
+cmd_hello_bridge_ok(struct request *req, const json_t *bridge)
+{
+	const json_t *pid = json_object_get(bridge, "pid");
+	const json_t *exe = json_object_get(bridge, "exe");
+
+	if ((pid != NULL &&
+		(!json_is_integer(pid) || json_integer_value(pid) < 1 ||
+		    json_integer_value(pid) > INT32_MAX)) ||
+	    (exe != NULL &&
+		(!json_is_string(exe) || json_string_length(exe) == 0 ||
+		    json_string_length(exe) > CMD_HELLO_EXE_MAX))) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field", "bridge"),
+		    "bridge must be {\"pid\": a pid, \"exe\": a path of at most 4096 bytes}, each optional");
+		return false;
+	}
+	return true;
+}
+
 static void
 cmd_hello_exec(struct request *req, json_t *params)
 {
 	const char *agent = cmd_string(params, "agent");
 	json_t *servers = json_object_get(params, "servers");
+	json_t *bridge = json_object_get(params, "bridge");
 	char *did;
 
 	if (agent != NULL && !names_valid(agent)) {
@@ -59,6 +88,12 @@ cmd_hello_exec(struct request *req, json_t *params)
 	    !cmd_hello_servers_ok(req,
 		agent != NULL ? agent : control_agent(req), servers))
 		return;
+	if (bridge != NULL && !cmd_hello_bridge_ok(req, bridge))
+		return;
+	if (bridge != NULL)
+		control_set_bridge(req,
+		    (pid_t)json_integer_value(json_object_get(bridge, "pid")),
+		    json_string_value(json_object_get(bridge, "exe")));
 	if (agent != NULL)
 		control_set_agent(req, agent);
 	if (servers != NULL)
@@ -77,6 +112,7 @@ static const struct cmd_param cmd_hello_params[] = {
 	{ "agent", JSON_STRING, false },
 	{ "client", JSON_OBJECT, false },
 	{ "servers", JSON_ARRAY, false },
+	{ "bridge", JSON_OBJECT, false },
 	{ NULL, 0, false },
 };
 

@@ -178,6 +178,8 @@ struct control_peer {
 	void (*deliver)(void *arg, struct evbuffer *lines);
 	size_t (*held)(void *arg);
 	void (*gone)(void *arg);
+	/* Adds what mcpd/clients shows of the peer's session to into. */
+	void (*describe)(void *arg, json_t *into);
 };
 /*
  * A client on fd (one end of a socketpair) for an in-process peer; it
@@ -191,6 +193,11 @@ void control_forget_peer(struct client *);
 struct gateway;
 /* mcpd/hello's servers: the scope of the connection's MCP session. */
 void control_set_scope(struct request *, json_t *servers);
+/*
+ * mcpd/hello's bridge: the connection is mcpctl bridge's, for the client
+ * process pid (0: unknown) whose executable is exe (NULL: unknown).
+ */
+void control_set_bridge(struct request *, pid_t pid, const char *exe);
 const json_t *control_scope(const struct request *);
 /* The MCP session of req's connection, made at its first MCP request. */
 struct gateway *control_gateway(struct request *);
@@ -268,6 +275,10 @@ struct gateway *gateway_next(const struct gateway *gw);
 struct client *gateway_client(const struct gateway *);
 /* It is initialized, of a 2025 era, and declared roots: mcpd may ask it. */
 bool gateway_takes_roots(const struct gateway *);
+/* The tools/call requests the session sent (0 for NULL). */
+uint64_t gateway_calls(const struct gateway *);
+/* Its initialize's clientInfo as "name version" (borrowed), or NULL. */
+const char *gateway_client_name(const struct gateway *);
 /*
  * Client capabilities caps (may be NULL) declare what a server's request
  * to its client needs (sampling/createMessage, elicitation/create in its
@@ -365,6 +376,7 @@ extern const struct cmd_entry cmd_inspect_entry;
 extern const struct cmd_entry cmd_tools_entry;
 extern const struct cmd_entry cmd_call_entry;
 extern const struct cmd_entry cmd_logs_entry;
+extern const struct cmd_entry cmd_clients_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_shutdown_entry;
 extern const struct cmd_entry cmd_secret_set_entry;
