@@ -189,7 +189,6 @@ logring_save(const struct logring *r, char **ret, size_t *ret_len)
 	p += snprintf(p, len + 1, "%s", LOGRING_HEADER);
 	for (size_t i = 0; i < n; i++) {
 		const struct logring_line *l = logring_at(r, n, i);
-
 		long long ms = l->ms < 0 ? 0 : l->ms;
 
 		/* What fits LOGRING_MS_MAX digits, as the reader wants. */

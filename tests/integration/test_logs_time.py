@@ -5,8 +5,11 @@ clean stop, read back into the restored server's log at the next start
 (issue 22, item 9)."""
 
 import re
+import signal
 import time
 from datetime import datetime, timezone
+
+import pytest
 
 from conftest import poll
 
@@ -38,11 +41,15 @@ def logs_with_times(d):
     return list(zip(r["times"], r["lines"]))
 
 
-def shutdown(d):
-    """mcpctl shutdown, as a user stops mcpd, and its end."""
+def shutdown(d, how="shutdown"):
+    """mcpctl shutdown (as a user stops mcpd) or SIGTERM (as systemd
+    does), and its end."""
     d.list()    # remembers the children, for teardown's check
-    r = d.ctl("shutdown", is_json=False)
-    assert r.rc == 0, r
+    if how == "shutdown":
+        r = d.ctl("shutdown", is_json=False)
+        assert r.rc == 0, r
+    else:
+        d.proc.send_signal(signal.SIGTERM)
     assert d.proc.wait(timeout=60) == 0, d.read_stderr()
 
 
@@ -83,13 +90,14 @@ def test_logs_t_prints_the_time_mcpd_read_each_line(mcpd):
         == want, plain
 
 
-def test_logs_are_kept_across_a_shutdown_and_start(mcpd_factory):
+@pytest.mark.parametrize("how", ["shutdown", "sigterm"])
+def test_logs_are_kept_across_a_shutdown_and_start(mcpd_factory, how):
     d = mcpd_factory()
     d.load_testserver("ts", persist=True)
     sid = d.row("ts")["id"]
     write_lines(d, "before-restart", 2)
     old = logs_with_times(d)
-    shutdown(d)
+    shutdown(d, how)
     assert saved_log(d, sid).read_bytes().startswith(b"mcpd-logs 1\n")
 
     start = now_ms()
@@ -143,3 +151,26 @@ def test_a_corrupt_saved_log_is_ignored_and_the_server_starts(mcpd_factory):
     r = d2.ctl("unload", "ts")
     assert r.rc == 0, r
     assert not path.exists()
+
+
+def test_a_saved_log_too_large_for_log_lines_is_ignored(mcpd_factory):
+    """Larger than what the current --log-lines can make (it was lowered
+    since): ignored with a warning, left as it is."""
+    d = mcpd_factory()
+    d.load_testserver("ts", persist=True)
+    sid = d.row("ts")["id"]
+    write_lines(d, "x" * 4000, 2)
+    shutdown(d)
+    path = saved_log(d, sid)
+    kept = path.read_bytes()
+    assert len(kept) > 12 + 4113, len(kept)
+
+    d2 = mcpd_factory("--log-lines", "1", base=d.base)
+    d2.wait_row("ts", lambda r: r["state"] == "ready", timeout=60,
+                what="ts restored and ready")
+    why = "it is larger than 4125 bytes, the most --log-lines 1 can make"
+    poll(lambda: f"the log saved at mcpd's last stop is ignored and left "
+         f"as it is ({path}): {why}" in d2.read_stderr(),
+         what="the warning about the saved log too large")
+    assert path.read_bytes() == kept
+    assert not any(l.startswith("x" * 4000) for l in d2.logs("ts"))
