@@ -276,9 +276,12 @@ ctl_bridge_parent(void)
 	return parent;
 }
 
-/* mcpd/hello; bridge (stolen): the "bridge" param, or NULL for none. */
+/*
+ * mcpd/hello; parent (stolen): the client's "parent", or NULL for none
+ * (the hello of a connection that is no bridge).
+ */
 static int
-ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, json_t *bridge)
+ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, json_t *parent)
 {
 	const char *agent = m->agent;
 	json_t *params, *result;
@@ -287,15 +290,16 @@ ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, json_t *bridge)
 	params = json_pack("{s:{s:s, s:s}}", "client", "name", "mcpctl bridge",
 	    "version", MCPD_VERSION);
 	if (params == NULL) {
-		json_decref(bridge);
+		json_decref(parent);
 		return MCPCTL_EXIT_ERROR;
 	}
 	if (agent != NULL)
 		json_object_set_new(params, "agent", json_string(agent));
 	if (json_array_size(servers) > 0)
 		json_object_set(params, "servers", servers);
-	if (bridge != NULL)
-		json_object_set_new(params, "bridge", bridge);
+	if (parent != NULL)
+		json_object_set_new(json_object_get(params, "client"), "parent",
+		    parent);
 	/* Ours is the one hello: the connection must not send its own. */
 	m->agent = NULL;
 	r = mcpctl_request(m, "mcpd/hello", params, &result);

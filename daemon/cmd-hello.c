@@ -46,25 +46,28 @@ cmd_hello_servers_ok(struct request *req, const char *agent,
 }
 
 /*
- * mcpctl bridge's hello: {"pid": its parent, "exe": that one's program},
- * each left out when the bridge could not tell. False, answered, when it
- * is not that shape.
+ * client.parent, which mcpctl bridge sends (inside "client", which mcpd
+ * has always taken as it is, so that a bridge can say it to an older
+ * mcpd too): {"pid": its parent, "exe": that one's program}, each left
+ * out when the bridge could not tell. False, answered, when it is not
+ * that shape.
  */
 static bool
-cmd_hello_bridge_ok(struct request *req, const json_t *bridge)
+cmd_hello_parent_ok(struct request *req, const json_t *parent)
 {
-	const json_t *pid = json_object_get(bridge, "pid");
-	const json_t *exe = json_object_get(bridge, "exe");
+	const json_t *pid = json_object_get(parent, "pid");
+	const json_t *exe = json_object_get(parent, "exe");
 
-	if ((pid != NULL &&
+	if (!json_is_object(parent) ||
+	    (pid != NULL &&
 		(!json_is_integer(pid) || json_integer_value(pid) < 1 ||
 		    json_integer_value(pid) > INT32_MAX)) ||
 	    (exe != NULL &&
 		(!json_is_string(exe) || json_string_length(exe) == 0 ||
 		    json_string_length(exe) > CMD_HELLO_EXE_MAX))) {
 		control_fail_code(req, JSONRPC_INVALID_PARAMS,
-		    json_pack("{s:s}", "field", "bridge"),
-		    "bridge must be {\"pid\": a pid, \"exe\": a path of at most 4096 bytes}, each optional");
+		    json_pack("{s:s}", "field", "client.parent"),
+		    "client.parent must be {\"pid\": a pid, \"exe\": a path of at most 4096 bytes}, each optional");
 		return false;
 	}
 	return true;
@@ -75,7 +78,8 @@ cmd_hello_exec(struct request *req, json_t *params)
 {
 	const char *agent = cmd_string(params, "agent");
 	json_t *servers = json_object_get(params, "servers");
-	json_t *bridge = json_object_get(params, "bridge");
+	json_t *parent = json_object_get(json_object_get(params, "client"),
+	    "parent");
 	char *did;
 
 	if (agent != NULL && !names_valid(agent)) {
@@ -88,12 +92,13 @@ cmd_hello_exec(struct request *req, json_t *params)
 	    !cmd_hello_servers_ok(req,
 		agent != NULL ? agent : control_agent(req), servers))
 		return;
-	if (bridge != NULL && !cmd_hello_bridge_ok(req, bridge))
+	if (parent != NULL && !cmd_hello_parent_ok(req, parent))
 		return;
-	if (bridge != NULL)
+	/* Only mcpctl bridge says who started it: the connection is one. */
+	if (parent != NULL)
 		control_set_bridge(req,
-		    (pid_t)json_integer_value(json_object_get(bridge, "pid")),
-		    json_string_value(json_object_get(bridge, "exe")));
+		    (pid_t)json_integer_value(json_object_get(parent, "pid")),
+		    json_string_value(json_object_get(parent, "exe")));
 	if (agent != NULL)
 		control_set_agent(req, agent);
 	if (servers != NULL)
@@ -112,7 +117,6 @@ static const struct cmd_param cmd_hello_params[] = {
 	{ "agent", JSON_STRING, false },
 	{ "client", JSON_OBJECT, false },
 	{ "servers", JSON_ARRAY, false },
-	{ "bridge", JSON_OBJECT, false },
 	{ NULL, 0, false },
 };
 

@@ -41,12 +41,11 @@ struct client {
 	void *peer_arg;
 	char *end_why;	  /* why mcpd ends it, for attach's answer */
 	int64_t since_ms; /* when it connected (wall clock), for mcpd/clients */
-	pid_t pid; /* its peer's (SO_PEERCRED), or 0: the kernel did not say */
+	pid_t pid;	  /* its peer's (SO_PEERCRED), or 0 */
 	pid_t bridge_pid; /* a bridge's client (its parent), or 0 */
 	char *bridge_exe; /* ... and that client's executable, or NULL */
-	bool is_bridge;	  /* mcpctl bridge said so in its hello */
-	bool
-	    has_attached; /* its bridge handed stdio over: that one is listed */
+	bool is_bridge;	  /* its hello had client.parent: a bridge */
+	bool has_attached; /* it handed stdio over (mcpd/attach) */
 	bool is_closing;
 	bool is_paused;
 	bool is_eof;	    /* the client shut its side: answer, then close */

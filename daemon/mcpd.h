@@ -194,8 +194,8 @@ struct gateway;
 /* mcpd/hello's servers: the scope of the connection's MCP session. */
 void control_set_scope(struct request *, json_t *servers);
 /*
- * mcpd/hello's bridge: the connection is mcpctl bridge's, for the client
- * process pid (0: unknown) whose executable is exe (NULL: unknown).
+ * mcpd/hello's client.parent: the connection is mcpctl bridge's, for the
+ * client process pid (0: unknown) whose executable is exe (NULL: unknown).
  */
 void control_set_bridge(struct request *, pid_t pid, const char *exe);
 const json_t *control_scope(const struct request *);

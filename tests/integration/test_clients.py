@@ -216,15 +216,16 @@ def test_a_relayed_bridge_is_a_bridge_too(mcpd):
     poll(lambda: clients(mcpd) == [], what="the relayed bridge to go")
 
 
-@pytest.mark.parametrize("bridge", [
-    {"pid": 0}, {"pid": "1"}, {"exe": ""}, {"exe": "x" * 4097}])
-def test_hello_refuses_a_bad_bridge(mcpd, bridge):
+@pytest.mark.parametrize("parent", [
+    {"pid": 0}, {"pid": "1"}, {"exe": ""}, {"exe": "x" * 4097}, 7])
+def test_hello_refuses_a_bad_client_parent(mcpd, parent):
     with mcpd.client() as c:
-        e = c.error("mcpd/hello", {"agent": "a1", "bridge": bridge})
+        e = c.error("mcpd/hello", {"agent": "a1", "client": {
+            "name": "mcpctl bridge", "version": "0", "parent": parent}})
         assert e["code"] == -32602, e
-        assert e["data"] == {"field": "bridge"}, e
-        assert e["message"] == 'bridge must be {"pid": a pid, "exe": a ' \
-            'path of at most 4096 bytes}, each optional', e
+        assert e["data"] == {"field": "client.parent"}, e
+        assert e["message"] == 'client.parent must be {"pid": a pid, ' \
+            '"exe": a path of at most 4096 bytes}, each optional', e
         # Nothing changed: still the default agent, and no bridge.
         assert c.result("mcpd/hello", {})["agent"]["name"] == "default"
     assert clients(mcpd) == []
