@@ -85,3 +85,16 @@ paths_mkdir_p(const char *dir, unsigned int mode)
 	free(copy);
 	return r;
 }
+
+char *
+paths_proc_exe(int pid)
+{
+	char link[32], exe[4097];
+	ssize_t n;
+
+	snprintf(link, sizeof link, "/proc/%d/exe", pid);
+	if ((n = readlink(link, exe, sizeof exe - 1)) <= 0)
+		return NULL;
+	exe[n] = '\0';
+	return strdup(exe);
+}

@@ -16,5 +16,10 @@ char *paths_socket_default(void);
 char *paths_state_default(void);
 /* Creates dir and its missing parents; the last one gets mode. 0 or -errno. */
 int paths_mkdir_p(const char *dir, unsigned int mode);
+/*
+ * The program process pid runs, as /proc/<pid>/exe names it: a new
+ * string, or NULL when the kernel does not say (gone, not ours to see).
+ */
+char *paths_proc_exe(int pid);
 
 #endif

@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "jsonrpc.h"
 #include "mcpctl.h"
+#include "paths.h"
 
 /* Bytes held in each direction before reading from that side stops. */
 #define BRIDGE_BUFFER ((size_t)64 << 10)
@@ -252,8 +253,35 @@ ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
 	}
 }
 
-int
-ctl_bridge_hello(struct mcpctl *m, json_t *servers)
+/*
+ * What the bridge tells mcpd of the client that started it (mcpctl
+ * clients shows it): that parent's pid and, when the kernel says, its
+ * program. A parent the kernel does not name (another pid namespace: 0)
+ * or that has gone (init adopted the bridge: 1) is left out.
+ */
+static json_t *
+ctl_bridge_parent(void)
+{
+	pid_t ppid = getppid();
+	json_t *parent = json_object();
+	char *exe;
+
+	if (parent == NULL || ppid <= 1)
+		return parent;
+	json_object_set_new(parent, "pid", json_integer(ppid));
+	/* A path that is not UTF-8 has no JSON string: left out. */
+	if ((exe = paths_proc_exe((int)ppid)) != NULL)
+		json_object_set_new(parent, "exe", json_string(exe));
+	free(exe);
+	return parent;
+}
+
+/*
+ * mcpd/hello; parent (stolen): the client's "parent", or NULL for none
+ * (the hello of a connection that is no bridge).
+ */
+static int
+ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, json_t *parent)
 {
 	const char *agent = m->agent;
 	json_t *params, *result;
@@ -261,12 +289,17 @@ ctl_bridge_hello(struct mcpctl *m, json_t *servers)
 
 	params = json_pack("{s:{s:s, s:s}}", "client", "name", "mcpctl bridge",
 	    "version", MCPD_VERSION);
-	if (params == NULL)
+	if (params == NULL) {
+		json_decref(parent);
 		return MCPCTL_EXIT_ERROR;
+	}
 	if (agent != NULL)
 		json_object_set_new(params, "agent", json_string(agent));
 	if (json_array_size(servers) > 0)
 		json_object_set(params, "servers", servers);
+	if (parent != NULL)
+		json_object_set_new(json_object_get(params, "client"), "parent",
+		    parent);
 	/* Ours is the one hello: the connection must not send its own. */
 	m->agent = NULL;
 	r = mcpctl_request(m, "mcpd/hello", params, &result);
@@ -274,6 +307,12 @@ ctl_bridge_hello(struct mcpctl *m, json_t *servers)
 	if (r == 0)
 		json_decref(result);
 	return r;
+}
+
+int
+ctl_bridge_hello(struct mcpctl *m, json_t *servers)
+{
+	return ctl_bridge_hello_as(m, servers, NULL);
 }
 
 /* Whether fd is a pipe or a socket, which mcpd can be handed. */
@@ -419,7 +458,7 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	}
 	/* stdout carries MCP only: errors go to stderr, even with --json. */
 	m->is_json = false;
-	r = ctl_bridge_hello(m, servers);
+	r = ctl_bridge_hello_as(m, servers, ctl_bridge_parent());
 	json_decref(servers);
 	if (r != 0)
 		return r;

@@ -12,19 +12,34 @@
 static const struct option ctl_logs_options[] = {
 	{ "lines", required_argument, NULL, 'n' },
 	{ "follow", no_argument, NULL, 'f' },
+	{ "timestamps", no_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Set by -t: each line after the time mcpd read it. */
+static bool ctl_logs_is_timed;
+
+/* One line, after its time with -t (a time mcpd did not send: "-"). */
+static void
+ctl_logs_line(const char *line, const json_t *time)
+{
+	if (ctl_logs_is_timed)
+		printf("%s ",
+		    json_is_string(time) ? json_string_value(time) : "-");
+	print_line(stdout, line);
+}
+
 static void
 ctl_logs_print(const json_t *result)
 {
-	const json_t *line;
+	const json_t *line, *times = json_object_get(result, "times");
 	size_t i;
 
 	json_array_foreach(json_object_get(result, "lines"), i, line)
 		if (json_is_string(line))
-			print_line(stdout, json_string_value(line));
+			ctl_logs_line(json_string_value(line),
+			    json_array_get(times, i));
 	/* A remote server has no stderr: mcpd says so. */
 	if (json_is_string(json_object_get(result, "note")))
 		fprintf(stderr, "mcpctl: %s\n",
@@ -53,7 +68,7 @@ ctl_logs_follow_print(void *arg, json_int_t id, const char *method,
 	if (*is_json)
 		print_json(params);
 	else
-		print_line(stdout, line);
+		ctl_logs_line(line, json_object_get(params, "time"));
 	fflush(stdout);
 }
 
@@ -117,11 +132,13 @@ ctl_logs_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	int c, r = 0;
 
 	while (r == 0 &&
-	    (c = mcpctl_getopt(argc, argv, ":n:fh", ctl_logs_options)) != -1) {
+	    (c = mcpctl_getopt(argc, argv, ":n:fth", ctl_logs_options)) != -1) {
 		if (c == 'h')
 			return mcpctl_help(cmd);
 		if (c == 'f')
 			is_follow = true;
+		else if (c == 't')
+			ctl_logs_is_timed = true;
 		else if (c != 'n')
 			return mcpctl_bad_option(cmd, c, argv);
 		else
@@ -153,7 +170,7 @@ ctl_logs_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 
 const struct mcpctl_cmd ctl_logs_cmd = {
 	.name = "logs",
-	.synopsis = "SERVER [-n LINES] [-f]",
+	.synopsis = "SERVER [-n LINES] [-f] [-t]",
 	.summary = "print the last lines the server wrote to its stderr",
 	.help =
 	    "  -n, --lines LINES  how many lines (default 100; 0: none, so\n"
@@ -161,7 +178,16 @@ const struct mcpctl_cmd ctl_logs_cmd = {
 	    "  -f, --follow       then print each new line as it comes,\n"
 	    "                     until the server is unloaded or mcpd\n"
 	    "                     stops (or Ctrl-C); no --request-timeout\n"
-	    "  -h, --help         this text\n",
+	    "  -t, --timestamps   each line after the time mcpd read it,\n"
+	    "                     ISO 8601 in UTC with milliseconds\n"
+	    "                     (2026-12-03T07:27:55.123Z)\n"
+	    "  -h, --help         this text\n"
+	    "\n"
+	    "The lines are kept across a restart of mcpd (mcpctl shutdown,\n"
+	    "SIGTERM): after one, the lines of before come first, then the\n"
+	    "line \"-- mcpd restarted at <time> --\". With --json the\n"
+	    "answer has \"times\" beside \"lines\" (and -f's notifications\n"
+	    "a \"time\").\n",
 	.exec = ctl_logs_exec,
 	.options = ctl_logs_options,
 };

@@ -430,6 +430,7 @@ extern const struct mcpctl_cmd ctl_secret_cmd;
 extern const struct mcpctl_cmd ctl_inspect_cmd;
 extern const struct mcpctl_cmd ctl_wait_cmd;
 extern const struct mcpctl_cmd ctl_bridge_cmd;
+extern const struct mcpctl_cmd ctl_clients_cmd;
 /*
  * Sends mcpd/hello with the agent and the scope servers (which mcpd
  * refuses when it has no such server); 0 or the exit status, said.

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpd/hello: names the agent a control connection speaks for. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "mcpd.h"
 #include "names.h"
+
+#define CMD_HELLO_EXE_MAX 4096 /* PATH_MAX: the bridge's readlink */
 
 /*
  * The servers an MCP session of this connection sees: names of servers
@@ -42,11 +45,41 @@ cmd_hello_servers_ok(struct request *req, const char *agent,
 	return true;
 }
 
+/*
+ * client.parent, which mcpctl bridge sends (inside "client", which mcpd
+ * has always taken as it is, so that a bridge can say it to an older
+ * mcpd too): {"pid": its parent, "exe": that one's program}, each left
+ * out when the bridge could not tell. False, answered, when it is not
+ * that shape.
+ */
+static bool
+cmd_hello_parent_ok(struct request *req, const json_t *parent)
+{
+	const json_t *pid = json_object_get(parent, "pid");
+	const json_t *exe = json_object_get(parent, "exe");
+
+	if (!json_is_object(parent) ||
+	    (pid != NULL &&
+		(!json_is_integer(pid) || json_integer_value(pid) < 1 ||
+		    json_integer_value(pid) > INT32_MAX)) ||
+	    (exe != NULL &&
+		(!json_is_string(exe) || json_string_length(exe) == 0 ||
+		    json_string_length(exe) > CMD_HELLO_EXE_MAX))) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field", "client.parent"),
+		    "client.parent must be {\"pid\": a pid, \"exe\": a path of at most 4096 bytes}, each optional");
+		return false;
+	}
+	return true;
+}
+
 static void
 cmd_hello_exec(struct request *req, json_t *params)
 {
 	const char *agent = cmd_string(params, "agent");
 	json_t *servers = json_object_get(params, "servers");
+	json_t *parent = json_object_get(json_object_get(params, "client"),
+	    "parent");
 	char *did;
 
 	if (agent != NULL && !names_valid(agent)) {
@@ -59,6 +92,13 @@ cmd_hello_exec(struct request *req, json_t *params)
 	    !cmd_hello_servers_ok(req,
 		agent != NULL ? agent : control_agent(req), servers))
 		return;
+	if (parent != NULL && !cmd_hello_parent_ok(req, parent))
+		return;
+	/* Only mcpctl bridge says who started it: the connection is one. */
+	if (parent != NULL)
+		control_set_bridge(req,
+		    (pid_t)json_integer_value(json_object_get(parent, "pid")),
+		    json_string_value(json_object_get(parent, "exe")));
 	if (agent != NULL)
 		control_set_agent(req, agent);
 	if (servers != NULL)

@@ -23,12 +23,15 @@ cmd_logs_exec(struct request *req, json_t *params)
 		return;
 	if (json_is_true(json_object_get(params, "follow")))
 		server_logs_follow(s, req, (size_t)lines);
-	else
-		control_reply(req,
-		    json_pack("{s:o, s:s*}", "lines",
-			server_logs(s, (size_t)lines), "note",
-			server_get_mode(s) == SERVER_REMOTE ? CMD_LOGS_REMOTE :
-							      NULL));
+	else {
+		json_t *result = server_logs(s, (size_t)lines);
+
+		/* A remote server has no stderr: mcpd says what there is. */
+		if (server_get_mode(s) == SERVER_REMOTE)
+			json_object_set_new(result, "note",
+			    json_string(CMD_LOGS_REMOTE));
+		control_reply(req, result);
+	}
 }
 
 static const struct cmd_param cmd_logs_params[] = {

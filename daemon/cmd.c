@@ -20,6 +20,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_tools_entry,
 	&cmd_call_entry,
 	&cmd_logs_entry,
+	&cmd_clients_entry,
 	&cmd_status_entry,
 	&cmd_shutdown_entry,
 	&cmd_secret_set_entry,

@@ -72,6 +72,14 @@ control_attach_exec(struct request *req, json_t *params)
 		c = control_client_new(fds[0], fds[1], from->agent,
 		    from->scope);
 		c->attach = req;
+		/* mcpd/clients lists the session as its bridge's, once. */
+		c->pid = from->pid;
+		c->is_bridge = from->is_bridge;
+		c->bridge_pid = from->bridge_pid;
+		c->bridge_exe = from->bridge_exe != NULL ?
+		    xstrdup(from->bridge_exe) :
+		    NULL;
+		from->has_attached = true;
 		control_on_gone(req, control_attach_gone, c);
 	}
 }

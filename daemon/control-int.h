@@ -39,7 +39,13 @@ struct client {
 	struct request *attach; /* the mcpd/attach that handed it over */
 	const struct control_peer *peer; /* in-process (HTTP), or NULL */
 	void *peer_arg;
-	char *end_why; /* why mcpd ends it, for attach's answer */
+	char *end_why;	  /* why mcpd ends it, for attach's answer */
+	int64_t since_ms; /* when it connected (wall clock), for mcpd/clients */
+	pid_t pid;	  /* its peer's (SO_PEERCRED), or 0 */
+	pid_t bridge_pid; /* a bridge's client (its parent), or 0 */
+	char *bridge_exe; /* ... and that client's executable, or NULL */
+	bool is_bridge;	  /* its hello had client.parent: a bridge */
+	bool has_attached; /* it handed stdio over (mcpd/attach) */
 	bool is_closing;
 	bool is_paused;
 	bool is_eof;	    /* the client shut its side: answer, then close */
@@ -57,6 +63,8 @@ struct client *control_client_new(int in, int out, const char *agent,
     const json_t *scope);
 /* What waits to go to the client: queued, and held by its peer. */
 size_t control_output_length(const struct client *);
+/* The client after c (the first for NULL), or NULL: for mcpd/clients. */
+const struct client *control_client_next(const struct client *c);
 /* Frees the client now (its caller holds no pointer to it). */
 void control_client_free(struct client *);
 /* A request of c's, answered with control_finish (id: a reference taken). */

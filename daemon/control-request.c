@@ -24,6 +24,19 @@ control_set_scope(struct request *r, json_t *servers)
 	r->client->scope = json_incref(servers);
 }
 
+void
+control_set_bridge(struct request *r, pid_t pid, const char *exe)
+{
+	struct client *c = r->client;
+
+	if (c == NULL)
+		return;
+	c->is_bridge = true;
+	c->bridge_pid = pid;
+	free(c->bridge_exe);
+	c->bridge_exe = exe != NULL ? xstrdup(exe) : NULL;
+}
+
 const json_t *
 control_scope(const struct request *r)
 {

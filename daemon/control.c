@@ -19,6 +19,7 @@
 #include <event2/listener.h>
 
 #include "control-int.h"
+#include "isotime.h"
 #include "log.h"
 #include "paths.h"
 
@@ -39,6 +40,12 @@ size_t
 control_client_count(void)
 {
 	return control_nclients;
+}
+
+const struct client *
+control_client_next(const struct client *c)
+{
+	return c == NULL ? TAILQ_FIRST(&control_clients) : TAILQ_NEXT(c, entry);
 }
 
 /*
@@ -80,6 +87,7 @@ control_client_free(struct client *c)
 	if (c->in_fd >= 0)
 		close(c->in_fd);
 	free(c->end_why);
+	free(c->bridge_exe);
 	free(c->agent);
 	free(c);
 }
@@ -399,7 +407,7 @@ control_read(void *arg)
 }
 
 static bool
-control_peer_allowed(int fd, uid_t *ret_uid)
+control_peer_allowed(int fd, uid_t *ret_uid, pid_t *ret_pid)
 {
 	struct ucred cred;
 	socklen_t len = sizeof cred;
@@ -407,6 +415,7 @@ control_peer_allowed(int fd, uid_t *ret_uid)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return false;
 	*ret_uid = cred.uid;
+	*ret_pid = cred.pid;
 	return cred.uid == geteuid() || cred.uid == 0;
 }
 
@@ -426,14 +435,14 @@ control_refuse(int fd, enum errors_kind kind, const char *why, json_t *data)
 	close(fd);
 }
 
-/* Refuses a peer of another uid; true when it did. */
+/* Refuses a peer of another uid; true when it did, else *ret_pid is its. */
 static bool
-control_refuse_stranger(int fd)
+control_refuse_stranger(int fd, pid_t *ret_pid)
 {
 	uid_t uid = (uid_t)-1;
 	char why[128];
 
-	if (control_peer_allowed(fd, &uid))
+	if (control_peer_allowed(fd, &uid, ret_pid))
 		return false;
 	snprintf(why, sizeof why,
 	    "peer uid %d may not use this daemon (it runs as uid %u)", (int)uid,
@@ -470,10 +479,12 @@ static void
 control_accept(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
+	struct client *c;
 	char why[128];
+	pid_t pid = 0;
 
 	(void)l, (void)sa, (void)salen, (void)arg;
-	if (control_refuse_stranger(fd))
+	if (control_refuse_stranger(fd, &pid))
 		return;
 	if (control_nclients >= mcpd_opts.max_clients) {
 		snprintf(why, sizeof why,
@@ -485,8 +496,10 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 			(json_int_t)mcpd_opts.max_clients));
 		return;
 	}
+	c = control_client_new(fd, fd, "default", NULL);
+	c->pid = pid;
 	/* Its peer may hand stdio over to mcpd/attach. */
-	fdread_take_fds(&control_client_new(fd, fd, "default", NULL)->rd);
+	fdread_take_fds(&c->rd);
 }
 
 /* Whether fd is a socket (a pipe's close is not seen as EV_CLOSED). */
@@ -507,6 +520,7 @@ control_client_new(int in, int out, const char *agent, const json_t *scope)
 {
 	struct client *c = xcalloc(1, sizeof *c);
 
+	c->since_ms = isotime_now_ms();
 	c->agent = xstrdup(agent);
 	c->scope = json_incref((json_t *)(uintptr_t)scope);
 	c->in_fd = in != out ? in : -1;
@@ -551,6 +565,7 @@ control_refuse_no_fd(struct evconnlistener *l)
 {
 	struct rlimit rl = { 0, 0 };
 	char why[192];
+	pid_t pid;
 	int fd, err;
 
 	if (control_spare_fd < 0)
@@ -559,7 +574,7 @@ control_refuse_no_fd(struct evconnlistener *l)
 	fd = accept4(evconnlistener_get_fd(l), NULL, NULL,
 	    SOCK_CLOEXEC | SOCK_NONBLOCK);
 	err = fd < 0 ? errno : 0;
-	if (fd >= 0 && !control_refuse_stranger(fd)) {
+	if (fd >= 0 && !control_refuse_stranger(fd, &pid)) {
 		getrlimit(RLIMIT_NOFILE, &rl);
 		snprintf(why, sizeof why,
 		    "mcpd has %zu clients and no file descriptor left (RLIMIT_NOFILE %llu); close a client or raise the limit",

@@ -476,6 +476,9 @@ enable_start(const char *agent, const json_t *row, struct request *req,
 	server_new(agent, json_string_value(json_object_get(row, "id")),
 	    ls.name, ls.mode, &ls.spec, &s);
 	loadspec_clear(&ls);
+	/* At start (no request): its lines of before the restart. */
+	if (req == NULL)
+		server_logs_restore(s);
 	server_restore(s, req, timeout_ms, done, arg);
 	return 0;
 }

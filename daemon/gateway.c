@@ -13,7 +13,8 @@
 #define GATEWAY_PAGE	 500 /* tools per tools/list page */
 #define GATEWAY_OFFERED	 "2025-11-25"
 #define GATEWAY_MODERN	 "2026-07-28"
-#define GATEWAY_LOG_NONE 8 /* above emergency: no log message passes */
+#define GATEWAY_LOG_NONE 8   /* above emergency: no log message passes */
+#define GATEWAY_NAME_MAX 128 /* bytes kept of clientInfo's name, version */
 
 struct gateway {
 	struct client *client;
@@ -22,6 +23,8 @@ struct gateway {
 	bool is_due;	     /* a list_changed waits for the next loop turn */
 	int log_level;	     /* the lowest level it takes (logging/setLevel) */
 	json_t *client_caps; /* what it declared at initialize, or NULL */
+	char *client_name;   /* its clientInfo "name version", or NULL */
+	uint64_t calls;	     /* tools/call requests it sent */
 	struct gateway_listen *listen; /* 2026-07-28 subscriptions/listen */
 	/* What it was shown: exposed name -> {id, tool, def}. */
 	json_t *listed;
@@ -110,6 +113,7 @@ gateway_free(struct gateway *gw)
 	json_decref(gw->resources);
 	json_decref(gw->templates);
 	json_decref(gw->client_caps);
+	free(gw->client_name);
 	free(gw->version);
 	free(gw);
 }
@@ -145,6 +149,35 @@ gateway_takes_roots(const struct gateway *gw)
 {
 	return gw->is_listening && !gateway_is_modern(gw) &&
 	    gateway_caps_take(gw->client_caps, "roots/list", NULL);
+}
+
+uint64_t
+gateway_calls(const struct gateway *gw)
+{
+	return gw != NULL ? gw->calls : 0;
+}
+
+const char *
+gateway_client_name(const struct gateway *gw)
+{
+	return gw != NULL ? gw->client_name : NULL;
+}
+
+/* initialize's clientInfo, as "name version", each cut to its limit. */
+static void
+gateway_note_client(struct gateway *gw, const json_t *params)
+{
+	const json_t *info = json_object_get(params, "clientInfo");
+	const char *name = json_string_value(json_object_get(info, "name"));
+	const char *version = json_string_value(json_object_get(info,
+	    "version"));
+
+	free(gw->client_name);
+	gw->client_name = NULL;
+	if (name != NULL)
+		xasprintf(&gw->client_name, "%.*s%s%.*s", GATEWAY_NAME_MAX,
+		    name, version != NULL ? " " : "", GATEWAY_NAME_MAX,
+		    version != NULL ? version : "");
 }
 
 /*
@@ -477,6 +510,7 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 	gw->version = xstrdup(version);
 	json_decref(gw->client_caps);
 	gw->client_caps = json_incref(json_object_get(params, "capabilities"));
+	gateway_note_client(gw, params);
 	result = json_pack("{s:s, s:o, s:o}", "protocolVersion", version,
 	    "capabilities", gateway_capabilities(), "serverInfo",
 	    gateway_server_info());
@@ -627,6 +661,7 @@ gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 	const char *tool;
 	struct server *s;
 
+	gw->calls++;
 	if (name == NULL || (args != NULL && !json_is_object(args))) {
 		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
 		    "tools/call needs a name and an arguments object");
@@ -656,6 +691,7 @@ gateway_tools_call_text(struct gateway *gw, struct request *req,
 
 	if (plain == NULL)
 		plain = xjson(json_object());
+	gw->calls++;
 	if ((s = gateway_call_target(gw, req, name, &tool)) != NULL)
 		server_call_text(s, tool, args, len, mcpd_opts.call_timeout_ms,
 		    req, plain);

@@ -49,6 +49,7 @@ struct httpd_pending {
  */
 struct httpd_session {
 	char id[33];
+	char remote[64]; /* "address:port" of the client that initialized it */
 	char *agent;
 	char *path; /* "/mcp" or "/mcp/<server>": a session stays on its path */
 	bool is_stateless; /* 2026-07-28: one request, then it goes */

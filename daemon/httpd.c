@@ -27,6 +27,7 @@
 #include "mcpd.h"
 #include "names.h"
 
+#define HTTPD_ID_SHOWN	  8 /* hex digits of a session id mcpd/clients shows */
 #define HTTPD_HEADERS_MAX (64 * 1024)
 
 static struct evhttp *httpd;
@@ -179,10 +180,22 @@ httpd_session_client_gone(void *arg)
 	hs->client = NULL;
 }
 
+/* mcpd/clients: the start of its id (enough to tell it) and its client. */
+static void
+httpd_session_describe(void *arg, json_t *into)
+{
+	struct httpd_session *hs = arg;
+
+	json_object_set_new(into, "session",
+	    json_stringn(hs->id, HTTPD_ID_SHOWN));
+	json_object_set_new(into, "remote", json_string(hs->remote));
+}
+
 static const struct control_peer httpd_session_peer = {
 	httpd_session_deliver,
 	httpd_session_held,
 	httpd_session_client_gone,
+	httpd_session_describe,
 };
 
 void
@@ -280,11 +293,14 @@ httpd_session_room(const char *agent, char **cause)
 }
 
 static struct httpd_session *
-httpd_session_new(const char *agent, const char *path, const json_t *scope,
-    bool is_stateless, char **cause)
+httpd_session_new(struct evhttp_request *req, const char *agent,
+    const char *path, const json_t *scope, bool is_stateless, char **cause)
 {
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	struct httpd_session *hs;
 	unsigned char raw[16];
+	char *addr = NULL; /* libevent's, borrowed */
+	ev_uint16_t port = 0;
 	int sv[2];
 
 	if (httpd_session_room(agent, cause) < 0)
@@ -301,6 +317,11 @@ httpd_session_new(const char *agent, const char *path, const json_t *scope,
 	    hs);
 	randombytes_buf(raw, sizeof raw);
 	sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
+	if (conn != NULL)
+		evhttp_connection_get_peer(conn, &addr, &port);
+	snprintf(hs->remote, sizeof hs->remote,
+	    addr != NULL && strchr(addr, ':') != NULL ? "[%s]:%u" : "%s:%u",
+	    addr != NULL ? addr : "?", (unsigned)port);
 	hs->is_stateless = is_stateless;
 	hs->bev = bufferevent_socket_new(mcpd_base, sv[0],
 	    BEV_OPT_CLOSE_ON_FREE);
@@ -503,8 +524,8 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
 	    (refusal = httpd_scope_missing(agent, scope, msg)) != NULL)
 		httpd_reply_msg(req, 404, refusal);
 	else if (hs == NULL &&
-	    (hs = httpd_session_new(agent, path, scope, is_modern, &cause)) ==
-		NULL)
+	    (hs = httpd_session_new(req, agent, path, scope, is_modern,
+		 &cause)) == NULL)
 		httpd_refuse(req, 503, "Service Unavailable",
 		    cause != NULL ? cause : "no session");
 	else

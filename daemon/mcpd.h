@@ -178,6 +178,8 @@ struct control_peer {
 	void (*deliver)(void *arg, struct evbuffer *lines);
 	size_t (*held)(void *arg);
 	void (*gone)(void *arg);
+	/* Adds what mcpd/clients shows of the peer's session to into. */
+	void (*describe)(void *arg, json_t *into);
 };
 /*
  * A client on fd (one end of a socketpair) for an in-process peer; it
@@ -191,6 +193,11 @@ void control_forget_peer(struct client *);
 struct gateway;
 /* mcpd/hello's servers: the scope of the connection's MCP session. */
 void control_set_scope(struct request *, json_t *servers);
+/*
+ * mcpd/hello's client.parent: the connection is mcpctl bridge's, for the
+ * client process pid (0: unknown) whose executable is exe (NULL: unknown).
+ */
+void control_set_bridge(struct request *, pid_t pid, const char *exe);
 const json_t *control_scope(const struct request *);
 /* The MCP session of req's connection, made at its first MCP request. */
 struct gateway *control_gateway(struct request *);
@@ -268,6 +275,10 @@ struct gateway *gateway_next(const struct gateway *gw);
 struct client *gateway_client(const struct gateway *);
 /* It is initialized, of a 2025 era, and declared roots: mcpd may ask it. */
 bool gateway_takes_roots(const struct gateway *);
+/* The tools/call requests the session sent (0 for NULL). */
+uint64_t gateway_calls(const struct gateway *);
+/* Its initialize's clientInfo as "name version" (borrowed), or NULL. */
+const char *gateway_client_name(const struct gateway *);
 /*
  * Client capabilities caps (may be NULL) declare what a server's request
  * to its client needs (sampling/createMessage, elicitation/create in its
@@ -365,6 +376,7 @@ extern const struct cmd_entry cmd_inspect_entry;
 extern const struct cmd_entry cmd_tools_entry;
 extern const struct cmd_entry cmd_call_entry;
 extern const struct cmd_entry cmd_logs_entry;
+extern const struct cmd_entry cmd_clients_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_shutdown_entry;
 extern const struct cmd_entry cmd_secret_set_entry;
@@ -503,13 +515,36 @@ void sendq_flush(struct sendq *);
 size_t sendq_length(const struct sendq *);
 void sendq_close(void);
 
-/* logring.c: a bounded ring of stderr lines. */
+/* logring.c: a bounded ring of stderr lines, each with its time. */
 struct logring;
 struct logring *logring_new(size_t max_lines);
 void logring_free(struct logring *);
+/* Adds a line read now (cut at a NUL and to 4096 bytes; \n made a space). */
 void logring_push(struct logring *, const char *line, size_t len);
+/* Adds a line read at ms (wall clock, ms since the epoch). */
+void logring_push_at(struct logring *, int64_t ms, const char *line,
+    size_t len);
 /* The last n lines (all when n is 0) as a new JSON array of strings. */
 json_t *logring_tail(const struct logring *, size_t n);
+/* Their times, the same n, as a new array of ISO 8601 UTC strings (ms). */
+json_t *logring_times(const struct logring *, size_t n);
+/*
+ * Adds the line "-- mcpd restarted at <time> --": every line held now
+ * (restored from before the restart, and that one) is an old one.
+ */
+void logring_mark_restart(struct logring *);
+/* How many of the oldest lines held are from before the restart. */
+size_t logring_restored(const struct logring *);
+/* The largest text logring_save makes for a ring of max_lines. */
+size_t logring_save_max(size_t max_lines);
+/* The ring as text: "mcpd-logs 1", then "<ms> <line>" a line (new). */
+void logring_save(const struct logring *, char **ret, size_t *ret_len);
+/*
+ * Adds the lines of text that logring_save made: how many; text that is
+ * not that adds nothing and is -EBADMSG with *cause saying where it is
+ * wrong.
+ */
+int logring_load(struct logring *, const char *buf, size_t len, char **cause);
 
 /* oauth.c: OAuth 2.1 authorization of remote servers (doc/oauth.md). */
 struct oauth;
@@ -1155,7 +1190,15 @@ void server_call(struct server *, uint64_t generation, const char *tool,
  */
 void server_call_text(struct server *, const char *tool, const char *args,
     size_t len, int timeout_ms, struct request *, const json_t *mcp_params);
+/* The last lines (all when 0) and their times: a new {lines, times}. */
 json_t *server_logs(const struct server *, size_t lines);
+/*
+ * Puts the lines saved at the last stop (<state>/logs/<id>.log) back in
+ * a restored server's log, after them the line "-- mcpd restarted at
+ * <time> --", and removes the file; a file that is not valid or too large
+ * is ignored (with a warning, and a note in the log) and left as it is.
+ */
+void server_logs_restore(struct server *);
 /*
  * Sends the last lines, then each new one, to req's client as mcpd/log
  * notifications; req is answered when following ends (unload, shutdown,

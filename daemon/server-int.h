@@ -125,6 +125,13 @@ void server_logs_note(struct server *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Ends every follower of s, saying why (unloaded, shutting down). */
 void server_logs_end(struct server *s);
+/*
+ * Writes the log to <state>/logs/<id>.log for the next start (mcpd
+ * stops); a failure is logged and changes nothing else.
+ */
+void server_logs_save(struct server *s);
+/* Removes that file (s is unloaded): its lines have no one to go to. */
+void server_logs_forget(struct server *s);
 void server_retire_session(struct session *sess);
 json_t *server_error_data(const struct server *s);
 /* result with flag (was_loaded, reconfigured) set to true. */

@@ -150,6 +150,9 @@ server_unload_done(void *arg)
 		server_unload_kept(s, job);
 		return;
 	}
+	/* Its last lines are written: the server is restored at next start. */
+	if (job->kind == SERVER_JOB_SHUTDOWN && s->is_persistent)
+		server_logs_save(s);
 	if (kept != NULL) {
 		if (server_not_removed == NULL)
 			server_not_removed = json_array();
@@ -261,6 +264,7 @@ server_job_unload(struct server *s, struct server_job *job)
 			return;
 		}
 		s->is_persistent = false;
+		server_logs_forget(s);
 	}
 	if (job->kind == SERVER_JOB_DISABLE &&
 	    !server_job_mark_disabled(s, job))

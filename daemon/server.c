@@ -441,20 +441,23 @@ server_retire_session(struct session *sess)
 }
 
 /* The last stderr lines as a JSON array, for errors: the server's own
- * lines only, without mcpd's notes (server_logs_note) among them. */
+ * lines only, without mcpd's notes (server_logs_note) among them, nor
+ * the lines of before mcpd restarted. */
 json_t *
 server_error_data(const struct server *s)
 {
 	json_t *data = json_object(), *all = logring_tail(s->logs, 0);
 	json_t *lines = json_array(), *line;
-	size_t i, n = 0, skip;
+	size_t i, n = 0, skip, old = logring_restored(s->logs);
 
 	json_array_foreach(all, i, line)
-		if (strncmp(json_string_value(line), "[mcpd ", 6) != 0)
+		if (i >= old &&
+		    strncmp(json_string_value(line), "[mcpd ", 6) != 0)
 			n++;
 	skip = n > SERVER_STDERR_IN_ERROR ? n - SERVER_STDERR_IN_ERROR : 0;
 	json_array_foreach(all, i, line) {
-		if (strncmp(json_string_value(line), "[mcpd ", 6) == 0)
+		if (i < old ||
+		    strncmp(json_string_value(line), "[mcpd ", 6) == 0)
 			continue;
 		if (skip > 0)
 			skip--;

@@ -553,8 +553,8 @@ def test_man_page_lint_and_logs_json_text():
                           capture_output=True).stdout.decode()
     text = re.sub(r".\x08", "", text)
     text = re.sub(r"\s+", " ", text)
-    assert ('each line is a JSON object with "server", "line" and '
-            '"request"') in text, text[text.find("--json each"):][:300]
+    assert ('each line is a JSON object with "server", "line", "time" '
+            'and "request"') in text, text[text.find("--json each"):][:300]
 
 
 def test_inspect_show_env_shows_plain_values_not_secrets(mcpd):

@@ -444,12 +444,15 @@ def test_logs_follow(mcpd):
     mcpd/log notifications of the request; unload answers it."""
     mcpd.load_testserver("ts")
     write_stderr(mcpd, "ts", 2, "before")
+    # Each line comes with the time mcpd read it, as mcpd/logs gives it.
+    when = mcpd.rpc.result("mcpd/logs", {"server": "ts", "lines": 1})[
+        "times"][0]
     with mcpd.client(timeout=30) as c:
         rid = c.request("mcpd/logs", {"server": "ts", "lines": 1,
                                       "follow": True})
         first = next_notification(c, "mcpd/log")
         assert first["params"] == {"server": "ts", "line": "before 1",
-                                   "request": rid}, first
+                                   "time": when, "request": rid}, first
         mcpd.call("ts", "stderr", {"lines": 3, "text": "after"})
         got = [next_notification(c, "mcpd/log")["params"]["line"]
                for _ in range(3)]
