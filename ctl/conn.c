@@ -178,12 +178,6 @@ conn_free(struct conn *c)
 	free(c);
 }
 
-pid_t
-conn_peer(const struct conn *c)
-{
-	return c->peer;
-}
-
 int
 conn_fd(const struct conn *c)
 {

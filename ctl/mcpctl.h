@@ -127,8 +127,6 @@ int conn_get_timeout(void);
 /* Connects to path; 0 and *ret, or a negative errno. */
 int conn_open(const char *path, struct conn **ret);
 void conn_free(struct conn *);
-/* The daemon's pid, from the socket's peer credentials, or 0. */
-pid_t conn_peer(const struct conn *);
 /*
  * Sends a request (params stolen) and reads until its response. Returns 0
  * with the whole response message in *ret_msg; -EMSGSIZE or -EBADMSG when
