@@ -31,7 +31,8 @@
  * JSON parse: the generator must cost less than what it measures.
  *
  * --serve PORT answers every POST at once with a fixed result (and a
- * session id): run against it, mcpd-load shows its own ceiling.
+ * session id), in one thread with epoll: run against it, mcpd-load shows
+ * its own ceiling (the two share the machine's cores).
  */
 
 #define LOAD_BUF	(256 * 1024) /* an answer, headers included, at most */
@@ -421,77 +422,93 @@ load_run(struct load *l)
 
 /* ---- --serve: the trivial responder ---- */
 
-static void
-load_serve_conn(int fd)
+/* Answers each whole request in c->buf at once; false when c is done. */
+static bool
+load_serve_read(struct load_conn *c)
 {
 	static const char body[] =
 	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":"
 	    "\"text\",\"text\":\"hi\"}]}}";
-	char buf[65536], head[256], value[32];
-	size_t len = 0;
+	static char answer[512];
+	static int alen;
+	char value[32];
+	ssize_t n;
 
-	for (;;) {
-		char *end = memmem(buf, len, "\r\n\r\n", 4);
-		size_t hlen, blen = 0;
-		ssize_t n;
+	if (alen == 0)
+		alen = snprintf(answer, sizeof answer,
+		    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		    "Mcp-Session-Id: s\r\nContent-Length: %zu\r\n\r\n%s",
+		    sizeof body - 1, body);
+	while ((n = read(c->fd, c->buf + c->len, sizeof c->buf - c->len)) > 0) {
+		char *end;
 
-		if (end != NULL) {
-			hlen = (size_t)(end - buf) + 4;
-			if (load_header(buf, hlen, "content-length", value,
+		c->len += (size_t)n;
+		while ((end = memmem(c->buf, c->len, "\r\n\r\n", 4)) != NULL) {
+			size_t hlen = (size_t)(end - c->buf) + 4, blen = 0;
+
+			if (load_header(c->buf, hlen, "content-length", value,
 				sizeof value))
 				blen = strtoul(value, NULL, 10);
-			if (hlen + blen <= len) {
-				int h = snprintf(head, sizeof head,
-				    "HTTP/1.1 200 OK\r\nContent-Type: "
-				    "application/json\r\nMcp-Session-Id: s\r\n"
-				    "Content-Length: %zu\r\n\r\n",
-				    sizeof body - 1);
-
-				if (write(fd, head, (size_t)h) != h ||
-				    write(fd, body, sizeof body - 1) !=
-					(ssize_t)(sizeof body - 1))
-					break;
-				memmove(buf, buf + hlen + blen,
-				    len - hlen - blen);
-				len -= hlen + blen;
-				continue;
-			}
+			if (hlen + blen > c->len)
+				break;
+			/* A short write ends the connection: the client
+			 * reads one answer at a time, so it never fills. */
+			if (write(c->fd, answer, (size_t)alen) != alen)
+				return false;
+			memmove(c->buf, c->buf + hlen + blen,
+			    c->len - hlen - blen);
+			c->len -= hlen + blen;
 		}
-		if ((n = read(fd, buf + len, sizeof buf - len)) <= 0)
-			break;
-		len += (size_t)n;
 	}
-	close(fd);
+	return n < 0 && errno == EAGAIN && c->len < sizeof c->buf;
 }
 
-/* One process per connection: the responder must not be the limit. */
+/* One thread and epoll, as the generator: it must not be the limit. */
 static void
 load_serve(int port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 		.sin_port = htons((uint16_t)port) };
-	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	struct epoll_event ev = { .events = EPOLLIN }, evs[64];
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), one = 1;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
 
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
-	    listen(fd, 128) < 0)
+	if (fd < 0 || ep < 0 ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
+	    listen(fd, 128) < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		load_die("listen");
-	signal(SIGCHLD, SIG_IGN);
 	printf("listening on 127.0.0.1:%d\n", port);
 	fflush(stdout);
 	for (;;) {
-		int c = accept(fd, NULL, NULL);
+		int n = epoll_wait(ep, evs, 64, -1);
 
-		if (c < 0)
-			continue;
-		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-		if (fork() == 0) {
-			close(fd);
-			load_serve_conn(c);
-			_exit(0);
+		for (int i = 0; i < n; i++) {
+			struct load_conn *c = evs[i].data.ptr;
+			int cfd;
+
+			if (c != NULL) {
+				if (!load_serve_read(c)) {
+					close(c->fd);
+					free(c);
+				}
+				continue;
+			}
+			while ((cfd = accept4(fd, NULL, NULL,
+				    SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+				struct epoll_event cev = { .events = EPOLLIN };
+
+				if ((c = calloc(1, sizeof *c)) == NULL)
+					load_die("calloc");
+				c->fd = cfd;
+				setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one,
+				    sizeof one);
+				cev.data.ptr = c;
+				if (epoll_ctl(ep, EPOLL_CTL_ADD, cfd, &cev) < 0)
+					load_die("epoll_ctl");
+			}
 		}
-		close(c);
 	}
 }
 
