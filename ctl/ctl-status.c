@@ -77,6 +77,40 @@ ctl_status_docker(const json_t *docker)
 	printf("\n");
 }
 
+static bool ctl_status_is_all; /* --all: the settings at their defaults too */
+
+/*
+ * "settings (FILE):" and "  name = value (source)" for each setting not
+ * at its default, or for all of them with --all.
+ */
+static void
+ctl_status_settings(const json_t *options, const json_t *config)
+{
+	size_t i, defaults = 0;
+	const json_t *o;
+
+	printf("settings (%s%s):\n",
+	    json_is_string(config) ? "file " : "no settings file",
+	    json_is_string(config) ? json_string_value(config) : "");
+	json_array_foreach(options, i, o) {
+		const char *source = ctl_status_str(o, "source");
+		char *value;
+
+		if (source != NULL && strcmp(source, "default") == 0 &&
+		    !ctl_status_is_all) {
+			defaults++;
+			continue;
+		}
+		value = print_value(json_object_get(o, "value"));
+		printf("  %s = %s (%s)\n", ctl_status_str(o, "name"),
+		    value != NULL ? value : "?", source != NULL ? source : "?");
+		free(value);
+	}
+	if (defaults > 0)
+		printf("  %zu more at their defaults (mcpctl status --all)\n",
+		    defaults);
+}
+
 static void
 ctl_status_print(const json_t *result)
 {
@@ -101,25 +135,44 @@ ctl_status_print(const json_t *result)
 	    json_object_get(result, "http_sessions"));
 	if (json_is_object(docker))
 		ctl_status_docker(docker);
+	if (json_is_array(json_object_get(result, "options")))
+		ctl_status_settings(json_object_get(result, "options"),
+		    json_object_get(result, "config"));
 }
+
+static const struct option ctl_status_options[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static int
 ctl_status_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
-	int r;
+	int c, r;
 
-	if ((r = mcpctl_parse_plain(cmd, argc, argv)) >= 0 ||
-	    (r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0)
+	while ((c = mcpctl_getopt(argc, argv, ":ah", ctl_status_options)) !=
+	    -1) {
+		if (c == 'h')
+			return mcpctl_help(cmd);
+		if (c != 'a')
+			return mcpctl_bad_option(cmd, c, argv);
+		ctl_status_is_all = true;
+	}
+	if ((r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0)
 		return r;
 	return mcpctl_run(m, "mcpd/status", json_object(), ctl_status_print);
 }
 
 const struct mcpctl_cmd ctl_status_cmd = {
 	.name = "status",
-	.synopsis = "",
+	.synopsis = "[--all]",
 	.summary =
-	    "show mcpd's version, pid, identity, uptime, paths, counts, and whether the docker engine answers",
-	.help = "  -h, --help         this text\n",
+	    "show mcpd's version, pid, identity, uptime, paths, counts, whether the docker engine answers, and its settings with where each came from",
+	.help =
+	    "  -a, --all          every setting, those at their defaults too\n"
+	    "  -h, --help         this text\n",
+	.options = ctl_status_options,
 	.exec = ctl_status_exec,
 };

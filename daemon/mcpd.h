@@ -82,6 +82,20 @@ struct mcpd_options {
 	int roots_timeout_ms;
 };
 extern struct mcpd_options mcpd_opts;
+
+/*
+ * options.c: the settings, from mcpd.conf, then the environment, then
+ * argv (each over the one before). Returns -1 when all went into
+ * mcpd_opts, or what the caller handles: 'V', 'h', or '?' for a usage
+ * error; a value that is refused (a bad number, a bad line of the file)
+ * exits 2 after saying where it came from.
+ */
+int options_parse(int argc, char **argv, int *foreground, int *verbose);
+/* [{name, value, source}] of every setting ("default", "command line",
+ * "environment NAME" or "FILE:LINE"). */
+json_t *options_status(void);
+/* The settings file that was read, or NULL. */
+const char *options_conf(void);
 extern struct event_base *mcpd_base;
 extern struct store *mcpd_store;
 extern uint64_t mcpd_started_ms;
