@@ -46,6 +46,7 @@ struct bridge_stdio {
 
 static const struct option ctl_bridge_options[] = {
 	{ "server", required_argument, NULL, 'S' },
+	{ "profile", required_argument, NULL, 'P' },
 	{ "relay", no_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -253,7 +254,7 @@ ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
 }
 
 int
-ctl_bridge_hello(struct mcpctl *m, json_t *servers)
+ctl_bridge_hello(struct mcpctl *m, json_t *servers, const char *profile)
 {
 	const char *agent = m->agent;
 	json_t *params, *result;
@@ -267,6 +268,8 @@ ctl_bridge_hello(struct mcpctl *m, json_t *servers)
 		json_object_set_new(params, "agent", json_string(agent));
 	if (json_array_size(servers) > 0)
 		json_object_set(params, "servers", servers);
+	if (profile != NULL)
+		json_object_set_new(params, "profile", json_string(profile));
 	/* Ours is the one hello: the connection must not send its own. */
 	m->agent = NULL;
 	r = mcpctl_request(m, "mcpd/hello", params, &result);
@@ -386,6 +389,7 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
 	json_t *servers = json_array();
+	const char *profile = NULL;
 	bool is_relay = false;
 	int c, r;
 
@@ -401,6 +405,14 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 				return r;
 			}
 			json_array_append_new(servers, json_string(optarg));
+			break;
+		case 'P':
+			if ((r = mcpctl_check_name(cmd, "profile", optarg)) !=
+			    0) {
+				json_decref(servers);
+				return r;
+			}
+			profile = optarg;
 			break;
 		case 'r':
 			is_relay = true;
@@ -419,7 +431,7 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	}
 	/* stdout carries MCP only: errors go to stderr, even with --json. */
 	m->is_json = false;
-	r = ctl_bridge_hello(m, servers);
+	r = ctl_bridge_hello(m, servers, profile);
 	json_decref(servers);
 	if (r != 0)
 		return r;
@@ -434,12 +446,15 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 
 const struct mcpctl_cmd ctl_bridge_cmd = {
 	.name = "bridge",
-	.synopsis = "[--agent AGENT] [--server SERVER]... [--relay]",
+	.synopsis =
+	    "[--agent AGENT] [--server SERVER]... [--profile PROFILE] [--relay]",
 	.summary =
 	    "relay MCP between standard input and output and mcpd, for MCP clients that start a stdio server (see client-config)",
 	.help =
 	    "  --agent AGENT      the agent whose servers the client sees (global option)\n"
 	    "  --server SERVER    only this server (repeatable); default: all of the agent's\n"
+	    "  --profile PROFILE  the view of this profile of the agent (mcpctl profile);\n"
+	    "                     default: the agent's default profile, else everything\n"
 	    "  --relay            copy every message through this process; by default,\n"
 	    "                     when standard input and output are pipes or sockets,\n"
 	    "                     mcpd is handed them and serves the client directly\n"

@@ -24,6 +24,32 @@ control_set_scope(struct request *r, json_t *servers)
 	r->client->scope = json_incref(servers);
 }
 
+void
+control_client_set_profile(struct client *c, const char *profile)
+{
+	free(c->profile);
+	c->profile = profile != NULL ? xstrdup(profile) : NULL;
+}
+
+const char *
+control_client_profile(const struct client *c)
+{
+	return c->profile;
+}
+
+void
+control_set_profile(struct request *r, const char *profile)
+{
+	if (r->client != NULL)
+		control_client_set_profile(r->client, profile);
+}
+
+const char *
+control_profile(const struct request *r)
+{
+	return r->client != NULL ? r->client->profile : NULL;
+}
+
 const json_t *
 control_scope(const struct request *r)
 {
