@@ -45,11 +45,11 @@ cmd_token_exec(struct request *req, json_t *params)
 		    cause != NULL ? cause : "unknown error");
 	else if (json_is_true(json_object_get(params, "revoke")))
 		control_reply(req,
-		    json_pack("{s:s, s:s?, s:b}", "agent", agent, "profile",
+		    json_pack("{s:s, s:s*, s:b}", "agent", agent, "profile",
 			profile, "revoked", revoked));
 	else
 		control_reply(req,
-		    json_pack("{s:s, s:s?, s:s, s:b, s:s?}", "agent", agent,
+		    json_pack("{s:s, s:s*, s:s, s:b, s:s?}", "agent", agent,
 			"profile", profile, "token", token, "created", r == 1,
 			"listen", mcpd_opts.listen_http));
 	free(cause);
