@@ -469,7 +469,7 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 	const char *want = json_string_value(json_object_get(params,
 	    "protocolVersion"));
 	const char *version = GATEWAY_OFFERED;
-	json_t *result;
+	json_t *result, *view;
 	char *text;
 
 	for (size_t i = 0; want != NULL && gateway_versions[i] != NULL; i++)
@@ -482,9 +482,11 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 	result = json_pack("{s:s, s:o, s:o}", "protocolVersion", version,
 	    "capabilities", gateway_capabilities(), "serverInfo",
 	    gateway_server_info());
-	if ((text = gateway_instructions(control_agent(req),
-		 control_scope(req))) != NULL)
+	/* Only the servers of its view tell it what they are for. */
+	view = gateway_view_scope(req);
+	if ((text = gateway_instructions(control_agent(req), view)) != NULL)
 		json_object_set_new(result, "instructions", json_string(text));
+	json_decref(view);
 	free(text);
 	control_reply(req, result);
 }

@@ -217,6 +217,12 @@ int control_notify_mcp(const struct request *, const char *method,
  * that it is the same on every run.
  */
 void gateway_names(json_t *all, bool is_prefixed);
+/*
+ * The name a tool gets when it fits: <server>__<tool> (just <tool> unless
+ * is_prefixed), other characters than [A-Za-z0-9_-] as '_' (new).
+ */
+char *gateway_name_plain(const char *server, const char *tool,
+    bool is_prefixed);
 
 /* gateway-instructions.c */
 /*

@@ -173,18 +173,22 @@ profile_list_matches(const json_t *list, const char *name)
 	return false;
 }
 
-/* Whether a glob of list matches server__tool, or tool in one server. */
+/*
+ * Whether a glob of list matches the tool's name as the gateway gives it
+ * (server__tool), or, in a one-server view, its unprefixed one.
+ */
 static bool
 profile_globs_match(const json_t *list, const char *server, const char *tool,
     bool is_one_server)
 {
-	char *full;
+	char *full = gateway_name_plain(server, tool, true);
+	char *bare = gateway_name_plain(server, tool, false);
 	bool yes;
 
-	xasprintf(&full, "%s__%s", server, tool);
 	yes = profile_list_matches(list, full) ||
-	    (is_one_server && profile_list_matches(list, tool));
+	    (is_one_server && profile_list_matches(list, bare));
 	free(full);
+	free(bare);
 	return yes;
 }
 
@@ -252,10 +256,11 @@ profile_hint(const char *agent, const char *name, const json_t *row,
 	const json_t *tools = json_object_get(row, "tools");
 	const json_t *excl = json_object_get(row, "exclude_tools");
 	const json_t *v;
-	char *text, *full, *add;
+	char *full = gateway_name_plain(server, tool, true);
+	char *bare = gateway_name_plain(server, tool, false);
+	char *text, *add;
 	size_t i, kept = 0;
 
-	xasprintf(&full, "%s__%s", server, tool);
 	xasprintf(&text, "mcpctl%s%s profile set %s",
 	    strcmp(agent, "default") != 0 ? " --agent " : "",
 	    strcmp(agent, "default") != 0 ? agent : "", name);
@@ -275,7 +280,7 @@ profile_hint(const char *agent, const char *name, const json_t *row,
 	if (profile_globs_match(excl, server, tool, true)) {
 		json_array_foreach(excl, i, v)
 			if (!toolglob_match(json_string_value(v), full) &&
-			    !toolglob_match(json_string_value(v), tool)) {
+			    !toolglob_match(json_string_value(v), bare)) {
 				xasprintf(&add, " --exclude-tool '%s'",
 				    json_string_value(v));
 				profile_hint_add(&text, add);
@@ -286,6 +291,7 @@ profile_hint(const char *agent, const char *name, const json_t *row,
 			profile_hint_add(&text, " --clear-exclude-tools");
 	}
 	free(full);
+	free(bare);
 	return text;
 }
 
