@@ -14,6 +14,7 @@ import pytest
 
 from conftest import MCPCTL, PEERS, free_port
 from test_gateway import SdkClient
+from test_everyday import SELF, initialize_instructions, load_instructed
 from test_gateway_v2 import NODE as NODE_V2, V2_CLIENT, V2Client
 from test_persist import mounts, need_root, restart, sh  # noqa: F401
 
@@ -305,3 +306,25 @@ def test_rm_refuses_a_profile_in_use(front):
                                     "removed": True}, r
     assert [p["name"] for p in front.ctl("profile", "list").json[
         "profiles"]] == ["narrow"]
+
+
+def test_instructions_come_from_the_servers_of_the_view(mcpd, tmp_path):
+    load_instructed(mcpd, tmp_path, "alpha", "Use alpha for A.")
+    load_instructed(mcpd, tmp_path, "beta", "Beta does B.")
+    for args in (["b", "--server", "beta"],
+                 ["ab", "--server", "alpha", "--server", "beta", "--tool",
+                  "none"]):
+        assert mcpd.ctl("profile", "create", *args).rc == 0
+    with mcpd.client() as c:
+        c.result("mcpd/hello", {"profile": "b"})
+        r = c.result("initialize", {"protocolVersion": "2025-06-18",
+                                    "capabilities": {},
+                                    "clientInfo": {"name": "t",
+                                                   "version": "1"}})
+    assert r["instructions"] == "Beta does B."
+    # The agent's default profile, when the session chose none.
+    assert mcpd.ctl("profile", "default", "default", "ab").rc == 0
+    assert initialize_instructions(mcpd) == (
+        SELF + "\n\n## alpha\n\nUse alpha for A.\n\n## beta\n\nBeta does B.")
+    assert mcpd.ctl("profile", "set", "ab", "--server", "alpha").rc == 0
+    assert initialize_instructions(mcpd) == "Use alpha for A."
