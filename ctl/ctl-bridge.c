@@ -431,6 +431,11 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	}
 	/* stdout carries MCP only: errors go to stderr, even with --json. */
 	m->is_json = false;
+	/*
+	 * The view, most specific first: --profile, then (when it comes) the
+	 * profile of a project file found from here, sent the same way;
+	 * with neither, mcpd applies the agent's default profile itself.
+	 */
 	r = ctl_bridge_hello(m, servers, profile);
 	json_decref(servers);
 	if (r != 0)

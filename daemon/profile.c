@@ -59,6 +59,11 @@ profile_default(const char *agent)
 	    "profile"));
 }
 
+/*
+ * given is the connection's choice: mcpctl bridge --profile, an HTTP
+ * token's profile, or a project file's (the bridge sends it as hello's
+ * profile when --profile is not given).
+ */
 const char *
 profile_effective(const char *agent, const char *given)
 {

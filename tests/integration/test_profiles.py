@@ -7,13 +7,13 @@ The SDK clients are the official ones (v1 and v2) over the bridge and the
 HTTP front."""
 
 import json
-import os
-import subprocess
+import sys
 
 import pytest
 
 from conftest import MCPCTL, PEERS, free_port
 from test_gateway import SdkClient
+from test_gateway_http import INIT, post
 from test_everyday import SELF, initialize_instructions, load_instructed
 from test_gateway_v2 import NODE as NODE_V2, V2_CLIENT, V2Client
 from test_persist import mounts, need_root, restart, sh  # noqa: F401
@@ -84,6 +84,12 @@ def test_views_of_a_profile_a_token_the_default_and_none(front, clients,
     assert gen != token(front)
     assert http(front, clients, gen).ask("tools")["tools"] == \
         ["more__t0", "more__t1", "more__t2"]
+    # A token's session is its own: the agent's plain token cannot use it.
+    st, h, _ = post(front.url, INIT, gen)
+    assert st == 200
+    assert post(front.url, {"jsonrpc": "2.0", "id": 2, "method":
+                            "tools/list"}, token(front),
+                h["Mcp-Session-Id"])[0] == 404
     # The agent's own token sees everything; so does a bridge, until the
     # agent has a default profile.
     assert http(front, clients, token(front)).ask("tools")["tools"] == ALL
@@ -328,3 +334,47 @@ def test_instructions_come_from_the_servers_of_the_view(mcpd, tmp_path):
         SELF + "\n\n## alpha\n\nUse alpha for A.\n\n## beta\n\nBeta does B.")
     assert mcpd.ctl("profile", "set", "ab", "--server", "alpha").rc == 0
     assert initialize_instructions(mcpd) == "Use alpha for A."
+
+
+# A stdio MCP server with tools whose names the gateway must change.
+ODD = r'''
+import json, sys
+
+TOOLS = [{"name": n, "inputSchema": {"type": "object"}}
+         for n in ("read.file", "write file")]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "odd", "version": "1"}}
+    elif msg["method"] == "tools/list":
+        result = {"tools": TOOLS}
+    else:
+        result = {"content": [{"type": "text", "text": "called"}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}),
+          flush=True)
+'''
+
+
+def test_globs_match_the_names_the_gateway_gives(mcpd, tmp_path):
+    script = tmp_path / "odd.py"
+    script.write_text(ODD)
+    mcpd.load([sys.executable, str(script)], name="fs")
+    r = mcpd.ctl("profile", "create", "reads", "--tool", "fs__read_*")
+    assert r.rc == 0 and r.json["selects"] == ["fs__read_file"], r
+    with mcpd.client() as c:
+        c.result("mcpd/hello", {"profile": "reads"})
+        c.result("initialize", {"protocolVersion": "2025-06-18",
+                                "capabilities": {},
+                                "clientInfo": {"name": "t", "version": "1"}})
+        assert [t["name"] for t in c.result("tools/list")["tools"]] == \
+            ["fs__read_file"]
+        e = c.call("tools/call", {"name": "fs__write_file",
+                                  "arguments": {}})["error"]
+        assert e["message"] == (
+            "tool fs__write_file is not in the view of profile reads; to "
+            "add it: mcpctl profile set reads --tool 'fs__read_*' --tool "
+            "'fs__write_file'"), e
