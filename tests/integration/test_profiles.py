@@ -110,6 +110,10 @@ def test_views_of_a_profile_a_token_the_default_and_none(front, clients,
                   tmp_path / "v2.err")
     clients.append(v2)
     assert v2.ask("tools")["tools"] == ["more__t0", "more__t1", "more__t2"]
+    v2 = V2Client([NODE_V2, V2_CLIENT, PEERS, "legacy", "--http", front.url,
+                   gen], tmp_path / "v2-http.err")
+    clients.append(v2)
+    assert v2.ask("tools")["tools"] == ["more__t0", "more__t1", "more__t2"]
     r = front.ctl("profile", "default", "default", "--none")
     assert r.rc == 0 and r.json == {"agent": "default",
                                     "default": None}, r
@@ -292,9 +296,10 @@ def test_bad_globs_and_unknown_profiles(front):
                  ["token", "create", "--profile", "narow"],
                  ["profile", "show", "narow"]):
         r = front.ctl(*args, is_json=False, timeout=20)
-        assert r.rc == 1, r
-        assert "no profile narow for agent default; did you mean narrow? " \
-            "(mcpctl profile list shows them)" in r.err, r
+        assert (r.rc, r.out) == (1, ""), r
+        assert r.err == ("mcpctl: no profile narow for agent default; did "
+                         "you mean narrow? (mcpctl profile list shows "
+                         "them)\n"), r
 
 
 def test_rm_refuses_a_profile_in_use(front):
