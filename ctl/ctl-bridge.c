@@ -47,6 +47,7 @@ struct bridge_stdio {
 
 static const struct option ctl_bridge_options[] = {
 	{ "server", required_argument, NULL, 'S' },
+	{ "profile", required_argument, NULL, 'P' },
 	{ "relay", no_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -277,11 +278,12 @@ ctl_bridge_parent(void)
 }
 
 /*
- * mcpd/hello; parent (stolen): the client's "parent", or NULL for none
- * (the hello of a connection that is no bridge).
+ * mcpd/hello; profile: the view's profile, or NULL; parent (stolen): the
+ * client's "parent", or NULL for none (a connection that is no bridge).
  */
 static int
-ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, json_t *parent)
+ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, const char *profile,
+    json_t *parent)
 {
 	const char *agent = m->agent;
 	json_t *params, *result;
@@ -300,6 +302,8 @@ ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, json_t *parent)
 	if (parent != NULL)
 		json_object_set_new(json_object_get(params, "client"), "parent",
 		    parent);
+	if (profile != NULL)
+		json_object_set_new(params, "profile", json_string(profile));
 	/* Ours is the one hello: the connection must not send its own. */
 	m->agent = NULL;
 	r = mcpctl_request(m, "mcpd/hello", params, &result);
@@ -310,9 +314,9 @@ ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, json_t *parent)
 }
 
 int
-ctl_bridge_hello(struct mcpctl *m, json_t *servers)
+ctl_bridge_hello(struct mcpctl *m, json_t *servers, const char *profile)
 {
-	return ctl_bridge_hello_as(m, servers, NULL);
+	return ctl_bridge_hello_as(m, servers, profile, NULL);
 }
 
 /* Whether fd is a pipe or a socket, which mcpd can be handed. */
@@ -425,6 +429,7 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
 	json_t *servers = json_array();
+	const char *profile = NULL;
 	bool is_relay = false;
 	int c, r;
 
@@ -440,6 +445,14 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 				return r;
 			}
 			json_array_append_new(servers, json_string(optarg));
+			break;
+		case 'P':
+			if ((r = mcpctl_check_name(cmd, "profile", optarg)) !=
+			    0) {
+				json_decref(servers);
+				return r;
+			}
+			profile = optarg;
 			break;
 		case 'r':
 			is_relay = true;
@@ -458,7 +471,12 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	}
 	/* stdout carries MCP only: errors go to stderr, even with --json. */
 	m->is_json = false;
-	r = ctl_bridge_hello_as(m, servers, ctl_bridge_parent());
+	/*
+	 * The view, most specific first: --profile, then (when it comes) the
+	 * profile of a project file found from here, sent the same way;
+	 * with neither, mcpd applies the agent's default profile itself.
+	 */
+	r = ctl_bridge_hello_as(m, servers, profile, ctl_bridge_parent());
 	json_decref(servers);
 	if (r != 0)
 		return r;
@@ -473,12 +491,15 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 
 const struct mcpctl_cmd ctl_bridge_cmd = {
 	.name = "bridge",
-	.synopsis = "[--agent AGENT] [--server SERVER]... [--relay]",
+	.synopsis =
+	    "[--agent AGENT] [--server SERVER]... [--profile PROFILE] [--relay]",
 	.summary =
 	    "relay MCP between standard input and output and mcpd, for MCP clients that start a stdio server (see client-config)",
 	.help =
 	    "  --agent AGENT      the agent whose servers the client sees (global option)\n"
 	    "  --server SERVER    only this server (repeatable); default: all of the agent's\n"
+	    "  --profile PROFILE  the view of this profile of the agent (mcpctl profile);\n"
+	    "                     default: the agent's default profile, else everything\n"
 	    "  --relay            copy every message through this process; by default,\n"
 	    "                     when standard input and output are pipes or sockets,\n"
 	    "                     mcpd is handed them and serves the client directly\n"

@@ -431,7 +431,7 @@ ctl_client_config_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	}
 	/* A view of a server the agent lacks would show nothing: refused. */
 	if (json_array_size(servers) > 0 &&
-	    (r = ctl_bridge_hello(m, servers)) != 0)
+	    (r = ctl_bridge_hello(m, servers, NULL)) != 0)
 		goto out;
 	if ((entry = cc_entry(m, client, servers)) == NULL) {
 		print_err("client-config: cannot find mcpctl's own path: %s",

@@ -41,6 +41,7 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_bridge_cmd,
 	&ctl_client_config_cmd,
 	&ctl_token_cmd,
+	&ctl_profile_cmd,
 	&ctl_docker_catalog_cmd,
 	&ctl_gateway_cmd,
 	&ctl_auth_cmd,

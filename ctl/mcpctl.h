@@ -430,11 +430,13 @@ extern const struct mcpctl_cmd ctl_wait_cmd;
 extern const struct mcpctl_cmd ctl_bridge_cmd;
 extern const struct mcpctl_cmd ctl_clients_cmd;
 /*
- * Sends mcpd/hello with the agent and the scope servers (which mcpd
- * refuses when it has no such server); 0 or the exit status, said.
+ * Sends mcpd/hello with the agent, the scope servers and the profile
+ * (NULL: none), which mcpd refuses when it has no such server or profile;
+ * 0 or the exit status, said.
  */
-int ctl_bridge_hello(struct mcpctl *, json_t *servers);
+int ctl_bridge_hello(struct mcpctl *, json_t *servers, const char *profile);
 extern const struct mcpctl_cmd ctl_token_cmd;
+extern const struct mcpctl_cmd ctl_profile_cmd;
 extern const struct mcpctl_cmd ctl_auth_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;
 extern const struct mcpctl_cmd ctl_search_cmd;

@@ -68,7 +68,8 @@ cmd_call_handle(struct request *req, const char *handle, json_t *args,
 		    "a handle looks like <server>.<generation>/<tool>; see mcpctl tools");
 		return;
 	}
-	if ((s = cmd_server(req, server_part)) != NULL)
+	if ((s = cmd_server(req, server_part)) != NULL &&
+	    gateway_view_call_ok(req, s, tool))
 		server_call(s, gen == 0 ? UINT64_MAX : gen, tool, args, timeout,
 		    req, opts);
 	free(server_part);
@@ -113,7 +114,8 @@ cmd_call_exec(struct request *req, json_t *params)
 	else if (server == NULL || tool == NULL)
 		cmd_call_bad(req, server == NULL ? "server" : "tool",
 		    "give both server and tool");
-	else if ((s = cmd_server(req, server)) != NULL)
+	else if ((s = cmd_server(req, server)) != NULL &&
+	    gateway_view_call_ok(req, s, tool))
 		server_call(s, 0, tool, args, timeout, req, &opts);
 	json_decref(args);
 	json_decref(caps);

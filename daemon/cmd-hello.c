@@ -73,10 +73,32 @@ cmd_hello_parent_ok(struct request *req, const json_t *parent)
 	return true;
 }
 
+/*
+ * The profile of the connection's MCP session: one agent has. A view of a
+ * profile that is not there is refused, with the names nearest.
+ */
+static bool
+cmd_hello_profile_ok(struct request *req, const char *agent,
+    const char *profile)
+{
+	char *near;
+
+	if (profile_find(agent, profile) != NULL)
+		return true;
+	near = profile_did_you_mean(agent, profile);
+	control_fail(req, ERRORS_NOT_FOUND,
+	    json_pack("{s:s, s:s}", "what", "profile", "profile", profile),
+	    "no profile %s for agent %s%s (mcpctl profile list shows them)",
+	    profile, agent, near);
+	free(near);
+	return false;
+}
+
 static void
 cmd_hello_exec(struct request *req, json_t *params)
 {
 	const char *agent = cmd_string(params, "agent");
+	const char *profile = cmd_string(params, "profile");
 	json_t *servers = json_object_get(params, "servers");
 	json_t *parent = json_object_get(json_object_get(params, "client"),
 	    "parent");
@@ -94,6 +116,10 @@ cmd_hello_exec(struct request *req, json_t *params)
 		return;
 	if (parent != NULL && !cmd_hello_parent_ok(req, parent))
 		return;
+	if (profile != NULL &&
+	    !cmd_hello_profile_ok(req,
+		agent != NULL ? agent : control_agent(req), profile))
+		return;
 	/* Only mcpctl bridge says who started it: the connection is one. */
 	if (parent != NULL)
 		control_set_bridge(req,
@@ -103,6 +129,8 @@ cmd_hello_exec(struct request *req, json_t *params)
 		control_set_agent(req, agent);
 	if (servers != NULL)
 		control_set_scope(req, servers);
+	if (profile != NULL)
+		control_set_profile(req, profile);
 	agent = control_agent(req);
 	did = identity_agent_did(agent);
 	control_reply(req,
@@ -117,6 +145,7 @@ static const struct cmd_param cmd_hello_params[] = {
 	{ "agent", JSON_STRING, false },
 	{ "client", JSON_OBJECT, false },
 	{ "servers", JSON_ARRAY, false },
+	{ "profile", JSON_STRING, false },
 	{ NULL, 0, false },
 };
 

@@ -71,6 +71,7 @@ control_attach_exec(struct request *req, json_t *params)
 	else {
 		c = control_client_new(fds[0], fds[1], from->agent,
 		    from->scope);
+		control_client_set_profile(c, from->profile);
 		c->attach = req;
 		/* mcpd/clients lists the session as its bridge's, once. */
 		c->pid = from->pid;

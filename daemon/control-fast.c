@@ -93,7 +93,8 @@ control_fast_call(struct client *c, const char *line,
 	    !control_fast_params(line, params, want, 3, names, &args))
 		return false;
 	req = control_request_new(c, id);
-	if ((s = cmd_server(req, names[0])) != NULL)
+	if ((s = cmd_server(req, names[0])) != NULL &&
+	    gateway_view_call_ok(req, s, names[1]))
 		server_call_text(s, names[1], line + args.off, args.len,
 		    mcpd_opts.call_timeout_ms, req, NULL);
 	return true;

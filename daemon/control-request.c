@@ -37,6 +37,32 @@ control_set_bridge(struct request *r, pid_t pid, const char *exe)
 	c->bridge_exe = exe != NULL ? xstrdup(exe) : NULL;
 }
 
+void
+control_client_set_profile(struct client *c, const char *profile)
+{
+	free(c->profile);
+	c->profile = profile != NULL ? xstrdup(profile) : NULL;
+}
+
+const char *
+control_client_profile(const struct client *c)
+{
+	return c->profile;
+}
+
+void
+control_set_profile(struct request *r, const char *profile)
+{
+	if (r->client != NULL)
+		control_client_set_profile(r->client, profile);
+}
+
+const char *
+control_profile(const struct request *r)
+{
+	return r->client != NULL ? r->client->profile : NULL;
+}
+
 const json_t *
 control_scope(const struct request *r)
 {

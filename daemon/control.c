@@ -81,6 +81,7 @@ control_client_free(struct client *c)
 		event_free(c->hangup);
 	gateway_free(c->gateway);
 	json_decref(c->scope);
+	free(c->profile);
 	sendq_free(c->out);
 	fdread_release(&c->rd);
 	bufferevent_free(c->bev);

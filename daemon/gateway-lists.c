@@ -164,8 +164,9 @@ gateway_fan_out_then(struct request *req, const char *method,
 	const char *capability = strncmp(method, "prompts/", 8) == 0 ?
 	    "prompts" :
 	    "resources";
-	json_t *names = server_gateway_offering(control_agent(req),
-		   control_scope(req), capability),
+	json_t *view = gateway_view_scope(req);
+	json_t *names = server_gateway_offering(control_agent(req), view,
+		   capability),
 	       *name;
 	struct gateway_fanout *fo = xcalloc(1, sizeof *fo);
 	struct gateway_part *part;
@@ -181,6 +182,7 @@ gateway_fan_out_then(struct request *req, const char *method,
 	    strcmp(method, "resources/list") == 0     ? "resources" :
 							"resourceTemplates";
 	fo->is_named = strcmp(method, "prompts/list") == 0;
+	json_decref(view);
 	fo->is_prefixed = json_array_size(control_scope(req)) != 1;
 	fo->by_server = json_object();
 	fo->pending = json_array_size(names) + 1; /* until all are asked */

@@ -50,6 +50,12 @@ gateway_plain_name(const char *server, const char *tool, bool is_prefixed)
 	return name;
 }
 
+char *
+gateway_name_plain(const char *server, const char *tool, bool is_prefixed)
+{
+	return gateway_plain_name(server, tool, is_prefixed);
+}
+
 /* Too long, empty or taken: cut, and _ + 6 hex digits of the hash. */
 static char *
 gateway_short_name(const char *plain, const char *server, const char *tool,

@@ -30,6 +30,7 @@ struct gateway {
 	json_t *listed;
 	json_t *by_name;      /* the catalog by exposed name, made at ... */
 	uint64_t by_name_key; /* ... this server_gateway_key */
+	uint64_t by_name_gen; /* ... and this profile_generation */
 	json_t *prompts;      /* exposed name -> {server, name} */
 	json_t *resources;    /* uri -> server */
 	json_t *templates;    /* uriTemplate -> server */
@@ -41,6 +42,7 @@ static TAILQ_HEAD(,
 static struct event *gateway_notify_event;
 
 static bool gateway_is_modern(const struct gateway *);
+static void gateway_notify_soon(bool);
 
 /* RFC 5424 severities as MCP names them, lowest first. */
 static const char *const gateway_levels[] = { "debug", "info", "notice",
@@ -500,7 +502,7 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 	const char *want = json_string_value(json_object_get(params,
 	    "protocolVersion"));
 	const char *version = GATEWAY_OFFERED;
-	json_t *result;
+	json_t *result, *view;
 	char *text;
 
 	for (size_t i = 0; want != NULL && gateway_versions[i] != NULL; i++)
@@ -514,9 +516,11 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 	result = json_pack("{s:s, s:o, s:o}", "protocolVersion", version,
 	    "capabilities", gateway_capabilities(), "serverInfo",
 	    gateway_server_info());
-	if ((text = gateway_instructions(control_agent(req),
-		 control_scope(req))) != NULL)
+	/* Only the servers of its view tell it what they are for. */
+	view = gateway_view_scope(req);
+	if ((text = gateway_instructions(control_agent(req), view)) != NULL)
 		json_object_set_new(result, "instructions", json_string(text));
+	json_decref(view);
 	free(text);
 	control_reply(req, result);
 }
@@ -570,6 +574,12 @@ gateway_tools_list(struct gateway *gw, struct request *req, json_t *params)
 		    "invalid cursor: list again without one");
 		return;
 	}
+	/* What the view does not show is not there, nor counted. */
+	for (i = 0; i < json_array_size(all);)
+		if (!gateway_in_view(req, json_array_get(all, i)))
+			json_array_remove(all, i);
+		else
+			i++;
 	json_array_foreach(all, i, e) {
 		if (i < (size_t)from)
 			continue;
@@ -603,16 +613,22 @@ gateway_by_name(struct gateway *gw, struct request *req)
 	json_t *all, *e;
 	size_t i;
 
-	if (gw->by_name != NULL && key == gw->by_name_key)
+	if (gw->by_name != NULL && key == gw->by_name_key &&
+	    gw->by_name_gen == profile_generation())
 		return gw->by_name;
 	all = gateway_catalog(control_agent(req), control_scope(req));
 	json_decref(gw->by_name);
 	gw->by_name = xjson(json_object());
-	json_array_foreach(all, i, e)
+	/* Outside the view is marked, so that a call's check is a lookup. */
+	json_array_foreach(all, i, e) {
+		if (!gateway_in_view(req, e))
+			json_object_set_new(e, "is_outside", json_true());
 		json_object_set(gw->by_name,
 		    json_string_value(json_object_get(e, "name")), e);
+	}
 	json_decref(all);
 	gw->by_name_key = key;
+	gw->by_name_gen = profile_generation();
 	return gw->by_name;
 }
 
@@ -632,6 +648,10 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 		 json_string_value(json_object_get(e, "id")))) == NULL) {
 		gateway_fail(req, JSONRPC_INVALID_PARAMS,
 		    "unknown tool %s: list the tools again (tools/list)", name);
+		return NULL;
+	}
+	if (json_object_get(e, "is_outside") != NULL) {
+		gateway_fail_outside(req, name, e);
 		return NULL;
 	}
 	/* A contract it did not see is not called (DESIGN 11). */
@@ -839,6 +859,33 @@ gateway_tools_changed(const char *agent)
 		if ((gw->is_listening || gw->listen != NULL) &&
 		    strcmp(control_client_agent(gw->client), agent) == 0)
 			any = gw->is_due = true;
+	gateway_notify_soon(any);
+}
+
+void
+gateway_profile_changed(const char *agent, const char *name, bool is_default)
+{
+	struct gateway *gw;
+	const char *given, *used;
+	bool any = false;
+
+	TAILQ_FOREACH(gw, &gateway_list, entry) {
+		if ((!gw->is_listening && gw->listen == NULL) ||
+		    strcmp(control_client_agent(gw->client), agent) != 0)
+			continue;
+		given = control_client_profile(gw->client);
+		used = profile_effective(agent, given);
+		if ((is_default && given == NULL) ||
+		    (name != NULL && used != NULL && strcmp(used, name) == 0))
+			any = gw->is_due = true;
+	}
+	gateway_notify_soon(any);
+}
+
+/* The list_changed of the sessions marked due go from the loop. */
+static void
+gateway_notify_soon(bool any)
+{
 	if (!any)
 		return;
 	if (gateway_notify_event == NULL &&

@@ -47,7 +47,8 @@ httpd_access_is_origin_ok(const char *origin)
 }
 
 const char *
-httpd_access_agent(struct evkeyvalq *h, int *ret_status, const char **ret_why)
+httpd_access_agent(struct evkeyvalq *h, const char **ret_profile,
+    int *ret_status, const char **ret_why)
 {
 	const char *auth = evhttp_find_header(h, "Authorization"), *agent;
 
@@ -62,7 +63,7 @@ httpd_access_agent(struct evkeyvalq *h, int *ret_status, const char **ret_why)
 		return NULL;
 	}
 	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0 ||
-	    (agent = tokens_agent_of(auth + 7)) == NULL) {
+	    (agent = tokens_agent_of(auth + 7, ret_profile)) == NULL) {
 		*ret_status = 401;
 		*ret_why = "a bearer token of mcpd is needed: mcpctl token";
 		return NULL;

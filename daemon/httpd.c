@@ -294,7 +294,8 @@ httpd_session_room(const char *agent, char **cause)
 
 static struct httpd_session *
 httpd_session_new(struct evhttp_request *req, const char *agent,
-    const char *path, const json_t *scope, bool is_stateless, char **cause)
+    const char *profile, const char *path, const json_t *scope,
+    bool is_stateless, char **cause)
 {
 	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	struct httpd_session *hs;
@@ -315,6 +316,7 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 	hs->path = xstrdup(path);
 	hs->client = control_adopt(sv[1], agent, scope, &httpd_session_peer,
 	    hs);
+	control_client_set_profile(hs->client, profile);
 	randombytes_buf(raw, sizeof raw);
 	sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
 	if (conn != NULL)
@@ -343,28 +345,42 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 	return hs;
 }
 
+/* Whether two profiles (either may be NULL: none) are the same. */
+static bool
+httpd_same_profile(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* A session of the token's agent and profile only: its view is theirs. */
 static struct httpd_session *
-httpd_session_find(const char *id, const char *agent, const char *path)
+httpd_session_find(const char *id, const char *agent, const char *profile,
+    const char *path)
 {
 	struct httpd_session *hs;
 
 	TAILQ_FOREACH(hs, &httpd_sessions, entry)
 		if (!hs->is_stateless && strcmp(hs->id, id) == 0 &&
 		    strcmp(hs->agent, agent) == 0 &&
+		    httpd_same_profile(control_client_profile(hs->client),
+			profile) &&
 		    strcmp(hs->path, path) == 0)
 			return hs;
 	return NULL;
 }
 
-/* The agent of the request's token, or NULL after refusing it. */
+/*
+ * The agent of the request's token (and in *ret_profile the profile it is
+ * bound to, or NULL), or NULL after refusing it.
+ */
 static const char *
-httpd_agent(struct evhttp_request *req)
+httpd_agent(struct evhttp_request *req, const char **ret_profile)
 {
 	const char *agent, *why;
 	int status;
 
 	agent = httpd_access_agent(evhttp_request_get_input_headers(req),
-	    &status, &why);
+	    ret_profile, &status, &why);
 	if (agent == NULL)
 		httpd_refuse(req, status, NULL, why);
 	return agent;
@@ -484,8 +500,8 @@ httpd_scope_missing(const char *agent, const json_t *scope, const json_t *msg)
 }
 
 static void
-httpd_post(struct evhttp_request *req, const char *agent, const char *path,
-    const json_t *scope)
+httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
+    const char *path, const json_t *scope)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
@@ -511,7 +527,7 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
 		httpd_refuse(req, 400, "Bad Request",
 		    "the body must be one JSON-RPC message (no batches)");
 	else if (sid != NULL &&
-	    (hs = httpd_session_find(sid, agent, path)) == NULL)
+	    (hs = httpd_session_find(sid, agent, profile, path)) == NULL)
 		httpd_refuse(req, 404, "Not Found",
 		    "no such session: initialize again");
 	else if (is_modern && (refusal = httpd_modern_refusal(h, msg)) != NULL)
@@ -524,7 +540,7 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *path,
 	    (refusal = httpd_scope_missing(agent, scope, msg)) != NULL)
 		httpd_reply_msg(req, 404, refusal);
 	else if (hs == NULL &&
-	    (hs = httpd_session_new(req, agent, path, scope, is_modern,
+	    (hs = httpd_session_new(req, agent, profile, path, scope, is_modern,
 		 &cause)) == NULL)
 		httpd_refuse(req, 503, "Service Unavailable",
 		    cause != NULL ? cause : "no session");
@@ -581,11 +597,11 @@ httpd_handle(struct evhttp_request *req, void *arg)
 	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	struct httpd_session *hs;
-	const char *agent;
+	const char *agent, *profile;
 	json_t *scope;
 
 	(void)arg;
-	if ((agent = httpd_agent(req)) == NULL)
+	if ((agent = httpd_agent(req, &profile)) == NULL)
 		return;
 	if (path == NULL || !httpd_scope(path, &scope)) {
 		httpd_refuse(req, 404, "Not Found",
@@ -593,7 +609,7 @@ httpd_handle(struct evhttp_request *req, void *arg)
 		return;
 	}
 	if (cmd == EVHTTP_REQ_POST)
-		httpd_post(req, agent, path, scope);
+		httpd_post(req, agent, profile, path, scope);
 	else if (sid == NULL &&
 	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"),
 		NULL)) {
@@ -603,7 +619,7 @@ httpd_handle(struct evhttp_request *req, void *arg)
 		httpd_refuse(req, 405, "Method Not Allowed",
 		    "2026-07-28 is POST only");
 	} else if (sid == NULL ||
-	    (hs = httpd_session_find(sid, agent, path)) == NULL)
+	    (hs = httpd_session_find(sid, agent, profile, path)) == NULL)
 		httpd_refuse(req, sid == NULL ? 400 : 404,
 		    sid == NULL ? "Bad Request" : "Not Found",
 		    "GET and DELETE need the Mcp-Session-Id of a session");

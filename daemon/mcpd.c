@@ -426,6 +426,9 @@ mcpd_prepare_state(void)
 	if (identity_load(mcpd_opts.state_dir, &cause) < 0)
 		fatalx("identity: %s", cause != NULL ? cause : "failed");
 	store_open(mcpd_opts.state_dir, &mcpd_store);
+	profile_open(mcpd_opts.state_dir);
+	if (profile_store_error() != NULL)
+		log_warnx("profiles: %s", profile_store_error());
 	if (http_tls_init(mcpd_opts.ca_file, &cause) < 0 ||
 	    netpolicy_init(mcpd_opts.dns_server, &cause) < 0)
 		fatalx("%s", cause != NULL ? cause : "remote endpoints");
@@ -503,6 +506,7 @@ main(int argc, char **argv)
 	netpolicy_close();
 	http_tls_close();
 	store_free(mcpd_store);
+	profile_close();
 	tokens_close();
 	secrets_free(vault);
 	log_info("stopped");

@@ -219,6 +219,11 @@ struct gateway *control_gateway(struct request *);
 struct gateway *control_gateway_of(const struct request *);
 const char *control_client_agent(const struct client *);
 const json_t *control_client_scope(const struct client *);
+/* The profile the connection asked for (hello, token), or NULL. */
+void control_client_set_profile(struct client *, const char *profile);
+const char *control_client_profile(const struct client *);
+const char *control_profile(const struct request *);
+void control_set_profile(struct request *, const char *profile);
 /* An MCP notification as it is (params stolen); as control_notify. */
 int control_client_notify(struct client *, const char *method, json_t *params);
 int control_notify_mcp(const struct request *, const char *method,
@@ -233,6 +238,12 @@ int control_notify_mcp(const struct request *, const char *method,
  * that it is the same on every run.
  */
 void gateway_names(json_t *all, bool is_prefixed);
+/*
+ * The name a tool gets when it fits: <server>__<tool> (just <tool> unless
+ * is_prefixed), other characters than [A-Za-z0-9_-] as '_' (new).
+ */
+char *gateway_name_plain(const char *server, const char *tool,
+    bool is_prefixed);
 
 /* gateway-instructions.c */
 /*
@@ -271,6 +282,12 @@ void gateway_notification(struct gateway *, const char *method,
     const json_t *params);
 /* The tools of agent's scope changed: list_changed to its sessions. */
 void gateway_tools_changed(const char *agent);
+/*
+ * Agent's profile name changed (or, is_default, which one is its
+ * default): list_changed to the sessions whose view it makes.
+ */
+void gateway_profile_changed(const char *agent, const char *name,
+    bool is_default);
 /* True when the session (may be NULL) takes log messages of level. */
 /* gateway-listen.c: 2026-07-28 subscriptions/listen of one session. */
 struct gateway_listen;
@@ -304,6 +321,25 @@ bool gateway_caps_take(const json_t *caps, const char *method,
 void gateway_remember(struct gateway *, const char *key, const json_t *e);
 /* Answers req with result (stolen), with what its era asks of a result. */
 void gateway_answer(struct request *, const char *method, json_t *result);
+
+/* gateway-view.c: what a session sees, by its profile (DESIGN 13). */
+/* Whether catalog entry e ({server, tool}) is in req's view. */
+bool gateway_in_view(const struct request *req, const json_t *e);
+/*
+ * The servers of req's view: its scope (NULL: all) cut to its profile's
+ * servers (new reference, or NULL).
+ */
+json_t *gateway_view_scope(const struct request *req);
+/* Fails req, a call of name (entry e) outside its view, saying how to add it. */
+void gateway_fail_outside(struct request *req, const char *name,
+    const json_t *e);
+
+/*
+ * Whether mcpd/call of tool of s may go: always, unless the connection
+ * chose a profile (mcpd/hello) whose view lacks it; then req is failed.
+ */
+bool gateway_view_call_ok(struct request *req, const struct server *s,
+    const char *tool);
 
 /* gateway-lists.c: prompts, resources and completions of every server. */
 /* prompts/list, resources/list or resources/templates/list, merged. */
@@ -397,6 +433,7 @@ extern const struct cmd_entry cmd_secret_set_entry;
 extern const struct cmd_entry cmd_secret_list_entry;
 extern const struct cmd_entry cmd_secret_rm_entry;
 extern const struct cmd_entry cmd_token_entry;
+extern const struct cmd_entry cmd_profile_entry;
 extern const struct cmd_entry cmd_registry_search_entry;
 extern const struct cmd_entry cmd_registry_catalog_entry;
 extern const struct cmd_entry cmd_registry_info_entry;
@@ -1472,15 +1509,25 @@ uint64_t generation_first(void);
 /* The generation after current (0: none yet); saves a new ceiling first. */
 uint64_t generation_after(uint64_t current);
 
-/* tokens.c: the HTTP front's bearer tokens, one per agent. */
-/* Reads <state>/http-tokens.json when there is one (a bad one: -EINVAL). */
+/* tokens.c: the HTTP front's bearer tokens, one per agent and profile. */
+/*
+ * Reads <state>/http-tokens.json and http-profile-tokens.json when there
+ * are (a bad one: -EINVAL).
+ */
 int tokens_open(const char *state_dir, char **cause);
 void tokens_close(void);
-/* The agent whose token this is (borrowed), or NULL. */
-const char *tokens_agent_of(const char *token);
-/* agent's token (borrowed), made and saved when it has none: 1 then, else 0. */
-int tokens_get(const char *agent, const char **ret, char **cause);
-int tokens_revoke(const char *agent, bool *ret_revoked, char **cause);
+/* The agent whose token this is (borrowed), or NULL; *ret_profile its bound profile or NULL. */
+const char *tokens_agent_of(const char *token, const char **ret_profile);
+/*
+ * agent's token (bound to profile when not NULL; borrowed), made and
+ * saved when it has none: 1 then, else 0.
+ */
+int tokens_get(const char *agent, const char *profile, const char **ret,
+    char **cause);
+int tokens_revoke(const char *agent, const char *profile, bool *ret_revoked,
+    char **cause);
+/* Whether a token of agent is bound to profile. */
+bool tokens_has_profile(const char *agent, const char *profile);
 
 /* httpd.c: MCP over Streamable HTTP on loopback, in front of the gateway. */
 /* Listens on addr ("127.0.0.1:PORT", "[::1]:PORT"): loopback only. */
@@ -1492,11 +1539,12 @@ void httpd_close(void);
 struct evkeyvalq;
 /*
  * The agent of a request with headers h: Host and Origin (when sent) must
- * name loopback, the bearer token an agent's; else NULL, with the HTTP
- * status (403, 401) and why.
+ * name loopback, the bearer token an agent's (*ret_profile: the profile
+ * it is bound to, or NULL); else NULL, with the HTTP status (403, 401)
+ * and why.
  */
-const char *httpd_access_agent(struct evkeyvalq *h, int *ret_status,
-    const char **ret_why);
+const char *httpd_access_agent(struct evkeyvalq *h, const char **ret_profile,
+    int *ret_status, const char **ret_why);
 /* addr "127.0.0.1:PORT" or "[::1]:PORT": a loopback address, split. */
 int httpd_access_addr(const char *addr, char *host, size_t size, int *ret_port,
     char **cause);
@@ -1613,6 +1661,8 @@ struct store;
  * 0.
  */
 int store_open(const char *dir, struct store **ret);
+/* The same for rows kept in another file of dir (profiles.json). */
+int store_open_file(const char *dir, const char *file, struct store **ret);
 void store_free(struct store *s);
 /* Why the store refuses changes (corrupt, newer, unreadable), or NULL. */
 const char *store_error(const struct store *s);
@@ -1646,6 +1696,52 @@ int store_recheck(const struct store *s, const char *agent, const char *id,
  */
 int store_read_row(const struct store *s, const char *agent, const char *id,
     json_t **ret, char **cause);
+
+/* profile.c: named views of an agent's tools (DESIGN 13), in profiles.json. */
+#define PROFILE_LIST_MAX 256 /* entries of one list of a profile */
+/* Opens the profile rows of state_dir (as store_open_file: 0). */
+int profile_open(const char *state_dir);
+void profile_close(void);
+/* Why changes to the profiles are refused (corrupt file ...), or NULL. */
+const char *profile_store_error(void);
+/* Bumped by every change: views made before it are made again. */
+uint64_t profile_generation(void);
+/* The row of agent's profile name, or NULL (borrowed). */
+const json_t *profile_find(const char *agent, const char *name);
+/* The agent's default profile, or NULL (borrowed). */
+const char *profile_default(const char *agent);
+/* The profile of a view: the one given, else the agent's default. */
+const char *profile_effective(const char *agent, const char *given);
+/* The agent's profile names, in the order made (new array). */
+json_t *profile_names(const char *agent);
+/* "; did you mean A, B?" for an unknown profile name, or "" (new). */
+char *profile_did_you_mean(const char *agent, const char *given);
+/* Saves (and reads back) the row; its sessions get list_changed. */
+int profile_put(const char *agent, const json_t *row, char **cause);
+/* Removes profile name of agent, as profile_put. */
+int profile_remove(const char *agent, const char *name, char **cause);
+/* Makes name (NULL: none) the agent's default profile, as profile_put. */
+int profile_set_default(const char *agent, const char *name, char **cause);
+/* Whether the profile's server list (empty: all) holds server. */
+bool profile_has_server(const json_t *row, const char *server);
+/*
+ * Whether the view of row shows tool of server: its server is listed, a
+ * --tool glob (if any) matches server__tool (or tool, in a one-server
+ * view) and no --exclude-tool glob does.
+ */
+bool profile_allows(const json_t *row, const char *server, const char *tool,
+    bool is_one_server);
+/* The mcpctl command that adds tool of server to profile name (new). */
+char *profile_hint(const char *agent, const char *name, const json_t *row,
+    const char *server, const char *tool);
+/*
+ * Applies params (lists servers, tools, exclude_tools, pins; budget;
+ * clear: names of those to drop) to row, after checking all of them:
+ * -EINVAL with *cause (a bad glob says its column) changes nothing.
+ */
+int profile_row_edit(json_t *row, const json_t *params, char **cause);
+/* mcpctl's option for a row key ("tools" -> "--tool"), or NULL. */
+const char *profile_option_of(const char *key);
 
 /* log-journal.c: the journal as the log's sink (log_init). */
 void log_journal(int priority, const char *server, const char *msg);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* The enablement store: rows per agent in enabled.json, written atomically. */
+/* The row stores: rows per agent in enabled.json (or profiles.json), written atomically. */
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -167,12 +167,18 @@ store_load(const char *path, json_t **ret, char **cause)
 int
 store_open(const char *dir, struct store **ret)
 {
+	return store_open_file(dir, STORE_FILE, ret);
+}
+
+int
+store_open_file(const char *dir, const char *file, struct store **ret)
+{
 	struct store *s;
 	char *cause = NULL;
 	int r;
 
 	s = xcalloc(1, sizeof *s);
-	xasprintf(&s->path, "%s/%s", dir, STORE_FILE);
+	xasprintf(&s->path, "%s/%s", dir, file);
 	r = store_load(s->path, &s->doc, &cause);
 	if (r < 0) {
 		s->error = cause;

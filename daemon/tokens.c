@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Bearer tokens of the HTTP front: one per agent, kept 0600 in the state dir. */
+/* Bearer tokens of the HTTP front: one per agent and per agent profile, kept 0600 in the state dir. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +13,48 @@
 #include "log.h"
 #include "mcpd.h"
 
-#define TOKENS_FILE  "http-tokens.json"
-#define TOKENS_BYTES 32 /* random bytes of a token, shown as hex */
+#define TOKENS_FILE	    "http-tokens.json"
+#define TOKENS_PROFILE_FILE "http-profile-tokens.json"
+#define TOKENS_BYTES	    32 /* random bytes of a token, shown as hex */
 
 static char *tokens_path;
 static json_t *tokens; /* agent -> token */
+/*
+ * A file of its own, so that an older mcpd still reads the first:
+ * "agent/profile" -> {agent, profile, token}.
+ */
+static char *tokens_profile_path;
+static json_t *tokens_profile;
+
+/* Reads the tokens bound to profiles: 0, or -EINVAL with *cause. */
+static int
+tokens_profile_open(const char *state_dir, char **cause)
+{
+	json_error_t jerr;
+	const char *key;
+	json_t *v;
+
+	xasprintf(&tokens_profile_path, "%s/%s", state_dir,
+	    TOKENS_PROFILE_FILE);
+	if ((tokens_profile = json_load_file(tokens_profile_path, 0, &jerr)) ==
+	    NULL) {
+		tokens_profile = json_object();
+		if (access(tokens_profile_path, F_OK) == 0)
+			return errors_cause(cause, -EINVAL,
+			    "%s is not JSON (%s); remove it to make new tokens (mcpctl token --profile)",
+			    tokens_profile_path, jerr.text);
+		return 0;
+	}
+	json_object_foreach(tokens_profile, key, v)
+		if (json_unpack(v, "{s:s, s:s, s:s}", "agent", &key, "profile",
+			&key, "token", &key) < 0 ||
+		    json_string_length(json_object_get(v, "token")) !=
+			2 * TOKENS_BYTES)
+			return errors_cause(cause, -EINVAL,
+			    "%s: an entry is not one mcpd made; remove the file to make new tokens",
+			    tokens_profile_path);
+	return 0;
+}
 
 int
 tokens_open(const char *state_dir, char **cause)
@@ -33,7 +70,7 @@ tokens_open(const char *state_dir, char **cause)
 			    "%s is not JSON (%s); remove it to make new tokens (mcpctl token)",
 			    tokens_path, jerr.text);
 		tokens = json_object();
-		return 0;
+		return tokens_profile_open(state_dir, cause);
 	}
 	if (!json_is_object(tokens))
 		return errors_cause(cause, -EINVAL,
@@ -45,7 +82,7 @@ tokens_open(const char *state_dir, char **cause)
 			return errors_cause(cause, -EINVAL,
 			    "%s: the token of agent %s is not one mcpd made; remove the file to make new tokens",
 			    tokens_path, agent);
-	return 0;
+	return tokens_profile_open(state_dir, cause);
 }
 
 void
@@ -55,71 +92,134 @@ tokens_close(void)
 	tokens = NULL;
 	free(tokens_path);
 	tokens_path = NULL;
+	json_decref(tokens_profile);
+	tokens_profile = NULL;
+	free(tokens_profile_path);
+	tokens_profile_path = NULL;
 }
 
+/* Writes the file of the tokens of table (tokens or tokens_profile). */
 static int
-tokens_save(char **cause)
+tokens_save(const json_t *table, char **cause)
 {
-	char *text = json_dumps(tokens, JSON_INDENT(2) | JSON_SORT_KEYS);
+	char *text = json_dumps(table, JSON_INDENT(2) | JSON_SORT_KEYS);
 	int r;
 
 	xnonnull(text);
-	r = fileio_write_atomic(tokens_path, text, strlen(text), 0600, cause);
+	r = fileio_write_atomic(table == tokens ? tokens_path :
+						  tokens_profile_path,
+	    text, strlen(text), 0600, cause);
 	sodium_memzero(text, strlen(text));
 	free(text);
 	return r;
 }
 
 const char *
-tokens_agent_of(const char *token)
+tokens_agent_of(const char *token, const char **ret_profile)
 {
-	const char *agent;
+	const char *agent, *key;
 	json_t *v;
 	size_t len = token != NULL ? strlen(token) : 0;
 
+	*ret_profile = NULL;
 	if (len != 2 * TOKENS_BYTES || tokens == NULL)
 		return NULL;
 	/* Compared in constant time: a token is a password. */
 	json_object_foreach(tokens, agent, v)
 		if (sodium_memcmp(json_string_value(v), token, len) == 0)
 			return agent;
+	json_object_foreach(tokens_profile, key, v)
+		if (sodium_memcmp(json_string_value(json_object_get(v,
+				      "token")),
+			token, len) == 0) {
+			*ret_profile = json_string_value(json_object_get(v,
+			    "profile"));
+			return json_string_value(json_object_get(v, "agent"));
+		}
 	return NULL;
 }
 
-int
-tokens_get(const char *agent, const char **ret, char **cause)
+/* The table and key of agent's token (bound to profile, if not NULL). */
+static json_t *
+tokens_table(const char *agent, const char *profile, char **ret_key)
 {
-	unsigned char raw[TOKENS_BYTES];
-	char hex[2 * TOKENS_BYTES + 1];
-	int r;
-
-	if ((*ret = json_string_value(json_object_get(tokens, agent))) != NULL)
-		return 0;
-	randombytes_buf(raw, sizeof raw);
-	sodium_bin2hex(hex, sizeof hex, raw, sizeof raw);
-	sodium_memzero(raw, sizeof raw);
-	json_object_set_new(tokens, agent, json_string(hex));
-	sodium_memzero(hex, sizeof hex);
-	if ((r = tokens_save(cause)) < 0) {
-		json_object_del(tokens, agent);
-		return r;
+	if (profile == NULL) {
+		*ret_key = xstrdup(agent);
+		return tokens;
 	}
-	*ret = json_string_value(json_object_get(tokens, agent));
-	return 1;
+	xasprintf(ret_key, "%s/%s", agent, profile);
+	return tokens_profile;
+}
+
+/* The token of an entry of table (a string, or {token}). */
+static const char *
+tokens_value(const json_t *table, const char *key)
+{
+	const json_t *v = json_object_get(table, key);
+
+	return json_is_string(v) ?
+	    json_string_value(v) :
+	    json_string_value(json_object_get(v, "token"));
 }
 
 int
-tokens_revoke(const char *agent, bool *ret_revoked, char **cause)
+tokens_get(const char *agent, const char *profile, const char **ret,
+    char **cause)
 {
-	json_t *old = json_incref(json_object_get(tokens, agent));
+	unsigned char raw[TOKENS_BYTES];
+	char hex[2 * TOKENS_BYTES + 1], *key;
+	json_t *table = tokens_table(agent, profile, &key);
+	int r = 0;
+
+	if ((*ret = tokens_value(table, key)) != NULL)
+		goto out;
+	randombytes_buf(raw, sizeof raw);
+	sodium_bin2hex(hex, sizeof hex, raw, sizeof raw);
+	sodium_memzero(raw, sizeof raw);
+	json_object_set_new(table, key,
+	    profile == NULL ? json_string(hex) :
+			      json_pack("{s:s, s:s, s:s}", "agent", agent,
+				  "profile", profile, "token", hex));
+	sodium_memzero(hex, sizeof hex);
+	if ((r = tokens_save(table, cause)) < 0) {
+		json_object_del(table, key);
+		goto out;
+	}
+	*ret = tokens_value(table, key);
+	r = 1;
+out:
+	free(key);
+	return r;
+}
+
+int
+tokens_revoke(const char *agent, const char *profile, bool *ret_revoked,
+    char **cause)
+{
+	char *key;
+	json_t *table = tokens_table(agent, profile, &key);
+	json_t *old = json_incref(json_object_get(table, key));
 	int r = 0;
 
 	*ret_revoked = old != NULL;
 	if (old != NULL) {
-		json_object_del(tokens, agent);
-		if ((r = tokens_save(cause)) < 0)
-			json_object_set(tokens, agent, old);
+		json_object_del(table, key);
+		if ((r = tokens_save(table, cause)) < 0)
+			json_object_set(table, key, old);
 	}
 	json_decref(old);
+	free(key);
 	return r;
+}
+
+bool
+tokens_has_profile(const char *agent, const char *profile)
+{
+	char *key;
+	bool yes;
+
+	xasprintf(&key, "%s/%s", agent, profile);
+	yes = json_object_get(tokens_profile, key) != NULL;
+	free(key);
+	return yes;
 }
