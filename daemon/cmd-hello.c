@@ -73,27 +73,6 @@ cmd_hello_parent_ok(struct request *req, const json_t *parent)
 	return true;
 }
 
-/*
- * The profile of the connection's MCP session: one agent has. A view of a
- * profile that is not there is refused, with the names nearest.
- */
-static bool
-cmd_hello_profile_ok(struct request *req, const char *agent,
-    const char *profile)
-{
-	char *near;
-
-	if (profile_find(agent, profile) != NULL)
-		return true;
-	near = profile_did_you_mean(agent, profile);
-	control_fail(req, ERRORS_NOT_FOUND,
-	    json_pack("{s:s, s:s}", "what", "profile", "profile", profile),
-	    "no profile %s for agent %s%s (mcpctl profile list shows them)",
-	    profile, agent, near);
-	free(near);
-	return false;
-}
-
 static void
 cmd_hello_exec(struct request *req, json_t *params)
 {
@@ -116,9 +95,10 @@ cmd_hello_exec(struct request *req, json_t *params)
 		return;
 	if (parent != NULL && !cmd_hello_parent_ok(req, parent))
 		return;
+	/* The view of a profile that is not there is refused. */
 	if (profile != NULL &&
-	    !cmd_hello_profile_ok(req,
-		agent != NULL ? agent : control_agent(req), profile))
+	    cmd_profile_row(req, agent != NULL ? agent : control_agent(req),
+		profile) == NULL)
 		return;
 	/* Only mcpctl bridge says who started it: the connection is one. */
 	if (parent != NULL)

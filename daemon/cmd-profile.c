@@ -23,8 +23,7 @@ cmd_profile_agent(struct request *req, json_t *params)
 	return agent != NULL ? agent : control_agent(req);
 }
 
-/* The row of profile name, or NULL after failing req (did you mean). */
-static const json_t *
+const json_t *
 cmd_profile_row(struct request *req, const char *agent, const char *name)
 {
 	const json_t *row = profile_find(agent, name);

@@ -394,6 +394,9 @@ struct server *cmd_server(struct request *, const char *target);
 /* The same, but NULL without failing req unless target is ambiguous. */
 struct server *cmd_server_or_none(struct request *, const char *target,
     bool *ret_failed);
+/* agent's profile name, or NULL after failing req (with did-you-mean). */
+const json_t *cmd_profile_row(struct request *, const char *agent,
+    const char *name);
 /* True when one more server fits --max-servers; else fails req, false. */
 bool cmd_server_room(struct request *);
 /* Reads an optional timeout_ms (1 ms to 24 h); false after failing req. */
