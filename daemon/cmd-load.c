@@ -94,12 +94,22 @@ void
 cmd_load_start(struct request *req, const char *agent, const json_t *params,
     struct loadspec *ls, int timeout)
 {
-	struct server *s = server_find_name(agent, ls->name);
-	bool is_listed = s != NULL;
+	struct server *s = server_find_name(agent, ls->name), *same;
+	bool is_listed;
 	bool is_saved = !json_is_false(json_object_get(params, "persist"));
 	struct server_spec *asked = NULL;
 	char *id = NULL;
 
+	/*
+	 * share: a server that runs the same already is the answer, whatever
+	 * its name (a project's servers: one process for every project that
+	 * defines the same).
+	 */
+	if (json_is_true(json_object_get(params, "share")) &&
+	    (s == NULL || !server_runs(s, ls->mode, &ls->spec)) &&
+	    (same = server_find_runs(agent, ls->mode, &ls->spec)) != NULL)
+		s = same;
+	is_listed = s != NULL;
 	if (!cmd_load_can_start(req, ls->mode, &ls->spec)) {
 		/* Failed: a variable has no value, or no such program. */
 	} else if (s != NULL && !server_runs(s, ls->mode, &ls->spec)) {
@@ -184,6 +194,7 @@ static const struct cmd_param cmd_load_params[] = {
 	{ "progress", JSON_TRUE, false },
 	{ "origin", JSON_STRING, false },
 	{ "gateway", JSON_ARRAY, false },
+	{ "share", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 

@@ -28,8 +28,9 @@ struct client {
 	struct sendq *out;
 	struct linebuf lines;
 	char *agent;
-	json_t *scope; /* mcpd/hello's servers, or NULL: all */
-	char *profile; /* its view's profile (hello or token), or NULL */
+	json_t *scope;	  /* mcpd/hello's servers, or NULL: all */
+	char *profile;	  /* its view's profile (hello or token), or NULL */
+	char *view_error; /* why its view cannot be made (a project file) */
 	struct gateway *gateway; /* its MCP session, once it speaks MCP */
 	struct request_list requests;
 	size_t nrequests;

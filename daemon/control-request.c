@@ -51,6 +51,21 @@ control_client_profile(const struct client *c)
 }
 
 void
+control_set_view_error(struct request *r, const char *why)
+{
+	if (r->client == NULL)
+		return;
+	free(r->client->view_error);
+	r->client->view_error = why != NULL ? xstrdup(why) : NULL;
+}
+
+const char *
+control_client_view_error(const struct client *c)
+{
+	return c->view_error;
+}
+
+void
 control_set_profile(struct request *r, const char *profile)
 {
 	if (r->client != NULL)

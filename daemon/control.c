@@ -82,6 +82,7 @@ control_client_free(struct client *c)
 	gateway_free(c->gateway);
 	json_decref(c->scope);
 	free(c->profile);
+	free(c->view_error);
 	sendq_free(c->out);
 	fdread_release(&c->rd);
 	bufferevent_free(c->bev);

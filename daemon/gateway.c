@@ -51,24 +51,20 @@ static const char *const gateway_levels[] = { "debug", "info", "notice",
 static const char *const gateway_versions[] = { GATEWAY_OFFERED, "2025-06-18",
 	"2025-03-26", "2024-11-05", NULL };
 
-/* What 2026-07-28 removed: its requests are -32601 there. */
-static const char *const gateway_removed[] = { "initialize", "ping",
-	"logging/setLevel", "resources/subscribe", "resources/unsubscribe",
-	NULL };
+/* What the gateway_methods table says of a method. */
+#define GATEWAY_M_LEGACY    0x1 /* 2026-07-28 removed it: -32601 there */
+#define GATEWAY_M_CACHEABLE 0x2 /* 2026-07-28: its result has ttlMs */
+#define GATEWAY_M_ALWAYS    0x4 /* answered while stopping, with no view */
+#define GATEWAY_M_OWN	    0x8 /* mcpd's own: the view does not matter */
 
-/* Results that say how long they may be cached (2026-07-28). */
-static const char *const gateway_cacheable[] = { "server/discover",
-	"tools/list", "prompts/list", "resources/list",
-	"resources/templates/list", "resources/read", NULL };
+struct gateway_method {
+	const char *name;
+	void (*fn)(struct gateway *, struct request *, const char *method,
+	    json_t *params);
+	unsigned flags;
+};
 
-static bool
-gateway_is_one_of(const char *s, const char *const *list)
-{
-	for (size_t i = 0; s != NULL && list[i] != NULL; i++)
-		if (strcmp(s, list[i]) == 0)
-			return true;
-	return false;
-}
+static const struct gateway_method *gateway_method(const char *name);
 
 static int
 gateway_level(const char *name)
@@ -281,6 +277,14 @@ gateway_is_modern_request(const json_t *params)
 	return v != NULL && strcmp(v, GATEWAY_MODERN) == 0;
 }
 
+static bool
+gateway_is_cacheable(const char *method)
+{
+	const struct gateway_method *m = gateway_method(method);
+
+	return m != NULL && (m->flags & GATEWAY_M_CACHEABLE) != 0;
+}
+
 void
 gateway_answer(struct request *req, const char *method, json_t *result)
 {
@@ -295,11 +299,11 @@ gateway_answer(struct request *req, const char *method, json_t *result)
 		if (json_object_get(result, "resultType") == NULL)
 			json_object_set_new(result, "resultType",
 			    json_string("complete"));
-		if (gateway_is_one_of(method, gateway_cacheable) &&
+		if (gateway_is_cacheable(method) &&
 		    json_object_get(result, "ttlMs") == NULL)
 			json_object_set_new(result, "ttlMs", json_integer(0));
 		/* The agent's own view: never shared across tokens. */
-		if (gateway_is_one_of(method, gateway_cacheable) &&
+		if (gateway_is_cacheable(method) &&
 		    json_object_get(result, "cacheScope") == NULL)
 			json_object_set_new(result, "cacheScope",
 			    json_string("private"));
@@ -497,8 +501,10 @@ gateway_server_info(void)
 }
 
 static void
-gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
+gateway_initialize(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
 {
+	(void)method;
 	const char *want = json_string_value(json_object_get(params,
 	    "protocolVersion"));
 	const char *version = GATEWAY_OFFERED;
@@ -527,8 +533,10 @@ gateway_initialize(struct gateway *gw, struct request *req, json_t *params)
 
 /* 2026-07-28: no handshake; every request carries its version. */
 static void
-gateway_discover(struct gateway *gw, struct request *req)
+gateway_discover(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
 {
+	(void)method, (void)params;
 	free(gw->version);
 	gw->version = xstrdup(GATEWAY_MODERN);
 	/* Its changes come on subscriptions/listen only. */
@@ -559,8 +567,10 @@ gateway_cursor(const json_t *params)
 }
 
 static void
-gateway_tools_list(struct gateway *gw, struct request *req, json_t *params)
+gateway_tools_list(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
 {
+	(void)method;
 	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
 	json_t *tools = json_array(), *e, *result;
 	long from = gateway_cursor(params);
@@ -674,8 +684,10 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 }
 
 static void
-gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
+gateway_tools_call(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
 {
+	(void)method;
 	const char *name = json_string_value(json_object_get(params, "name"));
 	json_t *args = json_object_get(params, "arguments");
 	const char *tool;
@@ -701,6 +713,22 @@ gateway_takes_text(const struct gateway *gw)
 	return gw != NULL && !gateway_is_modern(gw) && !mcpd_is_stopping();
 }
 
+/*
+ * A session whose view could not be made (its bridge found a broken or
+ * untrusted project file) gets why, for every list and call: never a
+ * silently different view. True when req was refused so.
+ */
+static bool
+gateway_view_refused(struct gateway *gw, struct request *req)
+{
+	const char *why = control_client_view_error(gw->client);
+
+	if (why == NULL)
+		return false;
+	gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s", why);
+	return true;
+}
+
 void
 gateway_tools_call_text(struct gateway *gw, struct request *req,
     const char *name, const char *args, size_t len)
@@ -712,14 +740,17 @@ gateway_tools_call_text(struct gateway *gw, struct request *req,
 	if (plain == NULL)
 		plain = xjson(json_object());
 	gw->calls++;
-	if ((s = gateway_call_target(gw, req, name, &tool)) != NULL)
+	if (!gateway_view_refused(gw, req) &&
+	    (s = gateway_call_target(gw, req, name, &tool)) != NULL)
 		server_call_text(s, tool, args, len, mcpd_opts.call_timeout_ms,
 		    req, plain);
 }
 
 static void
-gateway_set_level(struct gateway *gw, struct request *req, json_t *params)
+gateway_set_level(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
 {
+	(void)method;
 	const char *level = json_string_value(json_object_get(params, "level"));
 	int n = gateway_level(level);
 
@@ -753,10 +784,109 @@ gateway_modern_request(struct gateway *gw, const json_t *params)
 	gw->log_level = n >= 0 ? n : GATEWAY_LOG_NONE;
 }
 
+/* ---- the methods: one table, each entry a handler of one shape ---- */
+
+static void
+gateway_m_ping(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
+{
+	(void)gw, (void)method, (void)params;
+	control_reply(req, json_object());
+}
+
+static void
+gateway_m_fan_out(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
+{
+	(void)gw, (void)params;
+	gateway_fan_out(req, method);
+}
+
+static void
+gateway_m_prompts_get(struct gateway *gw, struct request *req,
+    const char *method, json_t *params)
+{
+	(void)method;
+	gateway_prompts_get(gw, req, params, true);
+}
+
+static void
+gateway_m_resources_read(struct gateway *gw, struct request *req,
+    const char *method, json_t *params)
+{
+	(void)method;
+	gateway_resources_read(gw, req, params, true);
+}
+
+static void
+gateway_m_complete(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
+{
+	(void)method;
+	gateway_complete(gw, req, params, true);
+}
+
+static void
+gateway_m_subscribe(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
+{
+	(void)method;
+	gateway_subscribe(gw, req, params, true);
+}
+
+static void
+gateway_m_unsubscribe(struct gateway *gw, struct request *req,
+    const char *method, json_t *params)
+{
+	(void)method;
+	gateway_subs_unsubscribe(gw->client, req, params);
+}
+
+static void
+gateway_m_listen(struct gateway *gw, struct request *req, const char *method,
+    json_t *params)
+{
+	(void)method;
+	gateway_listen_start(&gw->listen, req, params);
+}
+
+static const struct gateway_method gateway_methods[] = {
+	{ "initialize", gateway_initialize,
+	    GATEWAY_M_LEGACY | GATEWAY_M_ALWAYS },
+	{ "server/discover", gateway_discover,
+	    GATEWAY_M_CACHEABLE | GATEWAY_M_ALWAYS },
+	{ "ping", gateway_m_ping, GATEWAY_M_LEGACY | GATEWAY_M_ALWAYS },
+	{ "tools/list", gateway_tools_list, GATEWAY_M_CACHEABLE },
+	{ "tools/call", gateway_tools_call, 0 },
+	{ "logging/setLevel", gateway_set_level,
+	    GATEWAY_M_LEGACY | GATEWAY_M_OWN },
+	{ "prompts/list", gateway_m_fan_out, GATEWAY_M_CACHEABLE },
+	{ "resources/list", gateway_m_fan_out, GATEWAY_M_CACHEABLE },
+	{ "resources/templates/list", gateway_m_fan_out, GATEWAY_M_CACHEABLE },
+	{ "prompts/get", gateway_m_prompts_get, 0 },
+	{ "resources/read", gateway_m_resources_read, GATEWAY_M_CACHEABLE },
+	{ "completion/complete", gateway_m_complete, 0 },
+	{ "resources/subscribe", gateway_m_subscribe, GATEWAY_M_LEGACY },
+	{ "resources/unsubscribe", gateway_m_unsubscribe, GATEWAY_M_LEGACY },
+	{ "subscriptions/listen", gateway_m_listen, 0 },
+};
+
+static const struct gateway_method *
+gateway_method(const char *name)
+{
+	for (size_t i = 0; name != NULL &&
+	     i < sizeof gateway_methods / sizeof *gateway_methods;
+	     i++)
+		if (strcmp(gateway_methods[i].name, name) == 0)
+			return &gateway_methods[i];
+	return NULL;
+}
+
 void
 gateway_dispatch(struct request *req, const char *method, json_t *params)
 {
 	struct gateway *gw = control_gateway(req);
+	const struct gateway_method *m = gateway_method(method);
 	json_t *empty = NULL;
 
 	if (gw == NULL) {
@@ -767,45 +897,20 @@ gateway_dispatch(struct request *req, const char *method, json_t *params)
 		params = empty = json_object();
 	if (gateway_is_modern_request(params))
 		gateway_modern_request(gw, params);
-	if (gateway_is_modern_request(params) &&
-	    gateway_is_one_of(method, gateway_removed))
-		gateway_fail(req, JSONRPC_METHOD_NOT_FOUND,
-		    "%s is not part of MCP 2026-07-28", method);
-	else if (strcmp(method, "initialize") == 0)
-		gateway_initialize(gw, req, params);
-	else if (strcmp(method, "server/discover") == 0)
-		gateway_discover(gw, req);
-	else if (strcmp(method, "ping") == 0)
-		control_reply(req, json_object());
-	else if (mcpd_is_stopping())
-		control_fail(req, ERRORS_UNAVAILABLE, NULL,
-		    "mcpd is shutting down");
-	else if (strcmp(method, "tools/list") == 0)
-		gateway_tools_list(gw, req, params);
-	else if (strcmp(method, "tools/call") == 0)
-		gateway_tools_call(gw, req, params);
-	else if (strcmp(method, "logging/setLevel") == 0)
-		gateway_set_level(gw, req, params);
-	else if (strcmp(method, "prompts/list") == 0 ||
-	    strcmp(method, "resources/list") == 0 ||
-	    strcmp(method, "resources/templates/list") == 0)
-		gateway_fan_out(req, method);
-	else if (strcmp(method, "prompts/get") == 0)
-		gateway_prompts_get(gw, req, params, true);
-	else if (strcmp(method, "resources/read") == 0)
-		gateway_resources_read(gw, req, params, true);
-	else if (strcmp(method, "completion/complete") == 0)
-		gateway_complete(gw, req, params, true);
-	else if (strcmp(method, "resources/subscribe") == 0)
-		gateway_subscribe(gw, req, params, true);
-	else if (strcmp(method, "resources/unsubscribe") == 0)
-		gateway_subs_unsubscribe(gw->client, req, params);
-	else if (strcmp(method, "subscriptions/listen") == 0)
-		gateway_listen_start(&gw->listen, req, params);
-	else
+	if (m == NULL)
 		gateway_fail(req, JSONRPC_METHOD_NOT_FOUND,
 		    "mcpd does not offer %s (its capabilities say what it does)",
 		    method);
+	else if (gateway_is_modern_request(params) &&
+	    (m->flags & GATEWAY_M_LEGACY) != 0)
+		gateway_fail(req, JSONRPC_METHOD_NOT_FOUND,
+		    "%s is not part of MCP 2026-07-28", method);
+	else if ((m->flags & GATEWAY_M_ALWAYS) == 0 && mcpd_is_stopping())
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "mcpd is shutting down");
+	else if ((m->flags & (GATEWAY_M_ALWAYS | GATEWAY_M_OWN)) != 0 ||
+	    !gateway_view_refused(gw, req))
+		m->fn(gw, req, method, params);
 	json_decref(empty);
 }
 

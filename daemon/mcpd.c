@@ -427,6 +427,7 @@ mcpd_prepare_state(void)
 		fatalx("identity: %s", cause != NULL ? cause : "failed");
 	store_open(mcpd_opts.state_dir, &mcpd_store);
 	profile_open(mcpd_opts.state_dir);
+	project_open(mcpd_opts.state_dir);
 	if (profile_store_error() != NULL)
 		log_warnx("profiles: %s", profile_store_error());
 	if (http_tls_init(mcpd_opts.ca_file, &cause) < 0 ||
@@ -507,6 +508,7 @@ main(int argc, char **argv)
 	http_tls_close();
 	store_free(mcpd_store);
 	profile_close();
+	project_close();
 	tokens_close();
 	secrets_free(vault);
 	log_info("stopped");

@@ -224,6 +224,13 @@ void control_client_set_profile(struct client *, const char *profile);
 const char *control_client_profile(const struct client *);
 const char *control_profile(const struct request *);
 void control_set_profile(struct request *, const char *profile);
+/*
+ * Why the view of the connection's MCP session cannot be made (a project
+ * file that is broken or not trusted, as the bridge found it), or NULL:
+ * its requests for lists and calls are refused with it.
+ */
+void control_set_view_error(struct request *, const char *why);
+const char *control_client_view_error(const struct client *);
 /* An MCP notification as it is (params stolen); as control_notify. */
 int control_client_notify(struct client *, const char *method, json_t *params);
 int control_notify_mcp(const struct request *, const char *method,
@@ -437,6 +444,7 @@ extern const struct cmd_entry cmd_secret_list_entry;
 extern const struct cmd_entry cmd_secret_rm_entry;
 extern const struct cmd_entry cmd_token_entry;
 extern const struct cmd_entry cmd_profile_entry;
+extern const struct cmd_entry cmd_project_entry;
 extern const struct cmd_entry cmd_registry_search_entry;
 extern const struct cmd_entry cmd_registry_catalog_entry;
 extern const struct cmd_entry cmd_registry_info_entry;
@@ -1090,6 +1098,9 @@ struct server *server_find_target(const char *agent, const char *target,
     json_t **ret_names);
 /* agent's server called name, or NULL. */
 struct server *server_find_name(const char *agent, const char *name);
+/* agent's server that runs what spec says (whatever its name), or NULL. */
+struct server *server_find_runs(const char *agent, enum server_mode mode,
+    const struct server_spec *spec);
 /*
  * "; did you mean a, b?" for the names of agent's servers nearest to
  * given (a new string), or "" (new) when none is near.
@@ -1745,6 +1756,23 @@ char *profile_hint(const char *agent, const char *name, const json_t *row,
 int profile_row_edit(json_t *row, const json_t *params, char **cause);
 /* mcpctl's option for a row key ("tools" -> "--tool"), or NULL. */
 const char *profile_option_of(const char *key);
+
+/*
+ * project.c: the project files (.mcpd.json) the user trusted, each by its
+ * path and the BLAKE2b digest of its bytes (projects.json, as profiles).
+ */
+int project_open(const char *state_dir);
+void project_close(void);
+/* The hex BLAKE2b-256 digest of text (new). */
+char *project_digest(const char *text, size_t len);
+/* The digest path was trusted with, or NULL (borrowed). */
+const char *project_trusted_digest(const char *path);
+/* Trusts path as digest says (saved, read back); 0 or -errno, *cause. */
+int project_trust(const char *path, const char *digest, char **cause);
+/* Forgets path's trust; *ret_removed says whether it was trusted. */
+int project_untrust(const char *path, bool *ret_removed, char **cause);
+/* [{id: path, digest}] of every trusted project file (new). */
+json_t *project_list(void);
 
 /* log-journal.c: the journal as the log's sink (log_init). */
 void log_journal(int priority, const char *server, const char *msg);

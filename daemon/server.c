@@ -179,6 +179,19 @@ server_find_name(const char *agent, const char *name)
 	return NULL;
 }
 
+struct server *
+server_find_runs(const char *agent, enum server_mode mode,
+    const struct server_spec *spec)
+{
+	struct server *s;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (s->state != SERVER_STOPPED && server_in_scope(s, agent) &&
+		    server_runs(s, mode, spec))
+			return s;
+	return NULL;
+}
+
 char *
 server_did_you_mean(const char *agent, const char *given)
 {
