@@ -30,6 +30,10 @@ struct gateway {
 	json_t *prompts;      /* exposed name -> {server, name} */
 	json_t *resources;    /* uri -> server */
 	json_t *templates;    /* uriTemplate -> server */
+	struct gateway_search *search; /* its view over budget: what it found */
+	size_t cost_bytes;	       /* its whole view's tools/list, ... */
+	uint64_t cost_key;	       /* ... at this server_gateway_key */
+	bool has_cost;
 	TAILQ_ENTRY(gateway) entry;
 };
 
@@ -83,6 +87,7 @@ gateway_new(struct client *c)
 	gw->prompts = xjson(json_object());
 	gw->resources = xjson(json_object());
 	gw->templates = xjson(json_object());
+	gw->search = gateway_search_new();
 	gw->client = c;
 	gw->log_level = 0; /* what the server sends: nothing is held back */
 	TAILQ_INSERT_TAIL(&gateway_list, gw, entry);
@@ -110,6 +115,7 @@ gateway_free(struct gateway *gw)
 	json_decref(gw->resources);
 	json_decref(gw->templates);
 	json_decref(gw->client_caps);
+	gateway_search_free(gw->search);
 	free(gw->version);
 	free(gw);
 }
@@ -171,8 +177,7 @@ gateway_caps_take(const json_t *caps, const char *method, const json_t *params)
 	    json_is_object(json_object_get(e, "form"));
 }
 
-/* The scope's tools, each with the name this session sees (new array). */
-static json_t *
+json_t *
 gateway_catalog(const char *agent, const json_t *scope)
 {
 	json_t *all = server_gateway_catalog(agent, scope);
@@ -181,8 +186,8 @@ gateway_catalog(const char *agent, const json_t *scope)
 	return all;
 }
 
-/* The Tool a client sees: verbatim but its name, _meta saying whose. */
-static json_t *
+/* Verbatim but its name, _meta saying whose. */
+json_t *
 gateway_tool_view(const json_t *e)
 {
 	json_t *tool = json_deep_copy(json_object_get(e, "tool")), *meta;
@@ -520,39 +525,84 @@ gateway_cursor(const json_t *params)
 	return *end == '\0' && n > 0 ? n : -1;
 }
 
+/* The session saw e's definition: a call checks it against this one. */
+static void
+gateway_listed(struct gateway *gw, const json_t *e)
+{
+	json_object_set_new(gw->listed,
+	    json_string_value(json_object_get(e, "name")),
+	    json_pack("{s:O, s:O}", "id", json_object_get(e, "id"), "def",
+		json_object_get(e, "tool")));
+}
+
+/*
+ * Is the session's view over its budget (it lists search)? all: its
+ * catalog, or NULL; the answer is kept until the catalog changes.
+ */
+static bool
+gateway_is_searching(struct gateway *gw, struct request *req, const json_t *all)
+{
+	uint64_t key = server_gateway_key(control_agent(req),
+	    control_scope(req));
+	json_t *made = NULL;
+
+	if (gateway_view_budget(gw) <= 0)
+		return false;
+	if (!gw->has_cost || gw->cost_key != key) {
+		if (all == NULL)
+			all = made = gateway_catalog(control_agent(req),
+			    control_scope(req));
+		gw->cost_bytes = gateway_cost_entries(all);
+		gw->cost_key = key;
+		gw->has_cost = true;
+		json_decref(made);
+	}
+	return gateway_is_over_budget(gw, gw->cost_bytes);
+}
+
 static void
 gateway_tools_list(struct gateway *gw, struct request *req, json_t *params)
 {
 	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
+	bool is_search = gateway_is_searching(gw, req, all);
+	/* Over budget: the pinned and found tools, then mcpd's own two. */
+	json_t *entries = is_search ?
+	    gateway_search_view(gw->search, all, gateway_view_pins(gw)) :
+	    json_incref(all);
+	json_t *own = is_search ? gateway_search_tools() : json_array();
 	json_t *tools = json_array(), *e, *result;
+	size_t n = json_array_size(entries) + json_array_size(own), i;
 	long from = gateway_cursor(params);
 	char cursor[32];
-	size_t i;
 
-	if (from < 0 || (size_t)from > json_array_size(all)) {
+	if (from < 0 || (size_t)from > n) {
 		json_decref(all);
+		json_decref(entries);
+		json_decref(own);
 		json_decref(tools);
 		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
 		    "invalid cursor: list again without one");
 		return;
 	}
-	json_array_foreach(all, i, e) {
-		if (i < (size_t)from)
+	for (i = (size_t)from; i < n && json_array_size(tools) < GATEWAY_PAGE;
+	     i++) {
+		if (i >= json_array_size(entries)) {
+			json_array_append(tools,
+			    json_array_get(own, i - json_array_size(entries)));
 			continue;
-		if (json_array_size(tools) == GATEWAY_PAGE)
-			break;
+		}
+		e = json_array_get(entries, i);
 		json_array_append_new(tools, gateway_tool_view(e));
-		json_object_set_new(gw->listed,
-		    json_string_value(json_object_get(e, "name")),
-		    json_pack("{s:O, s:O}", "id", json_object_get(e, "id"),
-			"def", json_object_get(e, "tool")));
+		gateway_listed(gw, e);
 	}
 	result = json_pack("{s:o}", "tools", tools);
-	if (i < json_array_size(all)) {
+	if (i < n) {
 		snprintf(cursor, sizeof cursor, "mcpd:%zu", i);
 		json_object_set_new(result, "nextCursor", json_string(cursor));
 	}
 	json_decref(all);
+	json_decref(entries);
+	json_decref(own);
 	gateway_answer(req, "tools/list", result);
 }
 
@@ -619,7 +669,89 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 	return s;
 }
 
+static void gateway_notify_soon(void);
+
+/*
+ * mcpd__find_tools: the best matches' definitions as tools/list gives
+ * them, listed to this session from now on (list_changed when any is new).
+ */
 static void
+gateway_find_tools(struct gateway *gw, struct request *req, const json_t *args)
+{
+	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
+	json_t *found, *tools = json_array(), *e, *result;
+	char *cause = NULL, *text;
+	bool is_new = false;
+	size_t i;
+
+	if (gateway_search_find(gw->search,
+		server_gateway_key(control_agent(req), control_scope(req)), all,
+		args, &found, &cause) < 0) {
+		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s", cause);
+		free(cause);
+		json_decref(all);
+		json_decref(tools);
+		return;
+	}
+	json_array_foreach(found, i, e) {
+		json_array_append_new(tools, gateway_tool_view(e));
+		gateway_listed(gw, e);
+		if (gateway_search_add_found(gw->search,
+			json_string_value(json_object_get(e, "name"))))
+			is_new = true;
+	}
+	result = json_pack("{s:O}", "tools", tools);
+	text = json_dumps(result, JSON_COMPACT);
+	result = json_pack("{s:[{s:s, s:s}], s:o}", "content", "type", "text",
+	    "text", text, "structuredContent", result);
+	free(text);
+	if (is_new && (gw->is_listening || gw->listen != NULL)) {
+		gw->is_due = true;
+		gateway_notify_soon();
+	}
+	json_decref(found);
+	json_decref(tools);
+	json_decref(all);
+	gateway_answer(req, "tools/call", result);
+}
+
+/* mcpd's own tools, listed only when the view is over its budget. */
+static void
+gateway_own_call(struct gateway *gw, struct request *req, const char *name,
+    json_t *params)
+{
+	json_t *args = json_object_get(params, "arguments"), *inner;
+	const char *target = json_string_value(json_object_get(args, "name"));
+	const json_t *targs = json_object_get(args, "arguments");
+
+	if (!gateway_is_searching(gw, req, NULL)) {
+		gateway_fail(req, JSONRPC_INVALID_PARAMS,
+		    "unknown tool %s: this session lists all its tools (its view is within its budget)",
+		    name);
+		return;
+	}
+	if (strcmp(name, GATEWAY_FIND_TOOLS) == 0) {
+		gateway_find_tools(gw, req, args);
+		return;
+	}
+	if (target == NULL || gateway_search_is_own(target) ||
+	    (targs != NULL && !json_is_object(targs))) {
+		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
+		    "mcpd__call_tool needs the name of one of the session's tools (not mcpd's own) and an arguments object");
+		return;
+	}
+	/* The same path as a direct call: same checks, same errors. */
+	inner = json_pack("{s:s}", "name", target);
+	if (targs != NULL)
+		json_object_set(inner, "arguments", (json_t *)(uintptr_t)targs);
+	if (json_object_get(params, "_meta") != NULL)
+		json_object_set(inner, "_meta",
+		    json_object_get(params, "_meta"));
+	gateway_tools_call(gw, req, inner);
+	json_decref(inner);
+}
+
+void
 gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 {
 	const char *name = json_string_value(json_object_get(params, "name"));
@@ -630,6 +762,10 @@ gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 	if (name == NULL || (args != NULL && !json_is_object(args))) {
 		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
 		    "tools/call needs a name and an arguments object");
+		return;
+	}
+	if (gateway_search_is_own(name)) {
+		gateway_own_call(gw, req, name, params);
 		return;
 	}
 	if ((s = gateway_call_target(gw, req, name, &tool)) == NULL)
@@ -651,11 +787,20 @@ gateway_tools_call_text(struct gateway *gw, struct request *req,
     const char *name, const char *args, size_t len)
 {
 	static json_t *plain; /* the params of a call with no _meta */
+	json_t *params;
 	const char *tool;
 	struct server *s;
 
 	if (plain == NULL)
 		plain = xjson(json_object());
+	if (gateway_search_is_own(name)) {
+		/* Rare and small: parsed, then the ordinary path. */
+		params = json_pack("{s:s, s:o?}", "name", name, "arguments",
+		    json_loadb(args, len, 0, NULL));
+		gateway_tools_call(gw, req, params);
+		json_decref(params);
+		return;
+	}
 	if ((s = gateway_call_target(gw, req, name, &tool)) != NULL)
 		server_call_text(s, tool, args, len, mcpd_opts.call_timeout_ms,
 		    req, plain);
@@ -803,8 +948,14 @@ gateway_tools_changed(const char *agent)
 		if ((gw->is_listening || gw->listen != NULL) &&
 		    strcmp(control_client_agent(gw->client), agent) == 0)
 			any = gw->is_due = true;
-	if (!any)
-		return;
+	if (any)
+		gateway_notify_soon();
+}
+
+/* The sessions marked due are told on the next loop turn. */
+static void
+gateway_notify_soon(void)
+{
 	if (gateway_notify_event == NULL &&
 	    (gateway_notify_event = event_new(mcpd_base, -1, 0,
 		 gateway_notify_due, NULL)) == NULL)

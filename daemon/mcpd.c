@@ -44,6 +44,7 @@ struct mcpd_options mcpd_opts = {
 	.registry_problems = 4,
 	.max_instructions = 16 * 1024,
 	.roots_timeout_ms = 5000,
+	.tool_budget = 12000,
 	.registry_problem_chars = 256,
 	.registry_text_chars = 8192,
 };
@@ -301,6 +302,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--registry-text-chars N]\n"
 	    "            [--oauth-client-metadata-url URL]\n"
 	    "            [--max-instructions BYTES] [--roots-timeout MS]\n"
+	    "            [--tool-budget TOKENS]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -358,6 +360,7 @@ enum {
 	MCPD_OPT_OAUTH_CLIENT_METADATA_URL,
 	MCPD_OPT_MAX_INSTRUCTIONS,
 	MCPD_OPT_ROOTS_TIMEOUT,
+	MCPD_OPT_TOOL_BUDGET,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -414,6 +417,7 @@ static const struct option mcpd_long_options[] = {
 	{ "max-instructions", required_argument, NULL,
 	    MCPD_OPT_MAX_INSTRUCTIONS },
 	{ "roots-timeout", required_argument, NULL, MCPD_OPT_ROOTS_TIMEOUT },
+	{ "tool-budget", required_argument, NULL, MCPD_OPT_TOOL_BUDGET },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -676,6 +680,10 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		case MCPD_OPT_ROOTS_TIMEOUT:
 			mcpd_opts.roots_timeout_ms =
 			    mcpd_number("--roots-timeout", optarg, 100, 600000);
+			break;
+		case MCPD_OPT_TOOL_BUDGET:
+			mcpd_opts.tool_budget = mcpd_number("--tool-budget",
+			    optarg, 0, 100000000);
 			break;
 		case MCPD_OPT_OAUTH_CLIENT_METADATA_URL:
 			/* draft-ietf-oauth-client-id-metadata-document: https, a path. */

@@ -80,6 +80,8 @@ struct mcpd_options {
 	size_t max_instructions;
 	/* How long a gateway session has to answer mcpd's own roots/list. */
 	int roots_timeout_ms;
+	/* Estimated tokens a view may list before it lists search (0: any). */
+	long long tool_budget;
 };
 extern struct mcpd_options mcpd_opts;
 extern struct event_base *mcpd_base;
@@ -279,6 +281,59 @@ bool gateway_caps_take(const json_t *caps, const char *method,
 void gateway_remember(struct gateway *, const char *key, const json_t *e);
 /* Answers req with result (stolen), with what its era asks of a result. */
 void gateway_answer(struct request *, const char *method, json_t *result);
+
+/* The scope's tools, each with the name a session sees (new array). */
+json_t *gateway_catalog(const char *agent, const json_t *scope);
+/* The Tool a client sees of a named catalog entry (new). */
+json_t *gateway_tool_view(const json_t *e);
+/* A session's tools/call (params: name, arguments, _meta), checked. */
+void gateway_tools_call(struct gateway *, struct request *, json_t *params);
+
+/* gateway-cost.c: what a view's tools/list costs (doc/views.md). */
+/* The estimated tokens of so many bytes of JSON. */
+size_t gateway_cost_tokens(size_t bytes);
+/* The bytes of a tools/list result listing these Tool objects. */
+size_t gateway_cost_views(const json_t *tools);
+/* The same for named catalog entries, shown as a session sees them. */
+size_t gateway_cost_entries(const json_t *all);
+/*
+ * The view's budget in estimated tokens (0: never over it) and the globs of
+ * its pinned tools (borrowed): the one place a profile's replace the
+ * defaults (--tool-budget, nothing pinned); gw NULL: the agent's default.
+ */
+long long gateway_view_budget(const struct gateway *gw);
+const json_t *gateway_view_pins(const struct gateway *gw);
+/* Does a tools/list of so many bytes exceed gw's budget? */
+bool gateway_is_over_budget(const struct gateway *gw, size_t bytes);
+/*
+ * The cost of the default view of agent's scope: {tools, bytes, tokens,
+ * budget, servers: [{server, tools, bytes, tokens}], search: {tools, bytes,
+ * tokens} when over the budget}.
+ */
+json_t *gateway_cost(const char *agent, const json_t *scope);
+
+/* gateway-search.c: a view over its budget (doc/views.md, "Search"). */
+#define GATEWAY_FIND_TOOLS "mcpd__find_tools"
+#define GATEWAY_CALL_TOOL  "mcpd__call_tool"
+struct gateway_search;
+struct gateway_search *gateway_search_new(void);
+void gateway_search_free(struct gateway_search *);
+/* The Tool objects of mcpd__find_tools and mcpd__call_tool (new array). */
+json_t *gateway_search_tools(void);
+/* Is name mcpd__find_tools or mcpd__call_tool? */
+bool gateway_search_is_own(const char *name);
+/* The entries of all a view over budget lists: pinned, or found (gs may be NULL). */
+json_t *gateway_search_view(const struct gateway_search *gs, const json_t *all,
+    const json_t *pins);
+/*
+ * mcpd__find_tools's arguments answered from the index of all (made again
+ * when key changed): the best entries of all, best first, in *ret_found;
+ * -EINVAL with *cause for bad arguments.
+ */
+int gateway_search_find(struct gateway_search *, uint64_t key,
+    const json_t *all, const json_t *args, json_t **ret_found, char **cause);
+/* Lists name from now on; false when it was already. */
+bool gateway_search_add_found(struct gateway_search *, const char *name);
 
 /* gateway-lists.c: prompts, resources and completions of every server. */
 /* prompts/list, resources/list or resources/templates/list, merged. */

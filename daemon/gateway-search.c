@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: ISC */
+/* A view over its budget: mcpd__find_tools and mcpd__call_tool (DESIGN 13). */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcpd.h"
+#include "toolsearch.h"
+
+#define GATEWAY_FIND_DEFAULT 5	  /* matches when the call gives no limit */
+#define GATEWAY_FIND_MAX     50	  /* matches one call may ask for */
+#define GATEWAY_QUERY_MAX    1024 /* bytes of a query */
+
+/* One session's search: the index of its view, and what it found. */
+struct gateway_search {
+	struct toolsearch *index;
+	json_t *names; /* exposed name of each indexed tool, in order */
+	uint64_t key;  /* server_gateway_key the index was made at */
+	bool has_index;
+	json_t *found; /* exposed name -> true: listed from now on */
+};
+
+struct gateway_search *
+gateway_search_new(void)
+{
+	struct gateway_search *gs = xcalloc(1, sizeof *gs);
+
+	gs->found = xjson(json_object());
+	return gs;
+}
+
+void
+gateway_search_free(struct gateway_search *gs)
+{
+	if (gs == NULL)
+		return;
+	toolsearch_free(gs->index);
+	json_decref(gs->names);
+	json_decref(gs->found);
+	free(gs);
+}
+
+json_t *
+gateway_search_tools(void)
+{
+	return xjson(json_pack(
+	    "[{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:s}, s:{s:s, s:i, s:i, s:s}}, s:[s]}, s:{s:b, s:b}},"
+	    " {s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:s}, s:{s:s, s:s}}, s:[s]}}]",
+	    "name", GATEWAY_FIND_TOOLS, "title", "Find tools", "description",
+	    "This session has more tools than it lists (they would not fit its context budget). Describe what you want to do in a few words; the best matching tools' full definitions come back, are listed from now on, and can be called directly or through mcpd__call_tool.",
+	    "inputSchema", "type", "object", "properties", "query", "type",
+	    "string", "description",
+	    "Words of what the tool should do, e.g. 'create a github issue'",
+	    "limit", "type", "integer", "minimum", 1, "maximum",
+	    GATEWAY_FIND_MAX, "description",
+	    "How many tools at most (5 by default)", "required", "query",
+	    "annotations", "readOnlyHint", 1, "openWorldHint", 0, "name",
+	    GATEWAY_CALL_TOOL, "title", "Call a tool", "description",
+	    "Calls any tool of this session by its name (as mcpd__find_tools gave it) with its arguments, exactly as a direct call would.",
+	    "inputSchema", "type", "object", "properties", "name", "type",
+	    "string", "description",
+	    "The tool's name, as mcpd__find_tools gave it", "arguments", "type",
+	    "object", "description",
+	    "The tool's arguments, as its inputSchema says", "required",
+	    "name"));
+}
+
+bool
+gateway_search_is_own(const char *name)
+{
+	return strcmp(name, GATEWAY_FIND_TOOLS) == 0 ||
+	    strcmp(name, GATEWAY_CALL_TOOL) == 0;
+}
+
+/* Is e (a named catalog entry) one the view lists in search mode? */
+static bool
+gateway_search_lists(const struct gateway_search *gs, const json_t *e,
+    const json_t *pins)
+{
+	const char *name = json_string_value(json_object_get(e, "name"));
+	const json_t *pin;
+	size_t i;
+
+	if (gs != NULL && json_object_get(gs->found, name) != NULL)
+		return true;
+	json_array_foreach(pins, i, pin)
+		if (fnmatch(json_string_value(pin), name, 0) == 0)
+			return true;
+	return false;
+}
+
+json_t *
+gateway_search_view(const struct gateway_search *gs, const json_t *all,
+    const json_t *pins)
+{
+	json_t *out = xjson(json_array()), *e;
+	size_t i;
+
+	json_array_foreach(all, i, e)
+		if (gateway_search_lists(gs, e, pins))
+			json_array_append(out, e);
+	return out;
+}
+
+/* The index of the view all is, made again only when the view changed. */
+static void
+gateway_search_index(struct gateway_search *gs, uint64_t key, const json_t *all)
+{
+	const json_t *e;
+	size_t i;
+
+	if (gs->has_index && gs->key == key)
+		return;
+	toolsearch_free(gs->index);
+	json_decref(gs->names);
+	gs->index = toolsearch_new();
+	gs->names = xjson(json_array());
+	json_array_foreach(all, i, e) {
+		toolsearch_add(gs->index,
+		    json_string_value(json_object_get(e, "server")),
+		    json_string_value(json_object_get(e, "name")),
+		    json_object_get(e, "tool"));
+		json_array_append(gs->names, json_object_get(e, "name"));
+	}
+	gs->key = key;
+	gs->has_index = true;
+}
+
+int
+gateway_search_find(struct gateway_search *gs, uint64_t key, const json_t *all,
+    const json_t *args, json_t **ret_found, char **cause)
+{
+	const json_t *q = json_object_get(args, "query");
+	const json_t *lim = json_object_get(args, "limit");
+	size_t idx[GATEWAY_FIND_MAX], n, i;
+	json_int_t limit = GATEWAY_FIND_DEFAULT;
+	json_t *found;
+
+	if (!json_is_string(q) || json_string_length(q) == 0 ||
+	    json_string_length(q) > GATEWAY_QUERY_MAX) {
+		xasprintf(cause,
+		    "mcpd__find_tools needs a query: a string of 1 to %d bytes",
+		    GATEWAY_QUERY_MAX);
+		return -EINVAL;
+	}
+	if (lim != NULL && !json_is_null(lim) &&
+	    (!json_is_integer(lim) || (limit = json_integer_value(lim)) < 1 ||
+		limit > GATEWAY_FIND_MAX)) {
+		xasprintf(cause,
+		    "mcpd__find_tools's limit is an integer from 1 to %d",
+		    GATEWAY_FIND_MAX);
+		return -EINVAL;
+	}
+	gateway_search_index(gs, key, all);
+	n = toolsearch_find(gs->index, json_string_value(q), idx,
+	    (size_t)limit);
+	found = xjson(json_array());
+	for (i = 0; i < n; i++)
+		json_array_append(found, json_array_get(all, idx[i]));
+	*ret_found = found;
+	return 0;
+}
+
+bool
+gateway_search_add_found(struct gateway_search *gs, const char *name)
+{
+	if (json_object_get(gs->found, name) != NULL)
+		return false;
+	json_object_set_new(gs->found, name, json_true());
+	return true;
+}
