@@ -14,9 +14,8 @@
 /* One session's search: the index of its view, and what it found. */
 struct gateway_search {
 	struct toolsearch *index;
-	json_t *names; /* exposed name of each indexed tool, in order */
+	json_t *all;   /* the named catalog it indexes, in order */
 	uint64_t key;  /* server_gateway_key the index was made at */
-	bool has_index;
 	json_t *found; /* exposed name -> true: listed from now on */
 };
 
@@ -35,7 +34,7 @@ gateway_search_free(struct gateway_search *gs)
 	if (gs == NULL)
 		return;
 	toolsearch_free(gs->index);
-	json_decref(gs->names);
+	json_decref(gs->all);
 	json_decref(gs->found);
 	free(gs);
 }
@@ -102,32 +101,35 @@ gateway_search_view(const struct gateway_search *gs, const json_t *all,
 	return out;
 }
 
+bool
+gateway_search_is_current(const struct gateway_search *gs, uint64_t key)
+{
+	return gs->all != NULL && gs->key == key;
+}
+
 /* The index of the view all is, made again only when the view changed. */
 static void
-gateway_search_index(struct gateway_search *gs, uint64_t key, const json_t *all)
+gateway_search_index(struct gateway_search *gs, uint64_t key, json_t *all)
 {
 	const json_t *e;
 	size_t i;
 
-	if (gs->has_index && gs->key == key)
+	if (all == NULL || gateway_search_is_current(gs, key))
 		return;
 	toolsearch_free(gs->index);
-	json_decref(gs->names);
+	json_decref(gs->all);
 	gs->index = toolsearch_new();
-	gs->names = xjson(json_array());
-	json_array_foreach(all, i, e) {
+	gs->all = json_incref(all);
+	json_array_foreach(all, i, e)
 		toolsearch_add(gs->index,
 		    json_string_value(json_object_get(e, "server")),
 		    json_string_value(json_object_get(e, "name")),
 		    json_object_get(e, "tool"));
-		json_array_append(gs->names, json_object_get(e, "name"));
-	}
 	gs->key = key;
-	gs->has_index = true;
 }
 
 int
-gateway_search_find(struct gateway_search *gs, uint64_t key, const json_t *all,
+gateway_search_find(struct gateway_search *gs, uint64_t key, json_t *all,
     const json_t *args, json_t **ret_found, char **cause)
 {
 	const json_t *q = json_object_get(args, "query");
@@ -156,7 +158,7 @@ gateway_search_find(struct gateway_search *gs, uint64_t key, const json_t *all,
 	    (size_t)limit);
 	found = xjson(json_array());
 	for (i = 0; i < n; i++)
-		json_array_append(found, json_array_get(all, idx[i]));
+		json_array_append(found, json_array_get(gs->all, idx[i]));
 	*ret_found = found;
 	return 0;
 }

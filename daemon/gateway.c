@@ -678,15 +678,19 @@ static void gateway_notify_soon(void);
 static void
 gateway_find_tools(struct gateway *gw, struct request *req, const json_t *args)
 {
-	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
+	uint64_t key = server_gateway_key(control_agent(req),
+	    control_scope(req));
+	/* The catalog is named again only when it changed. */
+	json_t *all = gateway_search_is_current(gw->search, key) ?
+	    NULL :
+	    gateway_catalog(control_agent(req), control_scope(req));
 	json_t *found, *tools = json_array(), *e, *result;
 	char *cause = NULL, *text;
 	bool is_new = false;
 	size_t i;
 
-	if (gateway_search_find(gw->search,
-		server_gateway_key(control_agent(req), control_scope(req)), all,
-		args, &found, &cause) < 0) {
+	if (gateway_search_find(gw->search, key, all, args, &found, &cause) <
+	    0) {
 		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s", cause);
 		free(cause);
 		json_decref(all);

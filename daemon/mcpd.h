@@ -325,13 +325,15 @@ bool gateway_search_is_own(const char *name);
 /* The entries of all a view over budget lists: pinned, or found (gs may be NULL). */
 json_t *gateway_search_view(const struct gateway_search *gs, const json_t *all,
     const json_t *pins);
+/* Is its index of the catalog at server_gateway_key key? */
+bool gateway_search_is_current(const struct gateway_search *, uint64_t key);
 /*
- * mcpd__find_tools's arguments answered from the index of all (made again
- * when key changed): the best entries of all, best first, in *ret_found;
- * -EINVAL with *cause for bad arguments.
+ * mcpd__find_tools's arguments answered from the index of all (the named
+ * catalog at key; NULL when gateway_search_is_current): its best entries,
+ * best first, in *ret_found; -EINVAL with *cause for bad arguments.
  */
-int gateway_search_find(struct gateway_search *, uint64_t key,
-    const json_t *all, const json_t *args, json_t **ret_found, char **cause);
+int gateway_search_find(struct gateway_search *, uint64_t key, json_t *all,
+    const json_t *args, json_t **ret_found, char **cause);
 /* Lists name from now on; false when it was already. */
 bool gateway_search_add_found(struct gateway_search *, const char *name);
 
