@@ -101,7 +101,7 @@ gateway_search_view(const struct gateway_search *gs, const json_t *all,
 	return out;
 }
 
-bool
+static bool
 gateway_search_is_current(const struct gateway_search *gs, uint64_t key)
 {
 	return gs->all != NULL && gs->key == key;
@@ -128,7 +128,7 @@ gateway_search_index(struct gateway_search *gs, uint64_t key, json_t *all)
 	gs->key = key;
 }
 
-int
+static int
 gateway_search_find(struct gateway_search *gs, uint64_t key, json_t *all,
     const json_t *args, json_t **ret_found, char **cause)
 {
@@ -163,11 +163,93 @@ gateway_search_find(struct gateway_search *gs, uint64_t key, json_t *all,
 	return 0;
 }
 
-bool
+static bool
 gateway_search_add_found(struct gateway_search *gs, const char *name)
 {
 	if (json_object_get(gs->found, name) != NULL)
 		return false;
 	json_object_set_new(gs->found, name, json_true());
 	return true;
+}
+
+/*
+ * mcpd__find_tools: the best matches' definitions as tools/list gives
+ * them, listed to this session from now on (list_changed when any is new).
+ */
+static void
+gateway_find_tools(struct gateway *gw, struct request *req, const json_t *args)
+{
+	struct gateway_search *gs = gateway_search_of(gw);
+	uint64_t key = server_gateway_key(control_agent(req),
+	    control_scope(req));
+	/* The catalog is named again only when it changed. */
+	json_t *all = gateway_search_is_current(gs, key) ?
+	    NULL :
+	    gateway_catalog(control_agent(req), control_scope(req));
+	json_t *found, *tools = json_array(), *e, *result;
+	char *cause = NULL, *text;
+	bool is_new = false;
+	size_t i;
+
+	if (gateway_search_find(gs, key, all, args, &found, &cause) < 0) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL, "%s",
+		    cause);
+		free(cause);
+		json_decref(all);
+		json_decref(tools);
+		return;
+	}
+	json_array_foreach(found, i, e) {
+		json_array_append_new(tools, gateway_tool_view(e));
+		gateway_listed(gw, e);
+		if (gateway_search_add_found(gs,
+			json_string_value(json_object_get(e, "name"))))
+			is_new = true;
+	}
+	result = json_pack("{s:O}", "tools", tools);
+	text = json_dumps(result, JSON_COMPACT);
+	result = json_pack("{s:[{s:s, s:s}], s:o}", "content", "type", "text",
+	    "text", text, "structuredContent", result);
+	free(text);
+	if (is_new)
+		gateway_tools_due(gw);
+	json_decref(found);
+	json_decref(tools);
+	json_decref(all);
+	gateway_answer(req, "tools/call", result);
+}
+
+void
+gateway_search_call(struct gateway *gw, struct request *req, const char *name,
+    json_t *params)
+{
+	json_t *args = json_object_get(params, "arguments"), *inner;
+	const char *target = json_string_value(json_object_get(args, "name"));
+	const json_t *targs = json_object_get(args, "arguments");
+
+	if (!gateway_is_searching(gw, req, NULL)) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL,
+		    "unknown tool %s: this session lists all its tools (its view is within its budget)",
+		    name);
+		return;
+	}
+	if (strcmp(name, GATEWAY_FIND_TOOLS) == 0) {
+		gateway_find_tools(gw, req, args);
+		return;
+	}
+	if (target == NULL || gateway_search_is_own(target) ||
+	    (targs != NULL && !json_is_object(targs))) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL, "%s",
+		    "mcpd__call_tool needs the name of one of the session's tools (not mcpd's own) and an arguments object");
+		return;
+	}
+	/* The same path as a direct call: same checks, same errors. */
+	inner = json_pack("{s:s}", "name", target);
+	if (targs != NULL)
+		json_object_set(inner, "arguments", (json_t *)(uintptr_t)targs);
+	if (json_object_get(params, "_meta") != NULL)
+		json_object_set(inner, "_meta",
+		    json_object_get(params, "_meta"));
+	gateway_tools_call(gw, req, inner);
+	json_decref(inner);
 }

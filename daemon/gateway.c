@@ -525,8 +525,7 @@ gateway_cursor(const json_t *params)
 	return *end == '\0' && n > 0 ? n : -1;
 }
 
-/* The session saw e's definition: a call checks it against this one. */
-static void
+void
 gateway_listed(struct gateway *gw, const json_t *e)
 {
 	json_object_set_new(gw->listed,
@@ -535,11 +534,7 @@ gateway_listed(struct gateway *gw, const json_t *e)
 		json_object_get(e, "tool")));
 }
 
-/*
- * Is the session's view over its budget (it lists search)? all: its
- * catalog, or NULL; the answer is kept until the catalog changes.
- */
-static bool
+bool
 gateway_is_searching(struct gateway *gw, struct request *req, const json_t *all)
 {
 	uint64_t key = server_gateway_key(control_agent(req),
@@ -669,92 +664,6 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 	return s;
 }
 
-static void gateway_notify_soon(void);
-
-/*
- * mcpd__find_tools: the best matches' definitions as tools/list gives
- * them, listed to this session from now on (list_changed when any is new).
- */
-static void
-gateway_find_tools(struct gateway *gw, struct request *req, const json_t *args)
-{
-	uint64_t key = server_gateway_key(control_agent(req),
-	    control_scope(req));
-	/* The catalog is named again only when it changed. */
-	json_t *all = gateway_search_is_current(gw->search, key) ?
-	    NULL :
-	    gateway_catalog(control_agent(req), control_scope(req));
-	json_t *found, *tools = json_array(), *e, *result;
-	char *cause = NULL, *text;
-	bool is_new = false;
-	size_t i;
-
-	if (gateway_search_find(gw->search, key, all, args, &found, &cause) <
-	    0) {
-		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s", cause);
-		free(cause);
-		json_decref(all);
-		json_decref(tools);
-		return;
-	}
-	json_array_foreach(found, i, e) {
-		json_array_append_new(tools, gateway_tool_view(e));
-		gateway_listed(gw, e);
-		if (gateway_search_add_found(gw->search,
-			json_string_value(json_object_get(e, "name"))))
-			is_new = true;
-	}
-	result = json_pack("{s:O}", "tools", tools);
-	text = json_dumps(result, JSON_COMPACT);
-	result = json_pack("{s:[{s:s, s:s}], s:o}", "content", "type", "text",
-	    "text", text, "structuredContent", result);
-	free(text);
-	if (is_new && (gw->is_listening || gw->listen != NULL)) {
-		gw->is_due = true;
-		gateway_notify_soon();
-	}
-	json_decref(found);
-	json_decref(tools);
-	json_decref(all);
-	gateway_answer(req, "tools/call", result);
-}
-
-/* mcpd's own tools, listed only when the view is over its budget. */
-static void
-gateway_own_call(struct gateway *gw, struct request *req, const char *name,
-    json_t *params)
-{
-	json_t *args = json_object_get(params, "arguments"), *inner;
-	const char *target = json_string_value(json_object_get(args, "name"));
-	const json_t *targs = json_object_get(args, "arguments");
-
-	if (!gateway_is_searching(gw, req, NULL)) {
-		gateway_fail(req, JSONRPC_INVALID_PARAMS,
-		    "unknown tool %s: this session lists all its tools (its view is within its budget)",
-		    name);
-		return;
-	}
-	if (strcmp(name, GATEWAY_FIND_TOOLS) == 0) {
-		gateway_find_tools(gw, req, args);
-		return;
-	}
-	if (target == NULL || gateway_search_is_own(target) ||
-	    (targs != NULL && !json_is_object(targs))) {
-		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
-		    "mcpd__call_tool needs the name of one of the session's tools (not mcpd's own) and an arguments object");
-		return;
-	}
-	/* The same path as a direct call: same checks, same errors. */
-	inner = json_pack("{s:s}", "name", target);
-	if (targs != NULL)
-		json_object_set(inner, "arguments", (json_t *)(uintptr_t)targs);
-	if (json_object_get(params, "_meta") != NULL)
-		json_object_set(inner, "_meta",
-		    json_object_get(params, "_meta"));
-	gateway_tools_call(gw, req, inner);
-	json_decref(inner);
-}
-
 void
 gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 {
@@ -769,7 +678,7 @@ gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 		return;
 	}
 	if (gateway_search_is_own(name)) {
-		gateway_own_call(gw, req, name, params);
+		gateway_search_call(gw, req, name, params);
 		return;
 	}
 	if ((s = gateway_call_target(gw, req, name, &tool)) == NULL)
@@ -940,6 +849,23 @@ gateway_notify_due(evutil_socket_t fd, short events, void *arg)
 		control_client_notify(gw->client,
 		    "notifications/resources/list_changed", NULL);
 	}
+}
+
+static void gateway_notify_soon(void);
+
+void
+gateway_tools_due(struct gateway *gw)
+{
+	if (gw->is_listening || gw->listen != NULL) {
+		gw->is_due = true;
+		gateway_notify_soon();
+	}
+}
+
+struct gateway_search *
+gateway_search_of(const struct gateway *gw)
+{
+	return gw->search;
 }
 
 void

@@ -288,6 +288,18 @@ json_t *gateway_catalog(const char *agent, const json_t *scope);
 json_t *gateway_tool_view(const json_t *e);
 /* A session's tools/call (params: name, arguments, _meta), checked. */
 void gateway_tools_call(struct gateway *, struct request *, json_t *params);
+/* The session saw e's definition: a call checks it against this one. */
+void gateway_listed(struct gateway *, const json_t *e);
+/*
+ * Is the session's view over its budget (it lists search)? all: its named
+ * catalog, or NULL; the answer is kept until the catalog changes.
+ */
+bool gateway_is_searching(struct gateway *, struct request *,
+    const json_t *all);
+/* Tells the session its tools changed (next loop turn), if it listens. */
+void gateway_tools_due(struct gateway *);
+/* What the session found (gateway-search.c). */
+struct gateway_search *gateway_search_of(const struct gateway *);
 
 /* gateway-cost.c: what a view's tools/list costs (doc/views.md). */
 /* The estimated tokens of so many bytes of JSON. */
@@ -325,17 +337,12 @@ bool gateway_search_is_own(const char *name);
 /* The entries of all a view over budget lists: pinned, or found (gs may be NULL). */
 json_t *gateway_search_view(const struct gateway_search *gs, const json_t *all,
     const json_t *pins);
-/* Is its index of the catalog at server_gateway_key key? */
-bool gateway_search_is_current(const struct gateway_search *, uint64_t key);
 /*
- * mcpd__find_tools's arguments answered from the index of all (the named
- * catalog at key; NULL when gateway_search_is_current): its best entries,
- * best first, in *ret_found; -EINVAL with *cause for bad arguments.
+ * A tools/call of mcpd__find_tools or mcpd__call_tool (name), answered
+ * when the session's view is over its budget, else refused as unknown.
  */
-int gateway_search_find(struct gateway_search *, uint64_t key, json_t *all,
-    const json_t *args, json_t **ret_found, char **cause);
-/* Lists name from now on; false when it was already. */
-bool gateway_search_add_found(struct gateway_search *, const char *name);
+void gateway_search_call(struct gateway *, struct request *, const char *name,
+    json_t *params);
 
 /* gateway-lists.c: prompts, resources and completions of every server. */
 /* prompts/list, resources/list or resources/templates/list, merged. */
