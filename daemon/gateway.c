@@ -20,6 +20,7 @@ struct gateway {
 	char *version;	     /* agreed at initialize, or the modern era */
 	bool is_listening;   /* initialized: it takes list_changed */
 	bool is_due;	     /* a list_changed waits for the next loop turn */
+	bool is_tools_due;   /* only tools changed for it (what it found) */
 	int log_level;	     /* the lowest level it takes (logging/setLevel) */
 	json_t *client_caps; /* what it declared at initialize, or NULL */
 	struct gateway_listen *listen; /* 2026-07-28 subscriptions/listen */
@@ -835,19 +836,20 @@ gateway_notify_due(evutil_socket_t fd, short events, void *arg)
 
 	(void)fd, (void)events, (void)arg;
 	TAILQ_FOREACH(gw, &gateway_list, entry) {
-		if (!gw->is_due)
+		if (!gw->is_due && !gw->is_tools_due)
 			continue;
-		gw->is_due = false;
-		if (gw->listen != NULL) {
+		if (gw->listen != NULL)
 			gateway_listen_changed(gw->listen);
-			continue;
+		else
+			control_client_notify(gw->client,
+			    "notifications/tools/list_changed", NULL);
+		if (gw->listen == NULL && gw->is_due) {
+			control_client_notify(gw->client,
+			    "notifications/prompts/list_changed", NULL);
+			control_client_notify(gw->client,
+			    "notifications/resources/list_changed", NULL);
 		}
-		control_client_notify(gw->client,
-		    "notifications/tools/list_changed", NULL);
-		control_client_notify(gw->client,
-		    "notifications/prompts/list_changed", NULL);
-		control_client_notify(gw->client,
-		    "notifications/resources/list_changed", NULL);
+		gw->is_due = gw->is_tools_due = false;
 	}
 }
 
@@ -857,7 +859,7 @@ void
 gateway_tools_due(struct gateway *gw)
 {
 	if (gw->is_listening || gw->listen != NULL) {
-		gw->is_due = true;
+		gw->is_tools_due = true;
 		gateway_notify_soon();
 	}
 }

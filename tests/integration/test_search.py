@@ -95,7 +95,8 @@ def test_cost_counts_the_view_bytes_and_tokens(mcpd_factory):
     assert rows["two"][4] == str(math.ceil(per["two"][1] / 4))
     # A server to cost is refused: the cost is of the whole view.
     bad = d.ctl("tools", "--cost", "ts", is_json=False)
-    assert bad.rc == 2, bad
+    assert (bad.rc, bad.err) == (2, "mcpctl: tools: unexpected argument "
+                                    "'ts'\nsee mcpctl tools --help\n"), bad
 
 
 def test_budget_boundary_switches_to_search(mcpd_factory):
@@ -149,7 +150,7 @@ def test_over_budget_find_then_call(mcpd_factory, clients):
     assert len(tools) == 2
     assert json.loads(found["content"][0]["text"]) == {"tools": tools}
     # Found: listed from now on, announced with list_changed.
-    assert c.ask("changed 10000")["changed"] >= 1
+    assert c.ask("changed 10000")["changed"] == 1
     assert c.ask("tools")["tools"] == [t["name"] for t in tools] + OWN
     # Called directly, and through mcpd__call_tool: the same answer.
     direct = c.ask('call ts__add {"a": 2, "b": 3}')["result"]
@@ -182,12 +183,27 @@ def test_over_budget_find_then_call(mcpd_factory, clients):
 def test_found_tools_are_the_sessions_own(mcpd_factory):
     d = mcpd_factory("--tool-budget", "100")
     d.load_testserver("ts")
+    find = {"name": "mcpd__find_tools",
+            "arguments": {"query": "sleep", "limit": 1}}
     with session(d) as a, session(d) as b:
-        r = a.result("tools/call", {"name": "mcpd__find_tools",
-                                    "arguments": {"query": "sleep",
-                                                  "limit": 1}})
+        a.result("ping")
+        b.result("ping")
+        a.other.clear()
+        b.other.clear()
+        r = a.result("tools/call", find)
         assert [t["name"] for t in r["structuredContent"]["tools"]] == \
             ["ts__sleep_ms"]
+        # Told once, before its next answer, and only of its tools.
+        a.result("ping")
+        assert a.other == [{"jsonrpc": "2.0",
+                            "method": "notifications/tools/list_changed"}]
+        a.other.clear()
         assert [t["name"] for t in a.result("tools/list")["tools"]] == \
             ["ts__sleep_ms"] + OWN
+        # Found again: nothing new, nothing told.
+        a.result("tools/call", find)
+        a.result("ping")
+        assert a.other == []
+        # Another session of the same agent lists and is told nothing.
         assert [t["name"] for t in b.result("tools/list")["tools"]] == OWN
+        assert b.other == []
