@@ -3,16 +3,20 @@
 view's tools/list costs (mcpctl tools --cost, mcpctl list), and, over
 mcpd's --tool-budget, the view lists mcpd__find_tools and mcpd__call_tool
 instead of its tools; what a session finds is added to its list. The
-client is the official TypeScript SDK's (v1) over mcpctl bridge."""
+clients are the official TypeScript SDK's, v1 over mcpctl bridge and v2
+over the bridge and --listen-http in both eras, and raw JSON-RPC where a
+detail needs a close look."""
 
 import json
 import math
 
 import pytest
 
-from conftest import (INVALID_PARAMS, TESTSERVER_TOOLS, direct_tools,
-                      ts_command)
+from conftest import (INVALID_PARAMS, MCPCTL, PEERS, TESTSERVER_TOOLS,
+                      direct_tools, free_port, ts_command)
 from test_gateway import SdkClient
+from test_gateway_v2 import NODE as V2_NODE
+from test_gateway_v2 import V2_CLIENT, WAYS, V2Client
 
 OWN = ["mcpd__find_tools", "mcpd__call_tool"]
 
@@ -207,3 +211,42 @@ def test_found_tools_are_the_sessions_own(mcpd_factory):
         # Another session of the same agent lists and is told nothing.
         assert [t["name"] for t in b.result("tools/list")["tools"]] == OWN
         assert b.other == []
+
+
+@pytest.mark.parametrize("way", WAYS, ids="-".join)
+def test_v2_find_then_call_every_way(mcpd_factory, tmp_path, way):
+    """The SDK v2 client, over the bridge and --listen-http, in both eras
+    (2026-07-28: the list change comes on its subscriptions/listen
+    stream), refreshes its list itself after a find."""
+    port = free_port()
+    d = mcpd_factory("--tool-budget", "100", "--listen-http",
+                     f"127.0.0.1:{port}")
+    d.load_testserver("ts")
+    transport, era = way
+    server = ([MCPCTL, "-s", d.sock, "bridge"] if transport == "stdio" else
+              ["--http", f"http://127.0.0.1:{port}/mcp",
+               d.rpc.result("mcpd/token", {})["token"]])
+    c = V2Client([V2_NODE, V2_CLIENT, PEERS, era] + server,
+                 tmp_path / "v2-client.err")
+    try:
+        assert c.ask("tools")["tools"] == OWN
+        found = c.ask('call mcpd__find_tools {"query": "echo a message", '
+                      '"limit": 1}')["result"]
+        assert [t["name"] for t in found["structuredContent"]["tools"]] == \
+            ["ts__echo"]
+        if way == ("http", "auto"):
+            # 2026-07-28 over HTTP: every request is a session of its own,
+            # so nothing found is kept; found tools are called by name.
+            assert c.ask("tools")["tools"] == OWN
+            direct = c.ask('call ts__echo {"message": "direct"}')["result"]
+            assert direct["structuredContent"] == {"message": "direct"}
+        else:
+            r = c.ask("changed 10000")
+            assert r["changed"] >= 1 and r["error"] is None, r
+            assert r["tools"] == ["ts__echo"] + OWN, r
+        via = c.ask('call mcpd__call_tool {"name": "ts__echo", '
+                    '"arguments": {"message": "via"}}')["result"]
+        assert via["structuredContent"] == {"message": "via"}
+        assert c.ask("info")["errors"] == []
+    finally:
+        c.close()
