@@ -10,14 +10,26 @@
 #define GATEWAY_FIND_DEFAULT 5	  /* matches when the call gives no limit */
 #define GATEWAY_FIND_MAX     50	  /* matches one call may ask for */
 #define GATEWAY_QUERY_MAX    1024 /* bytes of a query */
+#define GATEWAY_INDEXES	     8	  /* views whose index is kept */
 
-/* One session's search: the index of its view, and what it found. */
+/* One session's search: what it found. */
 struct gateway_search {
-	struct toolsearch *index;
-	json_t *all;   /* the named catalog it indexes, in order */
-	uint64_t key;  /* server_gateway_key the index was made at */
 	json_t *found; /* exposed name -> true: listed from now on */
 };
+
+/*
+ * The indexes of the views searched last, shared by their sessions: a
+ * view is (agent, scope) at one server_gateway_key, and a 2026-07-28
+ * request over HTTP is a session of its own, so an index per session
+ * would be made again for every search.
+ */
+static struct gateway_index {
+	uint64_t key; /* server_gateway_key, and whether names are prefixed */
+	json_t *all;  /* the named catalog it indexes, in order; NULL: free */
+	struct toolsearch *index;
+	uint64_t used; /* when it was last searched (a counter) */
+} gateway_indexes[GATEWAY_INDEXES];
+static uint64_t gateway_indexes_used;
 
 struct gateway_search *
 gateway_search_new(void)
@@ -33,8 +45,6 @@ gateway_search_free(struct gateway_search *gs)
 {
 	if (gs == NULL)
 		return;
-	toolsearch_free(gs->index);
-	json_decref(gs->all);
 	json_decref(gs->found);
 	free(gs);
 }
@@ -101,37 +111,50 @@ gateway_search_view(const struct gateway_search *gs, const json_t *all,
 	return out;
 }
 
-static bool
-gateway_search_is_current(const struct gateway_search *gs, uint64_t key)
+/* The index of the view at key, made from its catalog when it is not kept. */
+static struct gateway_index *
+gateway_search_index(struct request *req)
 {
-	return gs->all != NULL && gs->key == key;
-}
-
-/* The index of the view all is, made again only when the view changed. */
-static void
-gateway_search_index(struct gateway_search *gs, uint64_t key, json_t *all)
-{
-	const json_t *e;
+	const json_t *scope = control_scope(req), *e;
+	uint64_t key = server_gateway_key(control_agent(req), scope) * 2 +
+	    (json_array_size(scope) != 1);
+	struct gateway_index *ix = &gateway_indexes[0];
 	size_t i;
 
-	if (all == NULL || gateway_search_is_current(gs, key))
-		return;
-	toolsearch_free(gs->index);
-	json_decref(gs->all);
-	gs->index = toolsearch_new();
-	gs->all = json_incref(all);
-	json_array_foreach(all, i, e)
-		toolsearch_add(gs->index,
+	for (i = 0; i < GATEWAY_INDEXES; i++) {
+		if (gateway_indexes[i].all != NULL &&
+		    gateway_indexes[i].key == key) {
+			ix = &gateway_indexes[i];
+			ix->used = ++gateway_indexes_used;
+			return ix;
+		}
+		if (gateway_indexes[i].used < ix->used)
+			ix =
+			    &gateway_indexes[i]; /* the least recent, or free */
+	}
+	toolsearch_free(ix->index);
+	json_decref(ix->all);
+	ix->key = key;
+	ix->all = gateway_catalog(control_agent(req), scope);
+	ix->index = toolsearch_new();
+	ix->used = ++gateway_indexes_used;
+	json_array_foreach(ix->all, i, e)
+		toolsearch_add(ix->index,
 		    json_string_value(json_object_get(e, "server")),
 		    json_string_value(json_object_get(e, "name")),
 		    json_object_get(e, "tool"));
-	gs->key = key;
+	return ix;
 }
 
+/*
+ * mcpd__find_tools's arguments answered from the view's index: its best
+ * entries, best first, in *ret_found; -EINVAL with *cause for bad ones.
+ */
 static int
-gateway_search_find(struct gateway_search *gs, uint64_t key, json_t *all,
-    const json_t *args, json_t **ret_found, char **cause)
+gateway_search_find(struct request *req, const json_t *args, json_t **ret_found,
+    char **cause)
 {
+	struct gateway_index *ix;
 	const json_t *q = json_object_get(args, "query");
 	const json_t *lim = json_object_get(args, "limit");
 	size_t idx[GATEWAY_FIND_MAX], n, i;
@@ -153,12 +176,12 @@ gateway_search_find(struct gateway_search *gs, uint64_t key, json_t *all,
 		    GATEWAY_FIND_MAX);
 		return -EINVAL;
 	}
-	gateway_search_index(gs, key, all);
-	n = toolsearch_find(gs->index, json_string_value(q), idx,
+	ix = gateway_search_index(req);
+	n = toolsearch_find(ix->index, json_string_value(q), idx,
 	    (size_t)limit);
 	found = xjson(json_array());
 	for (i = 0; i < n; i++)
-		json_array_append(found, json_array_get(gs->all, idx[i]));
+		json_array_append(found, json_array_get(ix->all, idx[i]));
 	*ret_found = found;
 	return 0;
 }
@@ -180,22 +203,15 @@ static void
 gateway_find_tools(struct gateway *gw, struct request *req, const json_t *args)
 {
 	struct gateway_search *gs = gateway_search_of(gw);
-	uint64_t key = server_gateway_key(control_agent(req),
-	    control_scope(req));
-	/* The catalog is named again only when it changed. */
-	json_t *all = gateway_search_is_current(gs, key) ?
-	    NULL :
-	    gateway_catalog(control_agent(req), control_scope(req));
 	json_t *found, *tools = json_array(), *e, *result;
 	char *cause = NULL, *text;
 	bool is_new = false;
 	size_t i;
 
-	if (gateway_search_find(gs, key, all, args, &found, &cause) < 0) {
+	if (gateway_search_find(req, args, &found, &cause) < 0) {
 		control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL, "%s",
 		    cause);
 		free(cause);
-		json_decref(all);
 		json_decref(tools);
 		return;
 	}
@@ -215,7 +231,6 @@ gateway_find_tools(struct gateway *gw, struct request *req, const json_t *args)
 		gateway_tools_due(gw);
 	json_decref(found);
 	json_decref(tools);
-	json_decref(all);
 	gateway_answer(req, "tools/call", result);
 }
 
