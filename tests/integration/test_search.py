@@ -9,11 +9,13 @@ detail needs a close look."""
 
 import json
 import math
+import os
 
 import pytest
 
 from conftest import (INVALID_PARAMS, MCPCTL, PEERS, TESTSERVER_TOOLS,
                       direct_tools, free_port, ts_command)
+from test_callflags import complete
 from test_gateway import SdkClient
 from test_gateway_v2 import NODE as V2_NODE
 from test_gateway_v2 import V2_CLIENT, WAYS, V2Client
@@ -250,3 +252,13 @@ def test_v2_find_then_call_every_way(mcpd_factory, tmp_path, way):
         assert c.ask("info")["errors"] == []
     finally:
         c.close()
+
+
+def test_bash_completion_of_tools_cost(mcpd):
+    mcpd.load_testserver("ts")
+    env = dict(os.environ, MCPD_SOCKET=str(mcpd.sock))
+    m = str(MCPCTL)
+    assert complete([m, "tools", "--c"], env)[0] == ["--cost"]
+    assert complete([m, "tools", ""], env)[0] == ["ts"]
+    # The cost is of the whole view: no server after --cost.
+    assert complete([m, "tools", "--cost", ""], env) == ([], "")
