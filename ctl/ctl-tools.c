@@ -143,7 +143,8 @@ ctl_tools_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_tools_cmd = {
 	.name = "tools",
 	.synopsis = "[SERVER] [--no-trunc] | --cost",
-	.summary = "list the tools of every server, or of one, by handle",
+	.summary =
+	    "list the tools of every server, or of one, by handle, or (--cost) what they cost an agent",
 	.help =
 	    "  --no-trunc         the first line of each description, whole\n"
 	    "                     (else cut with ... to the terminal's width,\n"
