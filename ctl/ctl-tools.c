@@ -144,7 +144,7 @@ const struct mcpctl_cmd ctl_tools_cmd = {
 	.name = "tools",
 	.synopsis = "[SERVER] [--no-trunc] | --cost",
 	.summary =
-	    "list the tools of every server, or of one, by handle, or (--cost) what they cost an agent",
+	    "list the tools of every server, or of one, by handle (--cost: their cost)",
 	.help =
 	    "  --no-trunc         the first line of each description, whole\n"
 	    "                     (else cut with ... to the terminal's width,\n"
