@@ -6,8 +6,10 @@
 # root).
 #
 # A private mcpd (default --tool-budget, 12000 tokens) runs 10 servers:
-# server-everything (tests/peers) and 9 test servers with --tools 100 (112
-# tools each: about 1,000 tools). `mcpctl tools --cost` gives the bytes and
+# the issue's four small ones, server-memory, server-filesystem (on an
+# empty directory), server-everything and server-sequential-thinking,
+# those of them tests/peers has (server-everything at least), then test
+# servers with --tools 100 (112 tools each) up to 10. `mcpctl tools --cost` gives the bytes and
 # estimated tokens (bytes/4) of the whole view's tools/list and of what
 # the view lists over its budget (search mode: mcpd__find_tools and
 # mcpd__call_tool; nothing is pinned without a profile); target: search
@@ -28,15 +30,28 @@ views_cleanup() {
 views_main() {
 	local vsock=$tmp/v.sock cost micro e2e i
 
+	local mcp=$peers/@modelcontextprotocol names=() n
+	declare -A js=([memory]=$mcp/server-memory/dist/index.js
+		[filesystem]=$mcp/server-filesystem/dist/index.js
+		[everything]=$everything
+		[sequential-thinking]=$mcp/server-sequential-thinking/dist/index.js)
+	declare -A arg=([filesystem]=$tmp/files [everything]=stdio)
+
 	start_mcpd "$vsock" "$tmp/vstate" "$tmp/views-mcpd.log"
 	views_pid=$started_pid
-	"$mcpctl" -s "$vsock" load --name everything -- "$node" \
-		"$everything" stdio >"$tmp/views-load.log" 2>&1 ||
-		die "mcpctl load server-everything failed" "$tmp/views-load.log"
-	for i in $(seq 1 9); do
+	mkdir -p "$tmp/files"
+	for n in memory filesystem everything sequential-thinking; do
+		[[ -f ${js[$n]} ]] || continue
+		"$mcpctl" -s "$vsock" load --name "$n" -- "$node" "${js[$n]}" \
+			${arg[$n]:+"${arg[$n]}"} >>"$tmp/views-load.log" 2>&1 ||
+			die "mcpctl load $n failed" "$tmp/views-load.log"
+		names+=("$n")
+	done
+	for ((i = 1; ${#names[@]} < 10; i++)); do
 		"$mcpctl" -s "$vsock" load --name "ts$i" -- "$server" \
 			--tools 100 >>"$tmp/views-load.log" 2>&1 ||
 			die "mcpctl load ts$i failed" "$tmp/views-load.log"
+		names+=("ts$i")
 	done
 	cost=$("$mcpctl" -s "$vsock" --json tools --cost) ||
 		die "mcpctl tools --cost failed"
@@ -81,12 +96,12 @@ PY
 ) || die "mcpd__find_tools through mcpd failed"
 	views_cleanup
 
-	echo "views: tools/list of 10 servers (server-everything, 9 test" \
+	echo "views: tools/list of 10 servers (${names[*]}; ts: test" \
 		"servers --tools 100) through the gateway,"
 	echo "bytes and estimated tokens (bytes/4; doc/views.md), budget" \
 		"$(field "$cost" budget) tokens:"
 	printf '  %-34s %6s %8s %8s\n' "" tools bytes tokens \
-		"everything" "$(field "$cost" tools)" "$(field "$cost" bytes)" \
+		"every tool" "$(field "$cost" tools)" "$(field "$cost" bytes)" \
 		"$(field "$cost" tokens)" \
 		"search mode (over the budget)" "$(field "$cost" stools)" \
 		"$(field "$cost" sbytes)" "$(field "$cost" stokens)"
