@@ -6,7 +6,7 @@
 
 #include "mcpctl.h"
 
-#define CTL_LIST_NCOLS 10 /* AGENT, then what every listing shows */
+#define CTL_LIST_NCOLS 11 /* AGENT, then what every listing shows */
 
 static const struct option ctl_list_options[] = {
 	{ "all", no_argument, NULL, 'a' },
@@ -17,12 +17,12 @@ static const struct option ctl_list_options[] = {
 
 /* "container" is the row's container name, filled in by ctl_list_row. */
 static const char *const ctl_list_keys[CTL_LIST_NCOLS] = { "agent", "name",
-	"state", "transport", "tools", "generation", "restarts", "id",
-	"container", "endpoint" };
+	"state", "transport", "tools", "tool_tokens", "generation", "restarts",
+	"id", "container", "endpoint" };
 
 static const char *const ctl_list_headers[CTL_LIST_NCOLS] = { "AGENT", "NAME",
-	"STATE", "TRANSPORT", "TOOLS", "GEN", "RESTARTS", "ID", "CONTAINER",
-	"ENDPOINT" };
+	"STATE", "TRANSPORT", "TOOLS", "TOKENS", "GEN", "RESTARTS", "ID",
+	"CONTAINER", "ENDPOINT" };
 
 /* Set by the --all flag: whether the AGENT column is shown. */
 static bool ctl_list_is_all;

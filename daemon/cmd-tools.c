@@ -2,7 +2,8 @@
 /*
  * mcpd/tools: the tools of one server or of all the caller's servers; with
  * a tool name, only that one of the server's, with the digest of its
- * definition (what mcpctl call needs).
+ * definition (what mcpctl call needs); with cost, what the agent's
+ * default view's tools/list costs (gateway-cost.c).
  */
 
 #include "mcpd.h"
@@ -15,6 +16,15 @@ cmd_tools_exec(struct request *req, json_t *params)
 	json_t *tools, *entry;
 	struct server *s;
 
+	if (json_is_true(json_object_get(params, "cost"))) {
+		if (target != NULL)
+			control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL,
+			    "cost is of the agent's whole view: give no server");
+		else
+			control_reply(req,
+			    gateway_cost(control_agent(req), NULL));
+		return;
+	}
 	if (tool != NULL && target == NULL) {
 		control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL,
 		    "a tool name needs its server (\"server\")");
@@ -38,6 +48,7 @@ cmd_tools_exec(struct request *req, json_t *params)
 static const struct cmd_param cmd_tools_params[] = {
 	{ "server", JSON_STRING, false },
 	{ "tool", JSON_STRING, false },
+	{ "cost", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 

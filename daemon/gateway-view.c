@@ -97,3 +97,17 @@ out:
 	json_decref(e);
 	return is_ok;
 }
+
+uint64_t
+gateway_view_key(const struct request *req)
+{
+	uint64_t h = server_gateway_key(control_agent(req), control_scope(req));
+	const char *p = profile_effective(control_agent(req),
+	    control_profile(req));
+
+	/* A profile's name and every change to profiles are part of it. */
+	h ^= profile_generation() * 0x9e3779b97f4a7c15ULL;
+	for (; p != NULL && *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}

@@ -21,6 +21,7 @@ struct gateway {
 	char *version;	     /* agreed at initialize, or the modern era */
 	bool is_listening;   /* initialized: it takes list_changed */
 	bool is_due;	     /* a list_changed waits for the next loop turn */
+	bool is_tools_due;   /* only tools changed for it (what it found) */
 	int log_level;	     /* the lowest level it takes (logging/setLevel) */
 	json_t *client_caps; /* what it declared at initialize, or NULL */
 	char *client_name;   /* its clientInfo "name version", or NULL */
@@ -34,6 +35,10 @@ struct gateway {
 	json_t *prompts;      /* exposed name -> {server, name} */
 	json_t *resources;    /* uri -> server */
 	json_t *templates;    /* uriTemplate -> server */
+	struct gateway_search *search; /* its view over budget: what it found */
+	size_t cost_bytes;	       /* its whole view's tools/list, ... */
+	uint64_t cost_key;	       /* ... at this server_gateway_key */
+	bool has_cost;
 	TAILQ_ENTRY(gateway) entry;
 };
 
@@ -42,7 +47,7 @@ static TAILQ_HEAD(,
 static struct event *gateway_notify_event;
 
 static bool gateway_is_modern(const struct gateway *);
-static void gateway_notify_soon(bool);
+static void gateway_notify_soon(void);
 
 /* RFC 5424 severities as MCP names them, lowest first. */
 static const char *const gateway_levels[] = { "debug", "info", "notice",
@@ -84,6 +89,7 @@ gateway_new(struct client *c)
 	gw->prompts = xjson(json_object());
 	gw->resources = xjson(json_object());
 	gw->templates = xjson(json_object());
+	gw->search = gateway_search_new();
 	gw->client = c;
 	gw->log_level = 0; /* what the server sends: nothing is held back */
 	TAILQ_INSERT_TAIL(&gateway_list, gw, entry);
@@ -112,6 +118,7 @@ gateway_free(struct gateway *gw)
 	json_decref(gw->templates);
 	json_decref(gw->client_caps);
 	free(gw->client_name);
+	gateway_search_free(gw->search);
 	free(gw->version);
 	free(gw);
 }
@@ -202,8 +209,7 @@ gateway_caps_take(const json_t *caps, const char *method, const json_t *params)
 	    json_is_object(json_object_get(e, "form"));
 }
 
-/* The scope's tools, each with the name this session sees (new array). */
-static json_t *
+json_t *
 gateway_catalog(const char *agent, const json_t *scope)
 {
 	json_t *all = server_gateway_catalog(agent, scope);
@@ -212,8 +218,8 @@ gateway_catalog(const char *agent, const json_t *scope)
 	return all;
 }
 
-/* The Tool a client sees: verbatim but its name, _meta saying whose. */
-static json_t *
+/* Verbatim but its name, _meta saying whose. */
+json_t *
 gateway_tool_view(const json_t *e)
 {
 	json_t *tool = json_deep_copy(json_object_get(e, "tool")), *meta;
@@ -566,47 +572,95 @@ gateway_cursor(const json_t *params)
 	return *end == '\0' && n > 0 ? n : -1;
 }
 
+void
+gateway_listed(struct gateway *gw, const json_t *e)
+{
+	json_object_set_new(gw->listed,
+	    json_string_value(json_object_get(e, "name")),
+	    json_pack("{s:O, s:O}", "id", json_object_get(e, "id"), "def",
+		json_object_get(e, "tool")));
+}
+
+/* The session's catalog cut to its view: what it does not show is not
+ * there, nor counted (new array). */
+json_t *
+gateway_view_catalog(struct request *req)
+{
+	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
+	size_t i = 0;
+
+	while (i < json_array_size(all))
+		if (!gateway_in_view(req, json_array_get(all, i)))
+			json_array_remove(all, i);
+		else
+			i++;
+	return all;
+}
+
+bool
+gateway_is_searching(struct gateway *gw, struct request *req, const json_t *all)
+{
+	uint64_t key = gateway_view_key(req);
+	json_t *made = NULL;
+
+	if (gateway_view_budget(gw) <= 0)
+		return false;
+	if (!gw->has_cost || gw->cost_key != key) {
+		if (all == NULL)
+			all = made = gateway_view_catalog(req);
+		gw->cost_bytes = gateway_cost_entries(all);
+		gw->cost_key = key;
+		gw->has_cost = true;
+		json_decref(made);
+	}
+	return gateway_is_over_budget(gw, gw->cost_bytes);
+}
+
 static void
 gateway_tools_list(struct gateway *gw, struct request *req, const char *method,
     json_t *params)
 {
-	(void)method;
-	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
+	json_t *all = gateway_view_catalog(req);
+	bool is_search = gateway_is_searching(gw, req, all);
+	/* Over budget: the pinned and found tools, then mcpd's own two. */
+	json_t *entries = is_search ?
+	    gateway_search_view(gw->search, all, gateway_view_pins(gw)) :
+	    json_incref(all);
+	json_t *own = is_search ? gateway_search_tools() : json_array();
 	json_t *tools = json_array(), *e, *result;
+	size_t n = json_array_size(entries) + json_array_size(own), i;
 	long from = gateway_cursor(params);
 	char cursor[32];
-	size_t i;
 
-	if (from < 0 || (size_t)from > json_array_size(all)) {
+	(void)method;
+	if (from < 0 || (size_t)from > n) {
 		json_decref(all);
+		json_decref(entries);
+		json_decref(own);
 		json_decref(tools);
 		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
 		    "invalid cursor: list again without one");
 		return;
 	}
-	/* What the view does not show is not there, nor counted. */
-	for (i = 0; i < json_array_size(all);)
-		if (!gateway_in_view(req, json_array_get(all, i)))
-			json_array_remove(all, i);
-		else
-			i++;
-	json_array_foreach(all, i, e) {
-		if (i < (size_t)from)
+	for (i = (size_t)from; i < n && json_array_size(tools) < GATEWAY_PAGE;
+	     i++) {
+		if (i >= json_array_size(entries)) {
+			json_array_append(tools,
+			    json_array_get(own, i - json_array_size(entries)));
 			continue;
-		if (json_array_size(tools) == GATEWAY_PAGE)
-			break;
+		}
+		e = json_array_get(entries, i);
 		json_array_append_new(tools, gateway_tool_view(e));
-		json_object_set_new(gw->listed,
-		    json_string_value(json_object_get(e, "name")),
-		    json_pack("{s:O, s:O}", "id", json_object_get(e, "id"),
-			"def", json_object_get(e, "tool")));
+		gateway_listed(gw, e);
 	}
 	result = json_pack("{s:o}", "tools", tools);
-	if (i < json_array_size(all)) {
+	if (i < n) {
 		snprintf(cursor, sizeof cursor, "mcpd:%zu", i);
 		json_object_set_new(result, "nextCursor", json_string(cursor));
 	}
 	json_decref(all);
+	json_decref(entries);
+	json_decref(own);
 	gateway_answer(req, "tools/list", result);
 }
 
@@ -683,11 +737,9 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 	return s;
 }
 
-static void
-gateway_tools_call(struct gateway *gw, struct request *req, const char *method,
-    json_t *params)
+void
+gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 {
-	(void)method;
 	const char *name = json_string_value(json_object_get(params, "name"));
 	json_t *args = json_object_get(params, "arguments");
 	const char *tool;
@@ -697,6 +749,10 @@ gateway_tools_call(struct gateway *gw, struct request *req, const char *method,
 	if (name == NULL || (args != NULL && !json_is_object(args))) {
 		gateway_fail(req, JSONRPC_INVALID_PARAMS, "%s",
 		    "tools/call needs a name and an arguments object");
+		return;
+	}
+	if (gateway_search_is_own(name)) {
+		gateway_search_call(gw, req, name, params);
 		return;
 	}
 	if ((s = gateway_call_target(gw, req, name, &tool)) == NULL)
@@ -734,14 +790,24 @@ gateway_tools_call_text(struct gateway *gw, struct request *req,
     const char *name, const char *args, size_t len)
 {
 	static json_t *plain; /* the params of a call with no _meta */
+	json_t *params;
 	const char *tool;
 	struct server *s;
 
 	if (plain == NULL)
 		plain = xjson(json_object());
+	if (gateway_view_refused(gw, req))
+		return;
+	if (gateway_search_is_own(name)) {
+		/* Rare and small: parsed, then the ordinary path. */
+		params = json_pack("{s:s, s:o?}", "name", name, "arguments",
+		    json_loadb(args, len, 0, NULL));
+		gateway_tools_call(gw, req, params);
+		json_decref(params);
+		return;
+	}
 	gw->calls++;
-	if (!gateway_view_refused(gw, req) &&
-	    (s = gateway_call_target(gw, req, name, &tool)) != NULL)
+	if ((s = gateway_call_target(gw, req, name, &tool)) != NULL)
 		server_call_text(s, tool, args, len, mcpd_opts.call_timeout_ms,
 		    req, plain);
 }
@@ -750,10 +816,10 @@ static void
 gateway_set_level(struct gateway *gw, struct request *req, const char *method,
     json_t *params)
 {
-	(void)method;
 	const char *level = json_string_value(json_object_get(params, "level"));
 	int n = gateway_level(level);
 
+	(void)method;
 	if (n < 0) {
 		gateway_fail(req, JSONRPC_INVALID_PARAMS,
 		    "unknown log level %s: debug, info, notice, warning, error, critical, alert or emergency",
@@ -792,6 +858,14 @@ gateway_m_ping(struct gateway *gw, struct request *req, const char *method,
 {
 	(void)gw, (void)method, (void)params;
 	control_reply(req, json_object());
+}
+
+static void
+gateway_m_tools_call(struct gateway *gw, struct request *req,
+    const char *method, json_t *params)
+{
+	(void)method;
+	gateway_tools_call(gw, req, params);
 }
 
 static void
@@ -857,7 +931,7 @@ static const struct gateway_method gateway_methods[] = {
 	    GATEWAY_M_CACHEABLE | GATEWAY_M_ALWAYS },
 	{ "ping", gateway_m_ping, GATEWAY_M_LEGACY | GATEWAY_M_ALWAYS },
 	{ "tools/list", gateway_tools_list, GATEWAY_M_CACHEABLE },
-	{ "tools/call", gateway_tools_call, 0 },
+	{ "tools/call", gateway_m_tools_call, 0 },
 	{ "logging/setLevel", gateway_set_level,
 	    GATEWAY_M_LEGACY | GATEWAY_M_OWN },
 	{ "prompts/list", gateway_m_fan_out, GATEWAY_M_CACHEABLE },
@@ -938,20 +1012,36 @@ gateway_notify_due(evutil_socket_t fd, short events, void *arg)
 
 	(void)fd, (void)events, (void)arg;
 	TAILQ_FOREACH(gw, &gateway_list, entry) {
-		if (!gw->is_due)
+		if (!gw->is_due && !gw->is_tools_due)
 			continue;
-		gw->is_due = false;
-		if (gw->listen != NULL) {
+		if (gw->listen != NULL)
 			gateway_listen_changed(gw->listen);
-			continue;
+		else
+			control_client_notify(gw->client,
+			    "notifications/tools/list_changed", NULL);
+		if (gw->listen == NULL && gw->is_due) {
+			control_client_notify(gw->client,
+			    "notifications/prompts/list_changed", NULL);
+			control_client_notify(gw->client,
+			    "notifications/resources/list_changed", NULL);
 		}
-		control_client_notify(gw->client,
-		    "notifications/tools/list_changed", NULL);
-		control_client_notify(gw->client,
-		    "notifications/prompts/list_changed", NULL);
-		control_client_notify(gw->client,
-		    "notifications/resources/list_changed", NULL);
+		gw->is_due = gw->is_tools_due = false;
 	}
+}
+
+void
+gateway_tools_due(struct gateway *gw)
+{
+	if (gw->is_listening || gw->listen != NULL) {
+		gw->is_tools_due = true;
+		gateway_notify_soon();
+	}
+}
+
+struct gateway_search *
+gateway_search_of(const struct gateway *gw)
+{
+	return gw->search;
 }
 
 void
@@ -964,7 +1054,8 @@ gateway_tools_changed(const char *agent)
 		if ((gw->is_listening || gw->listen != NULL) &&
 		    strcmp(control_client_agent(gw->client), agent) == 0)
 			any = gw->is_due = true;
-	gateway_notify_soon(any);
+	if (any)
+		gateway_notify_soon();
 }
 
 void
@@ -984,15 +1075,14 @@ gateway_profile_changed(const char *agent, const char *name, bool is_default)
 		    (name != NULL && used != NULL && strcmp(used, name) == 0))
 			any = gw->is_due = true;
 	}
-	gateway_notify_soon(any);
+	if (any)
+		gateway_notify_soon();
 }
 
-/* The list_changed of the sessions marked due go from the loop. */
+/* The sessions marked due are told on the next loop turn. */
 static void
-gateway_notify_soon(bool any)
+gateway_notify_soon(void)
 {
-	if (!any)
-		return;
 	if (gateway_notify_event == NULL &&
 	    (gateway_notify_event = event_new(mcpd_base, -1, 0,
 		 gateway_notify_due, NULL)) == NULL)

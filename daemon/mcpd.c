@@ -44,6 +44,7 @@ struct mcpd_options mcpd_opts = {
 	.registry_problems = 4,
 	.max_instructions = 16 * 1024,
 	.roots_timeout_ms = 5000,
+	.tool_budget = 12000,
 	.registry_problem_chars = 256,
 	.registry_text_chars = 8192,
 };
@@ -302,6 +303,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--registry-text-chars N]\n"
 	    "            [--oauth-client-metadata-url URL]\n"
 	    "            [--max-instructions BYTES] [--roots-timeout MS]\n"
+	    "            [--tool-budget TOKENS]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n"
 	    "Each long option is also a \"name = value\" line of mcpd.conf\n"

@@ -80,6 +80,8 @@ struct mcpd_options {
 	size_t max_instructions;
 	/* How long a gateway session has to answer mcpd's own roots/list. */
 	int roots_timeout_ms;
+	/* Estimated tokens a view may list before it lists search (0: any). */
+	size_t tool_budget;
 };
 extern struct mcpd_options mcpd_opts;
 
@@ -330,6 +332,13 @@ void gateway_remember(struct gateway *, const char *key, const json_t *e);
 void gateway_answer(struct request *, const char *method, json_t *result);
 
 /* gateway-view.c: what a session sees, by its profile (DESIGN 13). */
+/*
+ * What req's view is made of (agent, scope, profile and the generation of
+ * profiles): equal keys, equal views, for caches of a view.
+ */
+uint64_t gateway_view_key(const struct request *req);
+/* req's catalog cut to its view (new array). */
+json_t *gateway_view_catalog(struct request *req);
 /* Whether catalog entry e ({server, tool}) is in req's view. */
 bool gateway_in_view(const struct request *req, const json_t *e);
 /*
@@ -347,6 +356,68 @@ void gateway_fail_outside(struct request *req, const char *name,
  */
 bool gateway_view_call_ok(struct request *req, const struct server *s,
     const char *tool);
+
+/* The scope's tools, each with the name a session sees (new array). */
+json_t *gateway_catalog(const char *agent, const json_t *scope);
+/* The Tool a client sees of a named catalog entry (new). */
+json_t *gateway_tool_view(const json_t *e);
+/* A session's tools/call (params: name, arguments, _meta), checked. */
+void gateway_tools_call(struct gateway *, struct request *, json_t *params);
+/* The session saw e's definition: a call checks it against this one. */
+void gateway_listed(struct gateway *, const json_t *e);
+/*
+ * Is the session's view over its budget (it lists search)? all: its named
+ * catalog, or NULL; the answer is kept until the catalog changes.
+ */
+bool gateway_is_searching(struct gateway *, struct request *,
+    const json_t *all);
+/* Tells the session its tools changed (next loop turn), if it listens. */
+void gateway_tools_due(struct gateway *);
+/* What the session found (gateway-search.c). */
+struct gateway_search *gateway_search_of(const struct gateway *);
+
+/* gateway-cost.c: what a view's tools/list costs (doc/views.md). */
+/* The estimated tokens of so many bytes of JSON. */
+size_t gateway_cost_tokens(size_t bytes);
+/* The bytes of a tools/list result listing these Tool objects. */
+size_t gateway_cost_views(const json_t *tools);
+/* The same for named catalog entries, shown as a session sees them. */
+size_t gateway_cost_entries(const json_t *all);
+/*
+ * The view's budget in estimated tokens (0: never over it) and the globs of
+ * its pinned tools (borrowed): the one place a profile's replace the
+ * defaults (--tool-budget, nothing pinned); gw NULL: the agent's default.
+ */
+long long gateway_view_budget(const struct gateway *gw);
+const json_t *gateway_view_pins(const struct gateway *gw);
+/* Does a tools/list of so many bytes exceed gw's budget? */
+bool gateway_is_over_budget(const struct gateway *gw, size_t bytes);
+/*
+ * The cost of the default view of agent's scope: {tools, bytes, tokens,
+ * budget, servers: [{server, tools, bytes, tokens}], search: {tools, bytes,
+ * tokens} when over the budget}.
+ */
+json_t *gateway_cost(const char *agent, const json_t *scope);
+
+/* gateway-search.c: a view over its budget (doc/views.md, "Search"). */
+#define GATEWAY_FIND_TOOLS "mcpd__find_tools"
+#define GATEWAY_CALL_TOOL  "mcpd__call_tool"
+struct gateway_search;
+struct gateway_search *gateway_search_new(void);
+void gateway_search_free(struct gateway_search *);
+/* The Tool objects of mcpd__find_tools and mcpd__call_tool (new array). */
+json_t *gateway_search_tools(void);
+/* Is name mcpd__find_tools or mcpd__call_tool? */
+bool gateway_search_is_own(const char *name);
+/* The entries of all a view over budget lists: pinned, or found (gs may be NULL). */
+json_t *gateway_search_view(const struct gateway_search *gs, const json_t *all,
+    const json_t *pins);
+/*
+ * A tools/call of mcpd__find_tools or mcpd__call_tool (name), answered
+ * when the session's view is over its budget, else refused as unknown.
+ */
+void gateway_search_call(struct gateway *, struct request *, const char *name,
+    json_t *params);
 
 /* gateway-lists.c: prompts, resources and completions of every server. */
 /* prompts/list, resources/list or resources/templates/list, merged. */

@@ -114,6 +114,7 @@ static const struct options_def options_defs[] = {
 	    options_check_metadata_url),
 	OPT_NUM("max-instructions", max_instructions, 256, 1 << 20),
 	OPT_NUM("roots-timeout", roots_timeout_ms, 100, 600000),
+	OPT_NUM("tool-budget", tool_budget, 0, 100000000),
 };
 #define OPTIONS_N (sizeof options_defs / sizeof options_defs[0])
 
