@@ -383,3 +383,26 @@ def test_globs_match_the_names_the_gateway_gives(mcpd, tmp_path):
             "tool fs__write_file is not in the view of profile reads; to "
             "add it: mcpctl profile set reads --tool 'fs__read_*' --tool "
             "'fs__write_file'"), e
+
+
+def test_a_profiles_budget_and_pins_make_its_view_search(front, clients):
+    """A profile's --budget replaces --tool-budget for its views, and its
+    --pin globs are what such a view lists beside mcpd's two tools; the
+    view searched is the profile's, not everything of the agent."""
+    r = front.ctl("profile", "create", "tight", "--server", "ts", "--budget",
+                  "1", "--pin", "ts__echo")
+    assert r.rc == 0, r
+    c = bridge(front, clients, "--profile", "tight")
+    assert c.ask("tools")["tools"] == \
+        ["ts__echo", "mcpd__find_tools", "mcpd__call_tool"]
+    found = c.ask('call mcpd__find_tools {"query": "echo the message", '
+                  '"limit": 50}')["result"]
+    names = [t["name"] for t in found["structuredContent"]["tools"]]
+    # more has an echo too: outside the profile, never found.
+    assert names[0] == "ts__echo" and \
+        not any(n.startswith("more__") for n in names), names
+    # Without a budget of its own, the same profile lists its whole view.
+    r = front.ctl("profile", "set", "tight", "--no-budget")
+    assert r.rc == 0, r
+    c2 = bridge(front, clients, "--profile", "tight")
+    assert "mcpd__find_tools" not in c2.ask("tools")["tools"]
