@@ -49,6 +49,7 @@ static const struct option ctl_bridge_options[] = {
 	{ "server", required_argument, NULL, 'S' },
 	{ "profile", required_argument, NULL, 'P' },
 	{ "relay", no_argument, NULL, 'r' },
+	{ "no-project", no_argument, NULL, 'N' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -277,12 +278,20 @@ ctl_bridge_parent(void)
 	return parent;
 }
 
+/* What the bridge asks its session's view to be made of. */
+struct ctl_bridge_view {
+	json_t *servers;      /* --server, or a project file's */
+	const char *profile;  /* --profile, or a project file's, or NULL */
+	const char *error;    /* why a project file gives no view, or NULL */
+	json_t **ret_refusal; /* mcpd's refusal goes here, not to stderr */
+};
+
 /*
- * mcpd/hello; profile: the view's profile, or NULL; parent (stolen): the
- * client's "parent", or NULL for none (a connection that is no bridge).
+ * mcpd/hello with the view v; parent (stolen): the client's "parent", or
+ * NULL for none (a connection that is no bridge).
  */
 static int
-ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, const char *profile,
+ctl_bridge_hello_as(struct mcpctl *m, const struct ctl_bridge_view *v,
     json_t *parent)
 {
 	const char *agent = m->agent;
@@ -297,16 +306,22 @@ ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, const char *profile,
 	}
 	if (agent != NULL)
 		json_object_set_new(params, "agent", json_string(agent));
-	if (json_array_size(servers) > 0)
-		json_object_set(params, "servers", servers);
+	if (json_array_size(v->servers) > 0)
+		json_object_set(params, "servers", v->servers);
 	if (parent != NULL)
 		json_object_set_new(json_object_get(params, "client"), "parent",
 		    parent);
-	if (profile != NULL)
-		json_object_set_new(params, "profile", json_string(profile));
+	if (v->profile != NULL)
+		json_object_set_new(params, "profile", json_string(v->profile));
+	if (v->error != NULL)
+		json_object_set_new(params, "view_error",
+		    json_string(v->error));
 	/* Ours is the one hello: the connection must not send its own. */
 	m->agent = NULL;
-	r = mcpctl_request(m, "mcpd/hello", params, &result);
+	r = v->ret_refusal != NULL ?
+	    mcpctl_request_error(m, "mcpd/hello", params, &result,
+		v->ret_refusal) :
+	    mcpctl_request(m, "mcpd/hello", params, &result);
 	m->agent = agent;
 	if (r == 0)
 		json_decref(result);
@@ -316,7 +331,53 @@ ctl_bridge_hello_as(struct mcpctl *m, json_t *servers, const char *profile,
 int
 ctl_bridge_hello(struct mcpctl *m, json_t *servers, const char *profile)
 {
-	return ctl_bridge_hello_as(m, servers, profile, NULL);
+	struct ctl_bridge_view v = { servers, profile, NULL, NULL };
+
+	return ctl_bridge_hello_as(m, &v, NULL);
+}
+
+/*
+ * The hello of a bridge that was given no view: that of the project file
+ * found from the working directory, if any. What keeps it from being one
+ * (broken, not trusted, a server or profile mcpd does not have) is said
+ * on stderr and made the session's view error: its lists and calls fail
+ * with it, never a silently different view.
+ */
+static int
+ctl_bridge_hello_project(struct mcpctl *m, const struct ctl_bridge_view *given)
+{
+	struct ctl_bridge_view v = *given;
+	struct ctl_project p;
+	json_t *refusal = NULL;
+	char *why = NULL;
+	int r;
+
+	if (ctl_project_find(".", &p) < 0)
+		return MCPCTL_EXIT_ERROR;
+	if (p.path == NULL) {
+		ctl_project_clear(&p);
+		return ctl_bridge_hello_as(m, given, ctl_bridge_parent());
+	}
+	ctl_project_apply(m, &p, true);
+	v.servers = p.servers;
+	v.profile = p.profile;
+	v.error = p.error;
+	v.ret_refusal = p.error == NULL ? &refusal : NULL;
+	r = ctl_bridge_hello_as(m, &v, ctl_bridge_parent());
+	if (r != 0 && refusal != NULL &&
+	    asprintf(&why, "%s: %s", p.path,
+		json_string_value(json_object_get(refusal, "message"))) >= 0) {
+		/* What it names, mcpd does not have: an error of the file. */
+		v = *given;
+		v.error = why;
+		r = ctl_bridge_hello_as(m, &v, ctl_bridge_parent());
+	}
+	if (v.error != NULL)
+		print_err("bridge: %s", v.error);
+	free(why);
+	json_decref(refusal);
+	ctl_project_clear(&p);
+	return r;
 }
 
 /* Whether fd is a pipe or a socket, which mcpd can be handed. */
@@ -428,9 +489,10 @@ static int
 ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
+	struct ctl_bridge_view view = { 0 };
 	json_t *servers = json_array();
 	const char *profile = NULL;
-	bool is_relay = false;
+	bool is_relay = false, is_no_project = false;
 	int c, r;
 
 	if (servers == NULL)
@@ -457,6 +519,9 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		case 'r':
 			is_relay = true;
 			break;
+		case 'N':
+			is_no_project = true;
+			break;
 		case 'h':
 			json_decref(servers);
 			return mcpctl_help(cmd);
@@ -472,11 +537,16 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	/* stdout carries MCP only: errors go to stderr, even with --json. */
 	m->is_json = false;
 	/*
-	 * The view, most specific first: --profile, then (when it comes) the
-	 * profile of a project file found from here, sent the same way;
-	 * with neither, mcpd applies the agent's default profile itself.
+	 * The view, most specific first: --profile or --server, then a
+	 * project file found from here, sent the same way; with neither,
+	 * mcpd applies the agent's default profile itself.
 	 */
-	r = ctl_bridge_hello_as(m, servers, profile, ctl_bridge_parent());
+	view.servers = servers;
+	view.profile = profile;
+	if (profile == NULL && json_array_size(servers) == 0 && !is_no_project)
+		r = ctl_bridge_hello_project(m, &view);
+	else
+		r = ctl_bridge_hello_as(m, &view, ctl_bridge_parent());
 	json_decref(servers);
 	if (r != 0)
 		return r;
@@ -492,14 +562,17 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_bridge_cmd = {
 	.name = "bridge",
 	.synopsis =
-	    "[--agent AGENT] [--server SERVER]... [--profile PROFILE] [--relay]",
+	    "[--agent AGENT] [--server SERVER]... [--profile PROFILE] [--no-project] [--relay]",
 	.summary =
 	    "relay MCP between standard input and output and mcpd, for MCP clients that start a stdio server (see client-config)",
 	.help =
 	    "  --agent AGENT      the agent whose servers the client sees (global option)\n"
 	    "  --server SERVER    only this server (repeatable); default: all of the agent's\n"
 	    "  --profile PROFILE  the view of this profile of the agent (mcpctl profile);\n"
-	    "                     default: the agent's default profile, else everything\n"
+	    "                     default: the project file's (.mcpd.json, found from\n"
+	    "                     here up to $HOME), else the agent's default profile,\n"
+	    "                     else everything\n"
+	    "  --no-project       look for no project file\n"
 	    "  --relay            copy every message through this process; by default,\n"
 	    "                     when standard input and output are pipes or sockets,\n"
 	    "                     mcpd is handed them and serves the client directly\n"

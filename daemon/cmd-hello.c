@@ -111,6 +111,9 @@ cmd_hello_exec(struct request *req, json_t *params)
 		control_set_scope(req, servers);
 	if (profile != NULL)
 		control_set_profile(req, profile);
+	/* The bridge's project file is broken or not trusted: say it there. */
+	if (cmd_string(params, "view_error") != NULL)
+		control_set_view_error(req, cmd_string(params, "view_error"));
 	agent = control_agent(req);
 	did = identity_agent_did(agent);
 	control_reply(req,
@@ -126,6 +129,7 @@ static const struct cmd_param cmd_hello_params[] = {
 	{ "client", JSON_OBJECT, false },
 	{ "servers", JSON_ARRAY, false },
 	{ "profile", JSON_STRING, false },
+	{ "view_error", JSON_STRING, false },
 	{ NULL, 0, false },
 };
 

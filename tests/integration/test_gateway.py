@@ -23,16 +23,19 @@ class SdkClient:
     """tests/integration/gateway-client.mjs: the SDK client, one command
     per line in, one JSON answer per line out."""
 
-    def __init__(self, sock, *bridge_args, caps=None, argv=None, roots=None):
+    def __init__(self, sock, *bridge_args, caps=None, argv=None, roots=None,
+                 cwd=None, env=None):
         # As a client configuration says: mcpctl bridge is the server.
         relay = argv or [str(MCPCTL), "-s", str(sock), "bridge",
                          *bridge_args]
-        env = dict(os.environ, MCPD_TEST_CAPS=json.dumps(caps or {}))
+        env = dict(os.environ, MCPD_TEST_CAPS=json.dumps(caps or {}),
+                   **(env or {}))
         if roots is not None:   # what it lists when asked (roots/list)
             env["MCPD_TEST_ROOTS"] = json.dumps(roots)
         self.proc = subprocess.Popen(
             [NODE, str(SDK_CLIENT), str(PEERS)] + relay, env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            cwd=cwd)
 
     def ask(self, line, timeout=30):
         self.proc.stdin.write(line + "\n")
