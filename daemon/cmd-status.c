@@ -30,6 +30,7 @@ cmd_status_reply(struct request *req, json_t *docker)
 	    (json_int_t)mcpd_opts.max_client_requests, "max_client_output",
 	    (json_int_t)mcpd_opts.max_client_output, "log_lines",
 	    (json_int_t)mcpd_opts.log_lines));
+	json_object_set_new(status, "audit", audit_status());
 	/*
 	 * The HTTP front, when there is one: its URL (the token: mcpd/token),
 	 * its sessions (apart from the socket's clients) and their limits.

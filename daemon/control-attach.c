@@ -72,6 +72,8 @@ control_attach_exec(struct request *req, json_t *params)
 		c = control_client_new(fds[0], fds[1], from->agent,
 		    from->scope);
 		c->attach = req;
+		/* The bridge that attached is the client it speaks for. */
+		c->who = json_incref(from->who);
 		control_on_gone(req, control_attach_gone, c);
 	}
 }

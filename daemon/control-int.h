@@ -28,6 +28,7 @@ struct client {
 	struct sendq *out;
 	struct linebuf lines;
 	char *agent;
+	json_t *who;		 /* the audit log's client field, or NULL */
 	json_t *scope;		 /* mcpd/hello's servers, or NULL: all */
 	struct gateway *gateway; /* its MCP session, once it speaks MCP */
 	struct request_list requests;

@@ -129,6 +129,12 @@ control_request_id(const struct request *r)
 	return r->id;
 }
 
+const json_t *
+control_who(const struct request *r)
+{
+	return r->client != NULL ? r->client->who : NULL;
+}
+
 const struct client *
 control_request_client(const struct request *r)
 {

@@ -74,6 +74,7 @@ control_client_free(struct client *c)
 		event_free(c->hangup);
 	gateway_free(c->gateway);
 	json_decref(c->scope);
+	json_decref(c->who);
 	sendq_free(c->out);
 	fdread_release(&c->rd);
 	bufferevent_free(c->bev);
@@ -399,7 +400,7 @@ control_read(void *arg)
 }
 
 static bool
-control_peer_allowed(int fd, uid_t *ret_uid)
+control_peer_allowed(int fd, uid_t *ret_uid, pid_t *ret_pid)
 {
 	struct ucred cred;
 	socklen_t len = sizeof cred;
@@ -407,6 +408,7 @@ control_peer_allowed(int fd, uid_t *ret_uid)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return false;
 	*ret_uid = cred.uid;
+	*ret_pid = cred.pid;
 	return cred.uid == geteuid() || cred.uid == 0;
 }
 
@@ -426,14 +428,14 @@ control_refuse(int fd, enum errors_kind kind, const char *why, json_t *data)
 	close(fd);
 }
 
-/* Refuses a peer of another uid; true when it did. */
+/* Refuses a peer of another uid; true when it did (else *ret_pid is its). */
 static bool
-control_refuse_stranger(int fd)
+control_refuse_stranger(int fd, pid_t *ret_pid)
 {
 	uid_t uid = (uid_t)-1;
 	char why[128];
 
-	if (control_peer_allowed(fd, &uid))
+	if (control_peer_allowed(fd, &uid, ret_pid))
 		return false;
 	snprintf(why, sizeof why,
 	    "peer uid %d may not use this daemon (it runs as uid %u)", (int)uid,
@@ -454,6 +456,8 @@ control_adopt(int fd, const char *agent, const json_t *scope,
 	control_nclients--;
 	c->peer = peer;
 	c->peer_arg = arg;
+	/* An HTTP client is known by its token's id, never the token. */
+	c->who = json_pack("{s:s}", "token", tokens_id(agent));
 	sendq_deliver_to(c->out, peer->deliver, arg);
 	return c;
 }
@@ -471,9 +475,11 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	char why[128];
+	struct client *c;
+	pid_t pid = 0;
 
 	(void)l, (void)sa, (void)salen, (void)arg;
-	if (control_refuse_stranger(fd))
+	if (control_refuse_stranger(fd, &pid))
 		return;
 	if (control_nclients >= mcpd_opts.max_clients) {
 		snprintf(why, sizeof why,
@@ -486,7 +492,10 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 		return;
 	}
 	/* Its peer may hand stdio over to mcpd/attach. */
-	fdread_take_fds(&control_client_new(fd, fd, "default", NULL)->rd);
+	c = control_client_new(fd, fd, "default", NULL);
+	if (audit_is_on())
+		c->who = audit_who_peer(pid);
+	fdread_take_fds(&c->rd);
 }
 
 /* Whether fd is a socket (a pipe's close is not seen as EV_CLOSED). */
@@ -552,6 +561,7 @@ control_refuse_no_fd(struct evconnlistener *l)
 	struct rlimit rl = { 0, 0 };
 	char why[192];
 	int fd, err;
+	pid_t pid;
 
 	if (control_spare_fd < 0)
 		return false;
@@ -559,7 +569,7 @@ control_refuse_no_fd(struct evconnlistener *l)
 	fd = accept4(evconnlistener_get_fd(l), NULL, NULL,
 	    SOCK_CLOEXEC | SOCK_NONBLOCK);
 	err = fd < 0 ? errno : 0;
-	if (fd >= 0 && !control_refuse_stranger(fd)) {
+	if (fd >= 0 && !control_refuse_stranger(fd, &pid)) {
 		getrlimit(RLIMIT_NOFILE, &rl);
 		snprintf(why, sizeof why,
 		    "mcpd has %zu clients and no file descriptor left (RLIMIT_NOFILE %llu); close a client or raise the limit",

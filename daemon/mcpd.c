@@ -46,6 +46,8 @@ struct mcpd_options mcpd_opts = {
 	.roots_timeout_ms = 5000,
 	.registry_problem_chars = 256,
 	.registry_text_chars = 8192,
+	.audit_max_bytes = 10 * 1024 * 1024,
+	.audit_files = 5,
 };
 struct event_base *mcpd_base;
 struct store *mcpd_store;
@@ -301,6 +303,9 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--registry-text-chars N]\n"
 	    "            [--oauth-client-metadata-url URL]\n"
 	    "            [--max-instructions BYTES] [--roots-timeout MS]\n"
+	    "            [--audit on|off] [--no-audit] [--audit-arguments]\n"
+	    "            [--audit-required] [--audit-max-bytes BYTES]\n"
+	    "            [--audit-files N]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n");
 	exit(status);
@@ -358,6 +363,12 @@ enum {
 	MCPD_OPT_OAUTH_CLIENT_METADATA_URL,
 	MCPD_OPT_MAX_INSTRUCTIONS,
 	MCPD_OPT_ROOTS_TIMEOUT,
+	MCPD_OPT_AUDIT,
+	MCPD_OPT_NO_AUDIT,
+	MCPD_OPT_AUDIT_ARGUMENTS,
+	MCPD_OPT_AUDIT_REQUIRED,
+	MCPD_OPT_AUDIT_MAX_BYTES,
+	MCPD_OPT_AUDIT_FILES,
 };
 
 static const struct option mcpd_long_options[] = {
@@ -414,6 +425,13 @@ static const struct option mcpd_long_options[] = {
 	{ "max-instructions", required_argument, NULL,
 	    MCPD_OPT_MAX_INSTRUCTIONS },
 	{ "roots-timeout", required_argument, NULL, MCPD_OPT_ROOTS_TIMEOUT },
+	{ "audit", required_argument, NULL, MCPD_OPT_AUDIT },
+	{ "no-audit", no_argument, NULL, MCPD_OPT_NO_AUDIT },
+	{ "audit-arguments", no_argument, NULL, MCPD_OPT_AUDIT_ARGUMENTS },
+	{ "audit-required", no_argument, NULL, MCPD_OPT_AUDIT_REQUIRED },
+	{ "audit-max-bytes", required_argument, NULL,
+	    MCPD_OPT_AUDIT_MAX_BYTES },
+	{ "audit-files", required_argument, NULL, MCPD_OPT_AUDIT_FILES },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -481,6 +499,41 @@ mcpd_registry_env(void)
 		else
 			mcpd_opts.registry_text_chars = (size_t)n;
 	}
+}
+
+/* One of the audit log's options; false when ch is none of them. */
+static bool
+mcpd_audit_option(int ch, const char *arg)
+{
+	switch (ch) {
+	case MCPD_OPT_AUDIT:
+		if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0) {
+			fprintf(stderr,
+			    "mcpd: --audit wants on or off, not \"%s\"\n", arg);
+			exit(2);
+		}
+		mcpd_opts.is_audit_off = strcmp(arg, "off") == 0;
+		return true;
+	case MCPD_OPT_NO_AUDIT:
+		mcpd_opts.is_audit_off = true;
+		return true;
+	case MCPD_OPT_AUDIT_ARGUMENTS:
+		mcpd_opts.is_audit_arguments = true;
+		return true;
+	case MCPD_OPT_AUDIT_REQUIRED:
+		mcpd_opts.is_audit_required = true;
+		return true;
+	case MCPD_OPT_AUDIT_MAX_BYTES:
+		/* A file holds at least one line of the longest. */
+		mcpd_opts.audit_max_bytes = mcpd_number("--audit-max-bytes",
+		    arg, AUDIT_LINE_MAX, 1LL << 40);
+		return true;
+	case MCPD_OPT_AUDIT_FILES:
+		mcpd_opts.audit_files = mcpd_number("--audit-files", arg, 0,
+		    1000);
+		return true;
+	}
+	return false;
 }
 
 /* One of discovery's options; false when ch is none of them. */
@@ -569,7 +622,8 @@ mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 		mcpd_opts.docker_catalog = xstrdup(catalog);
 	while ((ch = getopt_long(argc, argv, "dvs:S:Vh", mcpd_long_options,
 		    NULL)) != -1) {
-		if (mcpd_registry_option(ch, optarg))
+		if (mcpd_registry_option(ch, optarg) ||
+		    mcpd_audit_option(ch, optarg))
 			continue;
 		switch (ch) {
 		case 'd':
@@ -813,21 +867,21 @@ main(int argc, char **argv)
 {
 	int foreground = 0, verbose = 0;
 	char *cause = NULL;
+	bool to_journal;
 
 	xalloc_json();
 	mcpd_parse_options(argc, argv, &foreground, &verbose);
 	/* Without -d, log to the journal when there is one. */
-	log_init(foreground ||
-		    access("/run/systemd/journal/socket", W_OK) != 0 ?
-		NULL :
-		log_journal,
-	    verbose, "mcpd");
+	to_journal = !foreground &&
+	    access("/run/systemd/journal/socket", W_OK) == 0;
+	log_init(to_journal ? log_journal : NULL, verbose, "mcpd");
 	signal(SIGPIPE, SIG_IGN);
 	mcpd_started_ms = mcpd_now_ms();
 	if ((mcpd_base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
 	mcpd_fit_nofile();
 	mcpd_prepare_state();
+	audit_open(mcpd_opts.state_dir, to_journal);
 	child_init();
 	mcpd_sigterm = mcpd_signal_new(SIGTERM);
 	mcpd_sigint = mcpd_signal_new(SIGINT);
@@ -861,6 +915,7 @@ main(int argc, char **argv)
 	http_tls_close();
 	store_free(mcpd_store);
 	tokens_close();
+	audit_close();
 	secrets_free(vault);
 	log_info("stopped");
 	event_free(mcpd_sigterm);

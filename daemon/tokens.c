@@ -13,8 +13,9 @@
 #include "log.h"
 #include "mcpd.h"
 
-#define TOKENS_FILE  "http-tokens.json"
-#define TOKENS_BYTES 32 /* random bytes of a token, shown as hex */
+#define TOKENS_FILE	"http-tokens.json"
+#define TOKENS_BYTES	32 /* random bytes of a token, shown as hex */
+#define TOKENS_ID_BYTES 6  /* of a token's digest: its id in the audit log */
 
 static char *tokens_path;
 static json_t *tokens; /* agent -> token */
@@ -84,6 +85,22 @@ tokens_agent_of(const char *token)
 		if (sodium_memcmp(json_string_value(v), token, len) == 0)
 			return agent;
 	return NULL;
+}
+
+const char *
+tokens_id(const char *agent)
+{
+	static char id[4 + 2 * TOKENS_ID_BYTES + 1];
+	unsigned char digest[TOKENS_ID_BYTES];
+	const char *token = json_string_value(json_object_get(tokens, agent));
+
+	if (token == NULL)
+		return "none";
+	crypto_generichash(digest, sizeof digest, (const unsigned char *)token,
+	    strlen(token), NULL, 0);
+	memcpy(id, "tok-", 4);
+	sodium_bin2hex(id + 4, sizeof id - 4, digest, sizeof digest);
+	return id;
 }
 
 int
