@@ -156,9 +156,37 @@ ctl_audit_file(struct ctl_audit *a, const char *path)
 	close(fd);
 }
 
+/*
+ * After a rotation: the files between the one fd was (now path.K, found
+ * by its inode) and path itself, which came and went while mcpctl slept.
+ */
+static void
+ctl_audit_between(struct ctl_audit *a, const char *path, long long files,
+    const struct stat *was)
+{
+	struct stat st;
+	long long k = 0;
+	char *name;
+
+	for (long long i = 1; i <= files && k == 0; i++) {
+		if (asprintf(&name, "%s.%lld", path, i) < 0)
+			abort();
+		if (stat(name, &st) == 0 && st.st_ino == was->st_ino &&
+		    st.st_dev == was->st_dev)
+			k = i;
+		free(name);
+	}
+	for (long long i = k - 1; i > 0; i--) {
+		if (asprintf(&name, "%s.%lld", path, i) < 0)
+			abort();
+		ctl_audit_file(a, name);
+		free(name);
+	}
+}
+
 /* New lines as they come; across a rotation, the new file from its start. */
 static int
-ctl_audit_follow(struct ctl_audit *a, const char *path)
+ctl_audit_follow(struct ctl_audit *a, const char *path, long long files)
 {
 	struct timespec pause = { 0, CTL_AUDIT_POLL_MS * 1000000L };
 	struct stat st, now;
@@ -175,9 +203,11 @@ ctl_audit_follow(struct ctl_audit *a, const char *path)
 		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == now.st_ino &&
 		    st.st_dev == now.st_dev)
 			continue;
-		/* Rotated: what the old file got last, then the new one. */
+		/* Rotated: what the old file got last, then the new ones. */
 		if (fd >= 0) {
 			ctl_audit_drain(a, fd);
+			a->part_len = 0;
+			ctl_audit_between(a, path, files, &st);
 			close(fd);
 		}
 		a->part_len = 0;
@@ -237,7 +267,7 @@ ctl_audit_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	}
 	ctl_audit_file(&a, path);
 	if (is_follow)
-		r = ctl_audit_follow(&a, path);
+		r = ctl_audit_follow(&a, path, files);
 	free(a.part);
 	json_decref(status);
 	return r;

@@ -284,7 +284,7 @@ audit_call_new(const struct request *req, const char *method,
 	ac->agent = xstrdup(control_agent(req));
 	ac->client = json_incref((json_t *)(uintptr_t)control_who(req));
 	ac->method = method;
-	ac->server = xstrdup(server);
+	ac->server = server != NULL ? xstrdup(server) : NULL;
 	ac->tool = xstrdup(tool != NULL ? tool : "");
 	if (definition != NULL)
 		snprintf(ac->definition, sizeof ac->definition, "%s",

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -325,3 +326,86 @@ def test_audit_off(mcpd_factory):
     r = run_ctl(d.sock, "audit", is_json=False)
     assert r.rc == 1 and r.err == (
         "mcpctl: the audit log is off (mcpd runs with --audit off)\n"), r
+
+
+def mcp_session(d):
+    c = d.client(timeout=30)
+    c.result("initialize", {"protocolVersion": "2025-06-18",
+                            "capabilities": {},
+                            "clientInfo": {"name": "raw", "version": "1"}})
+    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return c
+
+
+def test_gateway_prompts_resources_and_refusals(mcpd_factory):
+    d = mcpd_factory()
+    d.load_testserver("conf", "--conformance")
+    d.load_testserver("ts")
+    me = os.path.realpath(sys.executable)
+    with mcp_session(d) as c:
+        c.result("prompts/get", {"name": "conf__test_simple_prompt"})
+        c.result("resources/read", {"uri": "test://template/7/data"})
+        c.error("resources/read", {"uri": "test://nowhere"})
+        c.error("prompts/get", {"name": "conf__nope"})
+        c.result("tools/list")
+        c.result("tools/call", {"name": "ts__echo",
+                                "arguments": {"message": "hi"}})
+        c.error("tools/call", {"name": "ts__nope", "arguments": {}})
+    recs = [stable(r, me) for r in wait_lines(d, 6)]
+    short = [(r["method"], r["server"], r["tool"], r["outcome"], r["error"],
+              r["arguments_digest"], r["definition"]) for r in recs]
+    assert short == [
+        ("prompts/get", "conf", "test_simple_prompt", "ok", None, None,
+         None),
+        ("resources/read", "conf", "test://template/7/data", "ok", None,
+         None, None),
+        ("resources/read", None, "test://nowhere", "refused",
+         {"code": -32602, "kind": None}, None, None),
+        ("prompts/get", None, "conf__nope", "refused",
+         {"code": -32602, "kind": None}, None, None),
+        ("tools/call", "ts", "echo", "ok", None,
+         hashlib.blake2b(b'{"message":"hi"}', digest_size=16).hexdigest(),
+         ts_definition(d, "ts", "echo")),
+        ("tools/call", None, "ts__nope", "refused",
+         {"code": -32602, "kind": None}, None, None),
+    ], short
+    assert all(r["bytes_out"] > 0 for r in recs[:2]), recs
+
+
+def test_follow_across_rotation(mcpd_factory):
+    d = mcpd_factory("--audit-max-bytes", "65536", "--audit-files", "2")
+    d.load_testserver("ts")
+    f = subprocess.Popen([str(MCPCTL), "-s", str(d.sock), "--json", "audit",
+                          "-f", "--server", "ts"], stdout=subprocess.PIPE,
+                         bufsize=0)
+    out = b""
+
+    def printed(n):
+        nonlocal out
+        while out.count(b"\n") < n:
+            ready, _, _ = select.select([f.stdout], [], [], 30)
+            assert ready, "mcpctl audit -f printed %d of %d" % (
+                out.count(b"\n"), n)
+            out += os.read(f.stdout.fileno(), 65536)
+
+    try:
+        cl = d.client()
+        # Batches of less than a file, each printed before the next: a
+        # follower that sleeps between looks sees each rotation (a log
+        # that rotates past --audit-files while it sleeps loses lines).
+        n = 0
+        for batch in range(5):
+            for i in range(n, n + 150):
+                cl.result("mcpd/call", {"server": "ts", "tool": "echo",
+                                        "arguments": {"message": "f%04d" % i}})
+            n += 150
+            printed(n)
+        assert (d.state / "audit.jsonl.2").exists()
+        got = [json.loads(l) for l in out.decode().splitlines()]
+        want = [hashlib.blake2b(b'{"message":"f%04d"}' % i,
+                                digest_size=16).hexdigest()
+                for i in range(n)]
+        assert [r["arguments_digest"] for r in got] == want
+    finally:
+        f.kill()
+        f.wait()
