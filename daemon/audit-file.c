@@ -170,10 +170,10 @@ audit_file_journal(const char *line, size_t len, const struct audit_call *ac,
 	sd_journal_send("MESSAGE=audit: %s %s %s %s", audit_call_agent(ac),
 	    server, audit_call_tool(ac), end->outcome, "PRIORITY=%d", LOG_INFO,
 	    "MCP_AUDIT=1", "MCP_AGENT=%s", audit_call_agent(ac),
-	    "MCP_SERVER=%s", server,
-	    "MCP_TOOL=%s", audit_call_tool(ac), "MCP_OUTCOME=%s", end->outcome,
-	    "MCP_AUDIT_TIME=%s", audit_call_time(ac), "MCP_AUDIT_JSON=%.*s",
-	    (int)(len - 1), line, NULL);
+	    "MCP_SERVER=%s", server, "MCP_TOOL=%s", audit_call_tool(ac),
+	    "MCP_OUTCOME=%s", end->outcome, "MCP_AUDIT_TIME=%s",
+	    audit_call_time(ac), "MCP_AUDIT_JSON=%.*s", (int)(len - 1), line,
+	    NULL);
 }
 
 int
