@@ -409,3 +409,54 @@ def test_follow_across_rotation(mcpd_factory):
     finally:
         f.kill()
         f.wait()
+
+
+def test_bridge_client_is_the_bridge(mcpd_factory):
+    """A bridge hands its stdio to mcpd (mcpd/attach): its calls are
+    recorded with the pid and executable of the bridge, and its agent."""
+    d = mcpd_factory()
+    d.load_testserver("ts")
+    p = subprocess.Popen([str(MCPCTL), "-s", str(d.sock), "bridge",
+                          "--agent", "default"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, bufsize=0)
+    try:
+        def send(msg):
+            p.stdin.write(json.dumps(msg).encode() + b"\n")
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "b", "version": "1"}}})
+        assert json.loads(p.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "ts__echo",
+                         "arguments": {"message": "via bridge"}}})
+        assert json.loads(p.stdout.readline())["id"] == 2
+        rec = wait_lines(d, 1)[0]
+        assert rec["client"] == {"pid": p.pid, "exe": str(MCPCTL)}, rec
+        assert (rec["agent"], rec["server"], rec["tool"], rec["outcome"]) \
+            == ("default", "ts", "echo", "ok"), rec
+    finally:
+        p.stdin.close()
+        p.wait(timeout=30)
+
+
+def test_a_line_over_the_bound_is_cut(mcpd_factory):
+    """A record longer than 65536 bytes (here its kept arguments) loses
+    its arguments and says cut; its digest still covers them."""
+    d = mcpd_factory("--audit-arguments")
+    d.load_testserver("ts")
+    big = "y" * 100000
+    d.call("ts", "echo", {"message": big})
+    d.call("ts", "echo", {"message": "small"})
+    raw = (d.state / "audit.jsonl").read_bytes().split(b"\n")
+    assert raw[-1] == b"" and len(raw) == 3, len(raw)
+    assert len(raw[0]) + 1 <= 65536
+    first, second = json.loads(raw[0]), json.loads(raw[1])
+    assert "arguments" not in first and first["cut"] is True, first
+    assert first["arguments_digest"] == hashlib.blake2b(
+        json.dumps({"message": big}, separators=(",", ":")).encode(),
+        digest_size=16).hexdigest()
+    assert first["bytes_in"] == 100000 + len('{"message":""}')
+    assert second["arguments"] == {"message": "small"} and \
+        "cut" not in second, second
