@@ -111,6 +111,36 @@ ctl_status_settings(const json_t *options, const json_t *config)
 		    defaults);
 }
 
+/*
+ * "audit: PATH", "audit: off", or "audit: PATH cannot be written since
+ * TIME: why (N records lost; calls go on unrecorded)".
+ */
+static void
+ctl_status_audit(const json_t *audit)
+{
+	const char *path = ctl_status_str(audit, "path");
+	const char *state = ctl_status_str(audit, "state");
+
+	if (!json_is_true(json_object_get(audit, "on"))) {
+		printf("audit: off\n");
+		return;
+	}
+	if (state == NULL || strcmp(state, "failing") != 0) {
+		printf("audit: %s%s\n", path,
+		    json_is_true(json_object_get(audit, "required")) ?
+			" (required)" :
+			"");
+		return;
+	}
+	printf(
+	    "audit: %s cannot be written since %s: %s (%lld records lost; %s)\n",
+	    path, ctl_status_str(audit, "since"),
+	    ctl_status_str(audit, "error"), ctl_status_int(audit, "lost"),
+	    json_is_true(json_object_get(audit, "required")) ?
+		"calls are refused: --audit-required" :
+		"calls go on unrecorded");
+}
+
 static void
 ctl_status_print(const json_t *result)
 {
@@ -133,6 +163,8 @@ ctl_status_print(const json_t *result)
 	ctl_status_field("clients", json_object_get(result, "clients"));
 	ctl_status_field("http sessions",
 	    json_object_get(result, "http_sessions"));
+	if (json_is_object(json_object_get(result, "audit")))
+		ctl_status_audit(json_object_get(result, "audit"));
 	if (json_is_object(docker))
 		ctl_status_docker(docker);
 	if (json_is_array(json_object_get(result, "options")))

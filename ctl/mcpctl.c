@@ -37,6 +37,7 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_call_cmd,
 	&ctl_logs_cmd,
 	&ctl_clients_cmd,
+	&ctl_audit_cmd,
 	&ctl_secret_cmd,
 	&ctl_bridge_cmd,
 	&ctl_client_config_cmd,

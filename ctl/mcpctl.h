@@ -449,6 +449,7 @@ extern const struct mcpctl_cmd ctl_list_cmd;
 extern const struct mcpctl_cmd ctl_tools_cmd;
 extern const struct mcpctl_cmd ctl_call_cmd;
 extern const struct mcpctl_cmd ctl_logs_cmd;
+extern const struct mcpctl_cmd ctl_audit_cmd;
 extern const struct mcpctl_cmd ctl_status_cmd;
 extern const struct mcpctl_cmd ctl_shutdown_cmd;
 extern const struct mcpctl_cmd ctl_import_cmd;

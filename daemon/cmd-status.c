@@ -33,6 +33,7 @@ cmd_status_reply(struct request *req, json_t *docker)
 	json_object_set_new(status, "options", options_status());
 	json_object_set_new(status, "config",
 	    options_conf() != NULL ? json_string(options_conf()) : json_null());
+	json_object_set_new(status, "audit", audit_status());
 	/*
 	 * The HTTP front, when there is one: its URL (the token: mcpd/token),
 	 * its sessions (apart from the socket's clients) and their limits.

@@ -84,6 +84,8 @@ control_attach_exec(struct request *req, json_t *params)
 		    xstrdup(from->bridge_exe) :
 		    NULL;
 		from->has_attached = true;
+		/* The bridge that attached is the client it speaks for. */
+		c->who = json_incref(from->who);
 		control_on_gone(req, control_attach_gone, c);
 	}
 }

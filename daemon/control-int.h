@@ -28,6 +28,7 @@ struct client {
 	struct sendq *out;
 	struct linebuf lines;
 	char *agent;
+	json_t *who;	  /* the audit log's client field, or NULL */
 	json_t *scope;	  /* mcpd/hello's servers, or NULL: all */
 	char *profile;	  /* its view's profile (hello or token), or NULL */
 	char *view_error; /* why its view cannot be made (a project file) */

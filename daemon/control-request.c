@@ -51,6 +51,13 @@ control_client_profile(const struct client *c)
 }
 
 void
+control_client_set_who(struct client *c, json_t *who)
+{
+	json_decref(c->who);
+	c->who = who;
+}
+
+void
 control_set_view_error(struct request *r, const char *why)
 {
 	if (r->client == NULL)
@@ -181,6 +188,12 @@ const json_t *
 control_request_id(const struct request *r)
 {
 	return r->id;
+}
+
+const json_t *
+control_who(const struct request *r)
+{
+	return r->client != NULL ? r->client->who : NULL;
 }
 
 const struct client *

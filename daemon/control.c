@@ -83,6 +83,7 @@ control_client_free(struct client *c)
 	json_decref(c->scope);
 	free(c->profile);
 	free(c->view_error);
+	json_decref(c->who);
 	sendq_free(c->out);
 	fdread_release(&c->rd);
 	bufferevent_free(c->bev);
@@ -500,6 +501,8 @@ control_accept(struct evconnlistener *l, evutil_socket_t fd,
 	}
 	c = control_client_new(fd, fd, "default", NULL);
 	c->pid = pid;
+	if (audit_is_on())
+		c->who = audit_who_peer(pid);
 	/* Its peer may hand stdio over to mcpd/attach. */
 	fdread_take_fds(&c->rd);
 }

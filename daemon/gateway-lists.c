@@ -204,7 +204,32 @@ gateway_fan_out_then(struct request *req, const char *method,
 struct gateway_fwd {
 	struct request *req;
 	const char *method;
+	struct audit_call *audit; /* prompts/get's and resources/read's */
 };
+
+/* The record's end (ac may be NULL). */
+static void
+gateway_audit_end(struct audit_call *ac, const struct session_reply *r)
+{
+	struct audit_end end = { "ok", 0, NULL, 0 };
+
+	if (ac == NULL)
+		return;
+	if (r->result != NULL)
+		end.bytes_out = json_dumpb(r->result, NULL, 0, JSON_COMPACT);
+	else if (r->error != NULL) {
+		end.outcome = "error";
+		end.code = (int)json_integer_value(json_object_get(r->error,
+		    "code"));
+	} else {
+		end.outcome = r->kind == ERRORS_OUTCOME_UNKNOWN ?
+		    "outcome-unknown" :
+		    "error";
+		end.code = errors_kind_code(r->kind);
+		end.kind = errors_kind_name(r->kind);
+	}
+	audit_call_end(ac, &end);
+}
 
 /* The server's answer goes to the client as it is (in the client's era). */
 static void
@@ -214,6 +239,7 @@ gateway_forwarded(void *arg, const struct session_reply *r)
 	struct request *req = fwd->req;
 	const char *method = fwd->method;
 
+	gateway_audit_end(fwd->audit, r);
 	free(fwd);
 	if (r->result != NULL)
 		gateway_answer(req, method, json_incref(r->result));
@@ -231,8 +257,21 @@ gateway_forward(struct request *req, const char *server, const char *method,
 
 	fwd->req = req;
 	fwd->method = method;
+	if (strcmp(method, "prompts/get") == 0 ||
+	    strcmp(method, "resources/read") == 0) {
+		fwd->audit = audit_call_new(req, method, server,
+		    json_string_value(json_object_get(params,
+			strcmp(method, "prompts/get") == 0 ? "name" : "uri")),
+		    NULL, json_object_get(params, "arguments"));
+		if (!audit_admit(fwd->audit, req, server)) {
+			free(fwd);
+			json_decref(params);
+			return;
+		}
+	}
 	if (server_forward(control_agent(req), server, method, params,
 		gateway_forwarded, fwd) < 0) {
+		audit_call_free(fwd->audit);
 		free(fwd);
 		control_fail(req, ERRORS_UNAVAILABLE, NULL,
 		    "server %s is not ready; list again", server);

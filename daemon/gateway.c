@@ -408,6 +408,8 @@ gateway_prompts_get(struct gateway *gw, struct request *req, json_t *params,
 		return;
 	}
 	if (seen == NULL) {
+		audit_refused(req, "prompts/get", NULL, name,
+		    JSONRPC_INVALID_PARAMS, ERRORS_KIND_COUNT);
 		gateway_fail(req, JSONRPC_INVALID_PARAMS,
 		    "unknown prompt %s: none of this scope's servers lists it (prompts/list)",
 		    name != NULL ? name : "(none)");
@@ -431,11 +433,14 @@ gateway_resource_route(struct gateway *gw, struct request *req, json_t *params,
 		return server;
 	if (may_learn && uri != NULL)
 		gateway_learn_first(req, "resources", fn, params);
-	else /* SEP-2164: -32602, with the URI in data */
+	else { /* SEP-2164: -32602, with the URI in data */
+		audit_refused(req, "resources/read", NULL, uri,
+		    JSONRPC_INVALID_PARAMS, ERRORS_KIND_COUNT);
 		control_fail_code(req, JSONRPC_INVALID_PARAMS,
 		    json_pack("{s:s?}", "uri", uri),
 		    "resource not found: %s (no server of this scope lists it or a template it fits)",
 		    uri != NULL ? uri : "(none)");
+	}
 	return NULL;
 }
 
@@ -710,6 +715,8 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 	if (e == NULL ||
 	    (s = server_find(control_agent(req),
 		 json_string_value(json_object_get(e, "id")))) == NULL) {
+		audit_refused(req, "tools/call", NULL, name,
+		    JSONRPC_INVALID_PARAMS, ERRORS_KIND_COUNT);
 		gateway_fail(req, JSONRPC_INVALID_PARAMS,
 		    "unknown tool %s: list the tools again (tools/list)", name);
 		return NULL;
@@ -725,6 +732,8 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 		 json_object_get(e, "id")) ||
 		!json_equal(json_object_get(seen, "def"),
 		    json_object_get(e, "tool")))) {
+		audit_refused(req, "tools/call", server_name(s), name, 0,
+		    ERRORS_STALE_HANDLE);
 		control_fail(req, ERRORS_STALE_HANDLE,
 		    json_pack("{s:s}", "tool", name),
 		    "the tool %s changed since this session listed the tools; list them again (tools/list) before calling it",

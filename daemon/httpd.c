@@ -317,6 +317,9 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 	hs->client = control_adopt(sv[1], agent, scope, &httpd_session_peer,
 	    hs);
 	control_client_set_profile(hs->client, profile);
+	/* An HTTP client is known by its token's id, never the token. */
+	control_client_set_who(hs->client,
+	    json_pack("{s:s}", "token", tokens_id(agent, profile)));
 	randombytes_buf(raw, sizeof raw);
 	sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
 	if (conn != NULL)

@@ -47,6 +47,8 @@ struct mcpd_options mcpd_opts = {
 	.tool_budget = 12000,
 	.registry_problem_chars = 256,
 	.registry_text_chars = 8192,
+	.audit_max_bytes = 10 * 1024 * 1024,
+	.audit_files = 5,
 };
 struct event_base *mcpd_base;
 struct store *mcpd_store;
@@ -304,6 +306,9 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--oauth-client-metadata-url URL]\n"
 	    "            [--max-instructions BYTES] [--roots-timeout MS]\n"
 	    "            [--tool-budget TOKENS]\n"
+	    "            [--audit on|off] [--no-audit] [--audit-arguments]\n"
+	    "            [--audit-required] [--audit-max-bytes BYTES]\n"
+	    "            [--audit-files N]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n"
 	    "Each long option is also a \"name = value\" line of mcpd.conf\n"
@@ -462,21 +467,21 @@ main(int argc, char **argv)
 {
 	int foreground = 0, verbose = 0;
 	char *cause = NULL;
+	bool to_journal;
 
 	xalloc_json();
 	mcpd_parse_options(argc, argv, &foreground, &verbose);
 	/* Without -d, log to the journal when there is one. */
-	log_init(foreground ||
-		    access("/run/systemd/journal/socket", W_OK) != 0 ?
-		NULL :
-		log_journal,
-	    verbose, "mcpd");
+	to_journal = !foreground &&
+	    access("/run/systemd/journal/socket", W_OK) == 0;
+	log_init(to_journal ? log_journal : NULL, verbose, "mcpd");
 	signal(SIGPIPE, SIG_IGN);
 	mcpd_started_ms = mcpd_now_ms();
 	if ((mcpd_base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
 	mcpd_fit_nofile();
 	mcpd_prepare_state();
+	audit_open(mcpd_opts.state_dir, to_journal);
 	child_init();
 	mcpd_sigterm = mcpd_signal_new(SIGTERM);
 	mcpd_sigint = mcpd_signal_new(SIGINT);
@@ -512,6 +517,7 @@ main(int argc, char **argv)
 	profile_close();
 	project_close();
 	tokens_close();
+	audit_close();
 	secrets_free(vault);
 	log_info("stopped");
 	event_free(mcpd_sigterm);

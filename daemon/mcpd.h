@@ -82,6 +82,12 @@ struct mcpd_options {
 	int roots_timeout_ms;
 	/* Estimated tokens a view may list before it lists search (0: any). */
 	size_t tool_budget;
+	/* The audit log (doc/policy.md): off, its arguments, required. */
+	bool is_audit_off;
+	bool is_audit_arguments;
+	bool is_audit_required;
+	size_t audit_max_bytes; /* audit.jsonl's size before it rotates */
+	size_t audit_files;	/* rotated files kept: audit.jsonl.1 ... .N */
 };
 extern struct mcpd_options mcpd_opts;
 
@@ -181,6 +187,8 @@ int control_ask_client(struct client *, int timeout_ms, const char *method,
 /* The client a request came from (opaque; NULL once it has gone). */
 /* The request's JSON-RPC id (borrowed). */
 const json_t *control_request_id(const struct request *);
+/* Who the request's client is, for the audit log (borrowed; may be NULL). */
+const json_t *control_who(const struct request *);
 const struct client *control_request_client(const struct request *);
 /*
  * An in-process peer of a control client (an HTTP session of the HTTP
@@ -232,6 +240,8 @@ void control_set_profile(struct request *, const char *profile);
  * its requests for lists and calls are refused with it.
  */
 void control_set_view_error(struct request *, const char *why);
+/* The audit log's client field of the connection (stolen). */
+void control_client_set_who(struct client *, json_t *who);
 const char *control_client_view_error(const struct client *);
 /* An MCP notification as it is (params stolen); as control_notify. */
 int control_client_notify(struct client *, const char *method, json_t *params);
@@ -1233,6 +1243,8 @@ json_t *server_describe(const struct server *);
 void server_tools_append(const struct server *, json_t *into);
 /* The size of a tool's definition digest as text, with its NUL. */
 #define SERVER_DEFINITION_SIZE 33
+/* The digest of tool's definition as s lists it now, or NULL (borrowed). */
+const char *server_tool_definition(struct server *s, const char *tool);
 /*
  * That of the one tool, with "definition" too (the digest of the tool as
  * listed): new, or NULL when the server lists no such tool or its
@@ -1600,6 +1612,12 @@ uint64_t generation_after(uint64_t current);
  * are (a bad one: -EINVAL).
  */
 int tokens_open(const char *state_dir, char **cause);
+/*
+ * The id of agent's token (bound to profile, if not NULL): "tok-" and hex
+ * of BLAKE2b of the token, which says which token without giving it
+ * ("none" without one; static).
+ */
+const char *tokens_id(const char *agent, const char *profile);
 void tokens_close(void);
 /* The agent whose token this is (borrowed), or NULL; *ret_profile its bound profile or NULL. */
 const char *tokens_agent_of(const char *token, const char **ret_profile);
@@ -1844,6 +1862,60 @@ int project_trust(const char *path, const char *digest, char **cause);
 int project_untrust(const char *path, bool *ret_removed, char **cause);
 /* [{id: path, digest}] of every trusted project file (new). */
 json_t *project_list(void);
+/* audit.c: the audit log's records (doc/policy.md, DESIGN 14). */
+#define AUDIT_LINE_MAX 65536 /* a line's bytes, newline included */
+struct audit_call;
+/* How a call ended: its outcome, error (code 0: none), result's bytes. */
+struct audit_end {
+	const char *outcome; /* ok, tool-error, error, outcome-unknown ... */
+	int code;
+	const char *kind; /* mcpd's error kind, or NULL */
+	size_t bytes_out;
+};
+/*
+ * The record of a call of req's client, begun now (NULL when the log is
+ * off): the tool's definition digest (or NULL) and its arguments (or
+ * NULL), digested, and kept masked with --audit-arguments.
+ */
+struct audit_call *audit_call_new(const struct request *req, const char *method,
+    const char *server, const char *tool, const char *definition,
+    const json_t *args);
+/* The same with the arguments as the client's JSON text. */
+struct audit_call *audit_call_new_text(const struct request *req,
+    const char *method, const char *server, const char *tool,
+    const char *definition, const char *args, size_t len);
+/*
+ * With --audit-required, the "admitted" line, written before the call is
+ * sent: -errno when it cannot be, and the call must then be refused.
+ */
+int audit_call_admit(struct audit_call *);
+/* The same, but req fails (and ac is freed) when it cannot be: false. */
+bool audit_admit(struct audit_call *ac, struct request *req,
+    const char *server);
+/* The call's line with how it ended; ac is freed (may be NULL). */
+void audit_call_end(struct audit_call *, const struct audit_end *);
+void audit_call_free(struct audit_call *);
+/* A call refused before it was sent: code, or kind's (ERRORS_KIND_COUNT: none). */
+void audit_refused(const struct request *req, const char *method,
+    const char *server, const char *tool, int code, enum errors_kind kind);
+/* What the journal's fields take of a record (borrowed). */
+const char *audit_call_agent(const struct audit_call *);
+const char *audit_call_server(const struct audit_call *);
+const char *audit_call_tool(const struct audit_call *);
+const char *audit_call_time(const struct audit_call *);
+/* A socket peer's client field: {pid, exe} (exe null when unknown). */
+json_t *audit_who_peer(pid_t pid);
+/* audit-file.c: audit.jsonl, rotated by size, 0600; and the journal. */
+void audit_open(const char *state_dir, bool to_journal);
+void audit_close(void);
+bool audit_is_on(void);
+/* One line (newline included) in one write(2); -errno when it failed. */
+int audit_file_write(const char *line, size_t len, const struct audit_call *,
+    const struct audit_end *);
+/* mcpd/status's audit object. */
+json_t *audit_status(void);
+/* Why the log cannot be written now, or NULL when it can. */
+const char *audit_failure(void);
 
 /* log-journal.c: the journal as the log's sink (log_init). */
 void log_journal(int priority, const char *server, const char *msg);

@@ -19,7 +19,8 @@
 enum options_kind {
 	OPTIONS_NUMBER,
 	OPTIONS_STRING,
-	OPTIONS_FLAG
+	OPTIONS_FLAG,	/* --name alone; true or false in the file */
+	OPTIONS_SWITCH, /* --name on|off, its field the negation (is_x_off) */
 };
 
 /*
@@ -56,6 +57,11 @@ struct options_def {
 	{                                                                      \
 		n, OPTIONS_FLAG, offsetof(struct mcpd_options, f), 0, 0, 0, e, \
 		    NULL                                                       \
+	}
+#define OPT_SWITCH_OFF(n, f)                                                  \
+	{                                                                     \
+		n, OPTIONS_SWITCH, offsetof(struct mcpd_options, f), 0, 0, 0, \
+		    NULL, NULL                                                \
 	}
 
 /* draft-ietf-oauth-client-id-metadata-document: https, with a path. */
@@ -115,6 +121,12 @@ static const struct options_def options_defs[] = {
 	OPT_NUM("max-instructions", max_instructions, 256, 1 << 20),
 	OPT_NUM("roots-timeout", roots_timeout_ms, 100, 600000),
 	OPT_NUM("tool-budget", tool_budget, 0, 100000000),
+	OPT_SWITCH_OFF("audit", is_audit_off),
+	OPT_FLAG("no-audit", is_audit_off, NULL),
+	OPT_FLAG("audit-arguments", is_audit_arguments, NULL),
+	OPT_FLAG("audit-required", is_audit_required, NULL),
+	OPT_NUM("audit-max-bytes", audit_max_bytes, AUDIT_LINE_MAX, 1LL << 40),
+	OPT_NUM("audit-files", audit_files, 0, 1000),
 };
 #define OPTIONS_N (sizeof options_defs / sizeof options_defs[0])
 
@@ -184,15 +196,20 @@ options_set(const struct options_def *d, const char *value, const char *where)
 		*(char **)(void *)field = xstrdup(value);
 		break;
 	case OPTIONS_FLAG:
+	case OPTIONS_SWITCH:
 		if (strcmp(value, "true") == 0 || strcmp(value, "yes") == 0 ||
-		    strcmp(value, "1") == 0)
-			*(bool *)(void *)field = true;
+		    strcmp(value, "1") == 0 || strcmp(value, "on") == 0)
+			*(bool *)(void *)field = d->kind == OPTIONS_FLAG;
 		else if (strcmp(value, "false") == 0 ||
-		    strcmp(value, "no") == 0 || strcmp(value, "0") == 0)
-			*(bool *)(void *)field = false;
+		    strcmp(value, "no") == 0 || strcmp(value, "0") == 0 ||
+		    strcmp(value, "off") == 0)
+			*(bool *)(void *)field = d->kind != OPTIONS_FLAG;
 		else
 			options_refuse(where, d->name,
-			    "wants true or false (yes/no, 1/0)", value);
+			    d->kind == OPTIONS_FLAG ?
+				"wants true or false (yes/no, 1/0)" :
+				"wants on or off",
+			    value);
 		break;
 	}
 	free(options_source[d - options_defs]);
@@ -417,6 +434,10 @@ options_status(void)
 			v = json_string(*(char *const *)(const void *)field);
 		else if (d->kind == OPTIONS_FLAG)
 			v = json_boolean(*(const bool *)(const void *)field);
+		else if (d->kind == OPTIONS_SWITCH)
+			v = json_string(*(const bool *)(const void *)field ?
+				"off" :
+				"on");
 		else if (d->size == sizeof(int))
 			v = json_integer(*(const int *)(const void *)field);
 		else

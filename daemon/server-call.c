@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonscan.h"
 #include "log.h"
 #include "server-int.h"
 
@@ -223,6 +224,52 @@ server_pending_call_end(struct server_pending_call *pc)
 	return req;
 }
 
+/* The record's end of a result as the server's text. */
+static void
+server_audit_raw(struct audit_call *ac, const char *result, size_t len)
+{
+	struct jsonscan_member is_error[] = { { "isError", false, 0, 0 } };
+	struct audit_end end = { "ok", 0, NULL, len };
+
+	if (ac == NULL)
+		return;
+	if (jsonscan_object(result, len, is_error, 1) == 0 &&
+	    is_error[0].is_found && is_error[0].len == 4 &&
+	    memcmp(result + is_error[0].off, "true", 4) == 0)
+		end.outcome = "tool-error";
+	audit_call_end(ac, &end);
+}
+
+/* ... of any other end: a parsed result, the server's error, mcpd's. */
+static void
+server_audit_reply(struct audit_call *ac, const struct session_reply *r)
+{
+	struct audit_end end = { "ok", 0, NULL, 0 };
+	json_int_t code;
+
+	if (ac == NULL)
+		return;
+	if (r->result != NULL) {
+		end.bytes_out = json_dumpb(r->result, NULL, 0, JSON_COMPACT);
+		if (json_is_true(json_object_get(r->result, "isError")))
+			end.outcome = "tool-error";
+	} else if (r->error != NULL) {
+		end.outcome = "error";
+		code = json_integer_value(json_object_get(r->error, "code"));
+		end.code = (int)code;
+		end.kind = r->kind == ERRORS_STALE_HANDLE ?
+		    errors_kind_name(r->kind) :
+		    NULL;
+	} else {
+		end.outcome = r->kind == ERRORS_OUTCOME_UNKNOWN ?
+		    "outcome-unknown" :
+		    "error";
+		end.code = errors_kind_code(r->kind);
+		end.kind = errors_kind_name(r->kind);
+	}
+	audit_call_end(ac, &end);
+}
+
 /*
  * A 2026-07-28 caller's result says its resultType (a server of an older
  * era sends none): it goes through the gateway's answer, parsed.
@@ -232,7 +279,10 @@ server_on_pending_call_raw(void *arg, const char *result, size_t len)
 {
 	struct server_pending_call *pc = arg;
 	bool is_modern = pc->is_modern;
+	struct audit_call *ac = pc->audit;
 	struct request *req = server_pending_call_end(pc);
+
+	server_audit_raw(ac, result, len);
 	json_t *parsed;
 
 	if (is_modern && (parsed = json_loadb(result, len, 0, NULL)) != NULL)
@@ -248,8 +298,10 @@ server_on_pending_call_reply(void *arg, const struct session_reply *r)
 {
 	struct server_pending_call *pc = arg;
 	bool is_mcp = pc->is_mcp, is_modern = pc->is_modern;
+	struct audit_call *ac = pc->audit;
 	struct request *req = server_pending_call_end(pc);
 
+	server_audit_reply(ac, r);
 	if (is_mcp && r->error != NULL && r->kind != ERRORS_STALE_HANDLE)
 		control_reply_error(req, r->error);
 	else if (is_modern && r->result != NULL)
@@ -374,12 +426,21 @@ server_call_notify(struct server *s, const char *method, const json_t *params)
 	}
 }
 
+/* The audit log's line of a call refused before it was sent. */
+static void
+server_call_refused(struct server *s, const char *tool, struct request *req,
+    enum errors_kind kind)
+{
+	audit_refused(req, "tools/call", s->name, tool, 0, kind);
+}
+
 /* Whether s can take a call of tool now; else req fails saying why. */
 static bool
 server_call_allowed(struct server *s, uint64_t generation, const char *tool,
     struct request *req)
 {
 	if (generation != 0 && generation != s->generation) {
+		server_call_refused(s, tool, req, ERRORS_STALE_HANDLE);
 		control_fail(req, ERRORS_STALE_HANDLE,
 		    json_pack("{s:I}", "current_generation",
 			(json_int_t)s->generation),
@@ -390,6 +451,7 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 		return false;
 	}
 	if (session_is_catalog_retired(s->session)) {
+		server_call_refused(s, tool, req, ERRORS_STALE_HANDLE);
 		control_fail(req, ERRORS_STALE_HANDLE,
 		    json_pack("{s:I}", "current_generation",
 			(json_int_t)s->generation),
@@ -400,6 +462,7 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 	}
 	if (s->state == SERVER_FAILED) {
 		/* Waiting does not help: it will not start by itself. */
+		server_call_refused(s, tool, req, ERRORS_UNAVAILABLE);
 		control_fail(req, ERRORS_UNAVAILABLE, NULL,
 		    "server %s failed: %s; it will not start by itself: see why with mcpctl logs %s and mcpctl inspect %s, then mcpctl reload %s",
 		    s->name,
@@ -408,6 +471,7 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 		return false;
 	}
 	if (!session_is_ready(s->session)) {
+		server_call_refused(s, tool, req, ERRORS_UNAVAILABLE);
 		control_fail(req, ERRORS_UNAVAILABLE, NULL,
 		    "server %s is %s; try again when it is ready%s%s%s",
 		    s->name, server_state_name(s->state),
@@ -417,6 +481,7 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 		return false;
 	}
 	if (server_tool_peek(s, tool) == NULL) {
+		server_call_refused(s, tool, req, ERRORS_NOT_FOUND);
 		control_fail(req, ERRORS_NOT_FOUND,
 		    json_pack("{s:s}", "what", "tool"),
 		    "server %s has no tool named %s", s->name, tool);
@@ -436,6 +501,7 @@ server_call_is_defined(struct server *s, const char *tool,
 	if (opts->definition == NULL ||
 	    server_tool_is_defined_as(s, tool, opts->definition))
 		return true;
+	server_call_refused(s, tool, req, ERRORS_TOOL_CHANGED);
 	control_fail(req, ERRORS_TOOL_CHANGED,
 	    json_pack("{s:o*}", "tool", server_tool_listed(s, tool)),
 	    "the definition of %s's tool %s is not the one the arguments were made for; nothing was sent; type them by data.tool and call again",
@@ -496,12 +562,18 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
     const json_t *mcp_params, const struct server_call_opts *opts)
 {
 	struct server_pending_call *pc;
+	struct audit_call *ac;
 	json_t *params;
 
 	if (!server_call_allowed(s, generation, tool, req) ||
 	    (opts != NULL && !server_call_is_defined(s, tool, opts, req)))
 		return;
+	ac = audit_call_new(req, "tools/call", s->name, tool,
+	    server_tool_definition(s, tool), arguments);
+	if (!audit_admit(ac, req, s->name))
+		return;
 	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, opts);
+	pc->audit = ac;
 	params = server_call_params(pc, tool, arguments, mcp_params, opts);
 	server_call_sent(pc,
 	    session_request_raw(s->session, "tools/call", params, timeout_ms,
@@ -523,6 +595,7 @@ server_call_text(struct server *s, const char *tool, const char *args,
     size_t len, int timeout_ms, struct request *req, const json_t *mcp_params)
 {
 	struct server_pending_call *pc;
+	struct audit_call *ac;
 	json_error_t error;
 	json_t *arguments;
 	struct iovec params[] = { { (void *)(uintptr_t) "{\"name\":\"", 9 },
@@ -552,7 +625,12 @@ server_call_text(struct server *s, const char *tool, const char *args,
 	}
 	if (!server_call_allowed(s, 0, tool, req))
 		return;
+	ac = audit_call_new_text(req, "tools/call", s->name, tool,
+	    server_tool_definition(s, tool), args, len);
+	if (!audit_admit(ac, req, s->name))
+		return;
 	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, NULL);
+	pc->audit = ac;
 	server_call_sent(pc,
 	    session_request_text(s->session, "tools/call", params, 5,
 		timeout_ms, server_on_pending_call_reply,

@@ -58,7 +58,11 @@ struct server {
 	enum server_state state;
 	uint64_t generation;	 /* of the serving connection; 0: none yet */
 	struct session *session; /* serves calls */
-	struct session *next;	 /* being started by the running job */
+	/* Tool name -> definition digest, of definitions_of's tools list. */
+	json_t *definitions;
+	const struct session *definitions_of;
+	uint64_t definitions_serial;
+	struct session *next; /* being started by the running job */
 	/* What the serving and the starting connections run with. */
 	unsigned char digest[SPEC_DIGEST_LEN], next_digest[SPEC_DIGEST_LEN];
 	TAILQ_HEAD(, server_job) jobs;
@@ -94,7 +98,8 @@ struct server_pending_call {
 	int timeout_ms;	      /* its deadline, which bounds mcpd's requests */
 	char token[32];	      /* its progressToken upstream, or "" */
 	json_t *caller_token; /* an MCP caller's own progressToken, or NULL */
-	json_t *caps;	  /* what the caller answers (client capabilities) */
+	json_t *caps; /* what the caller answers (client capabilities) */
+	struct audit_call *audit; /* its record, ended with the call */
 	bool is_mcp;	  /* the caller speaks MCP: notifications as MCP's */
 	bool is_modern;	  /* ... 2026-07-28: it cannot take requests */
 	bool takes_input; /* input_required results reach it */

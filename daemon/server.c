@@ -397,6 +397,7 @@ server_release(void *arg)
 	free(s->agent);
 	free(s->endpoint);
 	free(s->last_error);
+	json_decref(s->definitions);
 	free(s);
 }
 
@@ -612,6 +613,30 @@ server_tool_digest(const json_t *tool, char hex[SERVER_DEFINITION_SIZE])
 	    strlen(text), NULL, 0);
 	sodium_bin2hex(hex, SERVER_DEFINITION_SIZE, digest, sizeof digest);
 	free(text);
+}
+
+const char *
+server_tool_definition(struct server *s, const char *tool)
+{
+	uint64_t serial = session_tools_serial(s->session);
+	const json_t *t, *seen;
+	char hex[SERVER_DEFINITION_SIZE];
+
+	/* Digested once per tools list: a call does not dump its tool. */
+	if (s->definitions == NULL || s->definitions_of != s->session ||
+	    s->definitions_serial != serial) {
+		json_decref(s->definitions);
+		s->definitions = json_object();
+		s->definitions_of = s->session;
+		s->definitions_serial = serial;
+	}
+	if ((seen = json_object_get(s->definitions, tool)) != NULL)
+		return json_string_value(seen);
+	if ((t = server_tool_peek(s, tool)) == NULL)
+		return NULL;
+	server_tool_digest(t, hex);
+	json_object_set_new(s->definitions, tool, json_string(hex));
+	return json_string_value(json_object_get(s->definitions, tool));
 }
 
 /* What mcpd/tools gives of one listed tool (new; name checked). */

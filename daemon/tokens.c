@@ -16,6 +16,7 @@
 #define TOKENS_FILE	    "http-tokens.json"
 #define TOKENS_PROFILE_FILE "http-profile-tokens.json"
 #define TOKENS_BYTES	    32 /* random bytes of a token, shown as hex */
+#define TOKENS_ID_BYTES	    6 /* of a token's digest: its id in the audit log */
 
 static char *tokens_path;
 static json_t *tokens; /* agent -> token */
@@ -160,6 +161,25 @@ tokens_value(const json_t *table, const char *key)
 	return json_is_string(v) ?
 	    json_string_value(v) :
 	    json_string_value(json_object_get(v, "token"));
+}
+
+const char *
+tokens_id(const char *agent, const char *profile)
+{
+	static char id[4 + 2 * TOKENS_ID_BYTES + 1];
+	unsigned char digest[TOKENS_ID_BYTES];
+	char *key;
+	json_t *table = tokens_table(agent, profile, &key);
+	const char *token = tokens_value(table, key);
+
+	free(key);
+	if (token == NULL)
+		return "none";
+	crypto_generichash(digest, sizeof digest, (const unsigned char *)token,
+	    strlen(token), NULL, 0);
+	memcpy(id, "tok-", 4);
+	sodium_bin2hex(id + 4, sizeof id - 4, digest, sizeof digest);
+	return id;
 }
 
 int

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: ISC */
+/* The audit log: one JSON line per decided call, its format and its record. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "log.h"
+#include "mcpd.h"
+
+#define AUDIT_DIGEST_BYTES 16	/* BLAKE2b-128, as the definition digest */
+#define AUDIT_CUT	   1024 /* a string's bytes kept in an over-long line */
+#define AUDIT_MASK	   "***"
+
+struct audit_call {
+	char time[32];	   /* RFC 3339, UTC, milliseconds */
+	uint64_t start_us; /* monotonic */
+	char *agent;
+	json_t *client;
+	const char *method; /* static */
+	char *server;
+	char *tool;
+	char definition[SERVER_DEFINITION_SIZE];      /* "" when none */
+	char args_digest[2 * AUDIT_DIGEST_BYTES + 1]; /* "" when none */
+	json_t *arguments; /* masked, with --audit-arguments only */
+	size_t bytes_in;
+};
+
+/* A line being made: the buffer is static (one loop thread). */
+struct audit_line {
+	char *p;
+	size_t len;
+	bool is_over; /* it would not fit: written again, cut */
+	bool is_cut;  /* strings cut to AUDIT_CUT, no arguments */
+};
+
+static char audit_buf[AUDIT_LINE_MAX];
+
+static uint64_t
+audit_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Now, as "2026-12-03T07:55:01.123Z". */
+static void
+audit_time(char out[32])
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, 32 - n, ".%03dZ", (int)(ts.tv_nsec / 1000000));
+}
+
+static void
+audit_put(struct audit_line *l, const char *s, size_t len)
+{
+	if (l->is_over || len > sizeof audit_buf - 1 - l->len) {
+		l->is_over = true;
+		return;
+	}
+	memcpy(l->p + l->len, s, len);
+	l->len += len;
+}
+
+static void
+audit_puts(struct audit_line *l, const char *s)
+{
+	audit_put(l, s, strlen(s));
+}
+
+/* s as a JSON string (NULL: null); cut to AUDIT_CUT bytes in a cut line. */
+static void
+audit_put_string(struct audit_line *l, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n, i;
+	char esc[6];
+
+	if (s == NULL) {
+		audit_puts(l, "null");
+		return;
+	}
+	n = strlen(s);
+	if (l->is_cut && n > AUDIT_CUT) {
+		n = AUDIT_CUT;
+		/* not inside a UTF-8 sequence */
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	audit_put(l, "\"", 1);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		size_t run = i;
+
+		while (run < n && (unsigned char)s[run] >= 0x20 &&
+		    s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run > i) {
+			audit_put(l, s + i, run - i);
+			i = run - 1;
+			continue;
+		}
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			audit_put(l, esc, 2);
+		} else {
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			audit_put(l, esc, 6);
+		}
+	}
+	audit_put(l, "\"", 1);
+}
+
+static void
+audit_put_json(struct audit_line *l, const json_t *v)
+{
+	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	audit_puts(l, text != NULL ? text : "null");
+	free(text);
+}
+
+static void
+audit_put_key(struct audit_line *l, const char *key)
+{
+	audit_puts(l, ",\"");
+	audit_puts(l, key);
+	audit_puts(l, "\":");
+}
+
+/* The record as one line, with its end: outcome, error, size, duration. */
+static void
+audit_format(struct audit_line *l, const struct audit_call *ac,
+    const struct audit_end *end, double duration_ms)
+{
+	char num[64];
+
+	l->p = audit_buf;
+	l->len = 0;
+	l->is_over = false;
+	audit_puts(l, "{\"time\":\"");
+	audit_puts(l, ac->time);
+	audit_puts(l, "\"");
+	audit_put_key(l, "agent");
+	audit_put_string(l, ac->agent);
+	/* A profile's name once views exist (DESIGN 13). */
+	audit_put_key(l, "view");
+	audit_puts(l, "null");
+	audit_put_key(l, "client");
+	audit_put_json(l, ac->client);
+	audit_put_key(l, "method");
+	audit_put_string(l, ac->method);
+	audit_put_key(l, "server");
+	audit_put_string(l, ac->server);
+	audit_put_key(l, "tool");
+	audit_put_string(l, ac->tool);
+	audit_put_key(l, "definition");
+	audit_put_string(l, ac->definition[0] != '\0' ? ac->definition : NULL);
+	audit_put_key(l, "arguments_digest");
+	audit_put_string(l,
+	    ac->args_digest[0] != '\0' ? ac->args_digest : NULL);
+	if (ac->arguments != NULL && !l->is_cut) {
+		audit_put_key(l, "arguments");
+		audit_put_json(l, ac->arguments);
+	}
+	/* Policy (issue 24 items 1-3) fills the rule it decided by. */
+	audit_put_key(l, "decision");
+	audit_puts(l, "{\"rule\":null,\"by\":\"default-allow\"}");
+	audit_put_key(l, "outcome");
+	audit_put_string(l, end->outcome);
+	audit_put_key(l, "error");
+	if (end->code != 0 || end->kind != NULL) {
+		snprintf(num, sizeof num, "{\"code\":%d,\"kind\":", end->code);
+		audit_puts(l, num);
+		audit_put_string(l, end->kind);
+		audit_puts(l, "}");
+	} else
+		audit_puts(l, "null");
+	snprintf(num, sizeof num,
+	    ",\"duration_ms\":%.3f,\"bytes_in\":%zu,\"bytes_out\":%zu",
+	    duration_ms, ac->bytes_in, end->bytes_out);
+	audit_puts(l, num);
+	if (l->is_cut)
+		audit_puts(l, ",\"cut\":true");
+	audit_puts(l, "}\n");
+}
+
+/* A string holding a secret's value, whole, as the mask (new). */
+static json_t *
+audit_mask(const json_t *v, const struct secrets *vault, const json_t *names)
+{
+	const char *key, *text, *secret;
+	json_t *out, *one;
+	size_t i;
+
+	if (json_is_object(v)) {
+		out = json_object();
+		json_object_foreach((json_t *)(uintptr_t)v, key, one)
+			json_object_set_new(out, key,
+			    audit_mask(one, vault, names));
+		return out;
+	}
+	if (json_is_array(v)) {
+		out = json_array();
+		json_array_foreach(v, i, one)
+			json_array_append_new(out,
+			    audit_mask(one, vault, names));
+		return out;
+	}
+	if (!json_is_string(v))
+		return json_deep_copy(v);
+	text = json_string_value(v);
+	json_array_foreach(names, i, one) {
+		secret = secrets_get(vault, json_string_value(one));
+		if (secret != NULL && *secret != '\0' &&
+		    strstr(text, secret) != NULL)
+			return json_string(AUDIT_MASK);
+	}
+	return json_deep_copy(v);
+}
+
+/* The arguments to keep in the line: --audit-arguments, secrets masked. */
+static json_t *
+audit_arguments(const json_t *args)
+{
+	struct secrets *vault = mcpd_secrets_if_any();
+	json_t *names = vault != NULL ? secrets_names(vault) : NULL;
+	json_t *out = audit_mask(args, vault, names);
+
+	json_decref(names);
+	return out;
+}
+
+/*
+ * The digest of the arguments: BLAKE2b-128 (hex) of their canonical text,
+ * jansson's compact encoding with keys sorted (JSON_COMPACT |
+ * JSON_SORT_KEYS), and its length in bytes_in.
+ */
+static void
+audit_digest(struct audit_call *ac, const json_t *args)
+{
+	unsigned char digest[AUDIT_DIGEST_BYTES];
+	char *text = json_dumps(args,
+	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+
+	if (text == NULL)
+		return;
+	ac->bytes_in = strlen(text);
+	crypto_generichash(digest, sizeof digest, (unsigned char *)text,
+	    ac->bytes_in, NULL, 0);
+	sodium_bin2hex(ac->args_digest, sizeof ac->args_digest, digest,
+	    sizeof digest);
+	free(text);
+}
+
+struct audit_call *
+audit_call_new(const struct request *req, const char *method,
+    const char *server, const char *tool, const char *definition,
+    const json_t *args)
+{
+	struct audit_call *ac;
+
+	if (!audit_is_on())
+		return NULL;
+	ac = xcalloc(1, sizeof *ac);
+	audit_time(ac->time);
+	ac->start_us = audit_now_us();
+	ac->agent = xstrdup(control_agent(req));
+	ac->client = json_incref((json_t *)(uintptr_t)control_who(req));
+	ac->method = method;
+	ac->server = server != NULL ? xstrdup(server) : NULL;
+	ac->tool = xstrdup(tool != NULL ? tool : "");
+	if (definition != NULL)
+		snprintf(ac->definition, sizeof ac->definition, "%s",
+		    definition);
+	if (args != NULL) {
+		audit_digest(ac, args);
+		if (mcpd_opts.is_audit_arguments)
+			ac->arguments = audit_arguments(args);
+	}
+	return ac;
+}
+
+struct audit_call *
+audit_call_new_text(const struct request *req, const char *method,
+    const char *server, const char *tool, const char *definition,
+    const char *args, size_t len)
+{
+	json_t *parsed;
+	struct audit_call *ac;
+
+	if (!audit_is_on())
+		return NULL;
+	parsed = json_loadb(args, len, 0, NULL);
+	ac = audit_call_new(req, method, server, tool, definition, parsed);
+	json_decref(parsed);
+	return ac;
+}
+
+void
+audit_call_free(struct audit_call *ac)
+{
+	if (ac == NULL)
+		return;
+	free(ac->agent);
+	json_decref(ac->client);
+	free(ac->server);
+	free(ac->tool);
+	json_decref(ac->arguments);
+	free(ac);
+}
+
+/* The line of ac with end, written; -errno when it could not be. */
+static int
+audit_call_write(const struct audit_call *ac, const struct audit_end *end)
+{
+	struct audit_line l = { 0 };
+	double ms = (double)(audit_now_us() - ac->start_us) / 1000.0;
+
+	audit_format(&l, ac, end, ms);
+	if (l.is_over) {
+		/* Its arguments go, and long strings are cut. */
+		l.is_cut = true;
+		audit_format(&l, ac, end, ms);
+	}
+	if (l.is_over)
+		return -E2BIG; /* cannot be: every field is bounded then */
+	return audit_file_write(l.p, l.len, ac, end);
+}
+
+int
+audit_call_admit(struct audit_call *ac)
+{
+	static const struct audit_end admitted = { "admitted", 0, NULL, 0 };
+
+	if (ac == NULL || !mcpd_opts.is_audit_required)
+		return 0;
+	return audit_call_write(ac, &admitted);
+}
+
+bool
+audit_admit(struct audit_call *ac, struct request *req, const char *server)
+{
+	if (audit_call_admit(ac) == 0)
+		return true;
+	audit_call_free(ac);
+	control_fail(req, ERRORS_STORAGE, NULL,
+	    "the audit log cannot be written (%s) and mcpd runs with --audit-required, so the call to %s was refused; nothing was sent; see mcpctl status",
+	    audit_failure() != NULL ? audit_failure() : "unknown error",
+	    server);
+	return false;
+}
+
+void
+audit_call_end(struct audit_call *ac, const struct audit_end *end)
+{
+	if (ac == NULL)
+		return;
+	(void)audit_call_write(ac, end);
+	audit_call_free(ac);
+}
+
+void
+audit_refused(const struct request *req, const char *method, const char *server,
+    const char *tool, int code, enum errors_kind kind)
+{
+	struct audit_end end = { "refused", code, NULL, 0 };
+	struct audit_call *ac = audit_call_new(req, method, server, tool, NULL,
+	    NULL);
+
+	if (ac == NULL)
+		return;
+	end.kind = kind != ERRORS_KIND_COUNT ? errors_kind_name(kind) : NULL;
+	if (end.code == 0 && kind != ERRORS_KIND_COUNT)
+		end.code = errors_kind_code(kind);
+	audit_call_end(ac, &end);
+}
+
+const char *
+audit_call_agent(const struct audit_call *ac)
+{
+	return ac->agent;
+}
+
+const char *
+audit_call_server(const struct audit_call *ac)
+{
+	return ac->server;
+}
+
+const char *
+audit_call_tool(const struct audit_call *ac)
+{
+	return ac->tool;
+}
+
+const char *
+audit_call_time(const struct audit_call *ac)
+{
+	return ac->time;
+}
+
+json_t *
+audit_who_peer(pid_t pid)
+{
+	char path[64], exe[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof exe - 1);
+	if (n < 0)
+		return json_pack("{s:i, s:n}", "pid", (int)pid, "exe");
+	exe[n] = '\0';
+	return json_pack("{s:i, s:s}", "pid", (int)pid, "exe", exe);
+}
