@@ -28,7 +28,8 @@ def test_file_then_environment_then_command_line(tmp_path, mcpd_factory):
                       "  call-timeout=5000  \n"
                       'docker = "/opt/my docker"\n'
                       "registry-allow-local = yes\n"
-                      "max-servers = 7\n")
+                      "max-servers = 7\n"
+                      "audit = off\n")
     d = mcpd_factory("--max-servers", "9", env={
         "XDG_CONFIG_HOME": str(home), "MCPD_DOCKER": "/usr/bin/docker"})
     st = d.rpc.result("mcpd/status")
@@ -40,6 +41,8 @@ def test_file_then_environment_then_command_line(tmp_path, mcpd_factory):
     assert o["docker"] == ("/usr/bin/docker", "environment MCPD_DOCKER")
     assert o["max-servers"] == (9, "command line")
     assert o["log-lines"] == (1000, "default")
+    assert o["audit"] == ("off", f"{conf}:8")
+    assert st["audit"]["on"] is False
     assert o["socket"] == (str(d.sock), "command line")
     assert st["limits"]["max_clients"] == 12
     # The human form: what is not at its default, and how many are.
