@@ -459,7 +459,7 @@ def test_bash_completion_of_auth(mcpd, peers):
     login_load(mcpd, srv)
     env = dict(mcpd.env, MCPD_SOCKET=str(mcpd.sock))
     m = str(MCPCTL)
-    assert complete([m, "au"], env)[0] == ["auth"]
+    assert complete([m, "aut"], env)[0] == ["auth"]
     assert complete([m, "auth", ""], env)[0] == ["login", "logout", "status"]
     assert complete([m, "auth", "login", "o"], env)[0] == ["oa"]
     assert complete([m, "auth", "--timeout", "5", "logout", ""], env)[0] == \
