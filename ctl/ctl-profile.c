@@ -132,11 +132,31 @@ ctl_profile_print_list(const char *label, const json_t *list, const char *none)
 	printf("\n");
 }
 
+/* "costs: N bytes, about T tokens of its budget B" (doc/views.md). */
+static void
+ctl_profile_print_cost(const json_t *cost)
+{
+	long long bytes = json_integer_value(json_object_get(cost, "bytes"));
+	long long tokens = json_integer_value(json_object_get(cost, "tokens"));
+	long long budget = json_integer_value(json_object_get(cost, "budget"));
+
+	printf("  %-15s%lld bytes, about %lld tokens", "costs:", bytes, tokens);
+	if (budget <= 0)
+		printf(" (no budget)\n");
+	else if (json_is_true(json_object_get(cost, "over_budget")))
+		printf(
+		    ", over its budget of %lld: it lists its pins and mcpd's two tools\n",
+		    budget);
+	else
+		printf(", within its budget of %lld\n", budget);
+}
+
 static void
 ctl_profile_print(const json_t *p)
 {
 	const json_t *selects = json_object_get(p, "selects"), *v;
 	const json_t *budget = json_object_get(p, "budget");
+	const json_t *cost = json_object_get(p, "cost");
 	size_t i;
 
 	printf("profile %s (agent %s)%s\n",
@@ -157,6 +177,8 @@ ctl_profile_print(const json_t *p)
 		    "budget:", (long long)json_integer_value(budget));
 	else
 		printf("  %-15s(mcpd's default)\n", "budget:");
+	if (json_is_object(cost))
+		ctl_profile_print_cost(cost);
 	printf("  selects %zu tool%s now%s\n", json_array_size(selects),
 	    json_array_size(selects) == 1 ? "" : "s",
 	    json_array_size(selects) > 0 ? ":" : "");

@@ -55,7 +55,10 @@ cmd_profile_view(const char *agent, const json_t *row)
 	const char *name = json_string_value(json_object_get(row, "id"));
 	const char *def = profile_default(agent);
 	json_t *out = xjson(json_deep_copy(row)), *all, *names, *e;
-	size_t i;
+	json_t *chosen = xjson(json_array());
+	const json_t *budget = json_object_get(row, "budget");
+	size_t i, bytes, tokens;
+	json_int_t limit;
 
 	json_object_del(out, "id");
 	json_object_set_new(out, "name", json_string(name));
@@ -71,10 +74,22 @@ cmd_profile_view(const char *agent, const json_t *row)
 			json_string_value(json_object_get(json_object_get(e,
 							      "tool"),
 			    "name")),
-			false))
+			false)) {
 			json_array_append(names, json_object_get(e, "name"));
+			json_array_append(chosen, e);
+		}
 	json_decref(all);
 	json_object_set_new(out, "selects", names);
+	/* What its view's tools/list costs, against its budget (or mcpd's). */
+	bytes = gateway_cost_entries(chosen);
+	tokens = gateway_cost_tokens(bytes);
+	limit = json_is_integer(budget) ? json_integer_value(budget) :
+					  (json_int_t)mcpd_opts.tool_budget;
+	json_object_set_new(out, "cost",
+	    json_pack("{s:I, s:I, s:I, s:b}", "bytes", (json_int_t)bytes,
+		"tokens", (json_int_t)tokens, "budget", limit, "over_budget",
+		limit > 0 && (json_int_t)tokens > limit));
+	json_decref(chosen);
 	return out;
 }
 

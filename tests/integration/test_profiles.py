@@ -242,6 +242,8 @@ def test_profiles_persist_across_a_restart(mcpd_factory):
         "  exclude-tools: ts__echo2\n"
         "  pins:          ts__add\n"
         "  budget:        4000 tokens\n"
+        "  costs:         12 bytes, about 3 tokens, within its budget of "
+        "4000\n"
         "  selects 0 tools now\n")
 
 
@@ -392,6 +394,12 @@ def test_a_profiles_budget_and_pins_make_its_view_search(front, clients):
     r = front.ctl("profile", "create", "tight", "--server", "ts", "--budget",
                   "1", "--pin", "ts__echo")
     assert r.rc == 0, r
+    # Its cost says so: the bytes of its view's tools/list, over 1 token.
+    show = front.ctl("profile", "show", "tight")
+    assert show.json["cost"]["over_budget"] is True, show
+    assert show.json["cost"]["budget"] == 1
+    assert show.json["cost"]["tokens"] == \
+        -(-show.json["cost"]["bytes"] // 4)
     c = bridge(front, clients, "--profile", "tight")
     assert c.ask("tools")["tools"] == \
         ["ts__echo", "mcpd__find_tools", "mcpd__call_tool"]
