@@ -112,14 +112,14 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# mcpd dlopens libevent_openssl on its first TLS connection (daemon/tls.c,
+# mcpd dlopens libevent_openssl on its first TLS connection (daemon/net-tls.c,
 # doc/design-notes.md); its soname is read here from the library that
 # pkg-config names, so that mcpd loads the one it was built against.
 OBJDUMP ?= objdump
 TLS_SONAME = $(shell $(OBJDUMP) -p \
 	"$$($(PKG_CONFIG) --variable=libdir libevent_openssl)/libevent_openssl.so" \
 	2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
-$(BUILD)/obj/daemon/tls.o: daemon/tls.c
+$(BUILD)/obj/daemon/net-tls.o: daemon/net-tls.c
 	@mkdir -p $(dir $@)
 	@test -n "$(TLS_SONAME)" || { echo "$@: no SONAME in libevent_openssl.so in $$($(PKG_CONFIG) --variable=libdir libevent_openssl) ($(OBJDUMP) -p)" >&2; exit 1; }
 	$(CC) $(ALL_CFLAGS) -DMCPD_TLS_LIBRARY='"$(TLS_SONAME)"' -c -o $@ $<
@@ -241,7 +241,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(FUZZ_SRC))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_TARGETS))
 # The parsers the targets reach: every common/ module, the daemon's HTTP
 # response parser and mcpctl's JSON-with-comments reader.
-FUZZ_LIB_SRC := $(COMMON_SRC) daemon/http-parse.c ctl/jsonc.c
+FUZZ_LIB_SRC := $(COMMON_SRC) daemon/net-http-parse.c ctl/jsonc.c
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_LIB_SRC))
 
 $(FUZZ_BUILD)/obj/%.o: %.c

@@ -66,7 +66,7 @@ import_url_canonical(const char *target)
 }
 
 /*
- * The endpoint mcpd shows (daemon/spec.c spec_endpoint): the command line,
+ * The endpoint mcpd shows (daemon/server-spec.c spec_endpoint): the command line,
  * the canonical URL, or the image and the args as a command line.
  */
 char *

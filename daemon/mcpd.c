@@ -346,7 +346,7 @@ mcpd_registry_check(void)
 		*--end = '\0';
 }
 
-/* The settings (daemon/options.c), then what follows from them. */
+/* The settings (daemon/mcpd-options.c), then what follows from them. */
 static void
 mcpd_parse_options(int argc, char **argv, int *foreground, int *verbose)
 {

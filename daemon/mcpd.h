@@ -92,7 +92,7 @@ struct mcpd_options {
 extern struct mcpd_options mcpd_opts;
 
 /*
- * options.c: the settings, from mcpd.conf, then the environment, then
+ * mcpd-options.c: the settings, from mcpd.conf, then the environment, then
  * argv (each over the one before). Returns -1 when all went into
  * mcpd_opts, or what the caller handles: 'V', 'h', or '?' for a usage
  * error; a value that is refused (a bad number, a bad line of the file)
@@ -537,7 +537,7 @@ extern const struct cmd_entry cmd_auth_login_entry;
 extern const struct cmd_entry cmd_auth_status_entry;
 extern const struct cmd_entry cmd_auth_logout_entry;
 
-/* child.c: child processes, their pipes and their exits. */
+/* mcpd-child.c: child processes, their pipes and their exits. */
 struct child_spec {
 	char *const *argv;
 	char *const *env; /* the whole environment, "K=V" */
@@ -582,14 +582,14 @@ void child_strv_free(char **);
 /* The same, after wiping every string (they may hold resolved secrets). */
 void child_strv_wipe_free(char **);
 
-/* defer.c: the one deferred queue of frees and completions (DESIGN 10). */
+/* mcpd-defer.c: the one deferred queue of frees and completions (DESIGN 10). */
 /* fn(arg) runs on a later loop turn, never inside the caller. */
 void defer_call(void (*fn)(void *), void *arg);
 /* Runs what is still queued (at exit). */
 void defer_close(void);
 
 /*
- * fdread.c: a descriptor read straight into buffer space, one read(2) per
+ * mcpd-fdread.c: a descriptor read straight into buffer space, one read(2) per
  * readiness and no ioctl(FIONREAD) before it (libevent's reads ask).
  * on_read(arg): in has new bytes (or, after fdread_kick, bytes still
  * unread); on_end(arg, error): the end (0) or an errno, with nothing new.
@@ -629,7 +629,7 @@ int fdread_passed(struct fdread *, int fds[FDREAD_PASSED_MAX]);
  */
 void fdread_release(struct fdread *);
 
-/* sendq.c: outgoing lines per peer, written once per loop turn. */
+/* control-sendq.c: outgoing lines per peer, written once per loop turn. */
 struct bufferevent;
 struct sendq;
 struct sendq *sendq_new(struct bufferevent *);
@@ -658,7 +658,7 @@ void sendq_flush(struct sendq *);
 size_t sendq_length(const struct sendq *);
 void sendq_close(void);
 
-/* logring.c: a bounded ring of stderr lines, each with its time. */
+/* server-logring.c: a bounded ring of stderr lines, each with its time. */
 struct logring;
 struct logring *logring_new(size_t max_lines);
 void logring_free(struct logring *);
@@ -763,7 +763,7 @@ struct remote_spec {
 	json_t *oauth;	    /* a pre-registered OAuth client, or NULL */
 	struct oauth *auth; /* the server's authorization (not copied) */
 };
-/* http.c: a small HTTP/1.1 client over pinned addresses and TLS. */
+/* net-http.c: a small HTTP/1.1 client over pinned addresses and TLS. */
 struct http_peer {
 	struct sockaddr_storage addr; /* checked by the policy: pinned */
 	socklen_t addrlen;
@@ -815,7 +815,7 @@ struct http_exchange *http_send(struct http_client *,
 void http_exchange_cancel(struct http_exchange *);
 
 /*
- * http-parse.c: the HTTP/1.1 response parser that http.c feeds, apart from
+ * net-http-parse.c: the HTTP/1.1 response parser that net-http.c feeds, apart from
  * any socket (and http_response_header, which it uses).
  */
 #define HTTP_HEAD_MAX	 (64 * 1024) /* status line and headers; a chunk line */
@@ -863,7 +863,7 @@ int http_parse_step(struct http_parse *, struct evbuffer *in,
 /* Frees the headers the parser holds. */
 void http_parse_clear(struct http_parse *);
 
-/* netpolicy.c: the remote URL policy and DNS pinning. */
+/* net-policy.c: the remote URL policy and DNS pinning. */
 struct netpolicy_query;
 /* err 0: peer is the checked, pinned address; else why says the rule. */
 typedef void netpolicy_fn(void *arg, int err, const char *why,
@@ -930,7 +930,7 @@ json_t *registry_rejected_new(const json_t *record, size_t index,
 json_t *registry_limits(void);
 void registry_contract_close(void);
 
-/* catalog.c: the local catalog bundled with mcpd (source "local"). */
+/* registry-local.c: the local catalog bundled with mcpd (source "local"). */
 /*
  * Reads and checks the catalog: its page (new) and its path (new), or
  * -errno with *cause.
@@ -1482,7 +1482,7 @@ int docker_container_rename(struct docker_container *, const char *name,
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
 
-/* dcatalog.c: Docker's MCP catalog, read from an image (doc/docker-catalog.md). */
+/* docker-catalog.c: Docker's MCP catalog, read from an image (doc/docker-catalog.md). */
 #define DCATALOG_DEFAULT "mcp/docker-mcp-catalog"
 /*
  * How a read ended: the catalog (borrowed, only during the call) {catalog,
@@ -1517,7 +1517,7 @@ void docker_note_use(void);
 void docker_reap(void);
 void docker_reap_close(void);
 
-/* imagemem.c: image IDs that answered HTTP (doc/containers.md). */
+/* docker-imagemem.c: image IDs that answered HTTP (doc/containers.md). */
 /*
  * 1 with the image ID image last ran as, the port its server listened
  * on in the container and its path, when that ID answered HTTP; 2 when
@@ -1559,7 +1559,7 @@ size_t probe_detect_exposed(const char *json, int *ports, size_t max);
 char **probe_argv(const struct probe_target *, const char *name,
     enum docker_phase, const int *ports, size_t nports);
 
-/* era.c: the 2026-07-28 protocol era. */
+/* session-era.c: the 2026-07-28 protocol era. */
 #define ERA_MODERN		    "2026-07-28"
 #define ERA_CLIENT_CAPABILITIES_KEY "io.modelcontextprotocol/clientCapabilities"
 /* The _meta every modern request carries (new object). */
@@ -1579,7 +1579,7 @@ json_t *era_http_headers(const json_t *msg, const json_t *tool);
 /* False for a tool whose x-mcp-header annotations clients must refuse. */
 bool era_tool_headers_valid(const json_t *tool, char **why);
 
-/* spec.c: what a server runs or reaches. */
+/* server-spec.c: what a server runs or reaches. */
 void spec_clear(struct server_spec *);
 /*
  * out = in with $(env.NAME) (mcpd's environment) and $(secret.NAME) (the
@@ -1598,7 +1598,7 @@ void spec_digest(const struct server_spec *resolved,
 char *spec_endpoint(const struct server_spec *);
 const char *spec_transport_name(const struct server_spec *);
 
-/* generation.c: generations that never repeat across restarts. */
+/* server-generation.c: generations that never repeat across restarts. */
 /* Reads the ceiling an earlier run left and reserves this run's block. */
 int generation_init(const char *state_dir, char **cause);
 /* The first generation a connection of this run gets. */
@@ -1606,7 +1606,7 @@ uint64_t generation_first(void);
 /* The generation after current (0: none yet); saves a new ceiling first. */
 uint64_t generation_after(uint64_t current);
 
-/* tokens.c: the HTTP front's bearer tokens, one per agent and profile. */
+/* httpd-tokens.c: the HTTP front's bearer tokens, one per agent and profile. */
 /*
  * Reads <state>/http-tokens.json and http-profile-tokens.json when there
  * are (a bad one: -EINVAL).
@@ -1662,7 +1662,7 @@ json_t *httpd_modern_refusal(struct evkeyvalq *h, const json_t *msg);
 /* The HTTP status of a 2026-07-28 answer: 404 for -32601, 400 for ... */
 int httpd_modern_status(const json_t *answer);
 
-/* lock.c: one daemon per state dir. */
+/* state-lock.c: one daemon per state dir. */
 /*
  * Takes the exclusive lock of dir (mcpd.lock, holding the pid and the
  * socket_path it listens on) for the daemon's life: the descriptor, or
@@ -1670,7 +1670,7 @@ int httpd_modern_status(const json_t *answer);
  */
 int lock_state_dir(const char *dir, const char *socket_path, char **cause);
 
-/* identity.c: the daemon's did:key and derived identities. */
+/* state-identity.c: the daemon's did:key and derived identities. */
 int identity_load(const char *state_dir, char **cause);
 const char *identity_did(void);
 /* The did:key of an agent's sub-identity (new string). */
@@ -1679,7 +1679,7 @@ char *identity_agent_did(const char *agent);
 char *identity_connection_id(const char *agent, const char *mode,
     const char *target, size_t target_len);
 
-/* loadspec.c: what a load's params ask for, checked without a request. */
+/* server-loadspec.c: what a load's params ask for, checked without a request. */
 #define LOADSPEC_GATEWAY_NAME "docker-gateway" /* a gateway's default name */
 struct loadspec {
 	enum server_mode mode;
@@ -1696,7 +1696,7 @@ bool loadspec_parse(const json_t *params, struct loadspec *,
 void loadspec_clear(struct loadspec *);
 void loadspec_error_clear(struct loadspec_error *);
 
-/* enable.c: persistence of enabled servers (DESIGN 6 and 10). */
+/* server-enable.c: persistence of enabled servers (DESIGN 6 and 10). */
 /*
  * The row a persistent load saves: its params as given (references stay
  * references), literal env and header values moved to secrets (name ->
@@ -1748,14 +1748,14 @@ int enable_start(const char *agent, const json_t *row, struct request *req,
     int timeout_ms, void (*done)(void *arg, const char *error), void *arg,
     char **cause);
 
-/* notify.c: sd_notify, socket activation and the watchdog. */
+/* mcpd-notify.c: sd_notify, socket activation and the watchdog. */
 int notify_listen_fd(void);
 void notify_ready(void);
 void notify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void notify_stopping(void);
 void notify_watchdog_start(void);
 
-/* store.c: the enablement store (enabled.json). */
+/* state-store.c: the enablement store (enabled.json). */
 struct store;
 /*
  * Opens the store in dir: reads enabled.json if it exists (never rewrites
@@ -1800,7 +1800,7 @@ int store_recheck(const struct store *s, const char *agent, const char *id,
 int store_read_row(const struct store *s, const char *agent, const char *id,
     json_t **ret, char **cause);
 
-/* profile.c: named views of an agent's tools (DESIGN 13), in profiles.json. */
+/* gateway-profile.c: named views of an agent's tools (DESIGN 13), in profiles.json. */
 #define PROFILE_LIST_MAX 256 /* entries of one list of a profile */
 /* Opens the profile rows of state_dir (as store_open_file: 0). */
 int profile_open(const char *state_dir);
@@ -1847,7 +1847,7 @@ int profile_row_edit(json_t *row, const json_t *params, char **cause);
 const char *profile_option_of(const char *key);
 
 /*
- * project.c: the project files (.mcpd.json) the user trusted, each by its
+ * gateway-project.c: the project files (.mcpd.json) the user trusted, each by its
  * path and the BLAKE2b digest of its bytes (projects.json, as profiles).
  */
 int project_open(const char *state_dir);
@@ -1917,10 +1917,10 @@ json_t *audit_status(void);
 /* Why the log cannot be written now, or NULL when it can. */
 const char *audit_failure(void);
 
-/* log-journal.c: the journal as the log's sink (log_init). */
+/* mcpd-journal.c: the journal as the log's sink (log_init). */
 void log_journal(int priority, const char *server, const char *msg);
 
-/* secrets.c: the encrypted secret store. */
+/* state-secrets.c: the encrypted secret store. */
 struct secrets;
 /* sodium_malloc (guarded memory for secrets) that cannot fail. */
 void *xsodium_malloc(size_t);

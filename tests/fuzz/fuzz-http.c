@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Fuzzes the HTTP/1.1 response parser (daemon/http-parse.c) fed in splits. */
+/* Fuzzes the HTTP/1.1 response parser (daemon/net-http-parse.c) fed in splits. */
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
@@ -83,7 +83,7 @@ fuzz_http_done(void *arg, int err, const char *why)
 static const struct http_cbs fuzz_http_cbs = { fuzz_http_head, fuzz_http_body,
 	fuzz_http_done };
 
-/* Parses buf in pieces as http.c does: steps until it needs more bytes. */
+/* Parses buf in pieces as net-http.c does: steps until it needs more bytes. */
 static void
 fuzz_http_parse(const uint8_t *buf, size_t len, bool is_head, uint8_t seed,
     bool is_whole, struct fuzz_http_seen *seen)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Tests of child.c and docker.c's commands: an exit is reported from the
+ * Tests of mcpd-child.c and docker.c's commands: an exit is reported from the
  * event loop, never from inside the call that spawned or watched the child,
  * even when the child is long gone by then. (A fast `docker rm` once ran
  * its callback inside docker_cmd_start, which then returned freed memory.)
@@ -20,7 +20,7 @@ static char prog_true[] = "true", prog_false[] = "false";
 static int exits, last_status;
 static bool is_inside_start;
 
-/* Blocks until pid has exited, leaving it to be reaped by child.c. */
+/* Blocks until pid has exited, leaving it to be reaped by mcpd-child.c. */
 static void
 wait_exited_unreaped(pid_t pid)
 {

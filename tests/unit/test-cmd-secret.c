@@ -70,7 +70,7 @@ cmd_string(json_t *params, const char *key)
 	return json_string_value(json_object_get(params, key));
 }
 
-/* No saved server here: enable.c (and the store) stay out of this test. */
+/* No saved server here: server-enable.c (and the store) stay out of this test. */
 json_t *
 enable_rows_using(const char *secret)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Tests of dcatalog.c and tarball.c: docker's image exports, catalogs. */
+/* Tests of docker-catalog.c and tarball.c: docker's image exports, catalogs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of daemon/fdread.c: reads, and descriptors a peer passes. */
+/* Unit tests of daemon/mcpd-fdread.c: reads, and descriptors a peer passes. */
 #include <sys/socket.h>
 #include <sys/stat.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of daemon/http-parse.c: framing, limits, refusals, split reads. */
+/* Unit tests of daemon/net-http-parse.c: framing, limits, refusals, split reads. */
 #include <errno.h>
 #include <string.h>
 
@@ -51,7 +51,7 @@ seen_body(void *arg, const char *data, size_t len)
 
 static const struct http_cbs cbs = { seen_head, seen_body, NULL };
 
-/* Feeds text in pieces of step bytes (0: all at once), as http.c does. */
+/* Feeds text in pieces of step bytes (0: all at once), as net-http.c does. */
 static struct seen
 parse(const char *text, size_t len, size_t step, bool is_head)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of daemon/identity.c: the key file, did:key and derived ids. */
+/* Unit tests of daemon/state-identity.c: the key file, did:key and derived ids. */
 #include <sys/stat.h>
 
 #include <ctype.h>

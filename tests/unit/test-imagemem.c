@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of daemon/imagemem.c: image-transports.json. */
+/* Unit tests of daemon/docker-imagemem.c: image-transports.json. */
 #include <sys/stat.h>
 
 #include <stdio.h>

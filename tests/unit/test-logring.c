@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit tests of daemon/logring.c: the newest lines, in order, as it grows;
+ * Unit tests of daemon/server-logring.c: the newest lines, in order, as it grows;
  * their times; the text saved at a stop and read back at a start.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of daemon/netpolicy.c: URL shapes and literal addresses. */
+/* Unit tests of daemon/net-policy.c: URL shapes and literal addresses. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>

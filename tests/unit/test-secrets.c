@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of daemon/secrets.c: the key, the encrypted file, the values. */
+/* Unit tests of daemon/state-secrets.c: the key, the encrypted file, the values. */
 #include <sys/stat.h>
 
 #include <errno.h>

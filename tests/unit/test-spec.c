@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit tests of daemon/spec.c: the digest of a spec is the hash of the
+ * Unit tests of daemon/server-spec.c: the digest of a spec is the hash of the
  * bytes it always hashed, and computing it leaves no unwiped copy of a
  * value (a resolved secret) in memory given back; a copy is a copy, never
  * a second expansion.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of daemon/store.c: enabled.json, its writes and its refusals. */
+/* Unit tests of daemon/state-store.c: enabled.json, its writes and its refusals. */
 #include <sys/stat.h>
 
 #include <dlfcn.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "mcpd.h"
-#include "tls.h"
+#include "net-tls.h"
 
 /*
  * libevent's OpenSSL bufferevents, and with them libssl and libcrypto.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* What tls.c gives http.c: OpenSSL's functions, loaded on first use. */
+/* What net-tls.c gives net-http.c: OpenSSL's functions, loaded on first use. */
 #ifndef MCPD_TLS_H
 #define MCPD_TLS_H
 

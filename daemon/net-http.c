@@ -15,7 +15,7 @@
 
 #include "log.h"
 #include "mcpd.h"
-#include "tls.h"
+#include "net-tls.h"
 
 /*
  * An idle kept-alive connection is dropped before the server's own idle
