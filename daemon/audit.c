@@ -392,6 +392,35 @@ audit_refused(const struct request *req, const char *method, const char *server,
 	audit_call_end(ac, &end);
 }
 
+void
+audit_call_end_reply(struct audit_call *ac, const struct session_reply *r)
+{
+	struct audit_end end = { "ok", 0, NULL, 0 };
+	json_int_t code;
+
+	if (ac == NULL)
+		return;
+	if (r->result != NULL) {
+		end.bytes_out = json_dumpb(r->result, NULL, 0, JSON_COMPACT);
+		if (json_is_true(json_object_get(r->result, "isError")))
+			end.outcome = "tool-error";
+	} else if (r->error != NULL) {
+		end.outcome = "error";
+		code = json_integer_value(json_object_get(r->error, "code"));
+		end.code = (int)code;
+		end.kind = r->kind == ERRORS_STALE_HANDLE ?
+		    errors_kind_name(r->kind) :
+		    NULL;
+	} else {
+		end.outcome = r->kind == ERRORS_OUTCOME_UNKNOWN ?
+		    "outcome-unknown" :
+		    "error";
+		end.code = errors_kind_code(r->kind);
+		end.kind = errors_kind_name(r->kind);
+	}
+	audit_call_end(ac, &end);
+}
+
 const char *
 audit_call_agent(const struct audit_call *ac)
 {

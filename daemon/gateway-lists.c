@@ -207,30 +207,6 @@ struct gateway_fwd {
 	struct audit_call *audit; /* prompts/get's and resources/read's */
 };
 
-/* The record's end (ac may be NULL). */
-static void
-gateway_audit_end(struct audit_call *ac, const struct session_reply *r)
-{
-	struct audit_end end = { "ok", 0, NULL, 0 };
-
-	if (ac == NULL)
-		return;
-	if (r->result != NULL)
-		end.bytes_out = json_dumpb(r->result, NULL, 0, JSON_COMPACT);
-	else if (r->error != NULL) {
-		end.outcome = "error";
-		end.code = (int)json_integer_value(json_object_get(r->error,
-		    "code"));
-	} else {
-		end.outcome = r->kind == ERRORS_OUTCOME_UNKNOWN ?
-		    "outcome-unknown" :
-		    "error";
-		end.code = errors_kind_code(r->kind);
-		end.kind = errors_kind_name(r->kind);
-	}
-	audit_call_end(ac, &end);
-}
-
 /* The server's answer goes to the client as it is (in the client's era). */
 static void
 gateway_forwarded(void *arg, const struct session_reply *r)
@@ -239,7 +215,7 @@ gateway_forwarded(void *arg, const struct session_reply *r)
 	struct request *req = fwd->req;
 	const char *method = fwd->method;
 
-	gateway_audit_end(fwd->audit, r);
+	audit_call_end_reply(fwd->audit, r);
 	free(fwd);
 	if (r->result != NULL)
 		gateway_answer(req, method, json_incref(r->result));

@@ -1894,6 +1894,11 @@ bool audit_admit(struct audit_call *ac, struct request *req,
     const char *server);
 /* The call's line with how it ended; ac is freed (may be NULL). */
 void audit_call_end(struct audit_call *, const struct audit_end *);
+/*
+ * The end of ac (NULL: no record) by a session's reply: a parsed result
+ * (isError: tool-error), the server's error, or mcpd's (outcome-unknown).
+ */
+void audit_call_end_reply(struct audit_call *ac, const struct session_reply *r);
 void audit_call_free(struct audit_call *);
 /* A call refused before it was sent: code, or kind's (ERRORS_KIND_COUNT: none). */
 void audit_refused(const struct request *req, const char *method,

@@ -240,36 +240,6 @@ server_audit_raw(struct audit_call *ac, const char *result, size_t len)
 	audit_call_end(ac, &end);
 }
 
-/* ... of any other end: a parsed result, the server's error, mcpd's. */
-static void
-server_audit_reply(struct audit_call *ac, const struct session_reply *r)
-{
-	struct audit_end end = { "ok", 0, NULL, 0 };
-	json_int_t code;
-
-	if (ac == NULL)
-		return;
-	if (r->result != NULL) {
-		end.bytes_out = json_dumpb(r->result, NULL, 0, JSON_COMPACT);
-		if (json_is_true(json_object_get(r->result, "isError")))
-			end.outcome = "tool-error";
-	} else if (r->error != NULL) {
-		end.outcome = "error";
-		code = json_integer_value(json_object_get(r->error, "code"));
-		end.code = (int)code;
-		end.kind = r->kind == ERRORS_STALE_HANDLE ?
-		    errors_kind_name(r->kind) :
-		    NULL;
-	} else {
-		end.outcome = r->kind == ERRORS_OUTCOME_UNKNOWN ?
-		    "outcome-unknown" :
-		    "error";
-		end.code = errors_kind_code(r->kind);
-		end.kind = errors_kind_name(r->kind);
-	}
-	audit_call_end(ac, &end);
-}
-
 /*
  * A 2026-07-28 caller's result says its resultType (a server of an older
  * era sends none): it goes through the gateway's answer, parsed.
@@ -301,7 +271,7 @@ server_on_pending_call_reply(void *arg, const struct session_reply *r)
 	struct audit_call *ac = pc->audit;
 	struct request *req = server_pending_call_end(pc);
 
-	server_audit_reply(ac, r);
+	audit_call_end_reply(ac, r);
 	if (is_mcp && r->error != NULL && r->kind != ERRORS_STALE_HANDLE)
 		control_reply_error(req, r->error);
 	else if (is_modern && r->result != NULL)
