@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv.h"
 #include "toolsearch.h"
 #include "xalloc.h"
 
@@ -67,16 +68,6 @@ struct toolsearch {
 	bool is_stale;	     /* avg not computed since the last add */
 	double *tfw, *score; /* scratch, one a document */
 };
-
-static uint32_t
-toolsearch_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
 
 static bool
 toolsearch_is_stop(const char *w)
@@ -152,7 +143,7 @@ toolsearch_lookup(const struct toolsearch *ts, const char *w)
 
 	if (ts->nslots == 0)
 		return -1;
-	for (i = toolsearch_hash(w) & (ts->nslots - 1); ts->slots[i] != 0;
+	for (i = fnv32(w) & (ts->nslots - 1); ts->slots[i] != 0;
 	     i = (i + 1) & (ts->nslots - 1))
 		if (strcmp(ts->terms[ts->slots[i] - 1].text, w) == 0)
 			return ts->slots[i] - 1;
@@ -168,7 +159,7 @@ toolsearch_grow(struct toolsearch *ts)
 	ts->nslots = ts->nslots == 0 ? 1024 : ts->nslots * 2;
 	ts->slots = xcalloc(ts->nslots, sizeof *ts->slots);
 	for (i = 0; i < ts->nterms; i++) {
-		for (j = toolsearch_hash(ts->terms[i].text) & (ts->nslots - 1);
+		for (j = fnv32(ts->terms[i].text) & (ts->nslots - 1);
 		     ts->slots[j] != 0; j = (j + 1) & (ts->nslots - 1))
 			;
 		ts->slots[j] = (uint32_t)i + 1;
@@ -192,7 +183,7 @@ toolsearch_term(struct toolsearch *ts, const char *w)
 	}
 	memset(&ts->terms[ts->nterms], 0, sizeof ts->terms[0]);
 	ts->terms[ts->nterms].text = xstrdup(w);
-	for (j = toolsearch_hash(w) & (ts->nslots - 1); ts->slots[j] != 0;
+	for (j = fnv32(w) & (ts->nslots - 1); ts->slots[j] != 0;
 	     j = (j + 1) & (ts->nslots - 1))
 		;
 	ts->slots[j] = (uint32_t)ts->nterms + 1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "fnv.h"
 #include "mcpd.h"
 
 #define GATEWAY_NAME_MAX  64 /* ^[a-zA-Z0-9_-]{1,64}$, as clients check */
@@ -19,21 +20,15 @@
 static uint32_t
 gateway_hash(const char *server, const char *tool, unsigned attempt)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = fnv32_add(FNV32_INIT, server, strlen(server) + 1);
 	char digits[16];
 
-	for (const char *p = server; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	h = (h ^ 0) * 16777619u;
-	for (const char *p = tool; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
+	h = fnv32_add(h, tool, strlen(tool));
 	if (attempt == 0)
 		return h;
 	snprintf(digits, sizeof digits, "%u", attempt);
-	h = (h ^ 0) * 16777619u;
-	for (const char *p = digits; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h;
+	h = fnv32_add(h, "", 1);
+	return fnv32_add(h, digits, strlen(digits));
 }
 
 /* The name as given (prefixed or not), other characters as '_'. */

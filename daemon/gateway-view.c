@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fnv.h"
 #include "mcpd.h"
 
 /* The profile of req's view (NULL: everything) and its row (NULL: gone). */
@@ -107,7 +108,5 @@ gateway_view_key(const struct request *req)
 
 	/* A profile's name and every change to profiles are part of it. */
 	h ^= profile_generation() * 0x9e3779b97f4a7c15ULL;
-	for (; p != NULL && *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	return h;
+	return p != NULL ? fnv64_add(h, p, strlen(p)) : h;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jsonscan.h"
+#include "fnv.h"
 #include "log.h"
 #include "server-int.h"
 
@@ -121,21 +122,10 @@ server_gateway_catalog(const char *agent, const json_t *scope)
 	return out;
 }
 
-/* FNV-1a, 64 bits. */
-static uint64_t
-server_key_add(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return h;
-}
-
 uint64_t
 server_gateway_key(const char *agent, const json_t *scope)
 {
-	uint64_t h = 14695981039346656037ULL, serial;
+	uint64_t h = FNV64_INIT, serial;
 	struct server *s;
 	bool is_retired;
 
@@ -144,10 +134,10 @@ server_gateway_key(const char *agent, const json_t *scope)
 			continue;
 		serial = session_tools_serial(s->session);
 		is_retired = session_is_catalog_retired(s->session);
-		h = server_key_add(h, s->id, strlen(s->id) + 1);
-		h = server_key_add(h, &s->generation, sizeof s->generation);
-		h = server_key_add(h, &serial, sizeof serial);
-		h = server_key_add(h, &is_retired, sizeof is_retired);
+		h = fnv64_add(h, s->id, strlen(s->id) + 1);
+		h = fnv64_add(h, &s->generation, sizeof s->generation);
+		h = fnv64_add(h, &serial, sizeof serial);
+		h = fnv64_add(h, &is_retired, sizeof is_retired);
 	}
 	return h;
 }

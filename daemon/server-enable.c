@@ -8,20 +8,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "fnv.h"
 #include "log.h"
 #include "mcpd.h"
 #include "vars.h"
-
-/* FNV-1a: a short stable tag that tells apart keys that read alike. */
-static uint32_t
-enable_key_hash(const char *k)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *k != '\0'; k++)
-		h = (h ^ (unsigned char)*k) * 16777619u;
-	return h;
-}
 
 /*
  * mcpd.<id>.<kind>.<key> with the key's other characters as '_'; a key
@@ -40,8 +30,7 @@ enable_secret_name(const char *id, const char *kind, const char *k,
 			*c = '_';
 	if (strlen(k) > 64 || json_object_get(taken, name) != NULL) {
 		free(name);
-		xasprintf(&name, "mcpd.%s.%s.%08x", id, kind,
-		    enable_key_hash(k));
+		xasprintf(&name, "mcpd.%s.%s.%08x", id, kind, fnv32(k));
 	}
 	return name;
 }
