@@ -680,6 +680,17 @@ class Daemon:
     def client(self, timeout=30.0):
         return Client(self.sock, timeout=timeout)
 
+    def mcp_session(self, capabilities=None, version="2025-06-18",
+                    timeout=30.0):
+        """A raw gateway session on the socket, initialized (agent
+        default): the MCP client a test drives by hand."""
+        c = self.client(timeout=timeout)
+        c.result("initialize", {"protocolVersion": version,
+                                "capabilities": capabilities or {},
+                                "clientInfo": {"name": "raw", "version": "1"}})
+        c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return c
+
     @property
     def rpc(self):
         """A shared client for the test's plain requests."""

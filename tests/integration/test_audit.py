@@ -329,12 +329,7 @@ def test_audit_off(mcpd_factory):
 
 
 def mcp_session(d):
-    c = d.client(timeout=30)
-    c.result("initialize", {"protocolVersion": "2025-06-18",
-                            "capabilities": {},
-                            "clientInfo": {"name": "raw", "version": "1"}})
-    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    return c
+    return d.mcp_session()
 
 
 def test_gateway_prompts_resources_and_refusals(mcpd_factory):

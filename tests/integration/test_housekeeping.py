@@ -43,12 +43,7 @@ def load_saved(d, name, *args):
 
 def gateway_session(d):
     """A raw MCP session on the socket (the gateway, agent default)."""
-    c = d.client(timeout=30)
-    c.result("initialize", {"protocolVersion": "2025-06-18",
-                            "capabilities": {},
-                            "clientInfo": {"name": "raw", "version": "1"}})
-    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    return c
+    return d.mcp_session()
 
 
 def tool_names(c):

@@ -90,12 +90,7 @@ def roots_answer(request_id, uris):
 
 def session(d):
     """A raw gateway session that declares roots and is initialized."""
-    c = d.client()
-    c.result("initialize", {"protocolVersion": "2025-06-18",
-                            "capabilities": {"roots": {}},
-                            "clientInfo": {"name": "raw", "version": "1"}})
-    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    return c
+    return d.mcp_session({"roots": {}})
 
 
 def answer_roots(c, uris):

@@ -38,12 +38,7 @@ def clients():
 
 def session(d):
     """A raw gateway session on the control socket."""
-    c = d.client()
-    c.result("initialize", {"protocolVersion": "2025-11-25",
-                            "capabilities": {},
-                            "clientInfo": {"name": "t", "version": "1"}})
-    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    return c
+    return d.mcp_session(version="2025-11-25")
 
 
 def as_listed(tool, server):
