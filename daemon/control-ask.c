@@ -70,6 +70,14 @@ control_ask(const struct request *r, int timeout_ms, const char *method,
 	    arg);
 }
 
+const char *
+control_ask_refusal(int r)
+{
+	return r == -EBUSY ?
+	    "the client has too many of mcpd's requests waiting for its answer" :
+	    "the client has gone";
+}
+
 int
 control_ask_client(struct client *c, int timeout_ms, const char *method,
     json_t *params, control_answer_fn *cb, void *arg)

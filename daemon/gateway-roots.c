@@ -142,9 +142,7 @@ gateway_roots_answer(const char *agent, const char *server,
 		    gateway_roots_answered, g);
 		if (r < 0)
 			gateway_roots_answered(g, NULL, NULL,
-			    r == -EBUSY ?
-				"the client has too many of mcpd's requests waiting for its answer" :
-				"the client has gone");
+			    control_ask_refusal(r));
 	}
 	if (--g->waiting == 0)
 		gateway_roots_end(g);

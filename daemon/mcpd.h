@@ -184,6 +184,8 @@ int control_ask(const struct request *, int timeout_ms, const char *method,
 /* The same to a client with no request of its own in flight. */
 int control_ask_client(struct client *, int timeout_ms, const char *method,
     json_t *params, control_answer_fn *cb, void *arg);
+/* Why control_ask or control_ask_client refused with r (static text). */
+const char *control_ask_refusal(int r);
 /* The client a request came from (opaque; NULL once it has gone). */
 /* The request's JSON-RPC id (borrowed). */
 const json_t *control_request_id(const struct request *);

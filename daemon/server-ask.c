@@ -162,10 +162,7 @@ server_ask(struct server *s, struct session *sess, const char *method,
 	    params != NULL ? json_deep_copy(params) : json_object(),
 	    server_ask_answered, a);
 	if (r < 0)
-		server_ask_answered(a, NULL, NULL,
-		    r == -EBUSY ?
-			"the client has too many of mcpd's requests waiting for its answer" :
-			"the client has gone");
+		server_ask_answered(a, NULL, NULL, control_ask_refusal(r));
 }
 
 void
