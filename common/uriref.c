@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "uriref.h"
 
@@ -167,4 +168,24 @@ uriref_pointer_unescape(char *s)
 		else
 			*out++ = *s;
 	*out = '\0';
+}
+
+char *
+uriref_file_path(const char *uri)
+{
+	const char *p;
+	char *path;
+
+	if (strncasecmp(uri, "file://", 7) != 0)
+		return NULL;
+	p = uri + 7;
+	if (strncasecmp(p, "localhost/", 10) == 0)
+		p += 9;
+	/* Another host's file, or a NUL in the middle, is no local path. */
+	if (*p != '/' || strcasestr(p, "%00") != NULL)
+		return NULL;
+	if ((path = strndup(p, strcspn(p, "?#"))) == NULL)
+		return NULL;
+	uriref_percent_decode(path);
+	return path;
 }

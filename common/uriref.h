@@ -15,6 +15,12 @@ int uriref_resolve(const char *base, const char *ref, char **ret_uri);
 /* Decodes the %XX escapes of s in place (RFC 3986 section 2.1). */
 void uriref_percent_decode(char *s);
 
+/*
+ * The local path of a file:// URI (no host, or localhost), decoded, new;
+ * NULL for another URI or out of memory.
+ */
+char *uriref_file_path(const char *uri);
+
 /* Decodes a JSON pointer reference token in place: "~1" is "/", "~0" "~". */
 void uriref_pointer_unescape(char *s);
 

@@ -284,6 +284,8 @@ struct ctl_bridge_view {
 	const char *profile;  /* --profile, or a project file's, or NULL */
 	const char *error;    /* why a project file gives no view, or NULL */
 	json_t **ret_refusal; /* mcpd's refusal goes here, not to stderr */
+	bool
+	    is_roots_project; /* none from here: the client's roots may name one */
 };
 
 /*
@@ -316,6 +318,8 @@ ctl_bridge_hello_as(struct mcpctl *m, const struct ctl_bridge_view *v,
 	if (v->error != NULL)
 		json_object_set_new(params, "view_error",
 		    json_string(v->error));
+	if (v->is_roots_project)
+		json_object_set_new(params, "roots_project", json_true());
 	/* Ours is the one hello: the connection must not send its own. */
 	m->agent = NULL;
 	r = v->ret_refusal != NULL ?
@@ -331,7 +335,7 @@ ctl_bridge_hello_as(struct mcpctl *m, const struct ctl_bridge_view *v,
 int
 ctl_bridge_hello(struct mcpctl *m, json_t *servers, const char *profile)
 {
-	struct ctl_bridge_view v = { servers, profile, NULL, NULL };
+	struct ctl_bridge_view v = { servers, profile, NULL, NULL, false };
 
 	return ctl_bridge_hello_as(m, &v, NULL);
 }
@@ -347,16 +351,17 @@ static int
 ctl_bridge_hello_project(struct mcpctl *m, const struct ctl_bridge_view *given)
 {
 	struct ctl_bridge_view v = *given;
-	struct ctl_project p;
+	struct projectfile p;
 	json_t *refusal = NULL;
 	char *why = NULL;
 	int r;
 
-	if (ctl_project_find(".", &p) < 0)
+	if (projectfile_find(".", &p) < 0)
 		return MCPCTL_EXIT_ERROR;
 	if (p.path == NULL) {
-		ctl_project_clear(&p);
-		return ctl_bridge_hello_as(m, given, ctl_bridge_parent());
+		projectfile_clear(&p);
+		v.is_roots_project = true;
+		return ctl_bridge_hello_as(m, &v, ctl_bridge_parent());
 	}
 	ctl_project_apply(m, &p, true);
 	v.servers = p.servers;
@@ -376,7 +381,7 @@ ctl_bridge_hello_project(struct mcpctl *m, const struct ctl_bridge_view *given)
 		print_err("bridge: %s", v.error);
 	free(why);
 	json_decref(refusal);
-	ctl_project_clear(&p);
+	projectfile_clear(&p);
 	return r;
 }
 

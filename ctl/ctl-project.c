@@ -8,14 +8,14 @@
 
 /* "PATH" and each part of the file, as a bridge would read it. */
 static void
-ctl_project_print(const struct ctl_project *p, const char *dir)
+ctl_project_print(const struct projectfile *p, const char *dir)
 {
 	const char *name;
 	json_t *def, *v;
 	size_t i;
 
 	if (p->path == NULL) {
-		printf("no %s from %s up to %s\n", CTL_PROJECT_FILE, dir,
+		printf("no %s from %s up to %s\n", PROJECTFILE_NAME, dir,
 		    getenv("HOME") != NULL ? "$HOME" : "/");
 		return;
 	}
@@ -50,7 +50,7 @@ ctl_project_print(const struct ctl_project *p, const char *dir)
 }
 
 static json_t *
-ctl_project_json(const struct ctl_project *p)
+ctl_project_json(const struct projectfile *p)
 {
 	return json_pack("{s:s?, s:s?, s:O, s:O?, s:b, s:b, s:s?}", "path",
 	    p->path, "profile", p->profile, "servers", p->servers, "define",
@@ -61,9 +61,9 @@ ctl_project_json(const struct ctl_project *p)
 static int
 ctl_project_show(struct mcpctl *m, const char *dir)
 {
-	struct ctl_project p;
+	struct projectfile p;
 
-	if (ctl_project_find(dir, &p) < 0)
+	if (projectfile_find(dir, &p) < 0)
 		return MCPCTL_EXIT_ERROR;
 	/* Nothing is loaded: show says what a bridge would do. */
 	ctl_project_apply(m, &p, false);
@@ -74,7 +74,7 @@ ctl_project_show(struct mcpctl *m, const char *dir)
 		json_decref(j);
 	} else
 		ctl_project_print(&p, dir);
-	ctl_project_clear(&p);
+	projectfile_clear(&p);
 	return MCPCTL_EXIT_OK;
 }
 
@@ -100,17 +100,17 @@ ctl_project_print_untrusted(const json_t *result)
 static int
 ctl_project_trust(struct mcpctl *m, const char *dir, bool is_trust)
 {
-	struct ctl_project p;
+	struct projectfile p;
 	json_t *params;
 	int r;
 
-	if (ctl_project_find(dir, &p) < 0)
+	if (projectfile_find(dir, &p) < 0)
 		return MCPCTL_EXIT_ERROR;
 	if (p.path == NULL || (is_trust && p.text == NULL)) {
 		print_err("project: %s",
 		    p.path == NULL ? "no project file from here up to $HOME" :
 				     p.error);
-		ctl_project_clear(&p);
+		projectfile_clear(&p);
 		return MCPCTL_EXIT_ERROR;
 	}
 	params = is_trust ?
@@ -119,7 +119,7 @@ ctl_project_trust(struct mcpctl *m, const char *dir, bool is_trust)
 	    json_pack("{s:s, s:s}", "op", "untrust", "path", p.path);
 	r = mcpctl_run(m, "mcpd/project", params,
 	    is_trust ? ctl_project_print_trusted : ctl_project_print_untrusted);
-	ctl_project_clear(&p);
+	projectfile_clear(&p);
 	return r;
 }
 

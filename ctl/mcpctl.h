@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "projectfile.h"
+
 #include "nearest.h"
 
 /* Exit statuses, as mcpctl(1) documents them. */
@@ -372,32 +374,12 @@ int ctl_load_name(struct mcpctl *, json_t *user, const char *name,
 int jsonc_load(const char *path, json_t **ret, char **cause);
 
 /* project.c: project files (.mcpd.json; doc/views.md, "Project files"). */
-#define CTL_PROJECT_FILE ".mcpd.json"
-struct ctl_project {
-	char *path; /* the file found, or NULL */
-	char *text;
-	size_t len;
-	json_t *doc;
-	const char *profile;  /* its "profile" (in doc), or NULL */
-	json_t *servers;      /* its "servers", then its defined ones' names */
-	const json_t *define; /* its "define" (in doc), or NULL */
-	bool is_trusted;      /* what it defines may start */
-	bool was_trusted;     /* another content of it was */
-	char *error;	      /* "PATH: why" its view cannot be made, or NULL */
-};
-/*
- * Looks for .mcpd.json in dir, then its parents up to $HOME (or /): 0 with
- * *p filled (p->path NULL when there is none; p->error when it cannot be
- * read or is not a project file), -ENOMEM. ctl_project_clear frees it.
- */
-int ctl_project_find(const char *dir, struct ctl_project *p);
 /*
  * A file that defines servers: asks mcpd whether it is trusted and, when
  * it is and may_load, has mcpd load them (shared with a server that runs
  * the same); a refusal goes to p->error.
  */
-void ctl_project_apply(struct mcpctl *, struct ctl_project *p, bool may_load);
-void ctl_project_clear(struct ctl_project *p);
+void ctl_project_apply(struct mcpctl *, struct projectfile *p, bool may_load);
 /* All of path (at most 16 MiB), NUL-terminated, new: 0 or a negative errno. */
 int jsonc_read_file(const char *path, char **ret, size_t *ret_len);
 

@@ -114,6 +114,9 @@ cmd_hello_exec(struct request *req, json_t *params)
 	/* The bridge's project file is broken or not trusted: say it there. */
 	if (cmd_string(params, "view_error") != NULL)
 		control_set_view_error(req, cmd_string(params, "view_error"));
+	/* It found none from its directory: its client's roots may name one. */
+	if (json_is_true(json_object_get(params, "roots_project")))
+		control_set_roots_project(req);
 	agent = control_agent(req);
 	did = identity_agent_did(agent);
 	control_reply(req,
@@ -130,6 +133,7 @@ static const struct cmd_param cmd_hello_params[] = {
 	{ "servers", JSON_ARRAY, false },
 	{ "profile", JSON_STRING, false },
 	{ "view_error", JSON_STRING, false },
+	{ "roots_project", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 

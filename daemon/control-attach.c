@@ -72,9 +72,8 @@ control_attach_exec(struct request *req, json_t *params)
 		c = control_client_new(fds[0], fds[1], from->agent,
 		    from->scope);
 		control_client_set_profile(c, from->profile);
-		c->view_error = from->view_error != NULL ?
-		    xstrdup(from->view_error) :
-		    NULL;
+		control_client_set_view_error(c, from->view_error);
+		c->is_roots_project = from->is_roots_project;
 		c->attach = req;
 		/* mcpd/clients lists the session as its bridge's, once. */
 		c->pid = from->pid;

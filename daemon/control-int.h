@@ -16,6 +16,9 @@ struct request {
 	/* Called once if the client goes while the request is pending. */
 	void (*gone_fn)(void *);
 	void *gone_arg;
+	/* mcpd's own request on the client's behalf: the answer goes here. */
+	control_own_fn *own_fn;
+	void *own_arg;
 	TAILQ_ENTRY(request) entry;
 };
 TAILQ_HEAD(request_list, request);
@@ -48,7 +51,8 @@ struct client {
 	pid_t bridge_pid; /* a bridge's client (its parent), or 0 */
 	char *bridge_exe; /* ... and that client's executable, or NULL */
 	bool is_bridge;	  /* its hello had client.parent: a bridge */
-	bool has_attached; /* it handed stdio over (mcpd/attach) */
+	bool is_roots_project; /* its view may come from its client's roots */
+	bool has_attached;     /* it handed stdio over (mcpd/attach) */
 	bool is_closing;
 	bool is_paused;
 	bool is_eof;	    /* the client shut its side: answer, then close */

@@ -18,10 +18,8 @@ control_agent(const struct request *r)
 void
 control_set_scope(struct request *r, json_t *servers)
 {
-	if (r->client == NULL)
-		return;
-	json_decref(r->client->scope);
-	r->client->scope = json_incref(servers);
+	if (r->client != NULL)
+		control_client_set_scope(r->client, servers);
 }
 
 void
@@ -60,10 +58,35 @@ control_client_set_who(struct client *c, json_t *who)
 void
 control_set_view_error(struct request *r, const char *why)
 {
-	if (r->client == NULL)
-		return;
-	free(r->client->view_error);
-	r->client->view_error = why != NULL ? xstrdup(why) : NULL;
+	if (r->client != NULL)
+		control_client_set_view_error(r->client, why);
+}
+
+void
+control_client_set_view_error(struct client *c, const char *why)
+{
+	free(c->view_error);
+	c->view_error = why != NULL ? xstrdup(why) : NULL;
+}
+
+void
+control_client_set_scope(struct client *c, json_t *servers)
+{
+	json_decref(c->scope);
+	c->scope = json_incref(servers);
+}
+
+void
+control_set_roots_project(struct request *r)
+{
+	if (r->client != NULL)
+		r->client->is_roots_project = true;
+}
+
+bool
+control_client_roots_project(const struct client *c)
+{
+	return c->is_roots_project;
 }
 
 const char *

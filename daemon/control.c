@@ -249,9 +249,54 @@ control_request_new(struct client *c, json_t *id)
 
 	r->client = c;
 	r->id = json_incref(id);
+	r->own_fn = NULL;
+	r->own_arg = NULL;
 	TAILQ_INSERT_TAIL(&c->requests, r, entry);
 	c->nrequests++;
 	return r;
+}
+
+/* An own request's answer, on its way to its function from the loop. */
+struct control_own_answer {
+	control_own_fn *fn;
+	void *arg;
+	json_t *msg;
+};
+
+static void
+control_own_deliver(void *arg)
+{
+	struct control_own_answer *a = arg;
+
+	a->fn(a->arg, a->msg);
+	free(a);
+}
+
+struct request *
+control_request_own(struct client *c, control_own_fn *fn, void *arg)
+{
+	static json_int_t serial;
+	json_t *id = json_sprintf("mcpd-own-%" JSON_INTEGER_FORMAT, ++serial);
+	struct request *r = control_request_new(c, xjson(id));
+
+	json_decref(id);
+	r->own_fn = fn;
+	r->own_arg = arg;
+	return r;
+}
+
+/* The answer of an own request goes to its function, not to the client. */
+static void
+control_own_answer(struct request *r, json_t *msg, const char *raw, size_t len)
+{
+	struct control_own_answer *a = xmalloc(sizeof *a);
+
+	a->fn = r->own_fn;
+	a->arg = r->own_arg;
+	a->msg = msg != NULL ?
+	    msg :
+	    jsonrpc_result(r->id, json_loadb(raw, len, 0, NULL));
+	defer_call(control_own_deliver, a);
 }
 
 /* The estimate of an answer's size: the largest, forgotten slowly. */
@@ -269,11 +314,17 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 	struct client *c = r->client;
 	size_t before;
 
+	if (r->own_fn != NULL) {
+		control_own_answer(r, msg, raw, len);
+		msg = NULL;
+	}
 	if (c != NULL) {
 		TAILQ_REMOVE(&c->requests, r, entry);
 		c->nrequests--;
 		before = sendq_length(c->out);
-		if (r->is_cancelled)
+		if (r->own_fn != NULL)
+			; /* its answer went to mcpd's own function */
+		else if (r->is_cancelled)
 			json_decref(
 			    msg); /* MCP: a cancelled request gets none */
 		else if (msg != NULL)

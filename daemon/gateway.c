@@ -36,8 +36,10 @@ struct gateway {
 	json_t *resources;    /* uri -> server */
 	json_t *templates;    /* uriTemplate -> server */
 	struct gateway_search *search; /* its view over budget: what it found */
-	size_t cost_bytes;	       /* its whole view's tools/list, ... */
-	uint64_t cost_key;	       /* ... at this server_gateway_key */
+	struct gateway_rootview
+	    *rootview;	   /* its view from its roots, or NULL */
+	size_t cost_bytes; /* its whole view's tools/list, ... */
+	uint64_t cost_key; /* ... at this server_gateway_key */
 	bool has_cost;
 	TAILQ_ENTRY(gateway) entry;
 };
@@ -119,6 +121,7 @@ gateway_free(struct gateway *gw)
 	json_decref(gw->client_caps);
 	free(gw->client_name);
 	gateway_search_free(gw->search);
+	gateway_rootview_free(gw->rootview);
 	free(gw->version);
 	free(gw);
 }
@@ -530,6 +533,10 @@ gateway_initialize(struct gateway *gw, struct request *req, const char *method,
 	json_decref(gw->client_caps);
 	gw->client_caps = json_incref(json_object_get(params, "capabilities"));
 	gateway_note_client(gw, params);
+	/* Its view may come from its roots: lists and calls wait for it. */
+	if (gw->rootview == NULL && control_client_roots_project(gw->client) &&
+	    gateway_caps_take(gw->client_caps, "roots/list", NULL))
+		gw->rootview = gateway_rootview_new(gw);
 	result = json_pack("{s:s, s:o, s:o}", "protocolVersion", version,
 	    "capabilities", gateway_capabilities(), "serverInfo",
 	    gateway_server_info());
@@ -805,16 +812,17 @@ gateway_tools_call_text(struct gateway *gw, struct request *req,
 
 	if (plain == NULL)
 		plain = xjson(json_object());
-	if (gateway_view_refused(gw, req))
-		return;
-	if (gateway_search_is_own(name)) {
+	if (gateway_rootview_pending(gw->rootview) ||
+	    gateway_search_is_own(name)) {
 		/* Rare and small: parsed, then the ordinary path. */
 		params = json_pack("{s:s, s:o?}", "name", name, "arguments",
 		    json_loadb(args, len, 0, NULL));
-		gateway_tools_call(gw, req, params);
+		gateway_dispatch(req, "tools/call", params);
 		json_decref(params);
 		return;
 	}
+	if (gateway_view_refused(gw, req))
+		return;
 	gw->calls++;
 	if ((s = gateway_call_target(gw, req, name, &tool)) != NULL)
 		server_call_text(s, tool, args, len, mcpd_opts.call_timeout_ms,
@@ -991,7 +999,9 @@ gateway_dispatch(struct request *req, const char *method, json_t *params)
 	else if ((m->flags & GATEWAY_M_ALWAYS) == 0 && mcpd_is_stopping())
 		control_fail(req, ERRORS_UNAVAILABLE, NULL,
 		    "mcpd is shutting down");
-	else if ((m->flags & (GATEWAY_M_ALWAYS | GATEWAY_M_OWN)) != 0 ||
+	else if ((m->flags & (GATEWAY_M_ALWAYS | GATEWAY_M_OWN)) != 0)
+		m->fn(gw, req, method, params);
+	else if (!gateway_rootview_holds(gw->rootview, req, method, params) &&
 	    !gateway_view_refused(gw, req))
 		m->fn(gw, req, method, params);
 	json_decref(empty);
@@ -1007,9 +1017,23 @@ gateway_notification(struct gateway *gw, const char *method,
 	/* Servers that keep the roots they got ask again (gateway-roots.c). */
 	if ((strcmp(method, "notifications/initialized") == 0 ||
 		strcmp(method, "notifications/roots/list_changed") == 0) &&
-	    gateway_takes_roots(gw))
+	    gateway_takes_roots(gw)) {
+		gateway_rootview_roots(gw->rootview);
 		server_roots_changed(control_client_agent(gw->client),
 		    control_client_scope(gw->client));
+	}
+}
+
+void
+gateway_view_changed(struct gateway *gw, bool is_announced)
+{
+	json_decref(gw->by_name);
+	gw->by_name = NULL;
+	gw->has_cost = false;
+	if (is_announced && (gw->is_listening || gw->listen != NULL)) {
+		gw->is_due = true;
+		gateway_notify_soon();
+	}
 }
 
 /* ---- list_changed: one per session and loop turn ---- */

@@ -245,6 +245,24 @@ void control_set_view_error(struct request *, const char *why);
 /* The audit log's client field of the connection (stolen). */
 void control_client_set_who(struct client *, json_t *who);
 const char *control_client_view_error(const struct client *);
+void control_client_set_view_error(struct client *, const char *why);
+/* The connection's servers (a reference taken), or NULL: all of them. */
+void control_client_set_scope(struct client *, json_t *servers);
+/*
+ * mcpd/hello's roots_project: a bridge that found no project file from its
+ * working directory; its session's view may come from its client's first
+ * root (gateway-rootview.c).
+ */
+void control_set_roots_project(struct request *);
+bool control_client_roots_project(const struct client *);
+/* What an own request's answer is given to: the JSON-RPC answer (stolen). */
+typedef void control_own_fn(void *arg, json_t *msg);
+/*
+ * A request of mcpd's own, made on c's behalf (c's agent and view): run
+ * it with cmd_dispatch; its answer goes to fn, from the loop, never to c.
+ */
+struct request *control_request_own(struct client *c, control_own_fn *fn,
+    void *arg);
 /* An MCP notification as it is (params stolen); as control_notify. */
 int control_client_notify(struct client *, const char *method, json_t *params);
 int control_notify_mcp(const struct request *, const char *method,
@@ -325,6 +343,28 @@ const json_t *gateway_client_caps_peek(const struct gateway *);
 /* The session after gw (NULL: the first), or NULL after the last. */
 struct gateway *gateway_next(const struct gateway *gw);
 struct client *gateway_client(const struct gateway *);
+/*
+ * The session's view is made anew (its client's scope or profile changed);
+ * list_changed goes to it when is_announced.
+ */
+void gateway_view_changed(struct gateway *, bool is_announced);
+
+/* gateway-rootview.c: the view from the project file of the client's roots */
+struct gateway_rootview;
+/* For a session of a roots_project connection that declared roots. */
+struct gateway_rootview *gateway_rootview_new(struct gateway *);
+/* The session said initialized, or its roots changed: they are asked. */
+void gateway_rootview_roots(struct gateway_rootview *);
+/* Whether the view is being made (rv may be NULL: no). */
+bool gateway_rootview_pending(const struct gateway_rootview *);
+/*
+ * True when req waits for the view (it runs through gateway_dispatch once
+ * the view is made); false when it may run now.
+ */
+bool gateway_rootview_holds(struct gateway_rootview *, struct request *,
+    const char *method, const json_t *params);
+/* The session goes: what waits is dropped, what is in flight ends alone. */
+void gateway_rootview_free(struct gateway_rootview *);
 /* It is initialized, of a 2025 era, and declared roots: mcpd may ask it. */
 bool gateway_takes_roots(const struct gateway *);
 /* The tools/call requests the session sent (0 for NULL). */

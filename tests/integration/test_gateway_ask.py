@@ -67,7 +67,9 @@ def test_sampling_goes_to_the_client_that_called(everything, clients):
 
 
 def test_elicitation_goes_to_the_caller(everything, clients):
-    c = clients(everything.sock, caps=EVERY)
+    # --no-project: mcpd asks for no project file among its roots
+    # (test_projects.py), so each roots/list here is the server's.
+    c = clients(everything.sock, "--no-project", caps=EVERY)
     # Its roots are asked at once, with no call (test_roots.py): the
     # server keeps them, and asks nothing of them during a call.
     asked = poll(lambda: c.ask("asked")["asked"],

@@ -200,3 +200,82 @@ def test_project_show_loads_nothing(mcpd, home):
                  env=child_env({"HOME": str(home)}))
     assert r.json["path"] is None, r
     assert [s["name"] for s in mcpd.list()] == ["ts"]
+
+
+def roots_client(mcpd, home, *dirs):
+    """The SDK client over a bridge started where no project file is found
+    (HOME ends the search there), declaring roots: the directories given."""
+    return SdkClient(mcpd.sock, cwd=home, env={"HOME": str(home)},
+                     caps={"roots": {"listChanged": True}},
+                     roots=[{"uri": d.as_uri(), "name": d.name}
+                            for d in dirs])
+
+
+def test_the_first_root_names_the_project(mcpd, home):
+    mcpd.load_testserver("ts")
+    mcpd.load_testserver("other")
+    write(home, {"servers": ["ts"]})
+    write(home, {"servers": ["other"]}, "second")
+    # No file from the bridge's directory: the client's first root's is
+    # the view; the first tools/list waits for it (no other view first).
+    c = roots_client(mcpd, home, home / "proj" / "sub", home / "second")
+    try:
+        assert c.ask("tools")["tools"] == ts_view("ts")
+        r = c.ask(r'call echo {"message": "hi"}')
+        assert r["result"]["content"][0]["text"] == "hi", r
+        # Its roots change: the view follows, with list_changed.
+        assert c.ask("changed 0") == {"changed": 0}
+        c.ask("roots " + json.dumps([{"uri": (home / "second").as_uri()}]))
+        assert c.ask("changed 30000") == {"changed": 1}
+        assert c.ask("tools")["tools"] == ts_view("other")
+        # A root with no project file: everything of the agent again.
+        c.ask("roots " + json.dumps([{"uri": home.as_uri()}]))
+        assert c.ask("changed 30000") == {"changed": 1}
+        assert c.ask("tools")["tools"] == ts_view("ts", "other")
+    finally:
+        c.close()
+    # A client that declares no roots sees everything; so does one whose
+    # bridge found a file of its own (that one wins) or was told a view.
+    c = SdkClient(mcpd.sock, cwd=home, env={"HOME": str(home)})
+    try:
+        assert c.ask("tools")["tools"] == ts_view("ts", "other")
+    finally:
+        c.close()
+    c = SdkClient(mcpd.sock, "--no-project", cwd=home,
+                  env={"HOME": str(home)},
+                  caps={"roots": {"listChanged": True}},
+                  roots=[{"uri": (home / "proj").as_uri()}])
+    try:
+        assert c.ask("tools")["tools"] == ts_view("ts", "other")
+    finally:
+        c.close()
+
+
+def test_a_root_project_is_checked_and_trusted_as_the_bridge_does(mcpd, home):
+    mcpd.load_testserver("ts")
+    path = write(home, {"servers": ["tss"]})
+    c = roots_client(mcpd, home, home / "proj")
+    try:
+        want = (f"{path}: no server tss for agent default; did you mean ts? "
+                f"(mcpctl list shows them; load it first)")
+        assert c.ask("tools") == {"error": {
+            "code": -32602, "message": f"MCP error -32602: {want}"}}
+    finally:
+        c.close()
+    path = write(home, {"define": {"db": define_spec("--tools", "1")}})
+    c = roots_client(mcpd, home, home / "proj")
+    try:
+        assert c.ask("tools") == {"error": {"code": -32602, "message": (
+            f"MCP error -32602: {path}: it defines servers (it runs programs) and it is not "
+            f"trusted; read it, then: mcpctl project trust {home / 'proj'}")}}
+    finally:
+        c.close()
+    assert [s["name"] for s in mcpd.list()] == ["ts"]   # nothing started
+    r = mcpd.ctl("project", "trust", home / "proj")
+    assert r.rc == 0, r
+    c = roots_client(mcpd, home, home / "proj")
+    try:
+        assert c.ask("tools")["tools"] == ts_view("db") + ["t0"]
+    finally:
+        c.close()
+    assert [s["name"] for s in mcpd.list()] == ["ts", "db"]

@@ -46,7 +46,10 @@ def test_a_sessions_roots_reach_a_server_that_keeps_them(
         mcpd_factory, clients):  # noqa: F811
     d = mcpd_factory("-v")
     d.load_everything(timeout=120, settle=True)
-    c = clients(d.sock, caps={"roots": {"listChanged": True}},
+    # --no-project: a bridge that finds no project file has mcpd ask its
+    # client's roots once more, for one (test_projects.py); here each ask
+    # is the server's.
+    c = clients(d.sock, "--no-project", caps={"roots": {"listChanged": True}},
                 roots=[{"uri": "file:///tmp/a", "name": "a"}])
     # No call: mcpd told the server, which asked, and mcpd asked the
     # session.

@@ -181,12 +181,42 @@ test_pointer_unescape(void)
 	    uriref_pointer_unescape);
 }
 
+/* A file:// URI's local path; NULL out: not one. */
+static const struct decode_case file_cases[] = {
+	{ "file:///home/ada/proj", "/home/ada/proj" },
+	{ "FILE:///home/ada/proj", "/home/ada/proj" },
+	{ "file://localhost/srv/a%20b", "/srv/a b" },
+	{ "file:///x?query#frag", "/x" },
+	{ "file:///", "/" },
+	{ "file://otherhost/x", NULL },
+	{ "file:x", NULL },
+	{ "file:///a%00b", NULL },
+	{ "https://example.com/x", NULL },
+};
+
+static void
+test_file_path(void)
+{
+	for (size_t i = 0; i < TAP_COUNT(file_cases); i++) {
+		char *path = uriref_file_path(file_cases[i].in);
+		const char *want = file_cases[i].out;
+
+		TAP_CHECK(want == NULL ?
+			path == NULL :
+			path != NULL && strcmp(path, want) == 0,
+		    "\"%s\": expected %s, got %s", file_cases[i].in,
+		    want != NULL ? want : "NULL", path != NULL ? path : "NULL");
+		free(path);
+	}
+}
+
 static const struct tap_test tests[] = {
 	{ "RFC 3986 5.4.1 normal examples", test_normal },
 	{ "RFC 3986 5.4.2 abnormal examples", test_abnormal },
 	{ "bases and references that JSON Schema gives", test_schema_cases },
 	{ "%XX escapes are decoded", test_percent_decode },
 	{ "JSON pointer tokens are unescaped", test_pointer_unescape },
+	{ "file:// URIs give local paths, and only those", test_file_path },
 };
 
 int
