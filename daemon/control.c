@@ -200,6 +200,7 @@ control_write(struct bufferevent *bev, void *arg)
 }
 
 static void control_close_after_flush(struct client *);
+static void control_handle_line(struct client *, const char *, size_t);
 
 /*
  * A client that shut its write side still gets every answer it asked; one
@@ -519,6 +520,22 @@ control_adopt(int fd, const char *agent, const json_t *scope,
 	c->peer_arg = arg;
 	sendq_deliver_to(c->out, peer->deliver, arg);
 	return c;
+}
+
+bool
+control_peer_line(struct client *c, const char *line, size_t len)
+{
+	/*
+	 * Straight to the gateway when nothing of the peer's waits before it
+	 * and the client may take a request now; else the peer writes it to
+	 * the socketpair, where the client reads it in turn.
+	 */
+	if (c->is_closing || c->is_paused || c->is_eof ||
+	    len > mcpd_opts.max_message || evbuffer_get_length(c->rd.in) > 0 ||
+	    control_must_pause(c))
+		return false;
+	control_handle_line(c, line, len);
+	return true;
 }
 
 void

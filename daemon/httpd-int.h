@@ -52,8 +52,9 @@ struct httpd_session {
 	char remote[64]; /* "address:port" of the client that initialized it */
 	char *agent;
 	char *path; /* "/mcp" or "/mcp/<server>": a session stays on its path */
-	bool is_stateless; /* 2026-07-28: one request, then it goes */
-	unsigned streams;  /* streams begun: the next one's number */
+	bool is_stateless;  /* 2026-07-28: one request, then it goes */
+	bool is_via_socket; /* its lines go through the socketpair now */
+	unsigned streams;   /* streams begun: the next one's number */
 	struct bufferevent *bev;
 	struct client *client; /* the control side's, NULL once it went */
 	uint64_t active_ms;    /* its last request, answer or stream end */

@@ -404,11 +404,31 @@ httpd_scope(const char *path, json_t **ret)
 
 /* ---- the verbs ---- */
 
+/*
+ * The line goes to the control client: in-process while it takes lines
+ * now, else (and from then on, to keep their order) through the
+ * socketpair. Whether it went in-process.
+ */
+static bool
+httpd_session_send(struct httpd_session *hs, const char *line, size_t len)
+{
+	if (!hs->is_via_socket && hs->client != NULL &&
+	    control_peer_line(hs->client, line, len))
+		return true;
+	hs->is_via_socket = true;
+	bufferevent_write(hs->bev, line, len);
+	bufferevent_write(hs->bev, "\n", 1);
+	return false;
+}
+
 /* A message for the session: a request waits for its answer. */
 static void
 httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
     const char *body, size_t len)
 {
+	bool is_request = json_object_get(msg, "id") != NULL &&
+	    json_object_get(msg, "method") != NULL;
+	bool is_sent;
 	char *line = NULL;
 
 	httpd_session_touch(hs);
@@ -418,18 +438,21 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
 		body = line;
 		len = strlen(line);
 	}
-	bufferevent_write(hs->bev, body, len);
-	bufferevent_write(hs->bev, "\n", 1);
-	free(line);
-	if (json_object_get(msg, "id") != NULL &&
-	    json_object_get(msg, "method") != NULL) {
+	/* Its answer is delivered on a later loop turn: it finds it waiting. */
+	if (is_request)
 		httpd_stream_new(hs, req, msg);
+	is_sent = httpd_session_send(hs, body, len);
+	free(line);
+	if (is_request)
 		return;
-	}
 	httpd_reply(req, 202, "Accepted", NULL);
-	/* A one-message session with no answer to wait for ends once the
-	 * message has gone to the gateway. */
-	if (hs->is_stateless && TAILQ_EMPTY(&hs->pending))
+	/*
+	 * A one-message session with no answer to wait for ends once the
+	 * message has gone to the gateway: now, or once it is written.
+	 */
+	if (hs->is_stateless && TAILQ_EMPTY(&hs->pending) && is_sent)
+		httpd_session_free(hs);
+	else if (hs->is_stateless && TAILQ_EMPTY(&hs->pending))
 		bufferevent_setcb(hs->bev, httpd_session_read,
 		    httpd_session_flushed, httpd_session_event, hs);
 }

@@ -213,6 +213,13 @@ struct control_peer {
  */
 struct client *control_adopt(int fd, const char *agent, const json_t *scope,
     const struct control_peer *peer, void *arg);
+/*
+ * A line of the in-process peer handled now, as if the client had read it
+ * (no socketpair hop); false when the client cannot take it now (it is
+ * paused, or has unread bytes): the peer writes it, and every later line,
+ * to the socketpair, so that they keep their order.
+ */
+bool control_peer_line(struct client *, const char *line, size_t len);
 /* The peer goes first: the client no longer asks it anything. */
 void control_forget_peer(struct client *);
 /* The gateway's view of control connections (DESIGN 11). */
