@@ -417,3 +417,60 @@ def test_listen_http_is_loopback_only(tmp_path):
     assert p.returncode == 1, p
     assert "0.0.0.0 is not a loopback address" in p.stderr.decode(), p
     assert not (tmp_path / "s.sock").exists()
+
+
+def test_a_paused_session_keeps_every_request(mcpd_factory):
+    """The front hands a session's lines to its control client in-process;
+    a client at --max-client-requests takes no more, so the front writes
+    them to the session's socketpair, and the client reads them once it
+    resumes: none is lost, each gets its own answer."""
+    import threading
+    port = free_port()
+    d = mcpd_factory("--max-client-requests", "2", "--listen-http",
+                     f"127.0.0.1:{port}")
+    d.load_testserver("ts")
+    d.url = url = f"http://127.0.0.1:{port}/mcp/ts"
+    d.token = token = d.rpc.result("mcpd/token", {})["token"]
+    sid = session(d)
+    assert post(url, {"jsonrpc": "2.0",
+                      "method": "notifications/initialized"},
+                token, sid)[0] == 202
+    answers = {}
+
+    def call(n, name, args):
+        status, _, body = post(url, {
+            "jsonrpc": "2.0", "id": n, "method": "tools/call",
+            "params": {"name": name, "arguments": args}}, token, sid,
+            headers={"Accept": "application/json"}, timeout=60)
+        answers[n] = (status, json.loads(body))
+
+    def http_calls():
+        rows = d.rpc.result("mcpd/clients", {})["clients"]
+        return [r["calls"] for r in rows if r["kind"] == "http"]
+
+    threads = [threading.Thread(target=call, args=(n, "sleep_ms",
+                                                   {"ms": 1500}))
+               for n in (10, 11)]
+    for t in threads:
+        t.start()
+    # Both sleeps are in the gateway: the client is at its limit.
+    poll(lambda: http_calls() == [2], what="two calls in flight")
+    later = [threading.Thread(target=call, args=(n, "echo",
+                                                 {"message": f"m{n}"}))
+             for n in (12, 13)]
+    for t in later:
+        t.start()
+    for t in threads + later:
+        t.join(timeout=90)
+    for n in (12, 13):
+        status, msg = answers[n]
+        assert status == 200, answers
+        assert msg["id"] == n, msg
+        assert "result" in msg, answers
+        assert msg["result"]["content"][0]["text"] == f"m{n}", msg
+    for n in (10, 11):
+        assert answers[n][0] == 200 and "result" in answers[n][1], answers
+    # The session goes on (its lines through the socketpair from now on).
+    call(14, "echo", {"message": "after"})
+    assert answers[14][1]["result"]["content"][0]["text"] == "after"
+    assert http_calls() == [5]
