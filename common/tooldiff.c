@@ -73,7 +73,8 @@ tooldiff_description(const char *old, const char *new)
 		    json_equal(json_array_get(a, i), json_array_get(b, j))) {
 			tooldiff_line(out, ' ', json_array_get(a, i));
 			i++, j++;
-		} else if (i < na && (j == nb || LEN(i + 1, j) >= LEN(i, j + 1)))
+		} else if (i < na &&
+		    (j == nb || LEN(i + 1, j) >= LEN(i, j + 1)))
 			tooldiff_line(out, '-', json_array_get(a, i++));
 		else
 			tooldiff_line(out, '+', json_array_get(b, j++));
@@ -133,7 +134,7 @@ tooldiff_add(json_t *out, const char *path, const json_t *old,
 	if (old != NULL)
 		json_object_set(c, "old", (json_t *)(uintptr_t)old);
 	if (new != NULL)
-		json_object_set(c, "new", (json_t *)(uintptr_t)new);
+		json_object_set(c, "new", (json_t *)(uintptr_t) new);
 	json_array_append_new(out, c);
 }
 
@@ -158,7 +159,7 @@ tooldiff_objects(json_t *out, const char *path, const json_t *old,
 
 	json_object_foreach((json_t *)(uintptr_t)old, key, v)
 		keys[k++] = key;
-	json_object_foreach((json_t *)(uintptr_t)new, key, v)
+	json_object_foreach((json_t *)(uintptr_t) new, key, v)
 		if (json_object_get(old, key) == NULL)
 			keys[k++] = key;
 	qsort(keys, k, sizeof *keys, tooldiff_key_cmp);
