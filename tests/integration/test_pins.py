@@ -166,6 +166,37 @@ def test_changed_description_is_held_on_every_path(front, tmp_path):
         http.close()
 
 
+def test_held_tool_is_not_found_nor_counted_over_budget(mcpd_factory,
+                                                       tmp_path):
+    d = mcpd_factory("--tool-budget", "100")
+    variant = tmp_path / "variant"
+    variant.write_text("")
+    load_variant(d, variant)
+    c = SdkClient(d.sock)
+    try:
+        assert c.ask("tools")["tools"] == ["mcpd__find_tools",
+                                           "mcpd__call_tool"]
+        cost = d.ctl("tools", "--cost").json
+        variant.write_text(RUG_PULL)
+        d.rpc.result("mcpd/reload", {"target": "ts"})
+        # Not counted in what the view costs ...
+        after = d.ctl("tools", "--cost").json
+        assert after["tools"] == cost["tools"] - 1, (cost, after)
+        # ... not found ...
+        found = c.ask('call mcpd__find_tools {"query": "add two numbers", '
+                      '"limit": 50}')["result"]["structuredContent"]["tools"]
+        names = [t["name"] for t in found]
+        assert "ts__add" not in names and names, names
+        # ... and not called through mcpd__call_tool.
+        r = c.ask('call mcpd__call_tool {"name": "ts__add", '
+                  '"arguments": {"a": 2, "b": 3}}')
+        assert r["error"]["code"] == TOOL_HELD, r
+        assert r["error"]["message"] == f"MCP error {TOOL_HELD}: " \
+            f"{ADD_HELD}", r
+    finally:
+        c.close()
+
+
 def test_new_tool_is_held_unless_trust_updates(mcpd, tmp_path):
     plain, trusting = tmp_path / "plain", tmp_path / "trusting"
     plain.write_text("")
