@@ -309,7 +309,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--tool-budget TOKENS]\n"
 	    "            [--audit on|off] [--no-audit] [--audit-arguments]\n"
 	    "            [--audit-required] [--audit-max-bytes BYTES]\n"
-	    "            [--audit-files N]\n"
+	    "            [--audit-files N] [--pin-definition-max BYTES]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n"
 	    "Each long option is also a \"name = value\" line of mcpd.conf\n"

@@ -12,6 +12,7 @@ import os
 
 from conftest import (INVALID_PARAMS, MCPCTL, STORAGE, TESTSERVER_TOOLS,
                       poll, ts_command)
+from test_callflags import complete
 from test_gateway import SdkClient
 from test_gateway_http import front  # noqa: F401
 from test_persist import mounts, need_root, restart, sh  # noqa: F401
@@ -227,6 +228,11 @@ def test_new_tool_is_held_unless_trust_updates(mcpd, tmp_path):
         "tool sneaky of server ts is held: it is new since its definition "
         "was pinned; nothing was sent; see what changed with mcpctl changes "
         "ts, then take it with mcpctl accept ts sneaky"))
+    # Bash completion: accept completes a server, then the tools it holds.
+    env = dict(mcpd.env, MCPD_SOCKET=str(mcpd.sock))
+    assert complete([MCPCTL, "accept", ""], env)[0] == ["trusted", "ts"]
+    assert complete([MCPCTL, "accept", "ts", ""], env)[0] == ["sneaky"]
+    assert complete([MCPCTL, "changes", "t"], env)[0] == ["trusted", "ts"]
     # The trusting server took it, and pinned it.
     assert mcpd.call("trusted", "sneaky", {"message": "x"})[
         "structuredContent"] == {"message": "x"}
