@@ -70,9 +70,14 @@ static json_t *
 server_pins_row(const struct server *s)
 {
 	const json_t *row = store_row_peek(pins_store, s->agent, s->id);
+	json_t *copy;
 
-	if (row != NULL)
-		return xjson(json_deep_copy(row));
+	if (row != NULL) {
+		copy = xjson(json_deep_copy(row));
+		if (!json_is_object(json_object_get(copy, "tools")))
+			json_object_set_new(copy, "tools", json_object());
+		return copy;
+	}
 	return xjson(json_pack("{s:s, s:s, s:{}}", "id", s->id, "name", s->name,
 	    "tools"));
 }
@@ -102,10 +107,10 @@ server_pins_compare(const struct server *s, const json_t *tools)
 	const json_t *pins = json_object_get(store_row_peek(pins_store,
 						 s->agent, s->id),
 			 "tools"),
-		     *tool, *pin;
+		     *tool;
 	char hex[SERVER_DEFINITION_SIZE];
 	json_t *held = xjson(json_object());
-	const char *name;
+	const char *name, *pinned;
 	size_t i;
 
 	json_array_foreach(tools, i, tool) {
@@ -113,11 +118,13 @@ server_pins_compare(const struct server *s, const json_t *tools)
 		    NULL)
 			continue;
 		server_tool_digest(tool, hex);
-		if ((pin = json_object_get(pins, name)) == NULL)
+		pinned = json_string_value(json_object_get(json_object_get(pins,
+							       name),
+		    "digest"));
+		/* A pin without a digest (an edited file) holds as changed. */
+		if (json_object_get(pins, name) == NULL)
 			json_object_set_new(held, name, json_string("new"));
-		else if (strcmp(json_string_value(json_object_get(pin,
-				    "digest")),
-			     hex) != 0)
+		else if (pinned == NULL || strcmp(pinned, hex) != 0)
 			json_object_set_new(held, name, json_string("changed"));
 	}
 	return held;
