@@ -1818,6 +1818,11 @@ void server_pins_close(void);
 uint64_t server_pins_generation(void);
 /* Pins the tools of s at their first sight; --trust-updates takes changes. */
 void server_pins_observe(struct server *s);
+/*
+ * The next tools list of s is pinned as it is: a load changed its
+ * settings (environment, a gateway's servers), which the user asked for.
+ */
+void server_pins_retake(struct server *s);
 /* Whether tool of s is held (a lookup, made once per tools list). */
 bool server_pins_is_held(const struct server *s, const char *tool);
 /* Whether tool of s may be called; else req fails with tool-held. */

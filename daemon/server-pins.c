@@ -19,12 +19,15 @@ static struct store *pins_store;
  * check is a lookup): id -> {serial, held: {tool: status}, why}.
  */
 static json_t *pins_cache;
+/* Ids whose next tools list is pinned as it is: their settings changed. */
+static json_t *pins_retake;
 static uint64_t pins_gen = 1;
 
 int
 server_pins_open(const char *state_dir)
 {
 	pins_cache = xjson(json_object());
+	pins_retake = xjson(json_object());
 	store_open_file(state_dir, PINS_FILE, &pins_store);
 	if (store_error(pins_store) != NULL)
 		log_warnx(
@@ -40,6 +43,8 @@ server_pins_close(void)
 	pins_store = NULL;
 	json_decref(pins_cache);
 	pins_cache = NULL;
+	json_decref(pins_retake);
+	pins_retake = NULL;
 }
 
 uint64_t
@@ -161,21 +166,28 @@ server_pins_compute(const struct server *s, uint64_t serial)
 {
 	const json_t *tools = session_tools_peek(s->session), *tool;
 	bool is_first = store_row_peek(pins_store, s->agent, s->id) == NULL;
+	bool is_retake = json_object_get(pins_retake, s->id) != NULL;
 	json_t *held = NULL, *st;
 	char *cause = NULL;
 	size_t i;
 
+	json_object_del(pins_retake, s->id);
 	if (!is_first) {
 		held = server_pins_compare(s, tools);
-		if (json_object_size(held) == 0 || !server_pins_trusts(s))
+		if (json_object_size(held) == 0 ||
+		    (!is_retake && !server_pins_trusts(s)))
 			goto done;
 	}
-	/* A first sight pins everything; a trusted server takes its updates. */
-	if (server_pins_take(s, held, &cause) == 0) {
-		if (is_first)
+	/*
+	 * A first sight pins everything, and so does a load that changed
+	 * the server's settings; a trusted server takes its updates.
+	 */
+	if (server_pins_take(s, is_retake ? NULL : held, &cause) == 0) {
+		if (is_first || is_retake)
 			log_server(LOG_INFO, s->name,
-			    "pinned the definitions of its %zu tools",
-			    json_array_size(tools));
+			    "pinned the definitions of its %zu tools%s",
+			    json_array_size(tools),
+			    is_retake ? " (a load changed its settings)" : "");
 		else
 			log_server(LOG_INFO, s->name,
 			    "took %zu changed or new tool definitions (--trust-updates)",
@@ -225,6 +237,12 @@ server_pins_state(const struct server *s)
 	st = server_pins_compute(s, serial);
 	json_object_set_new(pins_cache, s->id, st);
 	return st;
+}
+
+void
+server_pins_retake(struct server *s)
+{
+	json_object_set_new(pins_retake, s->id, json_true());
 }
 
 void

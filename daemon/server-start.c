@@ -210,6 +210,8 @@ server_on_ready(void *arg, struct session *sess)
 		free(why);
 		return;
 	}
+	if (job->kind == SERVER_JOB_LOAD && job->is_reconfigure)
+		server_pins_retake(s);
 	server_promote(s);
 	server_logs_note(s,
 	    "connected: generation %" PRIu64 ", protocol %s, %zu tools",

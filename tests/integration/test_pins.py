@@ -260,6 +260,29 @@ def test_new_tool_is_held_unless_trust_updates(mcpd, tmp_path):
     assert "other" not in [r["name"] for r in mcpd.list()]
 
 
+def test_a_load_that_changes_the_settings_pins_anew(mcpd, tmp_path):
+    variant = tmp_path / "variant"
+    variant.write_text("")
+    load_variant(mcpd, variant, env={"X": "1"})
+    variant.write_text(RUG_PULL)
+    # The same settings again change nothing and start nothing: a reload
+    # brings the change, which is held.
+    assert load_variant(mcpd, variant, env={"X": "1"}).get("was_loaded")
+    assert mcpd.rpc.result("mcpd/changes", {})["changes"] == []
+    mcpd.rpc.result("mcpd/reload", {"target": "ts"})
+    assert [c["tool"] for c in mcpd.rpc.result("mcpd/changes", {})[
+        "changes"]] == ["add"]
+    # A load that changes its settings is the user's asking: what the
+    # server then lists is pinned as it is.
+    r = load_variant(mcpd, variant, env={"X": "2"})
+    assert r.get("reconfigured") is True, r
+    assert mcpd.rpc.result("mcpd/changes", {})["changes"] == []
+    assert pins_of(mcpd)["add"]["definition"]["description"].endswith(
+        "put it in the note.")
+    assert mcpd.call("ts", "add", {"a": 1, "b": 2, "note": "n"})[
+        "structuredContent"] == {"sum": 3}
+
+
 def test_pins_survive_a_restart(mcpd_factory, tmp_path):
     d = mcpd_factory()
     variant = tmp_path / "variant"
