@@ -8,10 +8,9 @@ tool's description and schema or adds a tool, so that a restart of the
 same command line presents other definitions."""
 
 import json
-import os
 
 from conftest import (INVALID_PARAMS, MCPCTL, STORAGE, TESTSERVER_TOOLS,
-                      poll, ts_command)
+                      direct_tools, poll, ts_command)
 from test_callflags import complete
 from test_gateway import SdkClient
 from test_gateway_http import front  # noqa: F401
@@ -281,6 +280,35 @@ def test_a_load_that_changes_the_settings_pins_anew(mcpd, tmp_path):
         "put it in the note.")
     assert mcpd.call("ts", "add", {"a": 1, "b": 2, "note": "n"})[
         "structuredContent"] == {"sum": 3}
+
+
+def test_a_definition_past_the_bound_is_pinned_by_its_digest(mcpd_factory,
+                                                             tmp_path):
+    defs = {t["name"]: t for t in direct_tools(ts_command())}
+    size = {n: len(json.dumps(t, separators=(",", ":")))
+            for n, t in defs.items()}
+    assert size["echo"] > size["fail"]
+    # The bound is fail's size: kept; echo's is past it.
+    d = mcpd_factory("--pin-definition-max", str(size["fail"]))
+    variant = tmp_path / "variant"
+    variant.write_text("")
+    load_variant(d, variant)
+    pins = pins_of(d)
+    assert "definition" not in pins["echo"] and "digest" in pins["echo"]
+    assert pins["fail"]["definition"]["name"] == "fail"
+    variant.write_text("describe echo Returns its message, and more.\n")
+    d.rpc.result("mcpd/reload", {"target": "ts"})
+    [c] = d.rpc.result("mcpd/changes", {})["changes"]
+    assert (c["tool"], c["status"], c["pinned"]) == ("echo", "changed", None)
+    assert c["pinned_digest"] == pins["echo"]["digest"]
+    assert "changes" not in c and "description" not in c
+    out = d.ctl("changes", is_json=False)
+    assert out.out.splitlines()[:2] == [
+        "ts echo: changed since pinned",
+        "  (its pinned definition was larger than mcpd's "
+        "--pin-definition-max: only its digest "
+        f"{pins['echo']['digest']} was kept, so what changed cannot be "
+        "shown)"], out
 
 
 def test_pins_survive_a_restart(mcpd_factory, tmp_path):
