@@ -259,6 +259,25 @@ def test_new_tool_is_held_unless_trust_updates(mcpd, tmp_path):
     assert "other" not in [r["name"] for r in mcpd.list()]
 
 
+def test_trust_updates_is_set_and_cleared_by_loading_again(mcpd, tmp_path):
+    variant = tmp_path / "variant"
+    variant.write_text("")
+    load_variant(mcpd, variant, persist=True)
+    # Loaded again with the flag: its saved row takes it, nothing starts.
+    assert load_variant(mcpd, variant, persist=True,
+                        trust_updates=True).get("was_loaded") is True
+    variant.write_text("add one\n")
+    mcpd.rpc.result("mcpd/reload", {"target": "ts"})
+    assert mcpd.rpc.result("mcpd/changes", {})["changes"] == []
+    assert "one" in pins_of(mcpd)
+    # ... and without it again: the next change is held.
+    load_variant(mcpd, variant, persist=True)
+    variant.write_text("add one\nadd two\n")
+    mcpd.rpc.result("mcpd/reload", {"target": "ts"})
+    assert [(c["tool"], c["status"]) for c in mcpd.rpc.result(
+        "mcpd/changes", {})["changes"]] == [("two", "new")]
+
+
 def test_a_load_that_changes_the_settings_pins_anew(mcpd, tmp_path):
     variant = tmp_path / "variant"
     variant.write_text("")
