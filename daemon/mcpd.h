@@ -371,7 +371,10 @@ void gateway_fail_outside(struct request *req, const char *name,
 bool gateway_view_call_ok(struct request *req, const struct server *s,
     const char *tool);
 
-/* The scope's tools, each with the name a session sees (new array). */
+/*
+ * The scope's tools, each with the name a session sees, held ones left
+ * out (new array).
+ */
 json_t *gateway_catalog(const char *agent, const json_t *scope);
 /* The Tool a client sees of a named catalog entry (new). */
 json_t *gateway_tool_view(const json_t *e);
@@ -1307,7 +1310,8 @@ int server_forward(const char *agent, const char *name, const char *method,
 const json_t *server_tool_peek(const struct server *, const char *tool);
 /*
  * Every tool of agent's ready servers in scope (NULL: all), in order:
- * [{server, id, tool}] (new; each tool as listed).
+ * [{server, id, tool, is_held?}] (new; each tool as listed; is_held: its
+ * definition is held, server-pins.c).
  */
 json_t *server_gateway_catalog(const char *agent, const json_t *scope);
 /*
