@@ -281,9 +281,11 @@ server_pins_call_ok(const struct server *s, const char *tool,
 		    s->name);
 	else
 		control_fail(req, ERRORS_TOOL_HELD, data,
-		    "tool %s of server %s is held: %s since its definition was pinned; nothing was sent; see what changed with mcpctl changes %s, then take it with mcpctl accept %s %s",
+		    "tool %s of server %s is held: %s; nothing was sent; see what changed with mcpctl changes %s, then take it with mcpctl accept %s %s",
 		    tool, s->name,
-		    strcmp(status, "new") == 0 ? "it is new" : "it changed",
+		    strcmp(status, "new") == 0 ?
+			"it is new since the server's tools were pinned" :
+			"it changed since its definition was pinned",
 		    s->name, s->name, tool);
 	return false;
 }

@@ -224,8 +224,8 @@ def test_new_tool_is_held_unless_trust_updates(mcpd, tmp_path):
     e = mcpd.rpc.error("mcpd/call", {"server": "ts", "tool": "sneaky",
                                      "arguments": {"message": "x"}})
     held_error(e, tool="sneaky", status="new", message=(
-        "tool sneaky of server ts is held: it is new since its definition "
-        "was pinned; nothing was sent; see what changed with mcpctl changes "
+        "tool sneaky of server ts is held: it is new since the server's "
+        "tools were pinned; nothing was sent; see what changed with mcpctl changes "
         "ts, then take it with mcpctl accept ts sneaky"))
     # Bash completion: accept completes a server, then the tools it holds.
     env = dict(mcpd.env, MCPD_SOCKET=str(mcpd.sock))
