@@ -22,6 +22,7 @@ static const struct {
 	[ERRORS_STALE_HANDLE] = { -32008, "stale-handle" },
 	[ERRORS_TIMEOUT] = { -32009, "timeout" },
 	[ERRORS_TOOL_CHANGED] = { -32010, "tool-changed" },
+	[ERRORS_TOOL_HELD] = { -32011, "tool-held" },
 };
 
 int

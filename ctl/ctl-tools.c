@@ -17,12 +17,22 @@ static const struct option ctl_tools_options[] = {
 /* Set by --no-trunc: descriptions are not cut. */
 static bool ctl_tools_is_wide;
 
-/* The first line of a tool's description, a new string. */
+/*
+ * The first line of a tool's description, a new string; a held tool's
+ * (changed or new since pinned) is not shown: where to look is.
+ */
 static char *
 ctl_tools_summary(const json_t *tool)
 {
 	const char *d = json_string_value(json_object_get(tool, "description"));
+	char *held;
 
+	if (json_is_true(json_object_get(tool, "held"))) {
+		if (asprintf(&held, "(held: see mcpctl changes %s)",
+			json_string_value(json_object_get(tool, "server"))) < 0)
+			return NULL;
+		return held;
+	}
 	if (d == NULL)
 		return strdup("");
 	d += strspn(d, " \t\r\n");

@@ -34,6 +34,8 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_inspect_cmd,
 	&ctl_wait_cmd,
 	&ctl_tools_cmd,
+	&ctl_changes_cmd,
+	&ctl_accept_cmd,
 	&ctl_call_cmd,
 	&ctl_logs_cmd,
 	&ctl_clients_cmd,

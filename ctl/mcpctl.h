@@ -427,6 +427,8 @@ extern const struct mcpctl_cmd ctl_reload_cmd;
 extern const struct mcpctl_cmd ctl_disable_cmd;
 extern const struct mcpctl_cmd ctl_enable_cmd;
 extern const struct mcpctl_cmd ctl_rename_cmd;
+extern const struct mcpctl_cmd ctl_changes_cmd;
+extern const struct mcpctl_cmd ctl_accept_cmd;
 extern const struct mcpctl_cmd ctl_list_cmd;
 extern const struct mcpctl_cmd ctl_tools_cmd;
 extern const struct mcpctl_cmd ctl_call_cmd;

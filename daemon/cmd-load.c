@@ -161,6 +161,13 @@ cmd_load_exec(struct request *req, json_t *params)
 		control_want_progress(req);
 	if (!cmd_timeout(req, params, mcpd_opts.load_timeout_ms, &timeout))
 		return;
+	if (json_is_true(json_object_get(params, "trust_updates")) &&
+	    json_is_false(json_object_get(params, "persist"))) {
+		cmd_load_bad(req, "trust_updates",
+		    "trust_updates is kept in the server's saved row, so it cannot go with persist: false (--no-persist)");
+		cmd_load_wipe(params);
+		return;
+	}
 	if (!loadspec_parse(params, &ls, &err))
 		cmd_load_bad(req, err.field, err.why);
 	else if ((ls.mode == SERVER_CONTAINER || ls.mode == SERVER_GATEWAY) &&
@@ -195,6 +202,7 @@ static const struct cmd_param cmd_load_params[] = {
 	{ "origin", JSON_STRING, false },
 	{ "gateway", JSON_ARRAY, false },
 	{ "share", JSON_TRUE, false },
+	{ "trust_updates", JSON_TRUE, false },
 	{ NULL, 0, false },
 };
 

@@ -12,6 +12,8 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_load_entry,
 	&cmd_unload_entry,
 	&cmd_reload_entry,
+	&cmd_changes_entry,
+	&cmd_accept_entry,
 	&cmd_disable_entry,
 	&cmd_enable_entry,
 	&cmd_rename_entry,

@@ -212,12 +212,22 @@ gateway_caps_take(const json_t *caps, const char *method, const json_t *params)
 	    json_is_object(json_object_get(e, "form"));
 }
 
-json_t *
-gateway_catalog(const char *agent, const json_t *scope)
+/* Every tool of the scope, named; held ones marked is_held. */
+static json_t *
+gateway_catalog_all(const char *agent, const json_t *scope)
 {
 	json_t *all = server_gateway_catalog(agent, scope);
 
 	gateway_names(all, json_array_size(scope) != 1);
+	return all;
+}
+
+json_t *
+gateway_catalog(const char *agent, const json_t *scope)
+{
+	json_t *all = gateway_catalog_all(agent, scope);
+
+	server_pins_drop_held(all); /* not listed, searched nor counted */
 	return all;
 }
 
@@ -692,7 +702,7 @@ gateway_by_name(struct gateway *gw, struct request *req)
 	if (gw->by_name != NULL && key == gw->by_name_key &&
 	    gw->by_name_gen == profile_generation())
 		return gw->by_name;
-	all = gateway_catalog(control_agent(req), control_scope(req));
+	all = gateway_catalog_all(control_agent(req), control_scope(req));
 	json_decref(gw->by_name);
 	gw->by_name = xjson(json_object());
 	/* Outside the view is marked, so that a call's check is a lookup. */
@@ -732,6 +742,11 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 		gateway_fail_outside(req, name, e);
 		return NULL;
 	}
+	if (!server_pins_call_ok(s,
+		json_string_value(json_object_get(json_object_get(e, "tool"),
+		    "name")),
+		req))
+		return NULL;
 	/* A contract it did not see is not called (DESIGN 11). */
 	seen = json_object_get(gw->listed, name);
 	if (seen != NULL &&

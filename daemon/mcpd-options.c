@@ -127,6 +127,7 @@ static const struct options_def options_defs[] = {
 	OPT_FLAG("audit-required", is_audit_required, NULL),
 	OPT_NUM("audit-max-bytes", audit_max_bytes, AUDIT_LINE_MAX, 1LL << 40),
 	OPT_NUM("audit-files", audit_files, 0, 1000),
+	OPT_NUM("pin-definition-max", pin_definition_max, 0, 1 << 24),
 };
 #define OPTIONS_N (sizeof options_defs / sizeof options_defs[0])
 

@@ -49,6 +49,7 @@ struct mcpd_options mcpd_opts = {
 	.registry_text_chars = 8192,
 	.audit_max_bytes = 10 * 1024 * 1024,
 	.audit_files = 5,
+	.pin_definition_max = 65536,
 };
 struct event_base *mcpd_base;
 struct store *mcpd_store;
@@ -308,7 +309,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--tool-budget TOKENS]\n"
 	    "            [--audit on|off] [--no-audit] [--audit-arguments]\n"
 	    "            [--audit-required] [--audit-max-bytes BYTES]\n"
-	    "            [--audit-files N]\n"
+	    "            [--audit-files N] [--pin-definition-max BYTES]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n"
 	    "Each long option is also a \"name = value\" line of mcpd.conf\n"
@@ -434,6 +435,7 @@ mcpd_prepare_state(void)
 		fatalx("identity: %s", cause != NULL ? cause : "failed");
 	store_open(mcpd_opts.state_dir, &mcpd_store);
 	profile_open(mcpd_opts.state_dir);
+	server_pins_open(mcpd_opts.state_dir);
 	project_open(mcpd_opts.state_dir);
 	if (profile_store_error() != NULL)
 		log_warnx("profiles: %s", profile_store_error());
@@ -515,6 +517,7 @@ main(int argc, char **argv)
 	http_tls_close();
 	store_free(mcpd_store);
 	profile_close();
+	server_pins_close();
 	project_close();
 	tokens_close();
 	audit_close();

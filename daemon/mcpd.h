@@ -88,6 +88,8 @@ struct mcpd_options {
 	bool is_audit_required;
 	size_t audit_max_bytes; /* audit.jsonl's size before it rotates */
 	size_t audit_files;	/* rotated files kept: audit.jsonl.1 ... .N */
+	/* Bytes of a pinned tool definition kept for its diff (pins.json). */
+	size_t pin_definition_max;
 };
 extern struct mcpd_options mcpd_opts;
 
@@ -416,7 +418,10 @@ void gateway_fail_outside(struct request *req, const char *name,
 bool gateway_view_call_ok(struct request *req, const struct server *s,
     const char *tool);
 
-/* The scope's tools, each with the name a session sees (new array). */
+/*
+ * The scope's tools, each with the name a session sees, held ones left
+ * out (new array).
+ */
 json_t *gateway_catalog(const char *agent, const json_t *scope);
 /* The Tool a client sees of a named catalog entry (new). */
 json_t *gateway_tool_view(const json_t *e);
@@ -558,6 +563,8 @@ extern const struct cmd_entry cmd_attach_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
 extern const struct cmd_entry cmd_reload_entry;
+extern const struct cmd_entry cmd_changes_entry;
+extern const struct cmd_entry cmd_accept_entry;
 extern const struct cmd_entry cmd_disable_entry;
 extern const struct cmd_entry cmd_enable_entry;
 extern const struct cmd_entry cmd_rename_entry;
@@ -1350,7 +1357,8 @@ int server_forward(const char *agent, const char *name, const char *method,
 const json_t *server_tool_peek(const struct server *, const char *tool);
 /*
  * Every tool of agent's ready servers in scope (NULL: all), in order:
- * [{server, id, tool}] (new; each tool as listed).
+ * [{server, id, tool, is_held?}] (new; each tool as listed; is_held: its
+ * definition is held, server-pins.c).
  */
 json_t *server_gateway_catalog(const char *agent, const json_t *scope);
 /*
@@ -1848,6 +1856,42 @@ int store_recheck(const struct store *s, const char *agent, const char *id,
  */
 int store_read_row(const struct store *s, const char *agent, const char *id,
     json_t **ret, char **cause);
+
+/*
+ * server-pins.c: pinned tool definitions (DESIGN 14), in pins.json: a
+ * server's tools as first seen; a changed or new one is held (not listed,
+ * tool-held on call) until the user accepts it.
+ */
+/* Opens the pins of state_dir (an unusable file is logged: it holds all). */
+int server_pins_open(const char *state_dir);
+void server_pins_close(void);
+/* Bumped by every accept and forget: catalogs made before are made again. */
+uint64_t server_pins_generation(void);
+/* Pins the tools of s at their first sight; --trust-updates takes changes. */
+void server_pins_observe(struct server *s);
+/*
+ * The next tools list of s is pinned as it is: a load changed its
+ * settings (environment, a gateway's servers), which the user asked for.
+ */
+void server_pins_retake(struct server *s);
+/* Whether tool of s is held (a lookup, made once per tools list). */
+bool server_pins_is_held(const struct server *s, const char *tool);
+/* Whether tool of s may be called; else req fails with tool-held. */
+bool server_pins_call_ok(const struct server *s, const char *tool,
+    struct request *req);
+/* Removes the entries a catalog marks is_held. */
+void server_pins_drop_held(json_t *catalog);
+/* The held tools of s (NULL: of every server of agent), each with what changed (new array). */
+json_t *server_pins_changes(const char *agent, const struct server *s);
+/*
+ * Pins the definitions s lists now of its held tool (NULL: every held
+ * one), saved and read back: 0 and *ret_accepted (new, the names),
+ * -ENOENT when tool is not held, or a negative errno with *cause.
+ */
+int server_pins_accept(struct server *s, const char *tool,
+    json_t **ret_accepted, char **cause);
+/* Forgets the pins of s (unloaded): a later load is a first sight. */
+void server_pins_forget(struct server *s);
 
 /* gateway-profile.c: named views of an agent's tools (DESIGN 13), in profiles.json. */
 #define PROFILE_LIST_MAX 256 /* entries of one list of a profile */

@@ -104,7 +104,8 @@ server_forward(const char *agent, const char *name, const char *method,
 json_t *
 server_gateway_catalog(const char *agent, const json_t *scope)
 {
-	json_t *out = json_array(), *tools, *tool;
+	json_t *out = json_array(), *tools, *tool, *e;
+	const char *name;
 	struct server *s;
 	size_t i;
 
@@ -113,11 +114,16 @@ server_gateway_catalog(const char *agent, const json_t *scope)
 		    session_is_catalog_retired(s->session))
 			continue;
 		tools = session_tools_peek(s->session);
-		json_array_foreach(tools, i, tool)
-			if (json_is_string(json_object_get(tool, "name")))
-				json_array_append_new(out,
-				    json_pack("{s:s, s:s, s:O}", "server",
-					s->name, "id", s->id, "tool", tool));
+		json_array_foreach(tools, i, tool) {
+			if ((name = json_string_value(json_object_get(tool,
+				 "name"))) == NULL)
+				continue;
+			e = json_pack("{s:s, s:s, s:O}", "server", s->name,
+			    "id", s->id, "tool", tool);
+			if (server_pins_is_held(s, name))
+				json_object_set_new(e, "is_held", json_true());
+			json_array_append_new(out, e);
+		}
 	}
 	return out;
 }
@@ -125,7 +131,7 @@ server_gateway_catalog(const char *agent, const json_t *scope)
 uint64_t
 server_gateway_key(const char *agent, const json_t *scope)
 {
-	uint64_t h = FNV64_INIT, serial;
+	uint64_t h = FNV64_INIT ^ server_pins_generation(), serial;
 	struct server *s;
 	bool is_retired;
 
@@ -447,7 +453,7 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 		    "server %s has no tool named %s", s->name, tool);
 		return false;
 	}
-	return true;
+	return server_pins_call_ok(s, tool, req);
 }
 
 /*

@@ -142,6 +142,9 @@ json_t *server_error_data(const struct server *s);
 /* result with flag (was_loaded, reconfigured) set to true. */
 json_t *server_result_mark(json_t *result, const char *flag);
 
+/* The digest of a tool's definition (server_tool_definition's). */
+void server_tool_digest(const json_t *tool, char hex[SERVER_DEFINITION_SIZE]);
+
 /* server-start.c: connections, their outcome, restarts */
 void server_healthy(evutil_socket_t fd, short events, void *arg);
 void server_restart_due(evutil_socket_t fd, short events, void *arg);

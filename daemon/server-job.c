@@ -282,6 +282,8 @@ server_job_unload(struct server *s, struct server_job *job)
 			cause = NULL;
 		}
 	}
+	if (job->kind == SERVER_JOB_UNLOAD)
+		server_pins_forget(s); /* a later load is a first sight */
 	evtimer_del(s->restart_timer);
 	evtimer_del(s->healthy_timer);
 	server_set_state(s, SERVER_STOPPING);

@@ -162,6 +162,7 @@ server_promote(struct server *s)
 		    true); /* a caller waits for each call */
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
+	server_pins_observe(s); /* a first sight pins, before any list */
 	gateway_tools_changed(s->agent);
 	total = server_count(&ready);
 	notify_status("%zu of %zu servers ready", ready, total);
@@ -209,6 +210,8 @@ server_on_ready(void *arg, struct session *sess)
 		free(why);
 		return;
 	}
+	if (job->kind == SERVER_JOB_LOAD && job->is_reconfigure)
+		server_pins_retake(s);
 	server_promote(s);
 	server_logs_note(s,
 	    "connected: generation %" PRIu64 ", protocol %s, %zu tools",
@@ -410,8 +413,10 @@ server_on_tools_changed(void *arg, struct session *sess)
 
 	log_server(LOG_INFO, s->name, "tools changed: %zu tools",
 	    json_array_size(session_tools_peek(sess)));
-	if (sess == s->session)
+	if (sess == s->session) {
+		server_pins_observe(s);
 		gateway_tools_changed(s->agent);
+	}
 }
 
 static void

@@ -602,7 +602,7 @@ server_describe(const struct server *s)
  * sorted keys, in hex, so that a caller can say which one it typed its
  * arguments by.
  */
-static void
+void
 server_tool_digest(const json_t *tool, char hex[SERVER_DEFINITION_SIZE])
 {
 	unsigned char digest[(SERVER_DEFINITION_SIZE - 1) / 2];
@@ -653,6 +653,8 @@ server_tool_entry(const struct server *s, const json_t *tool,
 	json_object_set_new(copy, "server", json_string(s->name));
 	json_object_set_new(copy, "handle", json_string(handle));
 	free(handle);
+	if (server_pins_is_held(s, name))
+		json_object_set_new(copy, "held", json_true());
 	if (has_definition) {
 		server_tool_digest(tool, hex);
 		json_object_set_new(copy, "definition", json_string(hex));

@@ -241,6 +241,9 @@ def test_kept_tool_the_server_no_longer_has(mcpd, relay, cache):
         "tools changed: extra_1..extra_1"
     mcpd.wait_row("ts", lambda r: r.get("tools") == 13,
                   what="extra_1 to be listed")
+    # A new tool on a known server is held until accepted (test_pins.py).
+    assert mcpd.rpc.result("mcpd/accept", {"server": "ts"})["accepted"] == \
+        ["extra_1"]
     r = ctl(mcpd, relay, cache, "call", "ts", "extra_1", "message=x")
     assert (r.rc, r.err) == (0, ""), r
     assert len(kept_files(cache)) == 1

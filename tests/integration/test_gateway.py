@@ -191,6 +191,11 @@ def test_a_changed_tool_must_be_listed_again(mcpd):
         # A server that adds tools leaves echo as it was: still callable.
         c.result("tools/call", {"name": "ts__notify_changed",
                                 "arguments": {}})
+        # A new tool on a known server is held until accepted
+        # (test_pins.py).
+        poll(lambda: mcpd.rpc.result("mcpd/changes", {})["changes"],
+             what="extra_1 to be held")
+        mcpd.rpc.result("mcpd/accept", {"server": "ts"})
         poll(lambda: any(t["name"] == "ts__extra_1" for t in
                          c.result("tools/list")["tools"]), timeout=10,
              what="the new tool to be listed")

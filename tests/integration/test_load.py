@@ -395,6 +395,9 @@ def test_list_changed_grows_the_tool_count(mcpd):
     assert row["generation"] == gen     # same connection, fresh listing
     names = [t["name"] for t in mcpd.tools("ts")]
     assert "extra_1" in names
+    # A new tool on a known server is held until accepted (test_pins.py).
+    assert mcpd.rpc.result("mcpd/accept", {"server": "ts"})["accepted"] == \
+        ["extra_1"]
     handle = next(t["handle"] for t in mcpd.tools("ts")
                   if t["name"] == "extra_1")
     assert mcpd.rpc.result("mcpd/call", {

@@ -87,7 +87,8 @@ static struct {
 	long ntools;
 	long http_port; /* -1: stdio */
 	const char *protocol_version;
-	const char *log_file; /* every stderr line is appended here too */
+	const char *log_file;	  /* every stderr line is appended here too */
+	const char *variant_file; /* read at start: changed or added tools */
 	int is_garbage;
 	int is_early_notify;
 	int is_ping_client;
@@ -594,6 +595,82 @@ static const struct ts_tool ts_tool_generated = { NULL, NULL,
 	"Echoes its message (generated tool).", "message:string", NULL,
 	ts_tool_echo };
 
+static const struct ts_tool ts_tool_added = { NULL, NULL,
+	"Echoes its message (added tool).", "message:string", NULL,
+	ts_tool_echo };
+
+/*
+ * --variant-file: what this start changes, read once at start so that a
+ * restart of the same command line can list other definitions (the pins
+ * tests). One directive a line: "describe TOOL TEXT" (TEXT's \n are
+ * newlines), "input TOOL SPEC" (as ts_tools' input), "add NAME".
+ */
+#define TS_VARIANTS_MAX 16
+static struct {
+	char *describe[TS_VARIANTS_MAX][2]; /* tool, description */
+	char *input[TS_VARIANTS_MAX][2];    /* tool, input spec */
+	char *added[TS_VARIANTS_MAX];
+	size_t ndescribe, ninput, nadded;
+} ts_variant;
+
+/* The variant's text for tool in table (n rows), or NULL. */
+static const char *
+ts_variant_get(char *table[][2], size_t n, const char *tool)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(table[i][0], tool) == 0)
+			return table[i][1];
+	return NULL;
+}
+
+/* "\n" in text as newlines, in place. */
+static void
+ts_variant_unescape(char *text)
+{
+	char *out = text;
+
+	for (; *text != '\0'; text++)
+		if (text[0] == '\\' && text[1] == 'n') {
+			*out++ = '\n';
+			text++;
+		} else
+			*out++ = *text;
+	*out = '\0';
+}
+
+static void
+ts_variant_read(const char *path)
+{
+	char line[1024], *verb, *name, *rest, *save;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return; /* no file: no variant */
+	while (fgets(line, sizeof line, f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if ((verb = strtok_r(line, " ", &save)) == NULL ||
+		    (name = strtok_r(NULL, " ", &save)) == NULL)
+			continue;
+		rest = strtok_r(NULL, "", &save);
+		if (strcmp(verb, "add") == 0 &&
+		    ts_variant.nadded < TS_VARIANTS_MAX)
+			ts_variant.added[ts_variant.nadded++] = strdup(name);
+		else if (strcmp(verb, "describe") == 0 && rest != NULL &&
+		    ts_variant.ndescribe < TS_VARIANTS_MAX) {
+			ts_variant_unescape(rest);
+			ts_variant.describe[ts_variant.ndescribe][0] =
+			    strdup(name);
+			ts_variant.describe[ts_variant.ndescribe++][1] =
+			    strdup(rest);
+		} else if (strcmp(verb, "input") == 0 && rest != NULL &&
+		    ts_variant.ninput < TS_VARIANTS_MAX) {
+			ts_variant.input[ts_variant.ninput][0] = strdup(name);
+			ts_variant.input[ts_variant.ninput++][1] = strdup(rest);
+		}
+	}
+	fclose(f);
+}
+
 /* Parses "<prefix><n>" with first <= n <= last and no leading zero. */
 static bool
 ts_name_index(const char *name, const char *prefix, long first, long last,
@@ -626,25 +703,42 @@ ts_tool_find(const char *name)
 	if (ts_name_index(name, "t", 0, opt.ntools - 1, &n) ||
 	    ts_name_index(name, "extra_", 1, ts.nextra, &n))
 		return &ts_tool_generated;
+	for (size_t i = 0; i < ts_variant.nadded; i++)
+		if (strcmp(ts_variant.added[i], name) == 0)
+			return &ts_tool_added;
 	return NULL;
 }
 
-/* Lists builtins, then t0..t<N-1>, then extra_1..extra_<n>. */
+/*
+ * Lists builtins, then t0..t<N-1>, then extra_1..extra_<n>, then the
+ * variant's added tools.
+ */
 static json_t *
 ts_tool_def(long i)
 {
 	const struct ts_tool *t = &ts_tool_generated;
 	json_t *def, *input;
-	long k = i - TS_NTOOLS;
-	char name[32];
+	long k = i - TS_NTOOLS, a = k - opt.ntools - ts.nextra;
+	const char *described, *spec;
+	char name[64];
 
 	if (i < TS_NTOOLS)
 		t = &ts_tools[i];
-	input = ts_schema(t->input);
+	else if (a >= 0)
+		t = &ts_tool_added;
 	snprintf(name, sizeof(name), k < opt.ntools ? "t%ld" : "extra_%ld",
 	    k < opt.ntools ? k : k - opt.ntools + 1);
-	def = json_pack("{s:s, s:s, s:o}", "name", t->name ? t->name : name,
-	    "description", t->description, "inputSchema", input);
+	if (a >= 0)
+		snprintf(name, sizeof(name), "%s", ts_variant.added[a]);
+	if (t->name != NULL)
+		snprintf(name, sizeof(name), "%s", t->name);
+	described = ts_variant_get(ts_variant.describe, ts_variant.ndescribe,
+	    name);
+	spec = ts_variant_get(ts_variant.input, ts_variant.ninput, name);
+	input = ts_schema(spec != NULL ? spec : t->input);
+	def = json_pack("{s:s, s:s, s:o}", "name", name, "description",
+	    described != NULL ? described : t->description, "inputSchema",
+	    input);
 	if (t->title != NULL)
 		json_object_set_new(def, "title", json_string(t->title));
 	if (t->output != NULL)
@@ -662,7 +756,8 @@ ts_tool_def(long i)
 static json_t *
 ts_tools_list(json_t *params, json_t *id)
 {
-	long total = TS_NTOOLS + opt.ntools + ts.nextra;
+	long total = TS_NTOOLS + opt.ntools + ts.nextra +
+	    (long)ts_variant.nadded;
 	long size = opt.page_size > 0 ? opt.page_size : total, page = 0;
 	const char *cursor;
 	json_t *tools = json_array(), *result;
@@ -1457,6 +1552,7 @@ ts_options(int argc, char **argv)
 		{ "http", required_argument, NULL, 0 },
 		{ "protocol-version", required_argument, NULL, 0 },
 		{ "log-file", required_argument, NULL, 0 },
+		{ "variant-file", required_argument, NULL, 0 },
 		{ "garbage", no_argument, &opt.is_garbage, 1 },
 		{ "early-notify", no_argument, &opt.is_early_notify, 1 },
 		{ "ping-client", no_argument, &opt.is_ping_client, 1 },
@@ -1478,6 +1574,8 @@ ts_options(int argc, char **argv)
 			opt.protocol_version = optarg;
 		if (i == 6)
 			opt.log_file = optarg;
+		if (i == 7)
+			opt.variant_file = optarg;
 		if (i > 4 || longopts[i].flag != NULL)
 			continue;
 		errno = 0;
@@ -1493,6 +1591,7 @@ ts_options(int argc, char **argv)
 		       "[--protocol-version V] [--page-size N]\n"
 		       "\t[--repeat-cursor] [--tools N] [--modern] "
 		       "[--conformance] [--log-file PATH] [--echo-input]\n"
+		       "\t[--variant-file PATH]\n"
 		       "\t[--http PORT [--http-port-only-message]]");
 		exit(2);
 	}
@@ -1508,6 +1607,8 @@ main(int argc, char **argv)
 	int lfd = -1;
 
 	ts_options(argc, argv);
+	if (opt.variant_file != NULL)
+		ts_variant_read(opt.variant_file);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

@@ -19,6 +19,7 @@ static const struct {
 	{ ERRORS_STALE_HANDLE, -32008, "stale-handle" },
 	{ ERRORS_TIMEOUT, -32009, "timeout" },
 	{ ERRORS_TOOL_CHANGED, -32010, "tool-changed" },
+	{ ERRORS_TOOL_HELD, -32011, "tool-held" },
 };
 
 static void
@@ -39,8 +40,8 @@ test_codes_unique_in_range(void)
 	for (int k = 0; k < ERRORS_KIND_COUNT; k++) {
 		int code = errors_kind_code(k);
 
-		TAP_CHECK(code <= -32001 && code >= -32010,
-		    "kind %d: expected a code in -32001..-32010, got %d", k,
+		TAP_CHECK(code <= -32001 && code >= -32011,
+		    "kind %d: expected a code in -32001..-32011, got %d", k,
 		    code);
 		for (int j = 0; j < k; j++)
 			TAP_CHECK(errors_kind_code(j) != code,
@@ -76,7 +77,7 @@ test_unknowns(void)
 {
 	static const char *const names[] = { "", "Not-Found", "not_found",
 		"not-found ", "internal", "nope" };
-	static const int codes[] = { 0, 1, -32000, -32011, -32600, -32601,
+	static const int codes[] = { 0, 1, -32000, -32012, -32600, -32601,
 		-32700, 32001 };
 
 	TAP_CHECK_INT(errors_kind_from_name(NULL), -1);
@@ -103,7 +104,7 @@ test_out_of_range_kind(void)
 static const struct tap_test tests[] = {
 	{ "codes and names match the protocol document",
 	    test_documented_table },
-	{ "every kind has a unique code in -32001..-32010",
+	{ "every kind has a unique code in -32001..-32011",
 	    test_codes_unique_in_range },
 	{ "every kind has a unique name", test_names_unique },
 	{ "from_name and from_code invert name and code", test_round_trip },
