@@ -65,7 +65,7 @@ WARN	:= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS	?= -O2 -g
 ifeq ($(SANITIZE),1)
 CFLAGS	+= -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
-	   -fno-sanitize-recover=undefined
+	   -fno-sanitize-recover=undefined -DMCPD_STRICT_STATES
 LDFLAGS	+= -fsanitize=address,undefined
 endif
 ifeq ($(WERROR),1)
@@ -103,7 +103,7 @@ UNITS	   := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
 BENCHES	   := $(patsubst bench/%.c,$(BUILD)/%,$(BENCH_SRC))
 
 .PHONY: all deps run check check-unit check-integration check-conformance \
-	check-asan check-stress check-distro bench lint install uninstall deb \
+	check-asan check-stress check-distro states-doc bench lint install uninstall deb \
 	clean fuzz fuzz-build musl-check tls-soname FORCE
 
 all: $(MCPD) $(MCPCTL) $(TESTSERVER) $(UNITS) $(BENCHES)
@@ -198,6 +198,10 @@ check: deps
 
 check-unit: $(UNITS)
 	prove -f $(UNITS)
+
+# doc/states.md's blocks, printed anew from the state tables.
+states-doc: $(BUILD)/test-states
+	MCPD_WRITE_STATES=1 $(BUILD)/test-states
 
 check-integration: $(MCPD) $(MCPCTL) $(TESTSERVER)
 	MCPD_BUILD=$(abspath $(BUILD)) $(PYTEST) -q -ra tests/integration

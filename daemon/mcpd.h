@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <event2/event.h>
@@ -637,6 +638,31 @@ char **child_strv_copy(char *const *);
 void child_strv_free(char **);
 /* The same, after wiping every string (they may hold resolved secrets). */
 void child_strv_wipe_free(char **);
+
+/*
+ * mcpd-fsm.c: state machines (doc/states.md). A machine's states are the
+ * values 0..n-1 of one enum, named by states; next[s] has bit t set when
+ * s may move to t.
+ */
+struct fsm {
+	const char *name;	   /* "session", ... */
+	const char *const *states; /* by value */
+	const unsigned *next;	   /* by value: the states it may move to */
+	unsigned n;		   /* at most 16 */
+};
+/*
+ * The state to store for a move from to to of the object who (for the
+ * log): to. An illegal move aborts with MCPD_STRICT_STATES=1 (the tests) or
+ * in a sanitizer build, and is logged once in a release build.
+ */
+int fsm_move(const struct fsm *, int from, int to, const char *who);
+bool fsm_allows(const struct fsm *, int from, int to);
+const char *fsm_state_name(const struct fsm *, int state);
+/* The table as text (one line a state) and as Graphviz, for doc/states.md. */
+void fsm_print(const struct fsm *, FILE *);
+void fsm_print_dot(const struct fsm *, FILE *);
+/* Every machine of mcpd, NULL-terminated (mcpd-fsm-all.c). */
+extern const struct fsm *const fsm_all[];
 
 /* mcpd-defer.c: the one deferred queue of frees and completions (DESIGN 10). */
 /* fn(arg) runs on a later loop turn, never inside the caller. */

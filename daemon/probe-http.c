@@ -62,7 +62,7 @@ probe_connect(struct probe *p, int host_port)
 	    probe_logs_ended, p);
 	free(since);
 	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
-	p->phase = PROBE_HTTP;
+	probe_set_phase(p, PROBE_HTTP);
 	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
 	    p->remote.url);
 	probe_progress(p, "connecting", "connecting to %s", p->remote.url);
@@ -320,7 +320,7 @@ probe_http_switch(struct probe *p, int port, char *path)
 	free(managed);
 	/* The container itself said it listens: it is this daemon's. */
 	docker_container_created(p->ct);
-	p->phase = PROBE_SWITCHING;
+	probe_set_phase(p, PROBE_SWITCHING);
 	p->port = port;
 	p->path = path;
 	p->t.name = "streamable-http";
@@ -356,7 +356,7 @@ probe_http_start_direct(struct probe *p, char *id, int port, char *path)
 	p->remembered_id = id;
 	p->port = port;
 	p->path = path;
-	p->phase = PROBE_SWITCHING;
+	probe_set_phase(p, PROBE_SWITCHING);
 	p->t.name = "streamable-http";
 	log_server(LOG_INFO, p->target.server,
 	    "image %s (%s) answered HTTP on port %d before: starting %s directly",
@@ -423,6 +423,6 @@ probe_http_fall_back(struct probe *p, const char *why, bool forget)
 	p->cmd = p->logs = NULL;
 	evtimer_del(p->resend);
 	evtimer_del(p->deadline);
-	p->phase = PROBE_SWITCHING;
+	probe_set_phase(p, PROBE_SWITCHING);
 	docker_container_remove(p->ct, probe_direct_removed, p);
 }

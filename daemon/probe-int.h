@@ -18,6 +18,11 @@ enum probe_phase {
 	PROBE_HTTP,	 /* Streamable HTTP to the published port */
 };
 
+struct probe;
+/* Moves the probe to phase, a move its table allows (mcpd-fsm.c). */
+void probe_set_phase(struct probe *, enum probe_phase);
+extern const struct fsm probe_fsm;
+
 struct probe {
 	struct transport t;	    /* what the session holds */
 	struct probe_target target; /* points into spec, agent, server */

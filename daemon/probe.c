@@ -237,6 +237,31 @@ const struct transport_cbs probe_inner_cbs = {
 
 /* ---- the transport the session sees ---- */
 
+/*
+ * A probe's phases: looking at the image, then stdio, then switching to
+ * the managed container, then HTTP; a remembered image goes straight to
+ * switching, and one that no longer answers as remembered goes back to
+ * looking (doc/states.md).
+ */
+static const char *const probe_phase_names[] = { "looking", "stdio",
+	"switching", "http" };
+static const unsigned probe_phase_next[] = {
+#define S(x) (1u << PROBE_##x)
+	[PROBE_LOOKING] = S(STDIO) | S(SWITCHING),
+	[PROBE_STDIO] = S(SWITCHING),
+	[PROBE_SWITCHING] = S(HTTP) | S(LOOKING),
+	[PROBE_HTTP] = S(SWITCHING),
+#undef S
+};
+const struct fsm probe_fsm = { "probe", probe_phase_names, probe_phase_next,
+	PROBE_HTTP + 1 };
+
+void
+probe_set_phase(struct probe *p, enum probe_phase phase)
+{
+	p->phase = fsm_move(&probe_fsm, p->phase, phase, p->target.server);
+}
+
 /* docker run -i of the probe: stdio, its stderr watched for HTTP. */
 static int
 probe_start_stdio(struct probe *p, char **cause)
@@ -252,7 +277,7 @@ probe_start_stdio(struct probe *p, char **cause)
 	p->run.argv = p->run_argv;
 	p->run.env = p->run_env;
 	free(name);
-	p->phase = PROBE_STDIO;
+	probe_set_phase(p, PROBE_STDIO);
 	p->inner = transport_stdio_new(&p->run, &probe_inner_cbs, p);
 	probe_progress(p, "probing",
 	    "running %s: stdio handshake, stderr watched for HTTP",
@@ -306,7 +331,7 @@ probe_look(struct probe *p)
 	const char *args[] = { docker_program(), "image", "inspect", "--format",
 		"{{json .Config.ExposedPorts}}", p->target.spec->image, NULL };
 
-	p->phase = PROBE_LOOKING;
+	probe_set_phase(p, PROBE_LOOKING);
 	free(p->since);
 	p->since = NULL;
 	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,

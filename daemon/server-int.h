@@ -112,6 +112,7 @@ extern void (*server_all_stopped)(void *);
 extern void *server_all_stopped_arg;
 
 /* server.c: the list of servers, what they show, calls */
+extern const struct fsm server_fsm;
 /* Moves s to state; a transition the table does not allow is a bug. */
 void server_set_state(struct server *s, enum server_state state);
 void server_set_error(struct server *s, const char *why);

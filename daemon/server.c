@@ -60,7 +60,7 @@ server_name(const struct server *s)
 	return s->name;
 }
 
-/* Which state may follow which: anything else is a bug (DESIGN 10). */
+/* Which state may follow which: anything else is a bug (doc/states.md). */
 static const unsigned server_state_next[] = {
 #define S(x) (1u << SERVER_##x)
 	[SERVER_STARTING] = S(CONNECTING) | S(RESTARTING) | S(FAILED) |
@@ -74,18 +74,15 @@ static const unsigned server_state_next[] = {
 	[SERVER_FAILED] = S(STARTING) | S(STOPPING) | S(STOPPED),
 #undef S
 };
+const struct fsm server_fsm = { "server", server_state_names, server_state_next,
+	SERVER_FAILED + 1 };
 
 void
 server_set_state(struct server *s, enum server_state state)
 {
 	if (s->state == state)
 		return;
-	/* Logged, not fatal: one server's bug must not end every server. */
-	if ((server_state_next[s->state] & (1u << state)) == 0)
-		log_warnx("BUG: server %s: illegal state transition %s -> %s",
-		    s->name, server_state_name(s->state),
-		    server_state_name(state));
-	s->state = state;
+	s->state = fsm_move(&server_fsm, s->state, state, s->name);
 	s->since = time(NULL);
 	log_server(LOG_INFO, s->name, "%s", server_state_name(state));
 }

@@ -67,6 +67,9 @@ struct session {
 
 /* session.c */
 /* Marks the session dead, fails what waits, and tells the owner once. */
+/* Moves the session to phase, a move its table allows (mcpd-fsm.c). */
+void session_set_phase(struct session *, enum session_phase);
+extern const struct fsm session_fsm;
 void session_fail(struct session *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

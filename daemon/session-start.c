@@ -77,7 +77,7 @@ session_list_done(struct session *s)
 		return;
 	}
 	if (s->phase == SESSION_LISTING) {
-		s->phase = SESSION_READY;
+		session_set_phase(s, SESSION_READY);
 		s->cbs->ready(s->arg, s);
 	} else if (s->cbs->tools_changed != NULL)
 		s->cbs->tools_changed(s->arg, s);
@@ -181,7 +181,7 @@ session_agreed(struct session *s, const char *version, const json_t *result,
 	s->protocol_version = xstrdup(version);
 	s->server_info = json_incref(info);
 	s->capabilities = json_incref(capabilities);
-	s->phase = SESSION_LISTING;
+	session_set_phase(s, SESSION_LISTING);
 	if (json_object_get(s->capabilities, "tools") == NULL) {
 		s->listing = json_array();
 		session_list_done(s);
@@ -295,10 +295,10 @@ session_start(struct session *s, char **cause)
 	int r;
 
 	if ((r = s->transport->ops->open(s->transport, cause)) < 0) {
-		s->phase = SESSION_DEAD;
+		session_set_phase(s, SESSION_DEAD);
 		return r;
 	}
-	s->phase = SESSION_INITIALIZING;
+	session_set_phase(s, SESSION_INITIALIZING);
 	s->deadline_ms = mcpd_now_ms() + (uint64_t)s->timeout_ms;
 	session_discover(s);
 	return 0;

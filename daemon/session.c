@@ -575,6 +575,27 @@ static const struct transport_cbs session_transport_cbs = {
 	.progress = session_on_progress,
 };
 
+/* A connection's phases: which may follow which (doc/states.md). */
+static const char *const session_phase_names[] = { "new", "initializing",
+	"listing", "ready", "dead" };
+static const unsigned session_phase_next[] = {
+#define S(x) (1u << SESSION_##x)
+	[SESSION_NEW] = S(INITIALIZING) | S(DEAD),
+	[SESSION_INITIALIZING] = S(LISTING) | S(DEAD),
+	[SESSION_LISTING] = S(READY) | S(DEAD),
+	[SESSION_READY] = S(DEAD),
+	[SESSION_DEAD] = 0,
+#undef S
+};
+const struct fsm session_fsm = { "session", session_phase_names,
+	session_phase_next, SESSION_DEAD + 1 };
+
+void
+session_set_phase(struct session *s, enum session_phase phase)
+{
+	s->phase = fsm_move(&session_fsm, s->phase, phase, "connection");
+}
+
 /* Marks the session dead, fails what waits, and tells the owner once. */
 void
 session_fail(struct session *s, const char *fmt, ...)
@@ -587,7 +608,7 @@ session_fail(struct session *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
-	s->phase = SESSION_DEAD;
+	session_set_phase(s, SESSION_DEAD);
 	if (s->transport->ops->drain != NULL)
 		s->transport->ops->drain(s->transport);
 	session_fail_all_pending(s, why);
@@ -650,7 +671,7 @@ session_free(struct session *s)
 		return;
 	s->cbs = NULL;
 	if (s->phase != SESSION_DEAD) {
-		s->phase = SESSION_DEAD;
+		session_set_phase(s, SESSION_DEAD);
 		session_fail_all_pending(s, "the connection was closed");
 	}
 	s->transport->ops->free(s->transport);
@@ -676,7 +697,7 @@ session_close(struct session *s, void (*done)(void *), void *arg)
 {
 	s->cbs = NULL;
 	if (s->phase != SESSION_DEAD) {
-		s->phase = SESSION_DEAD;
+		session_set_phase(s, SESSION_DEAD);
 		session_fail_all_pending(s, "the connection was closed");
 	}
 	s->close_done = done;

@@ -510,7 +510,10 @@ def child_env(extra=None):
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/root"),
            "XDG_CONFIG_HOME": CONFIG_HOME, "XDG_CACHE_HOME": CACHE_HOME,
-           "MCPD_NO_AUTOSTART": "1"}
+           "MCPD_NO_AUTOSTART": "1",
+           # An illegal state transition stops mcpd: a bug, seen at once
+           # (doc/states.md).
+           "MCPD_STRICT_STATES": "1"}
     for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
         if k in os.environ:
             env[k] = os.environ[k]

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * State machines: each object's state is one enum, its legal moves one
+ * table, and every move goes through fsm_move, which checks it. An illegal
+ * move is a bug: it aborts where bugs are looked for (MCPD_STRICT_STATES=1
+ * in the environment, which the tests set, or a sanitizer build) and is
+ * logged loudly, once per move, in a release build, where one object's bug
+ * must not end every server (DESIGN 10; doc/states.md draws the tables).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mcpd.h"
+#include "probe-int.h"
+#include "server-int.h"
+#include "session-int.h"
+
+/* Moves already reported (release builds): from * FSM_MAX + to, by fsm. */
+#define FSM_MAX 16
+
+static bool
+fsm_is_strict(void)
+{
+	static int strict = -1;
+	const char *v;
+
+	if (strict < 0) {
+#ifdef MCPD_STRICT_STATES
+		strict = 1;
+#else
+		v = getenv("MCPD_STRICT_STATES");
+		strict = v != NULL && strcmp(v, "1") == 0;
+#endif
+	}
+	return strict == 1;
+}
+
+bool
+fsm_allows(const struct fsm *m, int from, int to)
+{
+	return from >= 0 && to >= 0 && (unsigned)from < m->n &&
+	    (unsigned)to < m->n && (m->next[from] & (1u << to)) != 0;
+}
+
+int
+fsm_move(const struct fsm *m, int from, int to, const char *who)
+{
+	static unsigned char reported[FSM_MAX * FSM_MAX];
+
+	if (from == to || fsm_allows(m, from, to))
+		return to;
+	if (fsm_is_strict())
+		fatalx("BUG: %s %s: illegal state transition %s -> %s", m->name,
+		    who, fsm_state_name(m, from), fsm_state_name(m, to));
+	if (from < FSM_MAX && to < FSM_MAX && !reported[from * FSM_MAX + to]) {
+		reported[from * FSM_MAX + to] = 1;
+		log_warnx("BUG: %s %s: illegal state transition %s -> %s "
+			  "(please report it: mcpd goes on)",
+		    m->name, who, fsm_state_name(m, from),
+		    fsm_state_name(m, to));
+	}
+	return to;
+}
+
+const char *
+fsm_state_name(const struct fsm *m, int state)
+{
+	return state >= 0 && (unsigned)state < m->n ? m->states[state] : "?";
+}
+
+void
+fsm_print(const struct fsm *m, FILE *f)
+{
+	for (unsigned from = 0; from < m->n; from++) {
+		const char *sep = "";
+
+		fprintf(f, "%-12s ->", m->states[from]);
+		for (unsigned to = 0; to < m->n; to++)
+			if (m->next[from] & (1u << to)) {
+				fprintf(f, "%s %s", sep, m->states[to]);
+				sep = ",";
+			}
+		fprintf(f, "%s\n", *sep == '\0' ? " (end)" : "");
+	}
+}
+
+void
+fsm_print_dot(const struct fsm *m, FILE *f)
+{
+	fprintf(f, "digraph %s {\n\trankdir=LR;\n", m->name);
+	for (unsigned from = 0; from < m->n; from++)
+		for (unsigned to = 0; to < m->n; to++)
+			if (m->next[from] & (1u << to))
+				fprintf(f, "\t\"%s\" -> \"%s\";\n",
+				    m->states[from], m->states[to]);
+	fprintf(f, "}\n");
+}
+
+const struct fsm *const fsm_all[] = { &server_fsm, &session_fsm, &probe_fsm,
+	NULL };
