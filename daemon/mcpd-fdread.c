@@ -123,8 +123,8 @@ fdread_fill(struct fdread *r, int *ret_end)
 
 /*
  * New bytes go to on_read; the end goes to on_end only when nothing new
- * came with it, so that each callback is the last thing done with r (it
- * may free it) and what came first is read first.
+ * came with it, so that each callback is the last thing done with r (its
+ * owner may end it there) and what came first is read first.
  */
 static void
 fdread_ready(evutil_socket_t fd, short what, void *arg)

@@ -403,16 +403,10 @@ probe_stop_helpers(struct probe *p)
 }
 
 static void
-probe_free(struct transport *t)
+probe_release(void *arg)
 {
-	struct probe *p = probe_of(t);
+	struct probe *p = arg;
 
-	probe_stop_helpers(p);
-	if (p->inner != NULL)
-		p->inner->ops->free(p->inner);
-	event_free(p->resend);
-	event_free(p->step);
-	event_free(p->deadline);
 	free(p->image_id);
 	free(p->remembered_id);
 	child_strv_wipe_free(p->run_argv);
@@ -428,13 +422,38 @@ probe_free(struct transport *t)
 	free(p);
 }
 
+/*
+ * Nothing of the probe runs any more; its memory goes from the loop, as
+ * the other transports' does, so that a caller up the stack (a failure
+ * that ended in a free) never returns into a freed probe.
+ */
 static void
-probe_closed_due(evutil_socket_t fd, short events, void *arg)
+probe_free(struct transport *t)
+{
+	struct probe *p = probe_of(t);
+
+	probe_stop_helpers(p);
+	if (p->inner != NULL)
+		p->inner->ops->free(p->inner);
+	p->inner = NULL;
+	event_free(p->resend);
+	event_free(p->step);
+	event_free(p->deadline);
+	p->resend = p->step = p->deadline = NULL;
+	p->done = NULL;
+	defer_call(probe_release, p);
+}
+
+/* Its close ended; a probe freed meanwhile tells no one. */
+static void
+probe_closed_now(void *arg)
 {
 	struct probe *p = arg;
+	void (*done)(void *) = p->done;
 
-	(void)fd, (void)events;
-	p->done(p->done_arg);
+	p->done = NULL;
+	if (done != NULL)
+		done(p->done_arg);
 }
 
 /* The container is removed by its owner first; this ends the pipes. */
@@ -450,8 +469,7 @@ probe_close(struct transport *t, void (*done)(void *), void *arg)
 	}
 	p->done = done;
 	p->done_arg = arg;
-	event_assign(p->resend, mcpd_base, -1, 0, probe_closed_due, p);
-	event_active(p->resend, EV_TIMEOUT, 0);
+	defer_call(probe_closed_now, p);
 }
 
 static const struct transport_ops probe_ops = {

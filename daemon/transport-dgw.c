@@ -301,12 +301,16 @@ dgw_drain(struct transport *t)
 		d->proc->ops->drain(d->proc);
 }
 
+/* The close ended; a dgw freed meanwhile tells no one. */
 static void
 dgw_proc_ended(void *arg)
 {
 	struct dgw *d = arg;
+	void (*done)(void *) = d->done;
 
-	d->done(d->done_arg);
+	d->done = NULL;
+	if (done != NULL)
+		done(d->done_arg);
 }
 
 /* HTTP first, then the process: stdin closed, SIGTERM, SIGKILL. */
@@ -316,15 +320,6 @@ dgw_http_ended(void *arg)
 	struct dgw *d = arg;
 
 	d->proc->ops->close(d->proc, dgw_proc_ended, d);
-}
-
-static void
-dgw_closed_due(evutil_socket_t fd, short events, void *arg)
-{
-	struct dgw *d = arg;
-
-	(void)fd, (void)events;
-	d->done(d->done_arg);
 }
 
 static void
@@ -342,11 +337,24 @@ dgw_close(struct transport *t, void (*done)(void *), void *arg)
 		d->proc->ops->close(d->proc, dgw_proc_ended, d);
 	else {
 		/* Nothing ran: the answer still comes from the loop. */
-		event_assign(d->resend, mcpd_base, -1, 0, dgw_closed_due, d);
-		event_active(d->resend, EV_TIMEOUT, 0);
+		defer_call(dgw_proc_ended, d);
 	}
 }
 
+static void
+dgw_release(void *arg)
+{
+	struct dgw *d = arg;
+
+	child_strv_free(d->argv);
+	free(d->cwd);
+	free(d->remote.url);
+	jsonwipe_decref(d->remote.headers);
+	json_decref(d->held);
+	free(d);
+}
+
+/* Its memory goes from the loop, as every transport's (DESIGN 10). */
 static void
 dgw_free(struct transport *t)
 {
@@ -356,13 +364,11 @@ dgw_free(struct transport *t)
 		d->http->ops->free(d->http);
 	if (d->proc != NULL)
 		d->proc->ops->free(d->proc);
+	d->http = d->proc = NULL;
 	event_free(d->resend);
-	child_strv_free(d->argv);
-	free(d->cwd);
-	free(d->remote.url);
-	jsonwipe_decref(d->remote.headers);
-	json_decref(d->held);
-	free(d);
+	d->resend = NULL;
+	d->done = NULL;
+	defer_call(dgw_release, d);
 }
 
 static const struct transport_ops dgw_ops = {

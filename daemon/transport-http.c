@@ -408,6 +408,8 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 	shttp_post_free(p);
 }
 
+static void shttp_closed_now(void *);
+
 static void
 shttp_on_done(void *arg, int err, const char *why)
 {
@@ -420,7 +422,7 @@ shttp_on_done(void *arg, int err, const char *why)
 		shttp_post_free(p);
 		if (ht->done != NULL && LIST_EMPTY(&ht->posts)) {
 			evtimer_del(ht->timer);
-			event_active(ht->timer, EV_TIMEOUT, 0);
+			defer_call(shttp_closed_now, ht);
 		}
 		return;
 	}
@@ -662,12 +664,11 @@ shttp_send(struct transport *t, const json_t *msg, const json_t *tool)
 }
 
 static void
-shttp_release(evutil_socket_t fd, short events, void *arg)
+shttp_release(void *arg)
 {
 	struct shttp_transport *ht = arg;
 	struct shttp_post *p;
 
-	(void)fd, (void)events;
 	netpolicy_cancel(ht->policy);
 	while ((p = LIST_FIRST(&ht->posts)) != NULL)
 		shttp_post_free(p);
@@ -697,20 +698,27 @@ shttp_free(struct transport *t)
 	ht->is_closing = true;
 	ht->done = NULL;
 	event_del(ht->timer);
-	event_assign(ht->timer, mcpd_base, -1, 0, shttp_release, ht);
-	event_active(ht->timer, EV_TIMEOUT, 0);
+	defer_call(shttp_release, ht);
 }
 
+/* The close ended (its DELETE answered, or there was none): told once. */
 static void
-shttp_closed(evutil_socket_t fd, short events, void *arg)
+shttp_closed_now(void *arg)
 {
 	struct shttp_transport *ht = arg;
 	void (*done)(void *) = ht->done;
 
-	(void)fd, (void)events;
 	ht->done = NULL;
 	if (done != NULL)
 		done(ht->done_arg);
+}
+
+/* The DELETE took longer than one stop step: the close ends anyway. */
+static void
+shttp_closed(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd, (void)events;
+	shttp_closed_now(arg);
 }
 
 /* Ends the session on the server (DELETE), within one stop step. */
@@ -731,7 +739,7 @@ shttp_close(struct transport *t, void (*done)(void *), void *arg)
 	}
 	event_assign(ht->timer, mcpd_base, -1, 0, shttp_closed, ht);
 	if (ht->client == NULL || ht->session_id == NULL) {
-		event_active(ht->timer, EV_TIMEOUT, 0);
+		defer_call(shttp_closed_now, ht);
 		return;
 	}
 	shttp_post_start(ht, shttp_post_new(ht, NULL), "DELETE", NULL, NULL);

@@ -366,11 +366,10 @@ stdio_close(struct transport *t, void (*done)(void *), void *arg)
 }
 
 static void
-stdio_release(evutil_socket_t fd, short events, void *arg)
+stdio_release(void *arg)
 {
 	struct stdio_transport *st = arg;
 
-	(void)fd, (void)events;
 	if (st->stop_timer != NULL)
 		event_free(st->stop_timer);
 	stdio_close_stdin(st);
@@ -408,9 +407,7 @@ stdio_free(struct transport *t)
 		fdread_disable(&st->out);
 	if (st->err != NULL)
 		bufferevent_disable(st->err, EV_READ | EV_WRITE);
-	if (event_base_once(mcpd_base, -1, EV_TIMEOUT, stdio_release, st,
-		NULL) < 0)
-		fatalx("cannot schedule a transport release");
+	defer_call(stdio_release, st);
 }
 
 static const struct transport_ops stdio_ops = {
