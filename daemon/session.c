@@ -74,6 +74,9 @@ session_pending_fail(struct pending *p, enum errors_kind kind,
 	session_pending_finish(p, &r);
 }
 
+static void session_pending_later(struct pending *, enum errors_kind,
+    const char *why, const char *detail);
+
 static void
 session_fail_all_pending(struct session *s, const char *why)
 {
@@ -87,7 +90,8 @@ session_fail_all_pending(struct session *s, const char *why)
 
 		while ((p = LIST_FIRST(&s->buckets[i])) != NULL) {
 			session_pending_remove(s, p);
-			session_pending_fail(p, ERRORS_OUTCOME_UNKNOWN, msg);
+			session_pending_later(p, ERRORS_OUTCOME_UNKNOWN, "%s",
+			    msg);
 		}
 	}
 }
@@ -150,26 +154,26 @@ session_pending_expired(evutil_socket_t fd, short events, void *arg)
 }
 
 static void
-session_pending_failed_later(evutil_socket_t fd, short events, void *arg)
+session_pending_failed_later(void *arg)
 {
 	struct pending *p = arg;
-
 	char *why = p->later_why;
 
-	(void)fd, (void)events;
 	session_pending_fail(p, p->later_kind, why);
 	free(why);
 }
 
-/* The request fails (why: a format of one %s) from the loop, never in its caller. */
+/*
+ * The request, out of its session's maps, fails (why: a format of one %s)
+ * from the loop, never in its caller.
+ */
 static void
 session_pending_later(struct pending *p, enum errors_kind kind, const char *why,
     const char *detail)
 {
 	p->later_kind = kind;
 	xasprintf(&p->later_why, why, detail != NULL ? detail : "");
-	evtimer_assign(&p->timer, mcpd_base, session_pending_failed_later, p);
-	event_active(&p->timer, EV_TIMEOUT, 0);
+	defer_call(session_pending_failed_later, p);
 }
 
 void
