@@ -42,11 +42,21 @@ struct docker_cmd {
 	int status;
 };
 
+/*
+ * Someone waiting for a removal. Told from the loop (defer_call): between
+ * its removal's end and then it is in its record's told list, where an
+ * unwait still finds it (fn NULL: told nothing) and a freed record leaves
+ * it (ct NULL).
+ */
 struct docker_waiter {
 	docker_removed_fn *fn;
 	void *arg;
+	struct docker_container *ct; /* while told: its record, or NULL */
+	int r;			     /* ... how the removal ended */
+	char *why;
 	TAILQ_ENTRY(docker_waiter) entry;
 };
+TAILQ_HEAD(docker_waiters, docker_waiter);
 
 struct docker_container {
 	char *agent, *server;
@@ -76,7 +86,8 @@ struct docker_container {
 	bool is_busy_name, is_busy_old; /* which one the busy wait is for */
 	struct event *tell; /* answers waiters when nothing was to be removed */
 	struct event *tell_old; /* answers waiters for an old one that ended */
-	TAILQ_HEAD(, docker_waiter) waiters;
+	struct docker_waiters waiters;
+	struct docker_waiters told; /* told from the loop, not yet */
 };
 
 /* Variables the docker CLI itself reads; passed through from mcpd's. */
@@ -502,6 +513,7 @@ docker_container_new(const char *agent, const char *server,
 	    ct->tell_old == NULL)
 		fatal("out of memory");
 	TAILQ_INIT(&ct->waiters);
+	TAILQ_INIT(&ct->told);
 	return ct;
 }
 
@@ -515,6 +527,12 @@ docker_container_free(struct docker_container *ct)
 	while ((w = TAILQ_FIRST(&ct->waiters)) != NULL) {
 		TAILQ_REMOVE(&ct->waiters, w, entry);
 		free(w);
+	}
+	/* Those told already hear nothing: their record is gone. */
+	while ((w = TAILQ_FIRST(&ct->told)) != NULL) {
+		TAILQ_REMOVE(&ct->told, w, entry);
+		w->ct = NULL;
+		w->fn = NULL;
 	}
 	docker_cmd_cancel(ct->removing);
 	docker_cmd_cancel(ct->removing_old);
@@ -619,25 +637,35 @@ docker_is_gone(int status, const char *err)
 		    strcasestr(err, "no such object") != NULL));
 }
 
-/*
- * Tells every waiter. A waiter does not free ct (servers go from the loop,
- * DESIGN 10), but nothing of ct is used after a waiter ran all the same.
- */
+static void
+docker_waiter_tell(void *arg)
+{
+	struct docker_waiter *w = arg;
+
+	if (w->ct != NULL)
+		TAILQ_REMOVE(&w->ct->told, w, entry);
+	if (w->fn != NULL)
+		w->fn(w->arg, w->r, w->why);
+	free(w->why);
+	free(w);
+}
+
+/* Tells every waiter, each from the loop (docker_waiter_tell). */
 static void
 docker_tell_waiters(struct docker_container *ct, int r, const char *holder)
 {
-	TAILQ_HEAD(, docker_waiter) waiters = TAILQ_HEAD_INITIALIZER(waiters);
 	struct docker_waiter *w;
 	const char *text = r < 0 ? docker_container_error(ct) : holder;
-	char *why = text != NULL ? xstrdup(text) : NULL;
 
-	TAILQ_CONCAT(&waiters, &ct->waiters, entry);
-	while ((w = TAILQ_FIRST(&waiters)) != NULL) {
-		TAILQ_REMOVE(&waiters, w, entry);
-		w->fn(w->arg, r, why);
-		free(w);
+	/* Each from the loop: none can free another's owner under it. */
+	while ((w = TAILQ_FIRST(&ct->waiters)) != NULL) {
+		TAILQ_REMOVE(&ct->waiters, w, entry);
+		w->ct = ct;
+		w->r = r;
+		w->why = text != NULL ? xstrdup(text) : NULL;
+		TAILQ_INSERT_TAIL(&ct->told, w, entry);
+		defer_call(docker_waiter_tell, w);
 	}
-	free(why);
 }
 
 static void
@@ -1038,4 +1066,8 @@ docker_container_unwait(struct docker_container *ct, void *arg)
 			free(w);
 		}
 	}
+	/* Told already, from the loop: it hears nothing now. */
+	TAILQ_FOREACH(w, &ct->told, entry)
+		if (w->arg == arg)
+			w->fn = NULL;
 }
