@@ -98,6 +98,36 @@ session_list_abort(struct session *s, const char *why)
 	    why);
 }
 
+/* A request of the session's own (its handshake, its listing). */
+struct session_own {
+	session_reply_fn *fn;
+	struct session *s; /* a reference: the answer may come after a free */
+};
+
+static void
+session_own_answered(void *arg, const struct session_reply *r)
+{
+	struct session_own *o = arg;
+
+	if (o->s->phase != SESSION_DEAD)
+		o->fn(o->s, r);
+	session_unref(o->s);
+	free(o);
+}
+
+/* Sends it, holding s until fn has heard the answer (not when s died). */
+static void
+session_request_own(struct session *s, const char *method, json_t *params,
+    int timeout_ms, session_reply_fn *fn)
+{
+	struct session_own *o = xmalloc(sizeof *o);
+
+	o->fn = fn;
+	o->s = s;
+	session_ref(s);
+	session_request(s, method, params, timeout_ms, session_own_answered, o);
+}
+
 static void
 session_on_tools_page(void *arg, const struct session_reply *r)
 {
@@ -106,8 +136,6 @@ session_on_tools_page(void *arg, const struct session_reply *r)
 	const char *cursor;
 	char why[512];
 
-	if (s->phase == SESSION_DEAD)
-		return;
 	if (r->result == NULL) {
 		snprintf(why, sizeof why, "%s", r->message);
 		session_list_abort(s, why);
@@ -156,8 +184,8 @@ session_list_next(struct session *s, const char *cursor)
 		json_object_set_new(s->seen_cursors, cursor, json_true());
 		json_object_set_new(params, "cursor", json_string(cursor));
 	}
-	session_request(s, "tools/list", params, session_timeout(s),
-	    session_on_tools_page, s);
+	session_request_own(s, "tools/list", params, session_timeout(s),
+	    session_on_tools_page);
 }
 
 static bool
@@ -199,8 +227,6 @@ session_on_initialize(void *arg, const struct session_reply *r)
 	const char *version;
 	json_t *note;
 
-	if (s->phase == SESSION_DEAD)
-		return;
 	if (r->result == NULL) {
 		s->is_denied = r->error == NULL && r->kind == ERRORS_DENIED;
 		session_fail(s, "initialize failed: %s", r->message);
@@ -242,8 +268,8 @@ session_initialize_params(const struct session *s)
 static void
 session_initialize(struct session *s)
 {
-	session_request(s, "initialize", session_initialize_params(s),
-	    session_timeout(s), session_on_initialize, s);
+	session_request_own(s, "initialize", session_initialize_params(s),
+	    session_timeout(s), session_on_initialize);
 }
 
 /*
@@ -258,8 +284,6 @@ session_on_discover(void *arg, const struct session_reply *r)
 	struct session *s = arg;
 	json_t *data = json_object_get(r->error, "data");
 
-	if (s->phase == SESSION_DEAD)
-		return;
 	if (r->result != NULL &&
 	    era_lists_version(json_object_get(r->result, "supportedVersions"),
 		ERA_MODERN)) {
@@ -285,8 +309,8 @@ session_discover(struct session *s)
 	int left = session_timeout(s);
 	int timeout = left < SESSION_DISCOVER_MS ? left : SESSION_DISCOVER_MS;
 
-	session_request(s, "server/discover", json_object(), timeout,
-	    session_on_discover, s);
+	session_request_own(s, "server/discover", json_object(), timeout,
+	    session_on_discover);
 }
 
 int
