@@ -1098,6 +1098,35 @@ struct transport {
 	const struct transport_cbs *cbs;
 	void *cb_arg;
 };
+/*
+ * transport-hold.c: what a wrapper transport (the probe, the Docker gateway
+ * transport) holds of the session's handshake until its inner transport
+ * first answers: the requests, sent again over a new inner transport or
+ * while the inner one does not listen yet.
+ */
+struct transport_hold {
+	json_t *held;	      /* [msg, tool] pairs sent before an answer */
+	struct event *resend; /* sends them again (the owner's callback) */
+	bool is_confirmed;    /* the inner transport answered: none held */
+};
+void transport_hold_init(struct transport_hold *,
+    void (*resend)(evutil_socket_t, short, void *), void *arg);
+void transport_hold_free(struct transport_hold *);
+/*
+ * A message the session sends, kept while unconfirmed when it is a
+ * request; true when it withdrew a held request (a cancel) instead.
+ */
+bool transport_hold_note(struct transport_hold *, const json_t *msg,
+    const json_t *tool);
+/* Sends every held request again over inner. */
+void transport_hold_send(const struct transport_hold *,
+    struct transport *inner);
+/* The inner transport answered: nothing is held or resent any more. */
+void transport_hold_confirm(struct transport_hold *);
+/* Not listening yet: the held requests go again in ms (once armed). */
+void transport_hold_retry(struct transport_hold *, int ms);
+/* No resend is due (the session closes, the transport switches). */
+void transport_hold_stop(struct transport_hold *);
 /* Keeps its own copy of the spec. */
 struct transport *transport_stdio_new(const struct child_spec *,
     const struct transport_cbs *, void *arg);

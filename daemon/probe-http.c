@@ -29,7 +29,7 @@ probe_logs_ended(void *arg, int status, const char *out, const char *err)
 
 	(void)out;
 	p->logs = NULL;
-	if (p->is_direct && !p->is_confirmed) {
+	if (p->is_direct && !p->hold.is_confirmed) {
 		probe_http_fall_back(p, "the container stopped", true);
 		free(why);
 		return;
@@ -340,7 +340,7 @@ probe_http_direct_due(evutil_socket_t fd, short events, void *arg)
 	/* A docker run -d that is cut off could still leave a container. */
 	if (p->cmd != NULL)
 		evtimer_add(p->deadline, &tv);
-	else if (p->is_direct && !p->is_confirmed)
+	else if (p->is_direct && !p->hold.is_confirmed)
 		probe_http_fall_back(p, "no HTTP answer in time", true);
 }
 
@@ -406,7 +406,7 @@ probe_http_fall_back(struct probe *p, const char *why, bool forget)
 	const char *name = docker_container_name(p->ct);
 
 	if (p->is_closing || !p->is_direct || p->phase == PROBE_STDIO ||
-	    p->is_confirmed)
+	    p->hold.is_confirmed)
 		return;
 	log_server(LOG_WARNING, p->target.server,
 	    "container %s of image %s did not answer HTTP as remembered (%s): %sremoving it and probing the image",
@@ -421,7 +421,7 @@ probe_http_fall_back(struct probe *p, const char *why, bool forget)
 	docker_cmd_cancel(p->cmd);
 	docker_cmd_cancel(p->logs);
 	p->cmd = p->logs = NULL;
-	evtimer_del(p->resend);
+	transport_hold_stop(&p->hold);
 	evtimer_del(p->deadline);
 	probe_set_phase(p, PROBE_SWITCHING);
 	docker_container_remove(p->ct, probe_direct_removed, p);

@@ -40,11 +40,9 @@ struct probe {
 	char *since;   /* a promoted probe's logs are followed from then on */
 	int host_port; /* published on 127.0.0.1 */
 	char *path;
-	json_t *held;	   /* [msg, tool] pairs not yet answered by anyone */
-	bool is_confirmed; /* the server answered: the transport is known */
-	struct docker_cmd *cmd;	 /* docker run -d or docker port */
-	struct docker_cmd *logs; /* docker logs -f of the managed one */
-	struct event *resend;
+	struct transport_hold hold; /* the handshake, until an answer */
+	struct docker_cmd *cmd;	    /* docker run -d or docker port */
+	struct docker_cmd *logs;    /* docker logs -f of the managed one */
 	struct event *step;	/* the switch, out of the inner's callback */
 	struct event *deadline; /* of a remembered image's first answer */
 	char *image_id;		/* what the managed container runs */

@@ -96,12 +96,7 @@ probe_run_failed(struct probe *p, const char *fmt, const char *why)
 void
 probe_send_held(struct probe *p)
 {
-	json_t *pair;
-	size_t i;
-
-	json_array_foreach(p->held, i, pair)
-		p->inner->ops->send(p->inner, json_array_get(pair, 0),
-		    json_array_get(pair, 1));
+	transport_hold_send(&p->hold, p->inner);
 }
 
 static void
@@ -110,7 +105,7 @@ probe_resend_due(evutil_socket_t fd, short events, void *arg)
 	struct probe *p = arg;
 
 	(void)fd, (void)events;
-	if (p->phase == PROBE_HTTP && !p->is_confirmed)
+	if (p->phase == PROBE_HTTP && !p->hold.is_confirmed)
 		probe_send_held(p);
 }
 
@@ -138,7 +133,7 @@ probe_on_raw(void *arg, const char *line, size_t len)
 
 	if (p->t.cbs->raw == NULL || !p->t.cbs->raw(p->t.cb_arg, line, len))
 		return false;
-	p->is_confirmed = true;
+	p->hold.is_confirmed = true;
 	return true;
 }
 
@@ -149,10 +144,8 @@ probe_on_message(void *arg, json_t *msg)
 
 	if (p->phase == PROBE_SWITCHING)
 		return;
-	if (!p->is_confirmed) {
-		p->is_confirmed = true;
-		json_array_clear(p->held);
-		evtimer_del(p->resend);
+	if (!p->hold.is_confirmed) {
+		transport_hold_confirm(&p->hold);
 		evtimer_del(p->deadline);
 		/* Its next probe need not ask which ports it exposes. */
 		if (p->phase == PROBE_STDIO && !p->is_known_stdio)
@@ -174,15 +167,13 @@ probe_on_failed(void *arg, const json_t *id, enum errors_kind kind,
     const char *why)
 {
 	struct probe *p = arg;
-	struct timeval tv = { 0, PROBE_RESEND_MS * 1000 };
 
 	if (p->phase == PROBE_SWITCHING)
 		return;
-	if (p->phase == PROBE_HTTP && !p->is_confirmed) {
+	if (p->phase == PROBE_HTTP && !p->hold.is_confirmed) {
 		log_debug("container %s not answering yet: %s",
 		    docker_container_name(p->ct), why);
-		if (!evtimer_pending(p->resend, NULL))
-			evtimer_add(p->resend, &tv);
+		transport_hold_retry(&p->hold, PROBE_RESEND_MS);
 		return;
 	}
 	p->t.cbs->failed(p->t.cb_arg, id, kind, why);
@@ -198,14 +189,14 @@ probe_on_stderr(void *arg, const char *line, size_t len)
 	if (p->phase == PROBE_SWITCHING || p->is_closing)
 		return;
 	p->t.cbs->stderr_line(p->t.cb_arg, line, len);
-	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
+	if (p->phase == PROBE_STDIO && !p->hold.is_confirmed &&
 	    probe_is_name_conflict(line, len))
 		p->saw_name_conflict = true;
-	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
+	if (p->phase == PROBE_STDIO && !p->hold.is_confirmed &&
 	    (strstr(line, "Unable to find image") != NULL ||
 		strstr(line, "Pulling from") != NULL))
 		probe_progress(p, "pulling", "%.*s", (int)len, line);
-	if (p->phase == PROBE_STDIO && !p->is_confirmed &&
+	if (p->phase == PROBE_STDIO && !p->hold.is_confirmed &&
 	    probe_detect_http(line, len, &port, &path) > 0)
 		probe_http_switch(p, port, path);
 }
@@ -217,9 +208,9 @@ probe_on_closed(void *arg, const char *why)
 
 	if (p->phase == PROBE_SWITCHING || p->is_closing)
 		return;
-	if (p->phase == PROBE_STDIO && !p->is_confirmed)
+	if (p->phase == PROBE_STDIO && !p->hold.is_confirmed)
 		probe_run_failed(p, "docker run of %s ended: %s", why);
-	else if (p->is_direct && !p->is_confirmed)
+	else if (p->is_direct && !p->hold.is_confirmed)
 		probe_http_fall_back(p, why, true);
 	else if (p->phase == PROBE_STDIO)
 		probe_fail(p, "docker run of %s ended: %s", why);
@@ -364,17 +355,9 @@ probe_send(struct transport *t, const json_t *msg, const json_t *tool)
 {
 	struct probe *p = probe_of(t);
 
-	/*
-	 * A request the session gave up on (it sends notifications/cancelled)
-	 * is not held any longer: over HTTP it would only race the one that
-	 * replaced it (a stale server/discover next to initialize).
-	 */
-	if (!p->is_confirmed && jsonrpc_unqueue_cancelled(p->held, msg) >= 0 &&
-	    p->phase != PROBE_STDIO)
+	/* Over stdio the cancel goes on: the probe reads what it was sent. */
+	if (transport_hold_note(&p->hold, msg, tool) && p->phase != PROBE_STDIO)
 		return 0;
-	if (!p->is_confirmed && json_object_get(msg, "id") != NULL)
-		json_array_append_new(p->held,
-		    json_pack("[OO]", msg, tool != NULL ? tool : json_null()));
 	if (p->phase == PROBE_SWITCHING || p->phase == PROBE_LOOKING)
 		return 0;
 	return p->inner->ops->send(p->inner, msg, tool);
@@ -397,7 +380,7 @@ probe_stop_helpers(struct probe *p)
 	docker_cmd_cancel(p->cmd);
 	docker_cmd_cancel(p->logs);
 	p->cmd = p->logs = NULL;
-	evtimer_del(p->resend);
+	transport_hold_stop(&p->hold);
 	event_del(p->step);
 	evtimer_del(p->deadline);
 }
@@ -418,7 +401,6 @@ probe_release(void *arg)
 	free(p->path);
 	free(p->run_failed);
 	free(p->since);
-	json_decref(p->held);
 	free(p);
 }
 
@@ -436,10 +418,10 @@ probe_free(struct transport *t)
 	if (p->inner != NULL)
 		p->inner->ops->free(p->inner);
 	p->inner = NULL;
-	event_free(p->resend);
+	transport_hold_free(&p->hold);
 	event_free(p->step);
 	event_free(p->deadline);
-	p->resend = p->step = p->deadline = NULL;
+	p->step = p->deadline = NULL;
 	p->done = NULL;
 	defer_call(probe_release, p);
 }
@@ -498,12 +480,11 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	p->target.agent = p->agent;
 	p->target.server = p->server;
 	p->ct = ct;
-	p->held = xjson(json_array());
-	p->resend = evtimer_new(mcpd_base, probe_resend_due, p);
+	transport_hold_init(&p->hold, probe_resend_due, p);
 	p->step = event_new(mcpd_base, -1, 0, probe_http_switch_due, p);
 	p->deadline = evtimer_new(mcpd_base, probe_http_direct_due, p);
 	p->run_env = docker_env(p->spec.env);
-	if (p->resend == NULL || p->step == NULL || p->deadline == NULL)
+	if (p->step == NULL || p->deadline == NULL)
 		fatal("out of memory");
 	return &p->t;
 }

@@ -26,10 +26,8 @@ struct dgw {
 	struct transport *http; /* Streamable HTTP to 127.0.0.1:port/mcp */
 	struct remote_spec remote;
 	int port;
-	json_t *held; /* [msg, tool] pairs sent before it first answered */
-	bool is_confirmed;
+	struct transport_hold hold; /* the handshake, until it answers */
 	bool is_closing;
-	struct event *resend;
 	void (*done)(void *);
 	void *done_arg;
 };
@@ -120,34 +118,13 @@ static const struct transport_cbs dgw_proc_cbs = {
 /* ---- Streamable HTTP to it ---- */
 
 static void
-dgw_send_held(struct dgw *d)
-{
-	json_t *pair;
-	size_t i;
-
-	json_array_foreach(d->held, i, pair)
-		d->http->ops->send(d->http, json_array_get(pair, 0),
-		    json_array_get(pair, 1));
-}
-
-static void
 dgw_resend_due(evutil_socket_t fd, short events, void *arg)
 {
 	struct dgw *d = arg;
 
 	(void)fd, (void)events;
-	if (!d->is_confirmed && !d->is_closing)
-		dgw_send_held(d);
-}
-
-static void
-dgw_confirm(struct dgw *d)
-{
-	if (d->is_confirmed)
-		return;
-	d->is_confirmed = true;
-	json_array_clear(d->held);
-	evtimer_del(d->resend);
+	if (!d->hold.is_confirmed && !d->is_closing)
+		transport_hold_send(&d->hold, d->http);
 }
 
 static bool
@@ -157,7 +134,7 @@ dgw_http_raw(void *arg, const char *line, size_t len)
 
 	if (d->t.cbs->raw == NULL || !d->t.cbs->raw(d->t.cb_arg, line, len))
 		return false;
-	dgw_confirm(d);
+	transport_hold_confirm(&d->hold);
 	return true;
 }
 
@@ -166,7 +143,7 @@ dgw_http_message(void *arg, json_t *msg)
 {
 	struct dgw *d = arg;
 
-	dgw_confirm(d);
+	transport_hold_confirm(&d->hold);
 	d->t.cbs->message(d->t.cb_arg, msg);
 }
 
@@ -176,13 +153,11 @@ dgw_http_failed(void *arg, const json_t *id, enum errors_kind kind,
     const char *why)
 {
 	struct dgw *d = arg;
-	struct timeval tv = { 0, DGW_RESEND_MS * 1000 };
 
-	if (!d->is_confirmed) {
+	if (!d->hold.is_confirmed) {
 		log_debug("gateway on port %d not answering yet: %s", d->port,
 		    why);
-		if (!evtimer_pending(d->resend, NULL))
-			evtimer_add(d->resend, &tv);
+		transport_hold_retry(&d->hold, DGW_RESEND_MS);
 		return;
 	}
 	d->t.cbs->failed(d->t.cb_arg, id, kind, why);
@@ -284,11 +259,8 @@ dgw_send(struct transport *t, const json_t *msg, const json_t *tool)
 
 	if (d->http == NULL || d->is_closing)
 		return -EPIPE;
-	if (!d->is_confirmed && jsonrpc_unqueue_cancelled(d->held, msg) >= 0)
+	if (transport_hold_note(&d->hold, msg, tool))
 		return 0;
-	if (!d->is_confirmed && json_object_get(msg, "id") != NULL)
-		json_array_append_new(d->held,
-		    json_pack("[OO]", msg, tool != NULL ? tool : json_null()));
 	return d->http->ops->send(d->http, msg, tool);
 }
 
@@ -330,7 +302,7 @@ dgw_close(struct transport *t, void (*done)(void *), void *arg)
 	d->is_closing = true;
 	d->done = done;
 	d->done_arg = arg;
-	evtimer_del(d->resend);
+	transport_hold_stop(&d->hold);
 	if (d->http != NULL)
 		d->http->ops->close(d->http, dgw_http_ended, d);
 	else if (d->proc != NULL)
@@ -350,7 +322,6 @@ dgw_release(void *arg)
 	free(d->cwd);
 	free(d->remote.url);
 	jsonwipe_decref(d->remote.headers);
-	json_decref(d->held);
 	free(d);
 }
 
@@ -365,8 +336,7 @@ dgw_free(struct transport *t)
 	if (d->proc != NULL)
 		d->proc->ops->free(d->proc);
 	d->http = d->proc = NULL;
-	event_free(d->resend);
-	d->resend = NULL;
+	transport_hold_free(&d->hold);
 	d->done = NULL;
 	defer_call(dgw_release, d);
 }
@@ -401,9 +371,6 @@ transport_dgw_new(const struct server_spec *spec,
 	d->argv = child_strv_copy(spec->argv);
 	if (spec->cwd != NULL)
 		d->cwd = xstrdup(spec->cwd);
-	d->held = xjson(json_array());
-	d->resend = evtimer_new(mcpd_base, dgw_resend_due, d);
-	if (d->resend == NULL)
-		fatal("out of memory");
+	transport_hold_init(&d->hold, dgw_resend_due, d);
 	return &d->t;
 }
