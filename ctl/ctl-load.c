@@ -28,6 +28,8 @@ enum {
 	CTL_LOAD_OAUTH_CLIENT_ID,
 	CTL_LOAD_OAUTH_CLIENT_SECRET,
 	CTL_LOAD_OAUTH_ISSUER,
+	CTL_LOAD_ON_DEMAND,
+	CTL_LOAD_IDLE_STOP,
 };
 
 /* What the name options ask for (load by name). */
@@ -42,6 +44,8 @@ static const struct option ctl_load_options[] = {
 	{ "network", required_argument, NULL, CTL_LOAD_NETWORK },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "no-persist", no_argument, NULL, 'P' },
+	{ "on-demand", no_argument, NULL, CTL_LOAD_ON_DEMAND },
+	{ "idle-stop", required_argument, NULL, CTL_LOAD_IDLE_STOP },
 	{ "transport", required_argument, NULL, 'T' },
 	{ "allow-local", no_argument, NULL, 'L' },
 	{ "header", required_argument, NULL, 'H' },
@@ -319,6 +323,15 @@ ctl_load_option(json_t *params, int c, char **argv)
 		return 0;
 	case 'P':
 		json_object_set_new(params, "persist", json_false());
+		return 0;
+	case CTL_LOAD_ON_DEMAND:
+		json_object_set_new(params, "on_demand", json_true());
+		return 0;
+	case CTL_LOAD_IDLE_STOP:
+		if ((r = mcpctl_parse_duration(&ctl_load_cmd, "--idle-stop",
+			 optarg, &ms)) != 0)
+			return r;
+		json_object_set_new(params, "idle_stop_ms", json_integer(ms));
 		return 0;
 	case 'T':
 		json_object_set_new(params, "transport", json_string(optarg));
@@ -618,10 +631,10 @@ ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_load_cmd = {
 	.name = "load",
 	.synopsis =
-	    "[--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [--timeout MS] [--no-persist] -- CMD [ARGS...]\n"
-	    "       mcpctl load [--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [-v VOLUME]... [--network NET] [--timeout MS] [--no-persist] IMAGE [-- ARGS...]\n"
-	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... [--oauth-client-id ID [--oauth-client-secret SECRET] [--oauth-issuer URL]] [--timeout MS] [--no-persist] URL\n"
-	    "       mcpctl load [--source docker|official|local] [--catalog REF] [--remote] [--dry-run] [--name NAME] [-e K=V]... [--header K=V]... [--timeout MS] [--no-persist] NAME[@VERSION]\n"
+	    "[--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [--timeout MS] [--no-persist] [--on-demand] [--idle-stop DURATION] -- CMD [ARGS...]\n"
+	    "       mcpctl load [--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [-v VOLUME]... [--network NET] [--timeout MS] [--no-persist] [--on-demand] [--idle-stop DURATION] IMAGE [-- ARGS...]\n"
+	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... [--oauth-client-id ID [--oauth-client-secret SECRET] [--oauth-issuer URL]] [--timeout MS] [--no-persist] [--on-demand] [--idle-stop DURATION] URL\n"
+	    "       mcpctl load [--source docker|official|local] [--catalog REF] [--remote] [--dry-run] [--name NAME] [-e K=V]... [--header K=V]... [--timeout MS] [--no-persist] [--on-demand] [--idle-stop DURATION] NAME[@VERSION]\n"
 	    "       mcpctl load --server-json FILE [--remote] [--dry-run] [options]",
 	.summary =
 	    "start an MCP server and keep it running (a command, image, URL, or catalog or registry name)",
@@ -632,6 +645,13 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "  --timeout MS       deadline of start and handshake (default: mcpd's\n"
 	    "                     --load-timeout, 60000)\n"
 	    "  --no-persist       do not bring it back after mcpd restarts\n"
+	    "  --on-demand        started by the first call that needs it, stopped\n"
+	    "                     when idle: the load starts it once to keep its\n"
+	    "                     tools, prompts and resources, then stops it\n"
+	    "  --idle-stop DURATION\n"
+	    "                     stop it after DURATION without a call (500ms,\n"
+	    "                     30s, 10m, 2h; 0 or never: never); default 10m\n"
+	    "                     with --on-demand\n"
 	    "  -h, --help         this text\n"
 	    "  CMD and IMAGE:\n"
 	    "  -e, --env K=V      put K=V in its environment (repeatable); K=\n"

@@ -89,6 +89,10 @@ int mcpctl_parse_target(const struct mcpctl_cmd *, int argc, char **argv,
 int mcpctl_check_name(const struct mcpctl_cmd *, const char *what,
     const char *name);
 /* Parses option opt's value, a positive number of unit, into *ret; 0 or 2. */
+#define MCPCTL_DURATION_MAX_MS (7LL * 24 * 3600 * 1000) /* a week */
+/* DURATION (500ms, 30s, 10m, 2h; 0 or never: 0) in ms; else usage. */
+int mcpctl_parse_duration(const struct mcpctl_cmd *, const char *opt,
+    const char *s, json_int_t *ret_ms);
 int mcpctl_parse_positive(const struct mcpctl_cmd *, const char *opt,
     const char *s, const char *unit, json_int_t *ret);
 /*
@@ -445,6 +449,7 @@ extern const struct mcpctl_cmd ctl_reload_cmd;
 extern const struct mcpctl_cmd ctl_disable_cmd;
 extern const struct mcpctl_cmd ctl_enable_cmd;
 extern const struct mcpctl_cmd ctl_rename_cmd;
+extern const struct mcpctl_cmd ctl_set_cmd;
 extern const struct mcpctl_cmd ctl_list_cmd;
 extern const struct mcpctl_cmd ctl_tools_cmd;
 extern const struct mcpctl_cmd ctl_call_cmd;

@@ -265,6 +265,7 @@ server_job_unload(struct server *s, struct server_job *job)
 		}
 		s->is_persistent = false;
 		server_logs_forget(s);
+		server_kept_forget(s);
 	}
 	if (job->kind == SERVER_JOB_DISABLE &&
 	    !server_job_mark_disabled(s, job))
@@ -523,6 +524,13 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 			return;
 		}
 		/* FALLTHROUGH */
+	case SERVER_JOB_WAKE:
+		if (session_is_ready(s->session)) {
+			server_job_reply(job, json_null());
+			server_job_end(s);
+			return;
+		}
+		/* FALLTHROUGH */
 	case SERVER_JOB_RELOAD:
 	case SERVER_JOB_RESTART:
 		evtimer_del(s->restart_timer);
@@ -535,6 +543,9 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 		break;
 	case SERVER_JOB_RENAME:
 		server_job_rename(s, job);
+		break;
+	case SERVER_JOB_IDLE:
+		server_job_idle(s, job);
 		break;
 	}
 }

@@ -162,7 +162,8 @@ server_promote(struct server *s)
 		    true); /* a caller waits for each call */
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
-	gateway_tools_changed(s->agent);
+	if (!server_idle_promoted(s))
+		gateway_tools_changed(s->agent);
 	total = server_count(&ready);
 	notify_status("%zu of %zu servers ready", ready, total);
 }
@@ -319,7 +320,10 @@ server_start_failed_now(struct server *s, const char *why)
 		if (job->kind == SERVER_JOB_RESTART && !needs_login) {
 			s->failures++;
 			server_schedule_restart(s);
-		} else
+		} else if (job->kind == SERVER_JOB_WAKE)
+			server_set_state(s,
+			    SERVER_IDLE); /* the next call tries */
+		else
 			server_set_state(s, SERVER_FAILED);
 	}
 	/* After the answer: its stderr tail is the server's own lines. */
@@ -410,8 +414,10 @@ server_on_tools_changed(void *arg, struct session *sess)
 
 	log_server(LOG_INFO, s->name, "tools changed: %zu tools",
 	    json_array_size(session_tools_peek(sess)));
-	if (sess == s->session)
+	if (sess == s->session) {
 		gateway_tools_changed(s->agent);
+		server_kept_take(s);
+	}
 }
 
 static void
@@ -431,9 +437,10 @@ server_on_notification(void *arg, const char *method, const json_t *params)
 	if (strcmp(method, "notifications/resources/updated") == 0)
 		gateway_subs_updated(s->agent, s->name, params);
 	else if (strcmp(method, "notifications/prompts/list_changed") == 0 ||
-	    strcmp(method, "notifications/resources/list_changed") == 0)
+	    strcmp(method, "notifications/resources/list_changed") == 0) {
 		gateway_tools_changed(s->agent); /* the sessions list again */
-	else
+		server_kept_take(s);
+	} else
 		server_call_notify(s, method, params);
 }
 

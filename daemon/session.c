@@ -183,6 +183,12 @@ session_when_idle(struct session *s, void (*fn)(void *), void *arg)
 	s->idle_arg = arg;
 }
 
+bool
+session_is_busy(const struct session *s)
+{
+	return s != NULL && s->npending > 0;
+}
+
 void
 session_cancel_all(struct session *s, const char *reason)
 {
