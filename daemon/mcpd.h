@@ -1252,6 +1252,8 @@ json_t *server_load_result(const struct server *);
 void server_idle_configure(struct server *s, bool is_on_demand,
     int idle_stop_ms);
 bool server_is_on_demand(const struct server *);
+/* How many servers are idle (on demand, stopped on purpose). */
+size_t server_count_idle(void);
 int server_idle_stop_ms(const struct server *);
 /*
  * A restored on-demand server whose lists were kept stays idle (done from

@@ -70,6 +70,17 @@ server_idle_stop_ms(const struct server *s)
 	return s->idle_stop_ms;
 }
 
+size_t
+server_count_idle(void)
+{
+	struct server *s;
+	size_t n = 0;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		n += s->state == SERVER_IDLE;
+	return n;
+}
+
 bool
 server_idle_is_listed(const struct server *s)
 {
