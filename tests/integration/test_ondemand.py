@@ -14,7 +14,7 @@ import pytest
 
 from conftest import (EVERYTHING_JS, STORAGE, TESTSERVER, TESTSERVER_TOOLS,
                       cmdline, descendants, direct_tools, everything_cmd,
-                      ts_command, wait_gone)
+                      owner_containers, ts_command, wait_gone)
 from test_gateway import SdkClient
 
 CTL_DAEMON_ERROR = 1    # mcpctl's exit code for an error mcpd answered
@@ -68,6 +68,8 @@ def test_on_demand_server_is_listed_without_running(mcpd, sdk_of):
     row = mcpd.row("everything")
     assert row["state"] == "idle" and row["generation"] == gen, row
     assert everything_pids(mcpd) == []
+    assert mcpd.rpc.result("mcpd/status")["servers"] == {
+        "total": 1, "ready": 0, "idle": 1}
     # mcpctl list says so too.
     out = mcpd.ctl("list", is_json=False).out
     line = [ln for ln in out.splitlines() if ln.startswith("everything ")]
@@ -231,3 +233,25 @@ def test_bad_idle_stop_is_refused(mcpd):
                                        "idle_stop_ms": -1})
     assert err["data"]["field"] == "idle_stop_ms", err
     assert mcpd.list() == []
+
+
+def test_idle_container_server_leaves_no_container(mcpd, docker_images,
+                                                   container_guard):
+    did = mcpd.rpc.result("mcpd/status")["did"]
+    container_guard.append(did)
+    mcpd.rpc.result("mcpd/load", {"target": "mcpd-test/stdio", "name": "box",
+                                  "on_demand": True, "idle_stop_ms": 1000},
+                    timeout=120)
+    wait_idle(mcpd, "box", timeout=120)
+    # docker rm -f runs as it goes idle: wait for its end.
+    mcpd.wait_row("box", lambda r: r["container"] is None, timeout=60,
+                  what="the idle server's container record to go")
+    assert owner_containers(did) == []
+    r = mcpd.call("box", "echo", {"message": "in a container"},
+                  timeout=120)
+    assert r["structuredContent"] == {"message": "in a container"}, r
+    assert len(owner_containers(did)) == 1
+    wait_idle(mcpd, "box", timeout=120)
+    mcpd.wait_row("box", lambda r: r["container"] is None, timeout=60,
+                  what="the container to go at the idle stop")
+    assert owner_containers(did) == []
