@@ -255,3 +255,15 @@ def test_idle_container_server_leaves_no_container(mcpd, docker_images,
     mcpd.wait_row("box", lambda r: r["container"] is None, timeout=60,
                   what="the container to go at the idle stop")
     assert owner_containers(did) == []
+
+
+def test_unsaved_on_demand_server_keeps_its_lists_in_memory(mcpd):
+    """--no-persist: nothing is written, but it still goes idle listed."""
+    mcpd.load(ts_command(), name="ts", on_demand=True, idle_stop_ms=1000)
+    row = wait_idle(mcpd, "ts")
+    assert row["persistent"] is False and row["pid"] is None, row
+    assert not (mcpd.state / "kept").exists()
+    names = sorted(t["name"] for t in mcpd.tools("ts"))
+    assert names == sorted(TESTSERVER_TOOLS), names
+    r = mcpd.call("ts", "echo", {"message": "unsaved"})
+    assert r["structuredContent"] == {"message": "unsaved"}, r
