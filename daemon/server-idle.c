@@ -91,7 +91,8 @@ server_idle_is_listed(const struct server *s)
 static bool
 server_idle_holds(const struct server *s)
 {
-	return s->state == SERVER_IDLE || s->is_waking;
+	/* Stopping, mcpd starts nothing: the call fails as it would. */
+	return (s->state == SERVER_IDLE || s->is_waking) && !mcpd_is_stopping();
 }
 
 /* Something keeps s in use: it does not stop now. */
@@ -142,9 +143,13 @@ server_idle_due(evutil_socket_t fd, short events, void *arg)
 	    s->state != SERVER_READY || mcpd_is_stopping())
 		return;
 	due = s->last_used_ms + (uint64_t)s->idle_stop_ms;
-	if (server_idle_is_busy(s))
-		s->last_used_ms = now; /* in use: its idle time starts again */
-	else if (now >= due) {
+	if (server_idle_is_busy(s)) {
+		/* In use: its idle time starts again, and its log says why. */
+		s->last_used_ms = now;
+		server_logs_note(s,
+		    "not stopped after %d ms: in use (a call or request in flight, or a resource subscription)",
+		    s->idle_stop_ms);
+	} else if (now >= due) {
 		server_idle_enqueue(s, SERVER_JOB_IDLE, NULL, NULL);
 		return;
 	} else {

@@ -267,3 +267,22 @@ def test_unsaved_on_demand_server_keeps_its_lists_in_memory(mcpd):
     assert names == sorted(TESTSERVER_TOOLS), names
     r = mcpd.call("ts", "echo", {"message": "unsaved"})
     assert r["structuredContent"] == {"message": "unsaved"}, r
+
+
+def test_a_resource_subscription_keeps_it_running(mcpd):
+    load_on_demand(mcpd, everything_cmd(), "everything", idle_stop_ms=1000)
+    wait_idle(mcpd, "everything")
+    s = mcpd.mcp_session()
+    uri = s.result("resources/list", {})["resources"][0]["uri"]
+    assert mcpd.row("everything")["state"] == "idle"
+    s.result("resources/subscribe", {"uri": uri}, timeout=120)
+    # Its idle time passes with the subscription: it says so, and runs.
+    mcpd.wait_log("everything", lambda lines: any(
+        "not stopped after 1000 ms: in use" in ln for ln in lines),
+        what="the idle check to find the subscription")
+    row = mcpd.row("everything")
+    assert row["state"] == "ready" and isinstance(row["pid"], int), row
+    s.result("resources/unsubscribe", {"uri": uri})
+    row = wait_idle(mcpd, "everything")
+    assert row["pid"] is None, row
+    s.close()
