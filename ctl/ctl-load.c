@@ -448,6 +448,26 @@ ctl_load_words(json_t *params, char **words, int nwords, bool is_dashed)
 	return r < 0 ? MCPCTL_EXIT_ERROR : 0;
 }
 
+/* An on-demand server's next steps: it stops, and a call starts it. */
+static void
+ctl_load_print_on_demand(const json_t *result)
+{
+	json_int_t ms = json_integer_value(json_object_get(result,
+	    "idle_stop_ms"));
+	char *idle;
+
+	if (!json_is_true(json_object_get(result, "on_demand")))
+		return;
+	printf(
+	    "on demand: it stops once its lists are kept (state idle) and the first call starts it");
+	if (ms > 0) {
+		idle = print_duration(ms);
+		printf("; it stops again after %s without a call\n", idle);
+		free(idle);
+	} else
+		printf("; then it runs until unloaded\n");
+}
+
 void
 ctl_load_print_result(const char *verb, const json_t *result)
 {
@@ -467,6 +487,7 @@ ctl_load_print_result(const char *verb, const json_t *result)
 	if (json_is_false(json_object_get(result, "persistent")))
 		printf(
 		    "not saved: mcpd will not bring it back after a restart\n");
+	ctl_load_print_on_demand(result);
 }
 
 /* What the caller changes in the text of each line (import: its hints). */

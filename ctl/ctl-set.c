@@ -21,11 +21,11 @@ ctl_set_print(const json_t *result)
 	char *name = print_value(json_object_get(result, "name"));
 	json_int_t ms = json_integer_value(json_object_get(result,
 	    "idle_stop_ms"));
+	char *idle = print_duration(ms);
 
 	if (json_is_true(json_object_get(result, "on_demand")) && ms > 0)
-		printf(
-		    "%s runs on demand: it stops after %lld ms without a call\n",
-		    name, (long long)ms);
+		printf("%s runs on demand: it stops after %s without a call\n",
+		    name, idle);
 	else if (json_is_true(json_object_get(result, "on_demand")))
 		printf(
 		    "%s runs on demand: it starts at its first call and never stops by itself\n",
@@ -35,6 +35,7 @@ ctl_set_print(const json_t *result)
 	if (json_is_false(json_object_get(result, "persistent")))
 		printf("(not saved: it was loaded with --no-persist)\n");
 	free(name);
+	free(idle);
 }
 
 static int

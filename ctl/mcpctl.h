@@ -235,6 +235,8 @@ void print_error(const json_t *error, bool is_json);
 char *print_value(const json_t *);
 /* "5s ago", "3m ago", "2h ago", "4d ago" for an RFC 3339 UTC time, or NULL. */
 char *print_ago(const char *rfc3339);
+/* A duration in ms as mcpctl takes one: "10m", "30s", "2h", "1500ms". */
+char *print_duration(long long ms);
 /*
  * The last error of an mcpd/list row worth showing, or NULL: none, or one
  * of an older generation. *ret_at: when it happened (RFC 3339), or NULL.

@@ -540,6 +540,7 @@ server_load_result(const struct server *s)
 		json_object_set_new(r, "image", json_string(s->spec.image));
 		json_object_set_new(r, "container", server_container_row(s));
 	}
+	server_idle_describe(s, r);
 	return r;
 }
 

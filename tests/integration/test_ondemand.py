@@ -233,6 +233,17 @@ def test_bad_idle_stop_is_refused(mcpd):
                                        "idle_stop_ms": -1})
     assert err["data"]["field"] == "idle_stop_ms", err
     assert mcpd.list() == []
+    r = mcpd.ctl("load", "--on-demand", "--idle-stop", "1500ms",
+                 "--no-persist", "--name", "ts", "--", *ts_command(),
+                 is_json=False)
+    assert r.rc == 0, r
+    assert r.out.splitlines()[-1] == (
+        "on demand: it stops once its lists are kept (state idle) and the "
+        "first call starts it; it stops again after 1500ms without a "
+        "call"), r
+    r = mcpd.ctl("set", "ts", "on-demand", is_json=False)
+    assert r.out == ("ts runs on demand: it stops after 10m without a call\n"
+                     "(not saved: it was loaded with --no-persist)\n"), r
 
 
 def test_idle_container_server_leaves_no_container(mcpd, docker_images,
