@@ -104,7 +104,7 @@ server_idle_is_busy(const struct server *s)
 }
 
 /* A job of s's gate that no request waits for. */
-static void
+static struct server_job *
 server_idle_enqueue(struct server *s, enum server_job_kind kind,
     void (*done)(void *, const char *), void *arg)
 {
@@ -116,6 +116,7 @@ server_idle_enqueue(struct server *s, enum server_job_kind kind,
 	job->done_arg = arg;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
 	server_job_schedule(s);
+	return job;
 }
 
 static void
@@ -189,7 +190,7 @@ server_idle_configure(struct server *s, bool is_on_demand, int idle_stop_ms)
 	evtimer_del(s->idle_timer);
 	if (!is_on_demand) {
 		/* Always on now: an idle server starts. */
-		if (s->state == SERVER_IDLE) {
+		if (s->state == SERVER_IDLE && !s->is_waking) {
 			s->is_waking = true;
 			server_idle_enqueue(s, SERVER_JOB_WAKE, NULL, NULL);
 		}
@@ -252,7 +253,8 @@ server_idle_lists_kept(struct server *s, bool changed)
 		gateway_tools_changed(s->agent);
 	}
 	if (stops && s->is_on_demand && !server_idle_is_busy(s))
-		server_idle_enqueue(s, SERVER_JOB_IDLE, NULL, NULL);
+		server_idle_enqueue(s, SERVER_JOB_IDLE, NULL, NULL)
+		    ->is_at_once = true;
 }
 
 /* ---- calls that wait ---- */
@@ -513,8 +515,10 @@ server_job_idle(struct server *s, struct server_job *job)
 	struct session *sess = s->session;
 
 	if (s->state != SERVER_READY || !s->is_on_demand || s->kept == NULL ||
-	    server_idle_is_busy(s)) {
-		/* Restored idle, or in use again, or no longer on demand. */
+	    server_idle_is_busy(s) ||
+	    (!job->is_at_once &&
+		mcpd_now_ms() - s->last_used_ms < (uint64_t)s->idle_stop_ms)) {
+		/* Restored idle, used again since, or no longer on demand. */
 		server_job_reply(job, json_null());
 		server_job_end(s);
 		server_idle_arm(s);

@@ -41,6 +41,7 @@ struct server_job {
 	bool had_container; /* ... and removed a container */
 	bool has_new_row;   /* a load saved a row that was not there */
 	bool has_drained;   /* a shutdown: the calls in flight have ended */
+	bool is_at_once;    /* an idle stop: its lists are kept, no wait */
 	char *failed_why;   /* a failed start, while its container goes */
 	char *new_name;	    /* a rename: the name asked for */
 	char *old_name;	    /* ... and the one it had */
