@@ -524,13 +524,6 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 			return;
 		}
 		/* FALLTHROUGH */
-	case SERVER_JOB_WAKE:
-		if (session_is_ready(s->session)) {
-			server_job_reply(job, json_null());
-			server_job_end(s);
-			return;
-		}
-		/* FALLTHROUGH */
 	case SERVER_JOB_RELOAD:
 	case SERVER_JOB_RESTART:
 		evtimer_del(s->restart_timer);
@@ -546,6 +539,15 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 		break;
 	case SERVER_JOB_IDLE:
 		server_job_idle(s, job);
+		break;
+	case SERVER_JOB_WAKE:
+		/* Started meanwhile (a reload, set always): nothing to do. */
+		if (session_is_ready(s->session)) {
+			server_job_reply(job, json_null());
+			server_job_end(s);
+			return;
+		}
+		server_job_start(s, job);
 		break;
 	}
 }
