@@ -443,7 +443,8 @@ server_idle_hold_call(struct server *s, uint64_t generation, const char *tool,
 	w = server_waiter_new(s, SERVER_WAIT_CALL, req, timeout_ms);
 	w->tool = xstrdup(tool);
 	w->arguments = json_incref(arguments);
-	w->generation = generation;
+	/* A handle of the kept lists names what the start brings: current. */
+	w->generation = generation == s->generation ? 0 : generation;
 	w->mcp_params = mcp_params != NULL ? json_deep_copy(mcp_params) : NULL;
 	if (opts != NULL) {
 		w->has_opts = true;

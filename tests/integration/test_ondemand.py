@@ -128,6 +128,19 @@ def test_mcpctl_call_and_prompts_get_start_an_idle_server(mcpd):
     assert "ready, stops in 10m" in out, out
 
 
+def test_a_handle_listed_while_idle_calls_it(mcpd):
+    load_on_demand(mcpd, everything_cmd(), "everything")
+    gen = wait_idle(mcpd, "everything")["generation"]
+    handle = [t["handle"] for t in mcpd.tools("everything")
+              if t["name"] == "echo"][0]
+    assert handle == f"everything.{gen}/echo", handle
+    r = mcpd.rpc.result("mcpd/call", {"handle": handle,
+                                      "arguments": {"message": "by handle"}},
+                        timeout=120)
+    assert r["content"][0]["text"] == "Echo: by handle", r
+    assert mcpd.row("everything")["generation"] == gen + 1
+
+
 def test_prompts_get_waits_for_the_start(mcpd, sdk_of):
     load_on_demand(mcpd, everything_cmd(), "everything")
     wait_idle(mcpd, "everything")
