@@ -35,7 +35,6 @@ struct server_kept_take {
 	struct session *session;
 	json_t *lists; /* key -> items so far */
 	size_t pending;
-	bool has_failed;
 };
 
 /* One page of one list. */
@@ -157,12 +156,8 @@ server_kept_taken(struct server_kept_take *take)
 	size_t len = 0;
 	bool changed;
 
-	if (s->is_dead || take->session != s->session || take->has_failed) {
-		if (!s->is_dead && take->session == s->session)
-			log_server(LOG_WARNING, s->name,
-			    "its lists could not be taken: what was kept stays");
-		return;
-	}
+	if (s->is_dead || take->session != s->session)
+		return; /* another connection serves now: it takes its own */
 	doc = server_kept_doc(s, take->lists);
 	if ((text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS)) != NULL)
 		len = strlen(text);
@@ -221,12 +216,12 @@ server_kept_page(void *arg, const struct session_reply *r)
 	const char *cursor = json_string_value(json_object_get(r->result,
 	    "nextCursor"));
 
-	if (!json_is_array(items)) {
-		log_server(LOG_INFO, take->server->name, "%s failed: %s",
-		    page->list->method,
+	/* Left out as the gateway leaves it out: kept empty, not fatal. */
+	if (!json_is_array(items))
+		log_server(LOG_INFO, take->server->name,
+		    "%s failed: %s; it is kept empty", page->list->method,
 		    r->message != NULL ? r->message : "no list");
-		take->has_failed = true;
-	} else
+	else
 		json_array_extend(json_object_get(take->lists, page->list->key),
 		    items);
 	if (json_is_array(items) && cursor != NULL && cursor[0] != '\0' &&
