@@ -76,7 +76,7 @@ server_gateway_instructions(const char *agent, const json_t *scope)
 
 	TAILQ_FOREACH(s, &server_list, entry)
 		if (server_in_gateway_scope(s, agent, scope) &&
-		    (text = session_instructions_peek(s->session)) != NULL)
+		    (text = server_instructions_peek(s)) != NULL)
 			json_array_append_new(all,
 			    json_pack("{s:s, s:s}", "server", s->name,
 				"instructions", text));

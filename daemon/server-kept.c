@@ -124,6 +124,9 @@ server_kept_doc(struct server *s, json_t *lists)
 	    tools != NULL ? json_deep_copy(tools) : json_array(), "definitions",
 	    digests, "capabilities",
 	    caps != NULL ? json_deep_copy(caps) : json_object());
+	if (session_instructions_peek(s->session) != NULL)
+		json_object_set_new(doc, "instructions",
+		    json_string(session_instructions_peek(s->session)));
 	json_object_update(doc, lists);
 	return doc;
 }

@@ -236,6 +236,10 @@ done:
 const char *
 server_instructions_peek(const struct server *s)
 {
+	/* An idle server's, as it gave them: kept with its lists. */
+	if (s->session == NULL && server_idle_is_listed(s))
+		return json_string_value(json_object_get(s->kept,
+		    "instructions"));
 	return session_instructions_peek(s->session);
 }
 

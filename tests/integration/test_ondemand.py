@@ -70,6 +70,12 @@ def test_on_demand_server_is_listed_without_running(mcpd, sdk_of):
     assert everything_pids(mcpd) == []
     assert mcpd.rpc.result("mcpd/status")["servers"] == {
         "total": 1, "ready": 0, "idle": 1}
+    # Its instructions (server-everything gives some) are kept too.
+    with mcpd.client() as raw:
+        init = raw.result("initialize", {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}})
+    assert "everything" in init.get("instructions", ""), init
     # mcpctl list says so too.
     out = mcpd.ctl("list", is_json=False).out
     line = [ln for ln in out.splitlines() if ln.startswith("everything ")]
