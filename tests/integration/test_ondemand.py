@@ -14,8 +14,9 @@ import pytest
 
 from conftest import (EVERYTHING_JS, STORAGE, TESTSERVER, TESTSERVER_TOOLS,
                       cmdline, descendants, direct_tools, everything_cmd,
-                      owner_containers, ts_command, wait_gone)
+                      owner_containers, poll, ts_command, wait_gone)
 from test_gateway import SdkClient
+from test_remote import Everything
 
 CTL_DAEMON_ERROR = 1    # mcpctl's exit code for an error mcpd answered
 
@@ -316,3 +317,20 @@ def test_a_resource_subscription_keeps_it_running(mcpd):
     row = wait_idle(mcpd, "everything")
     assert row["pid"] is None, row
     s.close()
+
+
+def test_idle_remote_server_holds_no_session(mcpd, peers):
+    remote = Everything(peers)
+    mcpd.load_url(remote.url(), name="remote", allow_local=True,
+                  on_demand=True, idle_stop_ms=1000, timeout=120)
+    wait_idle(mcpd, "remote")
+    # Its session with the server is ended (DELETE), not left open.
+    poll(lambda: remote.terminated() == remote.sessions()[:1] and
+         len(remote.sessions()) == 1, timeout=30,
+         what="the remote session to be terminated")
+    r = mcpd.call("remote", "echo", {"message": "remote"}, timeout=120)
+    assert r["content"][0]["text"] == "Echo: remote", r
+    assert len(remote.sessions()) == 2
+    wait_idle(mcpd, "remote")
+    poll(lambda: remote.terminated() == remote.sessions(), timeout=30,
+         what="the second remote session to be terminated")
