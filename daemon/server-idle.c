@@ -529,9 +529,13 @@ server_job_idle(struct server *s, struct server_job *job)
 	s->session = NULL;
 	evtimer_del(s->healthy_timer);
 	server_set_state(s, SERVER_IDLE);
-	server_logs_note(s,
-	    "idle: stopped after %d ms without a call; its lists are kept and the next call starts it",
-	    s->idle_stop_ms);
+	if (job->is_at_once)
+		server_logs_note(s,
+		    "idle: stopped once its lists were kept; the next call starts it");
+	else
+		server_logs_note(s,
+		    "idle: stopped after %d ms without a call; its lists are kept and the next call starts it",
+		    s->idle_stop_ms);
 	server_retire_session(sess);
 	if (s->container != NULL && docker_container_name(s->container) != NULL)
 		docker_container_remove(s->container, server_idle_removed, s);

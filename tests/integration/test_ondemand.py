@@ -57,6 +57,9 @@ def test_on_demand_server_is_listed_without_running(mcpd, sdk_of):
     row = wait_idle(mcpd, "everything")
     assert row["pid"] is None, row
     assert row["on_demand"] is True and row["idle_stop_ms"] == 600000, row
+    assert any(ln.endswith("] idle: stopped once its lists were kept; the "
+                           "next call starts it")
+               for ln in mcpd.logs("everything")), mcpd.logs("everything")
     assert row["tools"] == 17, row
     wait_gone(set(everything_pids(mcpd)), what="server-everything to exit")
     gen = row["generation"]
