@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mcpctl.h"
+#include "xalloc.h"
 
 #define CTL_LIST_NCOLS 11 /* AGENT, then what every listing shows */
 
@@ -29,6 +30,27 @@ static bool ctl_list_is_all;
 /* Set by --wide: nothing is cut to fit the terminal. */
 static bool ctl_list_is_wide;
 
+/* An on-demand server that runs says when it stops: "ready, stops in 9m". */
+static char *
+ctl_list_state(const json_t *row, char *state)
+{
+	const json_t *in = json_object_get(row, "stops_in_ms");
+	long long s = (long long)(json_integer_value(in) + 999) / 1000;
+	char *text;
+
+	if (!json_is_integer(in))
+		return state;
+	if (s < 60)
+		xasprintf(&text, "%s, stops in %llds", state, s);
+	else if (s < 3600)
+		xasprintf(&text, "%s, stops in %lldm", state, (s + 59) / 60);
+	else
+		xasprintf(&text, "%s, stops in %lldh", state,
+		    (s + 3599) / 3600);
+	free(state);
+	return text;
+}
+
 static void
 ctl_list_row(struct print_table *t, const json_t *row, size_t first)
 {
@@ -50,6 +72,7 @@ ctl_list_row(struct print_table *t, const json_t *row, size_t first)
 		free(cells[2]);
 		cells[2] = strdup("needs-login");
 	}
+	cells[2] = ctl_list_state(row, cells[2]);
 	ago = at != NULL ? print_ago(at) : NULL;
 	if (err != NULL &&
 	    asprintf(&note, "error%s%s%s: %s", ago != NULL ? " (" : "",
@@ -124,7 +147,13 @@ const struct mcpctl_cmd ctl_list_cmd = {
 	    "happened (\"error (2m ago): ...\"): the error's own time when\n"
 	    "mcpd gives it, else, for a server that is not ready, when it\n"
 	    "entered its state. An error of an older generation than the\n"
-	    "current one is left out when mcpd says which it belongs to.\n",
+	    "current one is left out when mcpd says which it belongs to.\n"
+	    "\n"
+	    "STATE idle is a server loaded --on-demand that is stopped on\n"
+	    "purpose: its tools are kept and listed, and the first call starts\n"
+	    "it. A running on-demand server says when it stops if no call\n"
+	    "comes (\"ready, stops in 9m\"); --json gives on_demand,\n"
+	    "idle_stop_ms, stops_at and stops_in_ms.\n",
 	.exec = ctl_list_exec,
 	.alias = "ls",
 	.options = ctl_list_options,

@@ -29,6 +29,8 @@ enum {
 	CTL_LOAD_OAUTH_CLIENT_SECRET,
 	CTL_LOAD_OAUTH_ISSUER,
 	CTL_LOAD_TRUST_UPDATES,
+	CTL_LOAD_ON_DEMAND,
+	CTL_LOAD_IDLE_STOP,
 };
 
 /* What the name options ask for (load by name). */
@@ -44,6 +46,8 @@ static const struct option ctl_load_options[] = {
 	{ "timeout", required_argument, NULL, 't' },
 	{ "no-persist", no_argument, NULL, 'P' },
 	{ "trust-updates", no_argument, NULL, CTL_LOAD_TRUST_UPDATES },
+	{ "on-demand", no_argument, NULL, CTL_LOAD_ON_DEMAND },
+	{ "idle-stop", required_argument, NULL, CTL_LOAD_IDLE_STOP },
 	{ "transport", required_argument, NULL, 'T' },
 	{ "allow-local", no_argument, NULL, 'L' },
 	{ "header", required_argument, NULL, 'H' },
@@ -325,6 +329,15 @@ ctl_load_option(json_t *params, int c, char **argv)
 	case CTL_LOAD_TRUST_UPDATES:
 		json_object_set_new(params, "trust_updates", json_true());
 		return 0;
+	case CTL_LOAD_ON_DEMAND:
+		json_object_set_new(params, "on_demand", json_true());
+		return 0;
+	case CTL_LOAD_IDLE_STOP:
+		if ((r = mcpctl_parse_duration(&ctl_load_cmd, "--idle-stop",
+			 optarg, &ms)) != 0)
+			return r;
+		json_object_set_new(params, "idle_stop_ms", json_integer(ms));
+		return 0;
 	case 'T':
 		json_object_set_new(params, "transport", json_string(optarg));
 		return 0;
@@ -440,6 +453,26 @@ ctl_load_words(json_t *params, char **words, int nwords, bool is_dashed)
 	return r < 0 ? MCPCTL_EXIT_ERROR : 0;
 }
 
+/* An on-demand server's next steps: it stops, and a call starts it. */
+static void
+ctl_load_print_on_demand(const json_t *result)
+{
+	json_int_t ms = json_integer_value(json_object_get(result,
+	    "idle_stop_ms"));
+	char *idle;
+
+	if (!json_is_true(json_object_get(result, "on_demand")))
+		return;
+	printf(
+	    "on demand: it stops once its lists are kept (state idle) and the first call starts it");
+	if (ms > 0) {
+		idle = print_duration(ms);
+		printf("; it stops again after %s without a call\n", idle);
+		free(idle);
+	} else
+		printf("; then it runs until unloaded\n");
+}
+
 void
 ctl_load_print_result(const char *verb, const json_t *result)
 {
@@ -459,6 +492,7 @@ ctl_load_print_result(const char *verb, const json_t *result)
 	if (json_is_false(json_object_get(result, "persistent")))
 		printf(
 		    "not saved: mcpd will not bring it back after a restart\n");
+	ctl_load_print_on_demand(result);
 }
 
 /* What the caller changes in the text of each line (import: its hints). */
@@ -623,10 +657,10 @@ ctl_load_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_load_cmd = {
 	.name = "load",
 	.synopsis =
-	    "[--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [--timeout MS] [--no-persist] [--trust-updates] -- CMD [ARGS...]\n"
-	    "       mcpctl load [--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [-v VOLUME]... [--network NET] [--timeout MS] [--no-persist] [--trust-updates] IMAGE [-- ARGS...]\n"
-	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... [--oauth-client-id ID [--oauth-client-secret SECRET] [--oauth-issuer URL]] [--timeout MS] [--no-persist] [--trust-updates] URL\n"
-	    "       mcpctl load [--source docker|official|local] [--catalog REF] [--remote] [--dry-run] [--name NAME] [-e K=V]... [--header K=V]... [--timeout MS] [--no-persist] [--trust-updates] NAME[@VERSION]\n"
+	    "[--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [--timeout MS] [--no-persist] [--trust-updates] [--on-demand] [--idle-stop DURATION] -- CMD [ARGS...]\n"
+	    "       mcpctl load [--name NAME] [-e K=V|K]... [--secret-env K=SECRET]... [--env-file FILE] [-v VOLUME]... [--network NET] [--timeout MS] [--no-persist] [--trust-updates] [--on-demand] [--idle-stop DURATION] IMAGE [-- ARGS...]\n"
+	    "       mcpctl load [--name NAME] [--transport streamable-http|sse] [--allow-local] [--header K=V]... [--oauth-client-id ID [--oauth-client-secret SECRET] [--oauth-issuer URL]] [--timeout MS] [--no-persist] [--trust-updates] [--on-demand] [--idle-stop DURATION] URL\n"
+	    "       mcpctl load [--source docker|official|local] [--catalog REF] [--remote] [--dry-run] [--name NAME] [-e K=V]... [--header K=V]... [--timeout MS] [--no-persist] [--trust-updates] [--on-demand] [--idle-stop DURATION] NAME[@VERSION]\n"
 	    "       mcpctl load --server-json FILE [--remote] [--dry-run] [options]",
 	.summary =
 	    "start an MCP server and keep it running (a command, image, URL, or catalog or registry name)",
@@ -641,6 +675,13 @@ const struct mcpctl_cmd ctl_load_cmd = {
 	    "                     they come instead of holding them until\n"
 	    "                     mcpctl accept (kept in its saved row: not with\n"
 	    "                     --no-persist)\n"
+	    "  --on-demand        started by the first call that needs it, stopped\n"
+	    "                     when idle: the load starts it once to keep its\n"
+	    "                     tools, prompts and resources, then stops it\n"
+	    "  --idle-stop DURATION\n"
+	    "                     stop it after DURATION without a call (500ms,\n"
+	    "                     30s, 10m, 2h; 0 or never: never); default 10m\n"
+	    "                     with --on-demand\n"
 	    "  -h, --help         this text\n"
 	    "  CMD and IMAGE:\n"
 	    "  -e, --env K=V      put K=V in its environment (repeatable); K=\n"

@@ -157,9 +157,10 @@ ctl_status_print(const json_t *result)
 		    json_string_value(json_object_get(result, "http")));
 	ctl_status_field("state dir", json_object_get(result, "state_dir"));
 	if (json_is_object(servers))
-		printf("servers: %lld total, %lld ready\n",
+		printf("servers: %lld total, %lld ready, %lld idle\n",
 		    ctl_status_int(servers, "total"),
-		    ctl_status_int(servers, "ready"));
+		    ctl_status_int(servers, "ready"),
+		    ctl_status_int(servers, "idle"));
 	ctl_status_field("clients", json_object_get(result, "clients"));
 	ctl_status_field("http sessions",
 	    json_object_get(result, "http_sessions"));

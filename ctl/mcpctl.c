@@ -30,6 +30,7 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_disable_cmd,
 	&ctl_enable_cmd,
 	&ctl_rename_cmd,
+	&ctl_set_cmd,
 	&ctl_list_cmd,
 	&ctl_inspect_cmd,
 	&ctl_wait_cmd,
@@ -255,6 +256,36 @@ mcpctl_check_name(const struct mcpctl_cmd *cmd, const char *what,
 	return mcpctl_usage(cmd,
 	    "invalid %s '%s': use letters, digits, '_' and '-' (at most %d), starting with a letter or digit",
 	    what, name, NAMES_MAX);
+}
+
+int
+mcpctl_parse_duration(const struct mcpctl_cmd *cmd, const char *opt,
+    const char *s, json_int_t *ret_ms)
+{
+	static const struct {
+		const char *unit;
+		long long ms;
+	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 },
+		{ "h", 3600000 } };
+	char *end;
+	long long v;
+
+	if (strcmp(s, "never") == 0 || strcmp(s, "0") == 0) {
+		*ret_ms = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == 0 && end != s && v > 0)
+		for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (strcmp(end, units[i].unit) == 0 &&
+			    v <= MCPCTL_DURATION_MAX_MS / units[i].ms) {
+				*ret_ms = v * units[i].ms;
+				return 0;
+			}
+	return mcpctl_usage(cmd,
+	    "%s needs a duration such as 500ms, 30s, 10m or 2h (at most a week), or 0 or never, not '%s'",
+	    opt, s);
 }
 
 int

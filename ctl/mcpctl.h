@@ -91,6 +91,10 @@ int mcpctl_parse_target(const struct mcpctl_cmd *, int argc, char **argv,
 int mcpctl_check_name(const struct mcpctl_cmd *, const char *what,
     const char *name);
 /* Parses option opt's value, a positive number of unit, into *ret; 0 or 2. */
+#define MCPCTL_DURATION_MAX_MS (7LL * 24 * 3600 * 1000) /* a week */
+/* DURATION (500ms, 30s, 10m, 2h; 0 or never: 0) in ms; else usage. */
+int mcpctl_parse_duration(const struct mcpctl_cmd *, const char *opt,
+    const char *s, json_int_t *ret_ms);
 int mcpctl_parse_positive(const struct mcpctl_cmd *, const char *opt,
     const char *s, const char *unit, json_int_t *ret);
 /*
@@ -233,6 +237,8 @@ void print_error(const json_t *error, bool is_json);
 char *print_value(const json_t *);
 /* "5s ago", "3m ago", "2h ago", "4d ago" for an RFC 3339 UTC time, or NULL. */
 char *print_ago(const char *rfc3339);
+/* A duration in ms as mcpctl takes one: "10m", "30s", "2h", "1500ms". */
+char *print_duration(long long ms);
 /*
  * The last error of an mcpd/list row worth showing, or NULL: none, or one
  * of an older generation. *ret_at: when it happened (RFC 3339), or NULL.
@@ -429,6 +435,7 @@ extern const struct mcpctl_cmd ctl_enable_cmd;
 extern const struct mcpctl_cmd ctl_rename_cmd;
 extern const struct mcpctl_cmd ctl_changes_cmd;
 extern const struct mcpctl_cmd ctl_accept_cmd;
+extern const struct mcpctl_cmd ctl_set_cmd;
 extern const struct mcpctl_cmd ctl_list_cmd;
 extern const struct mcpctl_cmd ctl_tools_cmd;
 extern const struct mcpctl_cmd ctl_call_cmd;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "errors.h"
+#include "xalloc.h"
 #include "jsonrpc.h"
 #include "mcpctl.h"
 
@@ -463,4 +464,23 @@ print_row_error(const json_t *row, const char **ret_at)
 		at = json_string_value(json_object_get(row, "since"));
 	*ret_at = at;
 	return err;
+}
+
+char *
+print_duration(long long ms)
+{
+	static const struct {
+		const char *unit;
+		long long ms;
+	} units[] = { { "h", 3600000 }, { "m", 60000 }, { "s", 1000 } };
+	char *text;
+
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (ms > 0 && ms % units[i].ms == 0) {
+			xasprintf(&text, "%lld%s", ms / units[i].ms,
+			    units[i].unit);
+			return text;
+		}
+	xasprintf(&text, "%lldms", ms);
+	return text;
 }

@@ -136,6 +136,7 @@ cmd_load_start(struct request *req, const char *agent, const json_t *params,
 		/* A new server took spec; a listed one gets it with the job. */
 		if (is_listed)
 			asked = cmd_load_spec_move(&ls->spec);
+		server_idle_configure(s, ls->is_on_demand, ls->idle_stop_ms);
 		server_load(s, req, timeout, row, secrets, asked);
 	}
 	free(id);
@@ -203,6 +204,8 @@ static const struct cmd_param cmd_load_params[] = {
 	{ "gateway", JSON_ARRAY, false },
 	{ "share", JSON_TRUE, false },
 	{ "trust_updates", JSON_TRUE, false },
+	{ "on_demand", JSON_TRUE, false },
+	{ "idle_stop_ms", JSON_INTEGER, false },
 	{ NULL, 0, false },
 };
 

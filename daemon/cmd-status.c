@@ -30,6 +30,9 @@ cmd_status_reply(struct request *req, json_t *docker)
 	    (json_int_t)mcpd_opts.max_client_requests, "max_client_output",
 	    (json_int_t)mcpd_opts.max_client_output, "log_lines",
 	    (json_int_t)mcpd_opts.log_lines));
+	/* Idle on-demand servers: stopped on purpose, not lost. */
+	json_object_set_new(json_object_get(status, "servers"), "idle",
+	    json_integer((json_int_t)server_count_idle()));
 	json_object_set_new(status, "options", options_status());
 	json_object_set_new(status, "config",
 	    options_conf() != NULL ? json_string(options_conf()) : json_null());

@@ -17,6 +17,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_disable_entry,
 	&cmd_enable_entry,
 	&cmd_rename_entry,
+	&cmd_set_entry,
 	&cmd_list_entry,
 	&cmd_inspect_entry,
 	&cmd_tools_entry,

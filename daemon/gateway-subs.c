@@ -129,3 +129,15 @@ gateway_subs_updated(const char *agent, const char *server,
 			    "notifications/resources/updated",
 			    json_deep_copy(params));
 }
+
+bool
+gateway_subs_has(const char *agent, const char *server)
+{
+	struct gateway_sub *sub;
+
+	TAILQ_FOREACH(sub, &gateway_subs, entry)
+		if (strcmp(sub->agent, agent) == 0 &&
+		    strcmp(sub->server, server) == 0)
+			return true;
+	return false;
+}

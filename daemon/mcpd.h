@@ -511,6 +511,8 @@ void gateway_subs_drop(struct client *);
 /* An upstream's notifications/resources/updated, to the subscribed. */
 void gateway_subs_updated(const char *agent, const char *server,
     const json_t *params);
+/* A session of agent is subscribed to a resource of server. */
+bool gateway_subs_has(const char *agent, const char *server);
 
 /* cmd.c: the command table and the central check of params shapes. */
 #define CMD_ANY	     (-1)
@@ -569,6 +571,7 @@ extern const struct cmd_entry cmd_accept_entry;
 extern const struct cmd_entry cmd_disable_entry;
 extern const struct cmd_entry cmd_enable_entry;
 extern const struct cmd_entry cmd_rename_entry;
+extern const struct cmd_entry cmd_set_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_inspect_entry;
 extern const struct cmd_entry cmd_tools_entry;
@@ -1247,6 +1250,8 @@ void session_pass_input_required(struct session *, int64_t id);
 void session_cancel_all(struct session *, const char *reason);
 /* fn(arg) runs from the loop once no request is pending (soon if none is). */
 void session_when_idle(struct session *, void (*fn)(void *), void *arg);
+/* Requests of s are pending (NULL: none). */
+bool session_is_busy(const struct session *s);
 struct transport *session_transport(const struct session *);
 /* Sends msg (a response or notification) to the server; takes msg. */
 void session_answer(struct session *, json_t *msg);
@@ -1262,6 +1267,7 @@ enum server_state {
 	SERVER_STOPPING,
 	SERVER_STOPPED,
 	SERVER_FAILED,
+	SERVER_IDLE, /* on demand: stopped on purpose, its lists kept */
 };
 struct server_spec {
 	char **argv;
@@ -1348,6 +1354,22 @@ void server_stop_all(void (*done)(void *), void *arg);
 void server_cancel_calls(const char *reason);
 /* The result of a load or reload. */
 json_t *server_load_result(const struct server *);
+/*
+ * server-idle.c: whether s is started by its first call and stopped after
+ * idle_stop_ms (0: never) without one; switched to always, an idle s starts.
+ */
+void server_idle_configure(struct server *s, bool is_on_demand,
+    int idle_stop_ms);
+bool server_is_on_demand(const struct server *);
+/* How many servers are idle (on demand, stopped on purpose). */
+size_t server_count_idle(void);
+int server_idle_stop_ms(const struct server *);
+/*
+ * A restored on-demand server whose lists were kept stays idle (done from
+ * the loop); false when it must start (then nothing was done).
+ */
+bool server_idle_restore(struct server *s,
+    void (*done)(void *arg, const char *error), void *arg);
 /* The list row. */
 json_t *server_describe(const struct server *);
 /* The tools with server and handle added, appended to into. */
@@ -1797,6 +1819,8 @@ struct loadspec {
 	enum server_mode mode;
 	char *name; /* given, or derived from the target */
 	struct server_spec spec;
+	bool is_on_demand; /* on_demand: started by the first call */
+	int idle_stop_ms;  /* idle_stop_ms: -1 when not given */
 };
 struct loadspec_error {
 	const char *field; /* the params field at fault */
@@ -1806,6 +1830,11 @@ struct loadspec_error {
 bool loadspec_parse(const json_t *params, struct loadspec *,
     struct loadspec_error *);
 void loadspec_clear(struct loadspec *);
+#define LOADSPEC_IDLE_STOP_MAX_MS (7 * 24 * 3600 * 1000) /* a week */
+#define LOADSPEC_IDLE_STOP_WHY \
+	"idle_stop_ms is a number of milliseconds from 0 (never) to 604800000 (a week)"
+/* v is an idle_stop_ms within its bounds. */
+bool loadspec_idle_stop_ok(const json_t *v);
 void loadspec_error_clear(struct loadspec_error *);
 
 /* server-enable.c: persistence of enabled servers (DESIGN 6 and 10). */
@@ -1844,6 +1873,9 @@ void enable_restore(void);
 bool enable_row_is_disabled(const json_t *row);
 /* Marks the row of (agent, id) disabled or not; as store_put. */
 int enable_set_disabled(const char *agent, const char *id, bool is_disabled,
+    char **cause);
+/* Sets the params of the row of (agent, id) to changes' (null: removed). */
+int enable_set_params(const char *agent, const char *id, const json_t *changes,
     char **cause);
 /* Gives the row of (agent, id) a new name (its id stays); as store_put. */
 int enable_rename(const char *agent, const char *id, const char *name,

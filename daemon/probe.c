@@ -245,7 +245,7 @@ static const unsigned probe_phase_next[] = {
 #undef S
 };
 const struct fsm probe_fsm = { "probe", probe_phase_names, probe_phase_next,
-	PROBE_HTTP + 1 };
+	sizeof probe_phase_names / sizeof *probe_phase_names };
 
 void
 probe_set_phase(struct probe *p, enum probe_phase phase)

@@ -15,7 +15,7 @@
 const json_t *
 server_tool_peek(const struct server *s, const char *tool)
 {
-	json_t *tools = session_tools_peek(s->session), *t;
+	json_t *tools = server_tools_peek(s), *t;
 	size_t i;
 
 	json_array_foreach(tools, i, t) {
@@ -32,7 +32,8 @@ bool
 server_in_gateway_scope(const struct server *s, const char *agent,
     const json_t *scope)
 {
-	return strcmp(s->agent, agent) == 0 && session_is_ready(s->session) &&
+	return strcmp(s->agent, agent) == 0 &&
+	    (session_is_ready(s->session) || server_idle_is_listed(s)) &&
 	    server_scope_has(scope, s->name);
 }
 
@@ -60,8 +61,8 @@ server_gateway_offering(const char *agent, const json_t *scope,
 
 	TAILQ_FOREACH(s, &server_list, entry)
 		if (server_in_gateway_scope(s, agent, scope) &&
-		    json_object_get(session_capabilities_peek(s->session),
-			capability) != NULL)
+		    json_object_get(server_capabilities_peek(s), capability) !=
+			NULL)
 			json_array_append_new(names, json_string(s->name));
 	return names;
 }
@@ -75,7 +76,7 @@ server_gateway_instructions(const char *agent, const json_t *scope)
 
 	TAILQ_FOREACH(s, &server_list, entry)
 		if (server_in_gateway_scope(s, agent, scope) &&
-		    (text = session_instructions_peek(s->session)) != NULL)
+		    (text = server_instructions_peek(s)) != NULL)
 			json_array_append_new(all,
 			    json_pack("{s:s, s:s}", "server", s->name,
 				"instructions", text));
@@ -90,10 +91,15 @@ server_forward(const char *agent, const char *name, const char *method,
 	bool is_modern = era_is_modern_request(params);
 	int64_t id;
 
+	if (s != NULL && server_kept_answers(s, method, params, cb, arg))
+		return 0;
+	if (s != NULL && server_idle_hold_forward(s, method, params, cb, arg))
+		return 0;
 	if (s == NULL || !session_is_ready(s->session)) {
 		json_decref(params);
 		return -ENOENT;
 	}
+	server_idle_used(s);
 	id = session_request(s->session, method, params,
 	    mcpd_opts.call_timeout_ms, cb, arg);
 	if (id > 0 && is_modern)
@@ -113,7 +119,7 @@ server_gateway_catalog(const char *agent, const json_t *scope)
 		if (!server_in_gateway_scope(s, agent, scope) ||
 		    session_is_catalog_retired(s->session))
 			continue;
-		tools = session_tools_peek(s->session);
+		tools = server_tools_peek(s);
 		json_array_foreach(tools, i, tool) {
 			if ((name = json_string_value(json_object_get(tool,
 				 "name"))) == NULL)
@@ -138,7 +144,8 @@ server_gateway_key(const char *agent, const json_t *scope)
 	TAILQ_FOREACH(s, &server_list, entry) {
 		if (!server_in_gateway_scope(s, agent, scope))
 			continue;
-		serial = session_tools_serial(s->session);
+		serial = s->session != NULL ? session_tools_serial(s->session) :
+					      s->kept_serial;
 		is_retired = session_is_catalog_retired(s->session);
 		h = fnv64_add(h, s->id, strlen(s->id) + 1);
 		h = fnv64_add(h, &s->generation, sizeof s->generation);
@@ -212,6 +219,7 @@ server_pending_call_end(struct server_pending_call *pc)
 
 	control_on_gone(req, NULL, NULL);
 	TAILQ_REMOVE(&pc->server->calls, pc, entry);
+	server_idle_used(pc->server); /* its idle time counts from here */
 	json_decref(pc->caller_token);
 	json_decref(pc->caps);
 	server_unref(pc->server);
@@ -503,6 +511,7 @@ server_pending_call_new(struct server *s, int timeout_ms, struct request *req,
 	server_ref(s);
 	session_ref(pc->session); /* the hook may cancel through it */
 	TAILQ_INSERT_TAIL(&s->calls, pc, entry);
+	server_idle_used(s);
 	return pc;
 }
 
@@ -531,6 +540,9 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 	struct audit_call *ac;
 	json_t *params;
 
+	if (server_idle_hold_call(s, generation, tool, arguments, timeout_ms,
+		req, mcp_params, opts))
+		return;
 	if (!server_call_allowed(s, generation, tool, req) ||
 	    (opts != NULL && !server_call_is_defined(s, tool, opts, req)))
 		return;
@@ -570,6 +582,9 @@ server_call_text(struct server *s, const char *tool, const char *args,
 		{ (void *)(uintptr_t)args, len },
 		{ (void *)(uintptr_t) "}", 1 } };
 
+	if (server_idle_hold_text(s, tool, args, len, timeout_ms, req,
+		mcp_params))
+		return;
 	if (!session_takes_text(s->session) || !server_is_plain_text(tool)) {
 		/*
 		 * The scanner vouched for args; should jansson disagree, that

@@ -307,6 +307,30 @@ enable_set_disabled(const char *agent, const char *id, bool is_disabled,
 }
 
 int
+enable_set_params(const char *agent, const char *id, const json_t *changes,
+    char **cause)
+{
+	const json_t *have = store_row_peek(mcpd_store, agent, id);
+	json_t *row, *params, *v;
+	const char *key;
+	int r;
+
+	if (have == NULL)
+		return errors_cause(cause, -ENOENT, "no saved row %s", id);
+	row = xjson(json_deep_copy(have));
+	params = json_object_get(row, "params");
+	json_object_foreach((json_t *)(uintptr_t)changes, key, v) {
+		if (json_is_null(v))
+			json_object_del(params, key);
+		else
+			json_object_set(params, key, v);
+	}
+	r = store_put(mcpd_store, agent, row, cause);
+	json_decref(row);
+	return r;
+}
+
+int
 enable_rename(const char *agent, const char *id, const char *name, char **cause)
 {
 	const json_t *have = store_row_peek(mcpd_store, agent, id);
@@ -464,11 +488,14 @@ enable_start(const char *agent, const json_t *row, struct request *req,
 	/* Its saved id, whichever rule made it (rows of before 0.2 too). */
 	server_new(agent, json_string_value(json_object_get(row, "id")),
 	    ls.name, ls.mode, &ls.spec, &s);
+	server_idle_configure(s, ls.is_on_demand, ls.idle_stop_ms);
 	loadspec_clear(&ls);
 	/* At start (no request): its lines of before the restart. */
 	if (req == NULL)
 		server_logs_restore(s);
-	server_restore(s, req, timeout_ms, done, arg);
+	/* An idle on-demand server stays idle, listed from its kept lists. */
+	if (req != NULL || !server_idle_restore(s, done, arg))
+		server_restore(s, req, timeout_ms, done, arg);
 	return 0;
 }
 

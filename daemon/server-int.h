@@ -19,6 +19,8 @@ enum server_job_kind {
 	SERVER_JOB_SHUTDOWN, /* an unload that keeps the saved row */
 	SERVER_JOB_DISABLE,  /* ... marked disabled: not restored */
 	SERVER_JOB_RENAME,
+	SERVER_JOB_WAKE, /* an idle on-demand server: a call needs it */
+	SERVER_JOB_IDLE, /* ... no call for its idle time: it stops */
 };
 
 struct server_job {
@@ -39,6 +41,7 @@ struct server_job {
 	bool had_container; /* ... and removed a container */
 	bool has_new_row;   /* a load saved a row that was not there */
 	bool has_drained;   /* a shutdown: the calls in flight have ended */
+	bool is_at_once;    /* an idle stop: its lists are kept, no wait */
 	char *failed_why;   /* a failed start, while its container goes */
 	char *new_name;	    /* a rename: the name asked for */
 	char *old_name;	    /* ... and the one it had */
@@ -84,6 +87,18 @@ struct server {
 	time_t last_error_at;
 	uint64_t last_error_generation; /* the generation it happened in */
 	time_t since;
+	/* On demand (server-idle.c) and the lists kept (server-kept.c). */
+	json_t *kept; /* tools, prompts, resources, templates, digests */
+	uint64_t kept_serial;
+	bool is_on_demand;
+	bool is_waking;	      /* a start for waiting calls is queued or runs */
+	bool stops_when_kept; /* a first start: idle once its lists are kept */
+	bool tells_when_kept; /* a wake: list_changed if its lists differ */
+	bool has_waiters_due; /* the waiters run on the next loop turn */
+	int idle_stop_ms;     /* 0: never */
+	uint64_t last_used_ms;
+	struct event *idle_timer;
+	TAILQ_HEAD(, server_waiter) waiters;
 	TAILQ_ENTRY(server) entry;
 };
 
@@ -174,6 +189,53 @@ void server_container_gone(void *arg);
 /* server-start.c */
 /* A login came while the server had failed for want of it: start again. */
 void server_oauth_authorized(void *arg);
+
+/* server-kept.c: the lists kept with the saved row */
+/* The tools s lists: its connection's, or those kept while it is idle. */
+json_t *server_tools_peek(const struct server *s);
+/* Capabilities, as tools_peek. */
+const json_t *server_capabilities_peek(const struct server *s);
+/* Asks the ready connection for its lists, to keep them (and save them). */
+void server_kept_take(struct server *s);
+/* Reads s's kept lists from the state dir: 0, or a negative errno. */
+int server_kept_restore(struct server *s, char **cause);
+/* Removes the file of s's kept lists (s is unloaded). */
+void server_kept_forget(struct server *s);
+/*
+ * An idle s answers a list method from what it kept (cb from the loop);
+ * false when method is not one of them.
+ */
+bool server_kept_answers(struct server *s, const char *method, json_t *params,
+    session_reply_fn *cb, void *arg);
+
+/* server-idle.c: on demand */
+void server_idle_init(struct server *s);
+void server_idle_release(struct server *s);
+/* s is idle or being woken: its kept lists are listed. */
+bool server_idle_is_listed(const struct server *s);
+/* s moved to a new state (server_set_state). */
+void server_idle_state_changed(struct server *s);
+/* s's new connection is ready: false when the gateway must be told. */
+bool server_idle_promoted(struct server *s);
+/* The lists of s are kept; changed says they differ from before. */
+void server_idle_lists_kept(struct server *s, bool changed);
+/* A call or request for s: it counts as use. */
+void server_idle_used(struct server *s);
+/*
+ * A call of an idle s waits for its start (the call's arguments copied):
+ * true when held (or failed: an unknown tool), false to go on now.
+ */
+bool server_idle_hold_call(struct server *s, uint64_t generation,
+    const char *tool, json_t *arguments, int timeout_ms, struct request *req,
+    const json_t *mcp_params, const struct server_call_opts *opts);
+bool server_idle_hold_text(struct server *s, const char *tool, const char *args,
+    size_t len, int timeout_ms, struct request *req, const json_t *mcp_params);
+bool server_idle_hold_forward(struct server *s, const char *method,
+    json_t *params, session_reply_fn *cb, void *arg);
+/* The gate's IDLE job: stop a server no call has used for its idle time. */
+void server_job_idle(struct server *s, struct server_job *job);
+/* The list row's on-demand fields. */
+void server_idle_describe(const struct server *s, json_t *row);
 
 /* server-ask.c */
 /*

@@ -265,6 +265,7 @@ server_job_unload(struct server *s, struct server_job *job)
 		}
 		s->is_persistent = false;
 		server_logs_forget(s);
+		server_kept_forget(s);
 	}
 	if (job->kind == SERVER_JOB_DISABLE &&
 	    !server_job_mark_disabled(s, job))
@@ -537,6 +538,18 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 		break;
 	case SERVER_JOB_RENAME:
 		server_job_rename(s, job);
+		break;
+	case SERVER_JOB_IDLE:
+		server_job_idle(s, job);
+		break;
+	case SERVER_JOB_WAKE:
+		/* Started meanwhile (a reload, set always): nothing to do. */
+		if (session_is_ready(s->session)) {
+			server_job_reply(job, json_null());
+			server_job_end(s);
+			return;
+		}
+		server_job_start(s, job);
 		break;
 	}
 }

@@ -430,6 +430,34 @@ loadspec_gateway(struct loadspec_error *err, const json_t *params,
 	    "the gateway", &ls->name);
 }
 
+/* on_demand and idle_stop_ms: when it runs (server-idle.c). */
+static bool
+loadspec_on_demand(struct loadspec_error *err, const json_t *params,
+    struct loadspec *ls)
+{
+	const json_t *on = json_object_get(params, "on_demand");
+	const json_t *idle = json_object_get(params, "idle_stop_ms");
+
+	ls->idle_stop_ms = -1;
+	if (on != NULL && !json_is_boolean(on))
+		return loadspec_bad(err, "on_demand", "on_demand is a boolean");
+	ls->is_on_demand = json_is_true(on);
+	if (idle == NULL)
+		return true;
+	if (!loadspec_idle_stop_ok(idle))
+		return loadspec_bad(err, "idle_stop_ms",
+		    LOADSPEC_IDLE_STOP_WHY);
+	ls->idle_stop_ms = (int)json_integer_value(idle);
+	return true;
+}
+
+bool
+loadspec_idle_stop_ok(const json_t *v)
+{
+	return json_is_integer(v) && json_integer_value(v) >= 0 &&
+	    json_integer_value(v) <= LOADSPEC_IDLE_STOP_MAX_MS;
+}
+
 bool
 loadspec_parse(const json_t *params, struct loadspec *ls,
     struct loadspec_error *err)
@@ -438,6 +466,8 @@ loadspec_parse(const json_t *params, struct loadspec *ls,
 	const json_t *origin = json_object_get(params, "origin");
 
 	memset(ls, 0, sizeof *ls);
+	if (!loadspec_on_demand(err, params, ls))
+		return false;
 	/* Kept in the saved row as given: where an import read the server. */
 	if (origin != NULL &&
 	    (!loadspec_is_cstring(origin) ||

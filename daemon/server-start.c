@@ -163,7 +163,8 @@ server_promote(struct server *s)
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
 	server_pins_observe(s); /* a first sight pins, before any list */
-	gateway_tools_changed(s->agent);
+	if (!server_idle_promoted(s))
+		gateway_tools_changed(s->agent);
 	total = server_count(&ready);
 	notify_status("%zu of %zu servers ready", ready, total);
 }
@@ -322,7 +323,10 @@ server_start_failed_now(struct server *s, const char *why)
 		if (job->kind == SERVER_JOB_RESTART && !needs_login) {
 			s->failures++;
 			server_schedule_restart(s);
-		} else
+		} else if (job->kind == SERVER_JOB_WAKE)
+			server_set_state(s,
+			    SERVER_IDLE); /* the next call tries */
+		else
 			server_set_state(s, SERVER_FAILED);
 	}
 	/* After the answer: its stderr tail is the server's own lines. */
@@ -416,6 +420,7 @@ server_on_tools_changed(void *arg, struct session *sess)
 	if (sess == s->session) {
 		server_pins_observe(s);
 		gateway_tools_changed(s->agent);
+		server_kept_take(s);
 	}
 }
 
@@ -436,9 +441,10 @@ server_on_notification(void *arg, const char *method, const json_t *params)
 	if (strcmp(method, "notifications/resources/updated") == 0)
 		gateway_subs_updated(s->agent, s->name, params);
 	else if (strcmp(method, "notifications/prompts/list_changed") == 0 ||
-	    strcmp(method, "notifications/resources/list_changed") == 0)
+	    strcmp(method, "notifications/resources/list_changed") == 0) {
 		gateway_tools_changed(s->agent); /* the sessions list again */
-	else
+		server_kept_take(s);
+	} else
 		server_call_notify(s, method, params);
 }
 

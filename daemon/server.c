@@ -31,6 +31,7 @@ static const char *const server_state_names[] = {
 	[SERVER_STOPPING] = "stopping",
 	[SERVER_STOPPED] = "stopped",
 	[SERVER_FAILED] = "failed",
+	[SERVER_IDLE] = "idle",
 };
 
 const char *
@@ -64,18 +65,20 @@ server_name(const struct server *s)
 static const unsigned server_state_next[] = {
 #define S(x) (1u << SERVER_##x)
 	[SERVER_STARTING] = S(CONNECTING) | S(RESTARTING) | S(FAILED) |
-	    S(STOPPING) | S(STOPPED),
+	    S(STOPPING) | S(STOPPED) | S(IDLE),
 	[SERVER_CONNECTING] = S(READY) | S(RESTARTING) | S(FAILED) |
-	    S(STOPPING) | S(STOPPED),
-	[SERVER_READY] = S(STARTING) | S(RESTARTING) | S(FAILED) | S(STOPPING),
+	    S(STOPPING) | S(STOPPED) | S(IDLE),
+	[SERVER_READY] = S(STARTING) | S(RESTARTING) | S(FAILED) | S(STOPPING) |
+	    S(IDLE),
 	[SERVER_RESTARTING] = S(STARTING) | S(FAILED) | S(STOPPING),
 	[SERVER_STOPPING] = S(STOPPED) | S(FAILED),
 	[SERVER_STOPPED] = 0,
 	[SERVER_FAILED] = S(STARTING) | S(STOPPING) | S(STOPPED),
+	[SERVER_IDLE] = S(STARTING) | S(FAILED) | S(STOPPING) | S(STOPPED),
 #undef S
 };
 const struct fsm server_fsm = { "server", server_state_names, server_state_next,
-	SERVER_FAILED + 1 };
+	sizeof server_state_names / sizeof *server_state_names };
 
 void
 server_set_state(struct server *s, enum server_state state)
@@ -85,6 +88,7 @@ server_set_state(struct server *s, enum server_state state)
 	s->state = fsm_move(&server_fsm, s->state, state, s->name);
 	s->since = time(NULL);
 	log_server(LOG_INFO, s->name, "%s", server_state_name(state));
+	server_idle_state_changed(s);
 }
 
 void
@@ -229,6 +233,10 @@ done:
 const char *
 server_instructions_peek(const struct server *s)
 {
+	/* An idle server's, as it gave them: kept with its lists. */
+	if (s->session == NULL && server_idle_is_listed(s))
+		return json_string_value(json_object_get(s->kept,
+		    "instructions"));
 	return session_instructions_peek(s->session);
 }
 
@@ -349,6 +357,7 @@ server_new(const char *agent, const char *id, const char *name,
 	TAILQ_INIT(&s->jobs);
 	TAILQ_INIT(&s->followers);
 	TAILQ_INIT(&s->calls);
+	server_idle_init(s);
 	TAILQ_INSERT_TAIL(&server_list, s, entry);
 	*ret = s;
 	return 0;
@@ -395,6 +404,7 @@ server_release(void *arg)
 	free(s->endpoint);
 	free(s->last_error);
 	json_decref(s->definitions);
+	server_idle_release(s);
 	free(s);
 }
 
@@ -524,14 +534,14 @@ server_load_result(const struct server *s)
 	    "transport", server_transport_name(s), "endpoint", s->endpoint,
 	    "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
-	    "tools",
-	    (json_int_t)json_array_size(session_tools_peek(s->session)),
+	    "tools", (json_int_t)json_array_size(server_tools_peek(s)),
 	    "generation", (json_int_t)s->generation, "persistent",
 	    s->is_persistent, "server_info", info != NULL ? info : json_null());
 	if (s->container != NULL) {
 		json_object_set_new(r, "image", json_string(s->spec.image));
 		json_object_set_new(r, "container", server_container_row(s));
 	}
+	server_idle_describe(s, r);
 	return r;
 }
 
@@ -572,8 +582,7 @@ server_describe(const struct server *s)
 	    server_container_row(s), "state", server_state_name(s->state),
 	    "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
-	    "tools",
-	    (json_int_t)json_array_size(session_tools_peek(s->session)),
+	    "tools", (json_int_t)json_array_size(server_tools_peek(s)),
 	    "generation", (json_int_t)s->generation, "persistent",
 	    s->is_persistent, "restarts", (json_int_t)s->restarts, "last_error",
 	    server_string_or_null(s->last_error), "since",
@@ -591,6 +600,7 @@ server_describe(const struct server *s)
 		json_object_set_new(row, "last_error_generation",
 		    json_integer((json_int_t)s->last_error_generation));
 	}
+	server_idle_describe(s, row);
 	return row;
 }
 
@@ -615,7 +625,10 @@ server_tool_digest(const json_t *tool, char hex[SERVER_DEFINITION_SIZE])
 const char *
 server_tool_definition(struct server *s, const char *tool)
 {
-	uint64_t serial = session_tools_serial(s->session);
+	/* An idle server's kept lists count as one more list. */
+	uint64_t serial = s->session != NULL ?
+	    session_tools_serial(s->session) :
+	    s->kept_serial;
 	const json_t *t, *seen;
 	char hex[SERVER_DEFINITION_SIZE];
 
@@ -662,7 +675,7 @@ server_tool_entry(const struct server *s, const json_t *tool,
 void
 server_tools_append(const struct server *s, json_t *into)
 {
-	json_t *tools = session_tools_peek(s->session), *tool;
+	json_t *tools = server_tools_peek(s), *tool;
 	size_t i;
 
 	if (session_is_catalog_retired(s->session))

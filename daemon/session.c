@@ -187,6 +187,12 @@ session_when_idle(struct session *s, void (*fn)(void *), void *arg)
 	s->idle_arg = arg;
 }
 
+bool
+session_is_busy(const struct session *s)
+{
+	return s != NULL && s->npending > 0;
+}
+
 void
 session_cancel_all(struct session *s, const char *reason)
 {
@@ -592,7 +598,8 @@ static const unsigned session_phase_next[] = {
 #undef S
 };
 const struct fsm session_fsm = { "session", session_phase_names,
-	session_phase_next, SESSION_DEAD + 1 };
+	session_phase_next,
+	sizeof session_phase_names / sizeof *session_phase_names };
 
 void
 session_set_phase(struct session *s, enum session_phase phase)

@@ -23,7 +23,8 @@ states_block(const struct fsm *m)
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	TAP_REQUIRE(f != NULL, "open_memstream");
+	if (f == NULL)
+		abort();
 	fprintf(f, "<!-- states:%s -->\n```text\n", m->name);
 	fsm_print(m, f);
 	fprintf(f, "```\n\n```dot\n");
