@@ -142,7 +142,7 @@ server_pins_compare(const struct server *s, const json_t *tools)
 static int
 server_pins_take(const struct server *s, const json_t *names, char **cause)
 {
-	const json_t *tools = session_tools_peek(s->session), *tool;
+	const json_t *tools = server_tools_peek(s), *tool;
 	json_t *row = server_pins_row(s), *pins = json_object_get(row, "tools");
 	const char *name;
 	size_t i;
@@ -164,7 +164,7 @@ server_pins_take(const struct server *s, const json_t *names, char **cause)
 static json_t *
 server_pins_compute(const struct server *s, uint64_t serial)
 {
-	const json_t *tools = session_tools_peek(s->session), *tool;
+	const json_t *tools = server_tools_peek(s), *tool;
 	bool is_first = store_row_peek(pins_store, s->agent, s->id) == NULL;
 	bool is_retake = json_object_get(pins_retake, s->id) != NULL;
 	json_t *held = NULL, *st;
@@ -219,16 +219,30 @@ done:
 	return st;
 }
 
-/* What s holds now (borrowed), or NULL when it lists no tools. */
+/*
+ * Which tools list of s the held set was made for: its connection's, or,
+ * while it is idle, the one kept (a namespace of its own: the top bit).
+ */
+static uint64_t
+server_pins_serial(const struct server *s)
+{
+	return s->session != NULL ? session_tools_serial(s->session) :
+				    s->kept_serial | (UINT64_C(1) << 63);
+}
+
+/*
+ * What s holds now (borrowed), or NULL when it lists no tools: of its
+ * connection's tools, or of those kept while it is idle (on demand).
+ */
 static const json_t *
 server_pins_state(const struct server *s)
 {
 	json_t *st;
 	uint64_t serial;
 
-	if (session_tools_peek(s->session) == NULL || pins_cache == NULL)
+	if (server_tools_peek(s) == NULL || pins_cache == NULL)
 		return NULL;
-	serial = session_tools_serial(s->session);
+	serial = server_pins_serial(s);
 	st = json_object_get(pins_cache, s->id);
 	if (st != NULL &&
 	    (uint64_t)json_integer_value(json_object_get(st, "serial")) ==
@@ -347,7 +361,7 @@ server_pins_changes_of(const struct server *s, json_t *out)
 	const char *status;
 	size_t i;
 
-	json_array_foreach(session_tools_peek(s->session), i, tool) {
+	json_array_foreach(server_tools_peek(s), i, tool) {
 		status = json_string_value(json_object_get(held,
 		    json_string_value(json_object_get(tool, "name"))));
 		if (status != NULL)

@@ -200,6 +200,16 @@ def test_tools_changed_while_idle_send_list_changed_once(mcpd, sdk_of,
     assert r["result"]["structuredContent"] == {"message": "wake"}, r
     assert c.ask("changed 20000") == {"changed": 1}
     assert c.ask("changed 1500") == {"changed": 0}, "twice at the first"
+    # New tools of a known server are held (pinned definitions,
+    # test_pins.py), idle or not, until they are accepted.
+    tools = c.ask("tools")["tools"]
+    assert "ts__t0" in tools and "ts__t2" not in tools, tools
+    wait_idle(mcpd, "ts")
+    tools = c.ask("tools")["tools"]
+    assert "ts__t0" in tools and "ts__t2" not in tools, tools
+    r = mcpd.ctl("accept", "ts")
+    assert r.rc == 0, r
+    assert c.ask("changed 20000") == {"changed": 1}
     tools = c.ask("tools")["tools"]
     assert {"ts__t0", "ts__t1", "ts__t2"} <= set(tools), tools
     # Once: it stops and starts again with the same lists, and says nothing.
