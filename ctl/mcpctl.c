@@ -43,6 +43,7 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_client_config_cmd,
 	&ctl_token_cmd,
 	&ctl_profile_cmd,
+	&ctl_policy_cmd,
 	&ctl_project_cmd,
 	&ctl_docker_catalog_cmd,
 	&ctl_gateway_cmd,

@@ -28,6 +28,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_secret_rm_entry,
 	&cmd_token_entry,
 	&cmd_profile_entry,
+	&cmd_policy_entry,
 	&cmd_project_entry,
 	&cmd_registry_search_entry,
 	&cmd_registry_catalog_entry,

@@ -595,7 +595,8 @@ gateway_view_catalog(struct request *req)
 	size_t i = 0;
 
 	while (i < json_array_size(all))
-		if (!gateway_in_view(req, json_array_get(all, i)))
+		if (!gateway_in_view(req, json_array_get(all, i)) ||
+		    !policy_lists(req, json_array_get(all, i)))
 			json_array_remove(all, i);
 		else
 			i++;

@@ -434,9 +434,12 @@ mcpd_prepare_state(void)
 		fatalx("identity: %s", cause != NULL ? cause : "failed");
 	store_open(mcpd_opts.state_dir, &mcpd_store);
 	profile_open(mcpd_opts.state_dir);
+	policy_open(mcpd_opts.state_dir);
 	project_open(mcpd_opts.state_dir);
 	if (profile_store_error() != NULL)
 		log_warnx("profiles: %s", profile_store_error());
+	if (policy_store_error() != NULL)
+		log_warnx("policy: %s", policy_store_error());
 	if (http_tls_init(mcpd_opts.ca_file, &cause) < 0 ||
 	    netpolicy_init(mcpd_opts.dns_server, &cause) < 0)
 		fatalx("%s", cause != NULL ? cause : "remote endpoints");
@@ -515,6 +518,7 @@ main(int argc, char **argv)
 	http_tls_close();
 	store_free(mcpd_store);
 	profile_close();
+	policy_close();
 	project_close();
 	tokens_close();
 	audit_close();

@@ -527,6 +527,7 @@ extern const struct cmd_entry cmd_secret_list_entry;
 extern const struct cmd_entry cmd_secret_rm_entry;
 extern const struct cmd_entry cmd_token_entry;
 extern const struct cmd_entry cmd_profile_entry;
+extern const struct cmd_entry cmd_policy_entry;
 extern const struct cmd_entry cmd_project_entry;
 extern const struct cmd_entry cmd_registry_search_entry;
 extern const struct cmd_entry cmd_registry_catalog_entry;
@@ -1848,6 +1849,50 @@ int profile_row_edit(json_t *row, const json_t *params, char **cause);
 /* mcpctl's option for a row key ("tools" -> "--tool"), or NULL. */
 const char *profile_option_of(const char *key);
 
+/* policy.c: each agent's allow/deny/ask rules (DESIGN 14, doc/policy.md), in policy.json. */
+/* Opens the policy rows of state_dir (as store_open_file: 0). */
+int policy_open(const char *state_dir);
+void policy_close(void);
+/* Why changes to the policy are refused (corrupt file ...), or NULL. */
+const char *policy_store_error(void);
+/* Bumped by every change: decisions made before it are made again. */
+uint64_t policy_generation(void);
+/* The agent's rules in order, or NULL for none (borrowed). */
+const json_t *policy_rules(const char *agent);
+/* The agent's default effect: "allow" unless changed (borrowed). */
+const char *policy_default(const char *agent);
+/* The agents that have rules or a default of their own (new array). */
+json_t *policy_agents(void);
+/*
+ * Saves (and reads back) agent's rules and default; profile (or NULL: all
+ * of the agent's) says whose sessions get list_changed. 0 or -errno with
+ * *cause; nothing changes on failure.
+ */
+int policy_save(const char *agent, const json_t *rules, const char *def,
+    const char *profile, char **cause);
+/*
+ * The decision on a call of tool (its definition) of server by agent in a
+ * session of profile (NULL: none), as the audit log writes it: {"rule":
+ * N or null, "by": "rule-deny" ..., "text"?} (new).
+ */
+json_t *policy_decide(const char *agent, const char *profile,
+    const char *server, const json_t *tool);
+/* Whether a decision lets the call go. */
+bool policy_is_allow(const json_t *decision);
+/* Whether req's session lists the catalog entry e (denied: not listed). */
+bool policy_lists(const struct request *req, const json_t *e);
+/* Removes from a catalog (entries {server, tool}) what agent may not call. */
+void policy_filter(json_t *all, const char *agent, const char *profile);
+/* The error text of a denial of tool name to agent (new). */
+char *policy_denial(const char *agent, const char *name,
+    const json_t *decision);
+/*
+ * Whether req may call tool of s: true with its decision in
+ * *ret_decision (new), else req failed (denied) and its audit line written.
+ */
+bool policy_call_ok(struct request *req, struct server *s, const char *tool,
+    json_t **ret_decision);
+
 /*
  * gateway-project.c: the project files (.mcpd.json) the user trusted, each by its
  * path and the BLAKE2b digest of its bytes (projects.json, as profiles).
@@ -1902,6 +1947,8 @@ void audit_call_end(struct audit_call *, const struct audit_end *);
  */
 void audit_call_end_reply(struct audit_call *ac, const struct session_reply *r);
 void audit_call_free(struct audit_call *);
+/* The policy decision the record says (stolen; NULL: the default allow). */
+void audit_call_set_decision(struct audit_call *, json_t *decision);
 /* A call refused before it was sent: code, or kind's (ERRORS_KIND_COUNT: none). */
 void audit_refused(const struct request *req, const char *method,
     const char *server, const char *tool, int code, enum errors_kind kind);

@@ -523,13 +523,15 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 {
 	struct server_pending_call *pc;
 	struct audit_call *ac;
-	json_t *params;
+	json_t *params, *decision;
 
 	if (!server_call_allowed(s, generation, tool, req) ||
-	    (opts != NULL && !server_call_is_defined(s, tool, opts, req)))
+	    (opts != NULL && !server_call_is_defined(s, tool, opts, req)) ||
+	    !policy_call_ok(req, s, tool, &decision))
 		return;
 	ac = audit_call_new(req, "tools/call", s->name, tool,
 	    server_tool_definition(s, tool), arguments);
+	audit_call_set_decision(ac, decision);
 	if (!audit_admit(ac, req, s->name))
 		return;
 	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, opts);
@@ -557,7 +559,7 @@ server_call_text(struct server *s, const char *tool, const char *args,
 	struct server_pending_call *pc;
 	struct audit_call *ac;
 	json_error_t error;
-	json_t *arguments;
+	json_t *arguments, *decision;
 	struct iovec params[] = { { (void *)(uintptr_t) "{\"name\":\"", 9 },
 		{ (void *)(uintptr_t)tool, strlen(tool) },
 		{ (void *)(uintptr_t) "\",\"arguments\":", 14 },
@@ -583,10 +585,12 @@ server_call_text(struct server *s, const char *tool, const char *args,
 		json_decref(arguments);
 		return;
 	}
-	if (!server_call_allowed(s, 0, tool, req))
+	if (!server_call_allowed(s, 0, tool, req) ||
+	    !policy_call_ok(req, s, tool, &decision))
 		return;
 	ac = audit_call_new_text(req, "tools/call", s->name, tool,
 	    server_tool_definition(s, tool), args, len);
+	audit_call_set_decision(ac, decision);
 	if (!audit_admit(ac, req, s->name))
 		return;
 	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, NULL);
