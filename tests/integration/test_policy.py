@@ -72,6 +72,9 @@ def test_rules_decide_what_sdk_clients_list(front, clients, tmp_path):
     http = SdkClient(front.sock, argv=["--http", front.url, token(front)])
     clients.append(http)
     assert http.ask("tools")["tools"] == LEFT
+    r = http.ask('call ts__fail {"message":"x"}')
+    assert r["error"] == {"code": -32003,
+                          "message": f"MCP error -32003: {DENIED_FAIL}"}, r
     for argv in ([NODE_V2, V2_CLIENT, PEERS, "legacy", MCPCTL, "-s",
                   front.sock, "bridge"],
                  [NODE_V2, V2_CLIENT, PEERS, "legacy", "--http", front.url,
@@ -79,6 +82,8 @@ def test_rules_decide_what_sdk_clients_list(front, clients, tmp_path):
         v2 = V2Client(argv, tmp_path / "v2.err")
         clients.append(v2)
         assert v2.ask("tools")["tools"] == LEFT
+        r = v2.ask('call ts__fail {"message":"x"}')
+        assert r["error"] == {"code": -32003, "message": DENIED_FAIL}, r
     # Another agent has no rules: it sees everything.
     r = front.ctl("--agent", "bot", "load", "--no-persist", "--name", "ts",
                   "--", *ts_command())
