@@ -174,7 +174,8 @@ ctl_policy_words(const struct mcpctl_cmd *cmd, int argc, char **argv,
 		 strcmp(sub, "rm") == 0 ? "AGENT and N" :
 		     strcmp(sub, "test") == 0 ?
 					  "AGENT and TOOL (SERVER__TOOL)" :
-					  "AGENT and allow or deny")) != 0 ||
+					  "AGENT and allow, deny or ask")) !=
+		0 ||
 	    (r = mcpctl_check_name(cmd, "agent", argv[optind])) != 0)
 		return r;
 	json_object_set_new(params, "agent", json_string(argv[optind]));
@@ -190,7 +191,7 @@ ctl_policy_words(const struct mcpctl_cmd *cmd, int argc, char **argv,
 		e = policyrules_effect_parse(argv[optind + 1]);
 		if (e < 0)
 			return mcpctl_usage(cmd,
-			    "the effect is allow or deny, not '%s'",
+			    "the effect is allow, deny or ask, not '%s'",
 			    argv[optind + 1]);
 		json_object_set_new(params, "effect",
 		    json_string(argv[optind + 1]));
@@ -260,7 +261,7 @@ ctl_policy_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_policy_cmd = {
 	.name = "policy",
 	.synopsis =
-	    "add AGENT allow|deny [--server S] [--tool GLOB] [--annotation NAME=true|false]... [--profile P] [--at N] | list [AGENT] | rm AGENT N | default AGENT allow|deny | test AGENT TOOL [--profile P]",
+	    "add AGENT allow|deny|ask [--server S] [--tool GLOB] [--annotation NAME=true|false]... [--profile P] [--at N] | list [AGENT] | rm AGENT N | default AGENT allow|deny|ask | test AGENT TOOL [--profile P]",
 	.summary =
 	    "decide what each agent may call: ordered allow and deny rules",
 	.help =
@@ -280,9 +281,11 @@ const struct mcpctl_cmd ctl_policy_cmd = {
 	    "listed to the agent's sessions, and a call of it on any path\n"
 	    "(gateway sessions, mcpd/call and so mcpctl call) fails with\n"
 	    "denied (-32003), naming the rule and the command that would allow\n"
-	    "it; nothing is sent. test says which rule decides a tool and why.\n"
-	    "ask is not built yet. mcpd keeps the rules in policy.json in its\n"
-	    "state directory.\n",
+	    "it; nothing is sent. A call an ask rule decides waits until\n"
+	    "mcpctl approve ID or mcpctl deny ID answers it (mcpctl approvals\n"
+	    "lists them), or mcpd --approval-timeout denies it. test says which\n"
+	    "rule decides a tool and why. mcpd keeps the rules in policy.json\n"
+	    "in its state directory.\n",
 	.exec = ctl_policy_exec,
 	.options = ctl_policy_options,
 };

@@ -25,19 +25,15 @@ cmd_policy_bad(struct request *req, const char *field, const char *fmt, ...)
 	free(text);
 }
 
-/* An effect that can be given now: ask is refused until asking is built. */
+/* The effect params give: allow, deny or ask. */
 static const char *
 cmd_policy_effect(struct request *req, json_t *params)
 {
 	const char *effect = cmd_string(params, "effect");
 
-	if (effect != NULL && strcmp(effect, "ask") == 0) {
-		cmd_policy_bad(req, "effect",
-		    "ask is not built yet: mcpd cannot hold a call for an answer, so it takes allow or deny for now");
-		return NULL;
-	}
 	if (effect == NULL || policyrules_effect_parse(effect) < 0) {
-		cmd_policy_bad(req, "effect", "the effect is allow or deny");
+		cmd_policy_bad(req, "effect",
+		    "the effect is allow, deny or ask");
 		return NULL;
 	}
 	return effect;

@@ -24,6 +24,7 @@
 struct mcpd_options mcpd_opts = {
 	.max_message = 16 * 1024 * 1024,
 	.call_timeout_ms = 60000,
+	.approval_timeout_s = 120,
 	.load_timeout_ms = 60000,
 	.stop_step_ms = 2000,
 	.log_lines = 1000,

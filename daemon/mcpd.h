@@ -39,12 +39,13 @@ enum server_mode {
 struct mcpd_options {
 	char *socket_path;
 	char *state_dir;
-	size_t max_message;  /* longest control or server message */
-	int call_timeout_ms; /* default deadline of a tool call */
-	int load_timeout_ms; /* default deadline of a load or reload */
-	int stop_step_ms;    /* each wait of the stop sequence */
-	size_t log_lines;    /* stderr lines kept per server */
-	size_t max_clients;  /* control connections at once */
+	size_t max_message;	/* longest control or server message */
+	int call_timeout_ms;	/* default deadline of a tool call */
+	int approval_timeout_s; /* how long an ask waits for an answer */
+	int load_timeout_ms;	/* default deadline of a load or reload */
+	int stop_step_ms;	/* each wait of the stop sequence */
+	size_t log_lines;	/* stderr lines kept per server */
+	size_t max_clients;	/* control connections at once */
 	/* The HTTP front: sessions, per token, idle and header deadlines. */
 	size_t max_http_sessions;
 	size_t max_http_sessions_per_token;
@@ -528,6 +529,9 @@ extern const struct cmd_entry cmd_secret_rm_entry;
 extern const struct cmd_entry cmd_token_entry;
 extern const struct cmd_entry cmd_profile_entry;
 extern const struct cmd_entry cmd_policy_entry;
+extern const struct cmd_entry cmd_approvals_entry;
+extern const struct cmd_entry cmd_approve_entry;
+extern const struct cmd_entry cmd_deny_entry;
 extern const struct cmd_entry cmd_project_entry;
 extern const struct cmd_entry cmd_registry_search_entry;
 extern const struct cmd_entry cmd_registry_catalog_entry;
@@ -1341,6 +1345,14 @@ void server_call(struct server *, uint64_t generation, const char *tool,
  */
 void server_call_text(struct server *, const char *tool, const char *args,
     size_t len, int timeout_ms, struct request *, const json_t *mcp_params);
+/*
+ * A call policy_ask_hold held, approved: on as server_call_start goes
+ * after the policy (decision stolen: what the audit line says).
+ */
+void server_call_held(struct server *, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *,
+    const json_t *mcp_params, const struct server_call_opts *opts,
+    json_t *decision);
 /* The last lines (all when 0) and their times: a new {lines, times}. */
 json_t *server_logs(const struct server *, size_t lines);
 /*
@@ -1886,12 +1898,40 @@ void policy_filter(json_t *all, const char *agent, const char *profile);
 /* The error text of a denial of tool name to agent (new). */
 char *policy_denial(const char *agent, const char *name,
     const json_t *decision);
+/* What a call may do now: go, fail (req failed), or wait for an answer. */
+enum policy_verdict {
+	POLICY_GO,
+	POLICY_REFUSED,
+	POLICY_ASK,
+};
 /*
- * Whether req may call tool of s: true with its decision in
- * *ret_decision (new), else req failed (denied) and its audit line written.
+ * The verdict on req's call of tool of s (a lookup once decided): GO or
+ * ASK with its decision in *ret_decision (new), or REFUSED after req
+ * failed (denied) and its audit line was written.
  */
-bool policy_call_ok(struct request *req, struct server *s, const char *tool,
-    json_t **ret_decision);
+enum policy_verdict policy_call_check(struct request *req, struct server *s,
+    const char *tool, json_t **ret_decision);
+/* Writes the audit line of req's call of tool of s, denied by decision. */
+void policy_audit_denied(struct request *req, struct server *s,
+    const char *tool, const json_t *decision);
+
+/* policy-ask.c: calls an ask rule holds until approved, denied or timed out. */
+/*
+ * Holds req's call (copies of what server_call_start takes) with the ask
+ * rule's decision (stolen) until mcpd/approve or mcpd/deny answers it, or
+ * --approval-timeout passes; a caller that goes ends it.
+ */
+void policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
+    const char *tool, json_t *arguments, int timeout_ms,
+    const json_t *mcp_params, const struct server_call_opts *opts,
+    json_t *decision);
+/* The asks waiting (of agent, or all when NULL), oldest first (new). */
+json_t *policy_ask_list(const char *agent);
+/*
+ * Answers the ask id (its call goes on or fails on the next loop turn):
+ * {id, agent, server, tool, approved} (new), or NULL when none waits.
+ */
+json_t *policy_ask_answer(json_int_t id, bool is_approved);
 
 /*
  * gateway-project.c: the project files (.mcpd.json) the user trusted, each by its

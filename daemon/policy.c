@@ -208,6 +208,16 @@ policy_is_allow(const json_t *decision)
 	return dash != NULL && strcmp(dash + 1, "allow") == 0;
 }
 
+/* Whether a decision is a deny (of a rule, the default, broken rules). */
+static bool
+policy_is_deny(const json_t *decision)
+{
+	const char *by = json_string_value(json_object_get(decision, "by"));
+	const char *dash = by != NULL ? strrchr(by, '-') : NULL;
+
+	return dash == NULL || strcmp(dash + 1, "deny") == 0;
+}
+
 bool
 policy_lists(const struct request *req, const json_t *e)
 {
@@ -216,7 +226,7 @@ policy_lists(const struct request *req, const json_t *e)
 	    profile_effective(agent, control_profile(req)),
 	    json_string_value(json_object_get(e, "server")),
 	    json_object_get(e, "tool"));
-	bool yes = policy_is_allow(d);
+	bool yes = !policy_is_deny(d);
 
 	json_decref(d);
 	return yes;
@@ -232,7 +242,7 @@ policy_filter(json_t *all, const char *agent, const char *profile)
 		d = policy_decide(agent, profile,
 		    json_string_value(json_object_get(e, "server")),
 		    json_object_get(e, "tool"));
-		if (policy_is_allow(d))
+		if (!policy_is_deny(d))
 			i++;
 		else
 			json_array_remove(all, i);
@@ -258,13 +268,10 @@ policy_denial(const char *agent, const char *name, const json_t *d)
 		    name, agent, policy_default(agent), agent, name);
 	else
 		xasprintf(&text,
-		    "policy denies tool %s to agent %s: rule %lld (%s) %s; nothing was sent; to allow it: mcpctl policy add %s allow --tool '%s' --at %lld",
+		    "policy denies tool %s to agent %s: rule %lld (%s) decides; nothing was sent; to allow it: mcpctl policy add %s allow --tool '%s' --at %lld",
 		    name, agent, (long long)json_integer_value(rule),
-		    json_string_value(json_object_get(d, "text")),
-		    strcmp(by, "rule-ask") == 0 ?
-			"asks, and asking is not built yet" :
-			"decides",
-		    agent, name, (long long)json_integer_value(rule));
+		    json_string_value(json_object_get(d, "text")), agent, name,
+		    (long long)json_integer_value(rule));
 	return text;
 }
 
@@ -297,26 +304,35 @@ policy_decision_of(struct request *req, struct server *s, const char *tool)
 	return json_incref(d);
 }
 
-bool
-policy_call_ok(struct request *req, struct server *s, const char *tool,
-    json_t **ret_decision)
+void
+policy_audit_denied(struct request *req, struct server *s, const char *tool,
+    const json_t *decision)
 {
 	struct audit_end denied = { "denied", errors_kind_code(ERRORS_DENIED),
 		errors_kind_name(ERRORS_DENIED), 0 };
-	json_t *d = policy_decision_of(req, s, tool);
 	struct audit_call *ac;
-	char *name, *text;
 
-	if (policy_is_allow(d)) {
-		*ret_decision = d;
-		return true;
-	}
-	name = gateway_name_plain(server_name(s), tool, true);
 	if ((ac = audit_call_new(req, "tools/call", server_name(s), tool,
 		 server_tool_definition(s, tool), NULL)) != NULL) {
-		audit_call_set_decision(ac, json_incref(d));
+		audit_call_set_decision(ac,
+		    json_incref((json_t *)(uintptr_t)decision));
 		audit_call_end(ac, &denied);
 	}
+}
+
+enum policy_verdict
+policy_call_check(struct request *req, struct server *s, const char *tool,
+    json_t **ret_decision)
+{
+	json_t *d = policy_decision_of(req, s, tool);
+	char *name, *text;
+
+	if (!policy_is_deny(d)) {
+		*ret_decision = d;
+		return policy_is_allow(d) ? POLICY_GO : POLICY_ASK;
+	}
+	name = gateway_name_plain(server_name(s), tool, true);
+	policy_audit_denied(req, s, tool, d);
 	text = policy_denial(control_agent(req), name, d);
 	control_fail(req, ERRORS_DENIED,
 	    json_pack("{s:s, s:s, s:O}", "tool", name, "agent",
@@ -325,5 +341,5 @@ policy_call_ok(struct request *req, struct server *s, const char *tool,
 	free(text);
 	free(name);
 	json_decref(d);
-	return false;
+	return POLICY_REFUSED;
 }

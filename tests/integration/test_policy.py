@@ -317,7 +317,7 @@ def test_bad_input_is_refused_and_changes_nothing(front):
             "mcpctl: policy: --tool: bad glob 'ts__[ab' at column 5: '[' "
             "has no closing ']'",
         ("add", "default", "maybe"):
-            "mcpctl: policy: the effect is allow or deny, not 'maybe'",
+            "mcpctl: policy: the effect is allow, deny or ask, not 'maybe'",
         ("rm", "default", "x"):
             "mcpctl: policy: N needs a positive number of rules, not 'x'",
         ("list", "--server", "ts"):
@@ -335,12 +335,6 @@ def test_bad_input_is_refused_and_changes_nothing(front):
         ("add", "default", "allow", "--profile", "nope"):
             "agent default has no profile nope (mcpctl profile list shows "
             "them); nothing changed",
-        ("add", "default", "ask"):
-            "ask is not built yet: mcpd cannot hold a call for an answer, "
-            "so it takes allow or deny for now",
-        ("default", "default", "ask"):
-            "ask is not built yet: mcpd cannot hold a call for an answer, "
-            "so it takes allow or deny for now",
         ("rm", "default", "2"):
             "agent default has 1 rule: N is 1 to 1 (mcpctl policy list "
             "default shows them); nothing changed",
@@ -373,7 +367,7 @@ def test_bash_completion_of_policy(front):
     assert complete([m, "policy", ""], env)[0] == sorted(
         ["add", "list", "rm", "default", "test"])
     assert complete([m, "policy", "add", "default", ""], env)[0] == \
-        ["allow", "deny"]
+        ["allow", "ask", "deny"]
     assert complete([m, "policy", "add", "default", "deny", "--server",
                      ""], env)[0] == ["more", "ts"]
     assert complete([m, "policy", "add", "default", "deny", "--profile",

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: ISC */
+/* Asks: a call an ask rule holds until mcpctl approve or deny answers it, or its deadline passes. */
+#include <sys/queue.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "log.h"
+#include "mcpd.h"
+
+#define POLICY_ASK_TEXT_MAX 1024 /* bytes of the arguments shown */
+
+enum policy_ask_answer {
+	POLICY_ASK_WAITING,
+	POLICY_ASK_APPROVED,
+	POLICY_ASK_DENIED,
+};
+
+/* One held call: what server_call_start needs to go on, kept as copies. */
+struct policy_ask {
+	json_int_t id;
+	struct request *req; /* its own: held until the ask ends */
+	struct server *s;    /* a reference */
+	uint64_t generation;
+	char *tool;
+	char *name; /* SERVER__TOOL */
+	json_t *arguments;
+	int timeout_ms;
+	json_t *mcp_params; /* or NULL */
+	bool has_opts;
+	struct server_call_opts opts; /* its json and string copied */
+	json_t *decision;	      /* the policy's: the ask rule */
+	time_t created;
+	struct event *ev; /* the deadline, and the answer's turn */
+	enum policy_ask_answer answer;
+	TAILQ_ENTRY(policy_ask) entry;
+};
+
+static TAILQ_HEAD(,
+    policy_ask) policy_asks = TAILQ_HEAD_INITIALIZER(policy_asks);
+static json_int_t policy_ask_next = 1;
+
+static void
+policy_ask_free(struct policy_ask *a)
+{
+	TAILQ_REMOVE(&policy_asks, a, entry);
+	event_free(a->ev);
+	server_unref(a->s);
+	free(a->tool);
+	free(a->name);
+	json_decref(a->arguments);
+	json_decref(a->mcp_params);
+	json_decref((json_t *)(uintptr_t)a->opts.caps);
+	json_decref((json_t *)(uintptr_t)a->opts.input_responses);
+	json_decref((json_t *)(uintptr_t)a->opts.request_state);
+	free((char *)(uintptr_t)a->opts.definition);
+	json_decref(a->decision);
+	free(a);
+}
+
+/* The caller went: its call will never be answered, so it is forgotten. */
+static void
+policy_ask_gone(void *arg)
+{
+	policy_ask_free(arg);
+}
+
+/* The decision an answer makes of the ask rule's (new). */
+static json_t *
+policy_ask_decision(const struct policy_ask *a, const char *by)
+{
+	json_t *d = xjson(json_deep_copy(a->decision));
+
+	json_object_set_new(d, "by", json_string(by));
+	json_object_set_new(d, "approval", json_integer(a->id));
+	return d;
+}
+
+/* What asked: "rule N: TEXT" or "the agent's default" (new). */
+static char *
+policy_ask_why(const struct policy_ask *a)
+{
+	const json_t *rule = json_object_get(a->decision, "rule");
+	char *why;
+
+	if (!json_is_integer(rule))
+		return xstrdup("the agent's default");
+	xasprintf(&why, "rule %lld: %s", (long long)json_integer_value(rule),
+	    json_string_value(json_object_get(a->decision, "text")));
+	return why;
+}
+
+/* Fails the held call as denied: by the user, or by its deadline. */
+static void
+policy_ask_refuse(struct policy_ask *a, bool is_timeout)
+{
+	json_t *d = policy_ask_decision(a,
+	    is_timeout ? "approval-timeout" : "approval-denied");
+	const char *agent = control_agent(a->req);
+	char *why = policy_ask_why(a);
+	json_t *data = json_pack("{s:s, s:s, s:O, s:I}", "tool", a->name,
+	    "agent", agent, "rule", json_object_get(d, "rule"), "approval",
+	    a->id);
+
+	policy_audit_denied(a->req, a->s, a->tool, d);
+	if (is_timeout)
+		control_fail(a->req, ERRORS_DENIED, data,
+		    "nobody answered approval %lld (tool %s of agent %s, asked by %s) within %d s (mcpd --approval-timeout), so it timed out and was denied; nothing was sent",
+		    (long long)a->id, a->name, agent, why,
+		    mcpd_opts.approval_timeout_s);
+	else
+		control_fail(a->req, ERRORS_DENIED, data,
+		    "the user denied approval %lld (tool %s of agent %s, asked by %s); nothing was sent",
+		    (long long)a->id, a->name, agent, why);
+	free(why);
+	json_decref(d);
+}
+
+/* The deadline, or an answer's turn of the loop: the held call ends. */
+static void
+policy_ask_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct policy_ask *a = arg;
+
+	(void)fd, (void)events;
+	control_on_gone(a->req, NULL, NULL);
+	if (a->answer == POLICY_ASK_APPROVED)
+		server_call_held(a->s, a->generation, a->tool, a->arguments,
+		    a->timeout_ms, a->req, a->mcp_params,
+		    a->has_opts ? &a->opts : NULL,
+		    policy_ask_decision(a, "approval-once"));
+	else
+		policy_ask_refuse(a, a->answer == POLICY_ASK_WAITING);
+	policy_ask_free(a);
+}
+
+void
+policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
+    const char *tool, json_t *arguments, int timeout_ms,
+    const json_t *mcp_params, const struct server_call_opts *opts,
+    json_t *decision)
+{
+	struct policy_ask *a = xcalloc(1, sizeof *a);
+	struct timeval tv = { mcpd_opts.approval_timeout_s, 0 };
+
+	a->id = policy_ask_next++;
+	a->req = req;
+	a->s = s;
+	server_ref(s);
+	a->generation = generation;
+	a->tool = xstrdup(tool);
+	a->name = gateway_name_plain(server_name(s), tool, true);
+	a->arguments = json_incref(arguments);
+	a->timeout_ms = timeout_ms;
+	a->mcp_params = json_incref((json_t *)(uintptr_t)mcp_params);
+	if (opts != NULL) {
+		a->has_opts = true;
+		a->opts.caps = json_incref((json_t *)(uintptr_t)opts->caps);
+		a->opts.takes_input = opts->takes_input;
+		a->opts.input_responses =
+		    json_incref((json_t *)(uintptr_t)opts->input_responses);
+		a->opts.request_state =
+		    json_incref((json_t *)(uintptr_t)opts->request_state);
+		a->opts.definition = opts->definition != NULL ?
+		    xstrdup(opts->definition) :
+		    NULL;
+	}
+	a->decision = decision;
+	a->created = time(NULL);
+	if ((a->ev = evtimer_new(mcpd_base, policy_ask_due, a)) == NULL)
+		fatalx("cannot make an event");
+	evtimer_add(a->ev, &tv);
+	control_on_gone(req, policy_ask_gone, a);
+	TAILQ_INSERT_TAIL(&policy_asks, a, entry);
+}
+
+/* The arguments as shown: JSON, ASCII, control characters escaped (new). */
+static char *
+policy_ask_text(const json_t *arguments)
+{
+	char *text = json_dumps(arguments,
+	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	char *cut;
+
+	if (text == NULL)
+		return xstrdup("{}");
+	if (strlen(text) > POLICY_ASK_TEXT_MAX) {
+		xasprintf(&cut, "%.*s...", POLICY_ASK_TEXT_MAX, text);
+		free(text);
+		return cut;
+	}
+	return text;
+}
+
+json_t *
+policy_ask_list(const char *agent)
+{
+	json_t *out = xjson(json_array());
+	struct policy_ask *a;
+	time_t now = time(NULL);
+	char *text, *why;
+
+	TAILQ_FOREACH(a, &policy_asks, entry) {
+		if (a->answer != POLICY_ASK_WAITING ||
+		    (agent != NULL &&
+			strcmp(control_agent(a->req), agent) != 0))
+			continue;
+		text = policy_ask_text(a->arguments);
+		why = policy_ask_why(a);
+		json_array_append_new(out,
+		    json_pack(
+			"{s:I, s:s, s:s, s:s, s:s, s:s, s:O, s:s, s:I, s:I}",
+			"id", a->id, "agent", control_agent(a->req), "server",
+			server_name(a->s), "tool", a->tool, "name", a->name,
+			"arguments", text, "rule",
+			json_object_get(a->decision, "rule"), "asked_by", why,
+			"age_s", (json_int_t)(now - a->created), "timeout_s",
+			(json_int_t)mcpd_opts.approval_timeout_s));
+		free(why);
+		free(text);
+	}
+	return out;
+}
+
+json_t *
+policy_ask_answer(json_int_t id, bool is_approved)
+{
+	struct policy_ask *a;
+
+	TAILQ_FOREACH(a, &policy_asks, entry)
+		if (a->id == id && a->answer == POLICY_ASK_WAITING) {
+			a->answer = is_approved ? POLICY_ASK_APPROVED :
+						  POLICY_ASK_DENIED;
+			/* The call goes on (or fails) from the loop. */
+			event_del(a->ev);
+			event_active(a->ev, EV_TIMEOUT, 0);
+			return xjson(json_pack("{s:I, s:s, s:s, s:s, s:b}",
+			    "id", a->id, "agent", control_agent(a->req),
+			    "server", server_name(a->s), "tool", a->name,
+			    "approved", is_approved));
+		}
+	return NULL;
+}
