@@ -6,7 +6,7 @@ static int
 ctl_deny_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
-	return ctl_approve_answer(m, cmd, argc, argv, "mcpd/deny");
+	return ctl_approve_deny(m, cmd, argc, argv);
 }
 
 const struct mcpctl_cmd ctl_deny_cmd = {

@@ -112,6 +112,10 @@ ctl_policy_print_agent(const json_t *p)
 		printf("  %3lld  %s\n",
 		    (long long)json_integer_value(json_object_get(rule, "n")),
 		    json_string_value(json_object_get(rule, "text")));
+	json_array_foreach(json_object_get(p, "always"), i, rule)
+		printf("  approved always: %s (definition %s)\n",
+		    json_string_value(json_object_get(rule, "name")),
+		    json_string_value(json_object_get(rule, "definition")));
 }
 
 static void
@@ -172,7 +176,7 @@ ctl_policy_words(const struct mcpctl_cmd *cmd, int argc, char **argv,
 	}
 	if ((r = mcpctl_positional(cmd, argc, argv, 2, 2,
 		 strcmp(sub, "rm") == 0 ? "AGENT and N" :
-		     strcmp(sub, "test") == 0 ?
+		     strcmp(sub, "test") == 0 || strcmp(sub, "forget") == 0 ?
 					  "AGENT and TOOL (SERVER__TOOL)" :
 					  "AGENT and allow, deny or ask")) !=
 		0 ||
@@ -184,7 +188,7 @@ ctl_policy_words(const struct mcpctl_cmd *cmd, int argc, char **argv,
 			 "rules", &n)) != 0)
 			return r;
 		json_object_set_new(params, "n", json_integer(n));
-	} else if (strcmp(sub, "test") == 0)
+	} else if (strcmp(sub, "test") == 0 || strcmp(sub, "forget") == 0)
 		json_object_set_new(params, "tool",
 		    json_string(argv[optind + 1]));
 	else {
@@ -228,15 +232,15 @@ ctl_policy_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	if (optind >= argc) {
 		json_decref(params);
 		return mcpctl_usage(cmd,
-		    "missing add, list, rm, default or test");
+		    "missing add, list, rm, default, test or forget");
 	}
 	sub = argv[optind++];
 	if (strcmp(sub, "add") != 0 && strcmp(sub, "list") != 0 &&
 	    strcmp(sub, "rm") != 0 && strcmp(sub, "default") != 0 &&
-	    strcmp(sub, "test") != 0) {
+	    strcmp(sub, "test") != 0 && strcmp(sub, "forget") != 0) {
 		json_decref(params);
 		return mcpctl_usage(cmd,
-		    "unknown policy command '%s': add, list, rm, default or test",
+		    "unknown policy command '%s': add, list, rm, default, test or forget",
 		    sub);
 	}
 	if (strcmp(sub, "add") != 0 &&
@@ -261,7 +265,7 @@ ctl_policy_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 const struct mcpctl_cmd ctl_policy_cmd = {
 	.name = "policy",
 	.synopsis =
-	    "add AGENT allow|deny|ask [--server S] [--tool GLOB] [--annotation NAME=true|false]... [--profile P] [--at N] | list [AGENT] | rm AGENT N | default AGENT allow|deny|ask | test AGENT TOOL [--profile P]",
+	    "add AGENT allow|deny|ask [--server S] [--tool GLOB] [--annotation NAME=true|false]... [--profile P] [--at N] | list [AGENT] | rm AGENT N | default AGENT allow|deny|ask | test AGENT TOOL [--profile P] | forget AGENT TOOL",
 	.summary =
 	    "decide what each agent may call: ordered allow and deny rules",
 	.help =
@@ -284,8 +288,9 @@ const struct mcpctl_cmd ctl_policy_cmd = {
 	    "it; nothing is sent. A call an ask rule decides waits until\n"
 	    "mcpctl approve ID or mcpctl deny ID answers it (mcpctl approvals\n"
 	    "lists them), or mcpd --approval-timeout denies it. test says which\n"
-	    "rule decides a tool and why. mcpd keeps the rules in policy.json\n"
-	    "in its state directory.\n",
+	    "rule decides a tool and why. forget drops the approvals for always\n"
+	    "of a tool (mcpctl approve --always). mcpd keeps the rules and those\n"
+	    "approvals in policy.json in its state directory.\n",
 	.exec = ctl_policy_exec,
 	.options = ctl_policy_options,
 };

@@ -471,9 +471,9 @@ extern const struct mcpctl_cmd ctl_policy_cmd;
 extern const struct mcpctl_cmd ctl_approvals_cmd;
 extern const struct mcpctl_cmd ctl_approve_cmd;
 extern const struct mcpctl_cmd ctl_deny_cmd;
-/* ctl-approve.c: approve or deny (method) the ID of argv; the exit status. */
-int ctl_approve_answer(struct mcpctl *, const struct mcpctl_cmd *, int argc,
-    char **argv, const char *method);
+/* ctl-approve.c: mcpctl deny's work (ID of argv); the exit status. */
+int ctl_approve_deny(struct mcpctl *, const struct mcpctl_cmd *, int argc,
+    char **argv);
 extern const struct mcpctl_cmd ctl_project_cmd;
 extern const struct mcpctl_cmd ctl_auth_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;

@@ -1,39 +1,67 @@
 /* SPDX-License-Identifier: ISC */
 /* mcpd/approve and mcpd/deny: answer a call an ask rule holds. */
-#include <stdbool.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "mcpd.h"
 
-/* Answers params.id; not-found when no call waits under it. */
+/* Answers params.id as scope; not-found when no call waits under it. */
 static void
-cmd_approve_answer(struct request *req, json_t *params, bool is_approved)
+cmd_approve_answer(struct request *req, json_t *params,
+    enum policy_ask_scope scope)
 {
 	json_int_t id = json_integer_value(json_object_get(params, "id"));
-	json_t *done = policy_ask_answer(id, is_approved);
+	json_t *done;
+	char *cause = NULL;
+	int r = policy_ask_answer(id, scope, &done, &cause);
 
-	if (done == NULL) {
+	if (r == -ENOENT)
 		control_fail(req, ERRORS_NOT_FOUND,
-		    json_pack("{s:s, s:I}", "what", "approval", "id", id),
-		    "no call waits for approval %lld: it was answered, timed out or its caller went (mcpctl approvals lists those that wait)",
-		    (long long)id);
-		return;
-	}
-	control_reply(req, done);
+		    json_pack("{s:s, s:I}", "what", "approval", "id", id), "%s",
+		    cause);
+	else if (r == -EINVAL)
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field", "scope"), "%s", cause);
+	else if (r < 0)
+		control_fail(req, ERRORS_STORAGE, NULL,
+		    "cannot save the approval: %s; approval %lld still waits",
+		    cause != NULL ? cause : "unknown error", (long long)id);
+	else
+		control_reply(req, done);
+	free(cause);
 }
 
 static void
 cmd_approve_exec(struct request *req, json_t *params)
 {
-	cmd_approve_answer(req, params, true);
+	const char *scope = cmd_string(params, "scope");
+
+	if (scope == NULL || strcmp(scope, "once") == 0)
+		cmd_approve_answer(req, params, POLICY_ASK_ONCE);
+	else if (strcmp(scope, "session") == 0)
+		cmd_approve_answer(req, params, POLICY_ASK_SESSION);
+	else if (strcmp(scope, "always") == 0)
+		cmd_approve_answer(req, params, POLICY_ASK_ALWAYS);
+	else
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field", "scope"),
+		    "scope is once, session or always");
 }
 
 static void
 cmd_deny_exec(struct request *req, json_t *params)
 {
-	cmd_approve_answer(req, params, false);
+	cmd_approve_answer(req, params, POLICY_ASK_DENY);
 }
 
 static const struct cmd_param cmd_approve_params[] = {
+	{ "id", JSON_INTEGER, true },
+	{ "scope", JSON_STRING, false },
+	{ NULL, 0, false },
+};
+
+static const struct cmd_param cmd_deny_params[] = {
 	{ "id", JSON_INTEGER, true },
 	{ NULL, 0, false },
 };
@@ -48,6 +76,6 @@ const struct cmd_entry cmd_approve_entry = {
 const struct cmd_entry cmd_deny_entry = {
 	"mcpd/deny",
 	cmd_deny_exec,
-	cmd_approve_params,
+	cmd_deny_params,
 	0,
 };

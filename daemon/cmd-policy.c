@@ -61,6 +61,27 @@ cmd_policy_rule_view(const json_t *rule, size_t n)
 	return out;
 }
 
+/* The agent's approvals for always, each with its gateway name (new). */
+static json_t *
+cmd_policy_always_view(const char *agent)
+{
+	json_t *out = xjson(json_array()), *one;
+	const json_t *e;
+	char *name;
+	size_t i;
+
+	json_array_foreach(policy_always(agent), i, e) {
+		name = gateway_name_plain(json_string_value(json_object_get(e,
+					      "server")),
+		    json_string_value(json_object_get(e, "tool")), true);
+		one = xjson(json_deep_copy(e));
+		json_object_set_new(one, "name", json_string(name));
+		json_array_append_new(out, one);
+		free(name);
+	}
+	return out;
+}
+
 /* An agent's policy as shown (new). */
 static json_t *
 cmd_policy_view(const char *agent)
@@ -71,8 +92,9 @@ cmd_policy_view(const char *agent)
 
 	json_array_foreach(rules, i, rule)
 		json_array_append_new(list, cmd_policy_rule_view(rule, i + 1));
-	return xjson(json_pack("{s:s, s:s, s:o}", "agent", agent, "default",
-	    policy_default(agent), "rules", list));
+	return xjson(json_pack("{s:s, s:s, s:o, s:o}", "agent", agent,
+	    "default", policy_default(agent), "rules", list, "always",
+	    cmd_policy_always_view(agent)));
 }
 
 /*
@@ -306,6 +328,35 @@ cmd_policy_test(struct request *req, const char *agent, json_t *params)
 	json_decref(e);
 }
 
+/* forget: the approvals for always of a tool (SERVER__TOOL) go. */
+static void
+cmd_policy_forget(struct request *req, const char *agent, json_t *params)
+{
+	const char *name = cmd_string(params, "tool");
+	char *cause = NULL;
+	size_t n = 0;
+
+	if (name == NULL) {
+		cmd_policy_bad(req, "tool",
+		    "forget needs the tool as the gateway names it: SERVER__TOOL");
+		return;
+	}
+	if (policy_always_forget(agent, name, &n, &cause) < 0) {
+		cmd_policy_storage(req, cause);
+		return;
+	}
+	if (n == 0) {
+		control_fail(req, ERRORS_NOT_FOUND,
+		    json_pack("{s:s, s:s}", "what", "approval", "tool", name),
+		    "agent %s approved no tool %s for always (mcpctl policy list %s shows what it did)",
+		    agent, name, agent);
+		return;
+	}
+	control_reply(req,
+	    json_pack("{s:s, s:s, s:I, s:o}", "agent", agent, "forgot", name,
+		"n", (json_int_t)n, "policy", cmd_policy_view(agent)));
+}
+
 static void
 cmd_policy_exec(struct request *req, json_t *params)
 {
@@ -333,9 +384,11 @@ cmd_policy_exec(struct request *req, json_t *params)
 		cmd_policy_set_default(req, agent, params);
 	else if (strcmp(op, "test") == 0)
 		cmd_policy_test(req, agent, params);
+	else if (strcmp(op, "forget") == 0)
+		cmd_policy_forget(req, agent, params);
 	else
 		cmd_policy_bad(req, "op",
-		    "op must be add, list, rm, default or test");
+		    "op must be add, list, rm, default, test or forget");
 }
 
 static const struct cmd_param cmd_policy_params[] = {

@@ -105,6 +105,7 @@ gateway_free(struct gateway *gw)
 		return;
 	had_roots = gateway_takes_roots(gw);
 	gateway_subs_drop(gw->client);
+	policy_ask_session_end(gw);
 	gateway_listen_end(&gw->listen);
 	TAILQ_REMOVE(&gateway_list, gw, entry);
 	/* Its roots no longer count: the servers that keep theirs ask again. */

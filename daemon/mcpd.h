@@ -1873,6 +1873,14 @@ uint64_t policy_generation(void);
 const json_t *policy_rules(const char *agent);
 /* The agent's default effect: "allow" unless changed (borrowed). */
 const char *policy_default(const char *agent);
+/* The agent's approvals for always: [{server, tool, definition}] or NULL. */
+const json_t *policy_always(const char *agent);
+/* Approves tool of server for always while digest defines it (saved). */
+int policy_always_add(const char *agent, const char *server, const char *tool,
+    const char *digest, char **cause);
+/* Forgets the approvals for always of tool name (SERVER__TOOL): *ret_n. */
+int policy_always_forget(const char *agent, const char *name, size_t *ret_n,
+    char **cause);
 /* The agents that have rules or a default of their own (new array). */
 json_t *policy_agents(void);
 /*
@@ -1927,11 +1935,27 @@ void policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
     json_t *decision);
 /* The asks waiting (of agent, or all when NULL), oldest first (new). */
 json_t *policy_ask_list(const char *agent);
+/* How an ask is answered. */
+enum policy_ask_scope {
+	POLICY_ASK_DENY,
+	POLICY_ASK_ONCE,
+	POLICY_ASK_SESSION, /* its gateway session's calls of the tool */
+	POLICY_ASK_ALWAYS,  /* saved, while the definition stays the same */
+};
 /*
- * Answers the ask id (its call goes on or fails on the next loop turn):
- * {id, agent, server, tool, approved} (new), or NULL when none waits.
+ * Answers the ask id (its call goes on or fails on the next loop turn)
+ * with *ret {id, agent, server, tool, approved, scope} (new): 0, or
+ * -ENOENT when none waits, -EINVAL for a session approval of a call made
+ * in no gateway session, -errno when an always approval cannot be saved,
+ * with *cause; the ask then still waits.
  */
-json_t *policy_ask_answer(json_int_t id, bool is_approved);
+int policy_ask_answer(json_int_t id, enum policy_ask_scope scope, json_t **ret,
+    char **cause);
+/* Whether gw's session approved tool of s, as digest defines it. */
+bool policy_ask_session_has(const struct gateway *gw, const struct server *s,
+    const char *tool, const char *digest);
+/* Forgets gw's session approvals: the session ends. */
+void policy_ask_session_end(const struct gateway *gw);
 
 /*
  * gateway-project.c: the project files (.mcpd.json) the user trusted, each by its

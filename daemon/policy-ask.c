@@ -2,6 +2,7 @@
 /* Asks: a call an ask rule holds until mcpctl approve or deny answers it, or its deadline passes. */
 #include <sys/queue.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,13 @@
 
 #define POLICY_ASK_TEXT_MAX 1024 /* bytes of the arguments shown */
 
-enum policy_ask_answer {
-	POLICY_ASK_WAITING,
-	POLICY_ASK_APPROVED,
-	POLICY_ASK_DENIED,
+/* One session's approval of a tool, as its definition was then. */
+struct policy_ask_session {
+	const struct gateway *gw; /* forgotten when the session ends */
+	char *server;
+	char *tool;
+	char *digest;
+	TAILQ_ENTRY(policy_ask_session) entry;
 };
 
 /* One held call: what server_call_start needs to go on, kept as copies. */
@@ -34,15 +38,24 @@ struct policy_ask {
 	bool has_opts;
 	struct server_call_opts opts; /* its json and string copied */
 	json_t *decision;	      /* the policy's: the ask rule */
+	char *digest;		      /* the definition asked about */
 	time_t created;
 	struct event *ev; /* the deadline, and the answer's turn */
-	enum policy_ask_answer answer;
+	bool is_answered;
+	bool is_gone; /* its caller went or cancelled it */
+	enum policy_ask_scope answer;
 	TAILQ_ENTRY(policy_ask) entry;
 };
 
 static TAILQ_HEAD(,
     policy_ask) policy_asks = TAILQ_HEAD_INITIALIZER(policy_asks);
 static json_int_t policy_ask_next = 1;
+static TAILQ_HEAD(, policy_ask_session)
+    policy_ask_sessions = TAILQ_HEAD_INITIALIZER(policy_ask_sessions);
+static const char *const policy_ask_by[] = { "approval-denied", "approval-once",
+	"approval-session", "approval-always" };
+static const char *const policy_ask_scopes[] = { "deny", "once", "session",
+	"always" };
 
 static void
 policy_ask_free(struct policy_ask *a)
@@ -59,14 +72,22 @@ policy_ask_free(struct policy_ask *a)
 	json_decref((json_t *)(uintptr_t)a->opts.request_state);
 	free((char *)(uintptr_t)a->opts.definition);
 	json_decref(a->decision);
+	free(a->digest);
 	free(a);
 }
 
-/* The caller went: its call will never be answered, so it is forgotten. */
+/*
+ * The caller went or cancelled: its call ends unsent, answered (into
+ * nothing, or to a cancel) from the loop, as every request is.
+ */
 static void
 policy_ask_gone(void *arg)
 {
-	policy_ask_free(arg);
+	struct policy_ask *a = arg;
+
+	a->is_gone = true;
+	event_del(a->ev);
+	event_active(a->ev, EV_TIMEOUT, 0);
 }
 
 /* The decision an answer makes of the ask rule's (new). */
@@ -128,13 +149,19 @@ policy_ask_due(evutil_socket_t fd, short events, void *arg)
 
 	(void)fd, (void)events;
 	control_on_gone(a->req, NULL, NULL);
-	if (a->answer == POLICY_ASK_APPROVED)
+	if (a->is_gone) {
+		audit_refused(a->req, "tools/call", server_name(a->s), a->tool,
+		    0, ERRORS_TIMEOUT);
+		control_fail(a->req, ERRORS_TIMEOUT, NULL,
+		    "the call of %s was cancelled (its client went or cancelled it) while it waited for approval %lld; it did not run",
+		    a->name, (long long)a->id);
+	} else if (a->is_answered && a->answer != POLICY_ASK_DENY)
 		server_call_held(a->s, a->generation, a->tool, a->arguments,
 		    a->timeout_ms, a->req, a->mcp_params,
 		    a->has_opts ? &a->opts : NULL,
-		    policy_ask_decision(a, "approval-once"));
+		    policy_ask_decision(a, policy_ask_by[a->answer]));
 	else
-		policy_ask_refuse(a, a->answer == POLICY_ASK_WAITING);
+		policy_ask_refuse(a, !a->is_answered);
 	policy_ask_free(a);
 }
 
@@ -170,6 +197,9 @@ policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
 		    NULL;
 	}
 	a->decision = decision;
+	a->digest = xstrdup(server_tool_definition(s, tool) != NULL ?
+		server_tool_definition(s, tool) :
+		"");
 	a->created = time(NULL);
 	if ((a->ev = evtimer_new(mcpd_base, policy_ask_due, a)) == NULL)
 		fatalx("cannot make an event");
@@ -205,7 +235,7 @@ policy_ask_list(const char *agent)
 	char *text, *why;
 
 	TAILQ_FOREACH(a, &policy_asks, entry) {
-		if (a->answer != POLICY_ASK_WAITING ||
+		if (a->is_answered || a->is_gone ||
 		    (agent != NULL &&
 			strcmp(control_agent(a->req), agent) != 0))
 			continue;
@@ -226,22 +256,80 @@ policy_ask_list(const char *agent)
 	return out;
 }
 
-json_t *
-policy_ask_answer(json_int_t id, bool is_approved)
+int
+policy_ask_answer(json_int_t id, enum policy_ask_scope scope, json_t **ret,
+    char **cause)
 {
+	const struct gateway *gw;
+	struct policy_ask_session *ps;
 	struct policy_ask *a;
+	int r;
 
 	TAILQ_FOREACH(a, &policy_asks, entry)
-		if (a->id == id && a->answer == POLICY_ASK_WAITING) {
-			a->answer = is_approved ? POLICY_ASK_APPROVED :
-						  POLICY_ASK_DENIED;
-			/* The call goes on (or fails) from the loop. */
-			event_del(a->ev);
-			event_active(a->ev, EV_TIMEOUT, 0);
-			return xjson(json_pack("{s:I, s:s, s:s, s:s, s:b}",
-			    "id", a->id, "agent", control_agent(a->req),
-			    "server", server_name(a->s), "tool", a->name,
-			    "approved", is_approved));
-		}
-	return NULL;
+		if (a->id == id && !a->is_answered && !a->is_gone)
+			break;
+	if (a == NULL)
+		return errors_cause(cause, -ENOENT,
+		    "no call waits for approval %lld: it was answered, timed out or its caller went (mcpctl approvals lists those that wait)",
+		    (long long)id);
+	gw = control_gateway_of(a->req);
+	if (scope == POLICY_ASK_SESSION && gw == NULL)
+		return errors_cause(cause, -EINVAL,
+		    "approval %lld's call was made in no gateway session (mcpd/call, mcpctl call): approve it once or --always",
+		    (long long)id);
+	if (scope == POLICY_ASK_ALWAYS &&
+	    (r = policy_always_add(control_agent(a->req), server_name(a->s),
+		 a->tool, a->digest, cause)) < 0)
+		return r;
+	if (scope == POLICY_ASK_SESSION) {
+		ps = xcalloc(1, sizeof *ps);
+		ps->gw = gw;
+		ps->server = xstrdup(server_name(a->s));
+		ps->tool = xstrdup(a->tool);
+		ps->digest = xstrdup(a->digest);
+		TAILQ_INSERT_TAIL(&policy_ask_sessions, ps, entry);
+	}
+	a->is_answered = true;
+	a->answer = scope;
+	/* The call goes on (or fails) from the loop. */
+	event_del(a->ev);
+	event_active(a->ev, EV_TIMEOUT, 0);
+	*ret = xjson(json_pack("{s:I, s:s, s:s, s:s, s:b, s:s}", "id", a->id,
+	    "agent", control_agent(a->req), "server", server_name(a->s), "tool",
+	    a->name, "approved", scope != POLICY_ASK_DENY, "scope",
+	    policy_ask_scopes[scope]));
+	return 0;
+}
+
+bool
+policy_ask_session_has(const struct gateway *gw, const struct server *s,
+    const char *tool, const char *digest)
+{
+	struct policy_ask_session *ps;
+
+	if (gw == NULL || digest == NULL)
+		return false;
+	TAILQ_FOREACH(ps, &policy_ask_sessions, entry)
+		if (ps->gw == gw && strcmp(ps->server, server_name(s)) == 0 &&
+		    strcmp(ps->tool, tool) == 0 &&
+		    strcmp(ps->digest, digest) == 0)
+			return true;
+	return false;
+}
+
+void
+policy_ask_session_end(const struct gateway *gw)
+{
+	struct policy_ask_session *ps, *next;
+
+	for (ps = TAILQ_FIRST(&policy_ask_sessions); ps != NULL; ps = next) {
+		next = TAILQ_NEXT(ps, entry);
+		if (ps->gw != gw)
+			continue;
+		TAILQ_REMOVE(&policy_ask_sessions, ps, entry);
+		free(ps->server);
+		free(ps->tool);
+		free(ps->digest);
+		free(ps);
+	}
 }

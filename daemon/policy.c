@@ -105,6 +105,102 @@ policy_agents(void)
 	return out;
 }
 
+const json_t *
+policy_always(const char *agent)
+{
+	const json_t *always = json_object_get(store_row_peek(policy_store,
+						   agent, POLICY_ROW),
+	    "always");
+
+	return json_is_array(always) ? always : NULL;
+}
+
+/* The agent's row with always as its approvals, saved (and read back). */
+static int
+policy_save_always(const char *agent, json_t *always, char **cause)
+{
+	const json_t *have = store_row_peek(policy_store, agent, POLICY_ROW);
+	json_t *row = have != NULL ?
+	    xjson(json_copy((json_t *)(uintptr_t)have)) :
+	    xjson(json_pack("{s:s, s:s, s:[]}", "id", POLICY_ROW, "default",
+		"allow", "rules"));
+	int r;
+
+	if (json_array_size(always) > 0)
+		json_object_set(row, "always", always);
+	else
+		json_object_del(row, "always");
+	r = store_put(policy_store, agent, row, cause);
+	json_decref(row);
+	return r;
+}
+
+int
+policy_always_add(const char *agent, const char *server, const char *tool,
+    const char *digest, char **cause)
+{
+	const json_t *have = policy_always(agent);
+	json_t *always = xjson(have != NULL ?
+		json_copy((json_t *)(uintptr_t)have) :
+		json_array());
+	int r;
+
+	json_array_append_new(always,
+	    json_pack("{s:s, s:s, s:s}", "server", server, "tool", tool,
+		"definition", digest));
+	r = policy_save_always(agent, always, cause);
+	json_decref(always);
+	return r;
+}
+
+int
+policy_always_forget(const char *agent, const char *name, size_t *ret_n,
+    char **cause)
+{
+	const json_t *have = policy_always(agent), *e;
+	json_t *always = xjson(json_array());
+	char *full;
+	size_t i, n = 0;
+	int r = 0;
+
+	json_array_foreach(have, i, e) {
+		full = gateway_name_plain(json_string_value(json_object_get(e,
+					      "server")),
+		    json_string_value(json_object_get(e, "tool")), true);
+		if (strcmp(full, name) == 0)
+			n++;
+		else
+			json_array_append(always, (json_t *)(uintptr_t)e);
+		free(full);
+	}
+	if (n > 0)
+		r = policy_save_always(agent, always, cause);
+	json_decref(always);
+	if (r == 0)
+		*ret_n = n;
+	return r;
+}
+
+/* Whether agent approved tool of server always, as digest defines it. */
+static bool
+policy_always_has(const char *agent, const char *server, const char *tool,
+    const char *digest)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(policy_always(agent), i, e)
+		if (strcmp(json_string_value(json_object_get(e, "server")),
+			server) == 0 &&
+		    strcmp(json_string_value(json_object_get(e, "tool")),
+			tool) == 0 &&
+		    digest != NULL &&
+		    strcmp(json_string_value(json_object_get(e, "definition")),
+			digest) == 0)
+			return true;
+	return false;
+}
+
 int
 policy_save(const char *agent, const json_t *rules, const char *def,
     const char *profile, char **cause)
@@ -112,11 +208,17 @@ policy_save(const char *agent, const json_t *rules, const char *def,
 	json_t *row;
 	int r;
 
-	if (json_array_size(rules) == 0 && strcmp(def, "allow") == 0)
+	const json_t *always = policy_always(agent);
+
+	if (json_array_size(rules) == 0 && strcmp(def, "allow") == 0 &&
+	    json_array_size(always) == 0)
 		r = store_remove(policy_store, agent, POLICY_ROW, NULL, cause);
 	else {
 		row = xjson(json_pack("{s:s, s:s, s:O}", "id", POLICY_ROW,
 		    "default", def, "rules", rules));
+		if (json_array_size(always) > 0)
+			json_object_set(row, "always",
+			    (json_t *)(uintptr_t)always);
 		r = store_put(policy_store, agent, row, cause);
 		json_decref(row);
 	}
@@ -325,11 +427,27 @@ policy_call_check(struct request *req, struct server *s, const char *tool,
     json_t **ret_decision)
 {
 	json_t *d = policy_decision_of(req, s, tool);
+	const char *digest, *by;
 	char *name, *text;
 
 	if (!policy_is_deny(d)) {
 		*ret_decision = d;
-		return policy_is_allow(d) ? POLICY_GO : POLICY_ASK;
+		if (policy_is_allow(d))
+			return POLICY_GO;
+		/* An ask answered for always or for this session goes. */
+		digest = server_tool_definition(s, tool);
+		if (policy_always_has(control_agent(req), server_name(s), tool,
+			digest))
+			by = "approval-always";
+		else if (policy_ask_session_has(control_gateway_of(req), s,
+			     tool, digest))
+			by = "approval-session";
+		else
+			return POLICY_ASK;
+		*ret_decision = xjson(json_deep_copy(d));
+		json_object_set_new(*ret_decision, "by", json_string(by));
+		json_decref(d);
+		return POLICY_GO;
 	}
 	name = gateway_name_plain(server_name(s), tool, true);
 	policy_audit_denied(req, s, tool, d);

@@ -8,6 +8,7 @@ import json
 import threading
 
 from conftest import poll
+from test_audit import ts_definition
 from test_profiles import bridge, clients  # noqa: F401
 
 ASK = "ask --tool 'ts__e*'"
@@ -123,6 +124,18 @@ def test_a_caller_that_goes_takes_its_ask_with_it(mcpd):
     held(mcpd, 0)
     r = mcpd.ctl("approve", "1")
     assert r.rc == 1 and r.json["data"]["kind"] == "not-found", r
+    # A cancel ends it too; it did not run, and the audit log says so.
+    with mcpd.mcp_session() as raw:
+        raw.request("tools/call", {"name": "ts__echo", "arguments": {}},
+                    id_="x")
+        held(mcpd)
+        raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": "x"}})
+        held(mcpd, 0)
+    lines = [json.loads(x) for x in
+             (mcpd.state / "audit.jsonl").read_text().splitlines()]
+    assert [(x["tool"], x["outcome"], x["error"]) for x in lines] == \
+        [("echo", "refused", {"code": -32009, "kind": "timeout"})] * 2, lines
 
 
 def test_the_default_can_ask(mcpd):
@@ -152,5 +165,136 @@ def test_bash_completion_of_approve(mcpd):
         held(mcpd)
         env = dict(mcpd.env or {}, MCPD_SOCKET=str(mcpd.sock))
         assert complete([str(MCPCTL), "approve", ""], env)[0] == ["1"]
+        assert complete([str(MCPCTL), "approve", "--"], env)[0] == \
+            ["--always", "--help", "--session"]
         assert complete([str(MCPCTL), "approvals", "-"], env)[0] == \
             ["--follow", "--help", "-f", "-h"]
+
+
+# A stdio MCP server with one tool, "act", whose description is $DESC: a
+# definition that changes when the server is loaded again with another.
+DESC_SERVER = r'''
+import json, os, sys
+
+TOOL = {"name": "act", "description": os.environ.get("DESC", ""),
+        "inputSchema": {"type": "object", "properties": {}}}
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    m, i = msg["method"], msg["id"]
+    if m == "initialize":
+        r = {"protocolVersion": msg["params"]["protocolVersion"],
+             "capabilities": {"tools": {}},
+             "serverInfo": {"name": "desc", "version": "1"}}
+    elif m == "tools/list":
+        r = {"tools": [TOOL]}
+    elif m == "tools/call":
+        r = {"content": [{"type": "text", "text": "acted"}]}
+    else:
+        r = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": i, "result": r})
+                     + "\n")
+    sys.stdout.flush()
+'''
+
+
+def call_act(d, raw, id_):
+    raw.request("mcpd/call", {"server": "py", "tool": "act",
+                              "arguments": {}}, id_=id_)
+
+
+def test_approve_always_lasts_until_the_definition_changes(mcpd_factory,
+                                                           tmp_path):
+    import sys
+    from test_persist import restart
+    script = tmp_path / "desc-server.py"
+    script.write_text(DESC_SERVER)
+    d = mcpd_factory()
+    d.load([sys.executable, script], name="py", env={"DESC": "one"})
+    assert d.ctl("policy", "add", "default", "ask", "--server", "py").rc == 0
+    with d.client() as raw:
+        call_act(d, raw, "c1")
+        [a] = held(d)
+        r = d.ctl("approve", "--always", str(a["id"]), is_json=False)
+        assert r.out == ("approved approval 1: agent default's call of "
+                         "py__act, and every later one while its definition "
+                         "stays the same\n"), r
+        assert "result" in raw.response("c1"), "the held call went on"
+        # Later calls go without asking.
+        assert raw.result("mcpd/call", {"server": "py", "tool": "act",
+                                        "arguments": {}})["content"]
+    digest = ts_definition(d, "py", "act")
+    saved = json.loads((d.state / "policy.json").read_text())
+    assert saved["agents"]["default"][0]["always"] == [
+        {"server": "py", "tool": "act", "definition": digest}], saved
+    line = json.loads((d.state / "audit.jsonl").read_text()
+                      .splitlines()[-1])
+    assert line["decision"] == {"rule": 1, "by": "approval-always",
+                                "text": "ask --server py"}, line
+    # Across a restart, the same definition still goes.
+    d = restart(mcpd_factory, d)
+    d.load([sys.executable, script], name="py", env={"DESC": "one"})
+    r = d.ctl("policy", "list", "default", is_json=False)
+    assert r.out == ("agent default: default allow, 1 rule\n"
+                     "    1  ask --server py\n"
+                     f"  approved always: py__act (definition {digest})\n"), r
+    with d.client() as raw:
+        assert raw.result("mcpd/call", {"server": "py", "tool": "act",
+                                        "arguments": {}})["content"]
+    # Another definition is asked about again.
+    d.load([sys.executable, script], name="py", env={"DESC": "two"})
+    with d.client() as raw:
+        call_act(d, raw, "c2")
+        [a] = held(d)
+        assert d.ctl("deny", str(a["id"])).rc == 0
+        assert raw.response("c2")["error"]["code"] == -32003
+    r = d.ctl("policy", "forget", "default", "py__act")
+    assert r.rc == 0 and r.json["n"] == 1 and \
+        r.json["policy"]["always"] == [], r
+    r = d.ctl("policy", "forget", "default", "py__act", is_json=False)
+    assert r.rc == 1 and r.err.startswith(
+        "mcpctl: agent default approved no tool py__act for always "
+        "(mcpctl policy list default shows what it did)"), r
+
+
+def test_approve_for_the_session(mcpd):
+    mcpd.load_testserver("ts")
+    assert mcpd.ctl("policy", "add", "default", "ask", "--tool",
+                    "ts__e*").rc == 0
+    one = mcpd.mcp_session()
+    two = mcpd.mcp_session()
+    try:
+        one.request("tools/call", {"name": "ts__echo", "arguments": {
+            "message": "1"}}, id_="a")
+        [a] = held(mcpd)
+        r = mcpd.ctl("approve", "--session", str(a["id"]), is_json=False)
+        assert r.out == ("approved approval 1: agent default's call of "
+                         "ts__echo, and its session's later ones\n"), r
+        assert one.response("a")["result"]["structuredContent"] == {
+            "message": "1"}
+        assert one.result("tools/call", {"name": "ts__echo", "arguments": {
+            "message": "2"}})["structuredContent"] == {"message": "2"}
+        # Another session is asked.
+        two.request("tools/call", {"name": "ts__echo", "arguments": {
+            "message": "3"}}, id_="b")
+        [b] = held(mcpd)
+        assert b["id"] == 2
+        assert mcpd.ctl("deny", "2").rc == 0
+        assert two.response("b")["error"]["code"] == -32003
+    finally:
+        one.close()
+        two.close()
+    # mcpd/call is no gateway session: --session says so and it waits on.
+    with mcpd.client() as raw:
+        raw.request("mcpd/call", {"server": "ts", "tool": "echo",
+                                  "arguments": {}}, id_="c")
+        [c] = held(mcpd)
+        r = mcpd.ctl("approve", "--session", str(c["id"]))
+        assert r.rc == 1 and r.json["code"] == -32602 and \
+            r.json["message"] == (
+                "approval 3's call was made in no gateway session "
+                "(mcpd/call, mcpctl call): approve it once or --always"), r
+        assert len(held(mcpd)) == 1
+        assert mcpd.ctl("approve", "3").rc == 0
+        assert "result" in raw.response("c")

@@ -165,7 +165,7 @@ def test_a_denied_call_is_refused_on_every_path(front, clients):
         "agent": "default", "default": "deny",
         "rules": [dict(rule, n=i + 1) for i, rule in enumerate(
             front.ctl("policy", "list", "default").json["agents"][0][
-                "rules"])]}, r
+                "rules"])], "always": []}, r
     r = c.ask('call ts__report {}')
     assert r["error"] == {
         "code": -32003,
@@ -300,7 +300,8 @@ def test_a_read_only_state_dir_changes_nothing(mcpd_factory, mounts):
     assert r.json == {"agents": [{"agent": "default", "default": "allow",
                                   "rules": [{"effect": "deny", "tool": "a*",
                                              "n": 1,
-                                             "text": "deny --tool 'a*'"}]}]}
+                                             "text": "deny --tool 'a*'"}],
+                                  "always": []}]}
     assert (d.state / "policy.json").read_bytes() == before
 
 
@@ -365,7 +366,7 @@ def test_bash_completion_of_policy(front):
     m = str(MCPCTL)
     assert front.ctl("profile", "create", "narrow").rc == 0
     assert complete([m, "policy", ""], env)[0] == sorted(
-        ["add", "list", "rm", "default", "test"])
+        ["add", "list", "rm", "default", "test", "forget"])
     assert complete([m, "policy", "add", "default", ""], env)[0] == \
         ["allow", "ask", "deny"]
     assert complete([m, "policy", "add", "default", "deny", "--server",
