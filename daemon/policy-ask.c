@@ -165,6 +165,116 @@ policy_ask_due(evutil_socket_t fd, short events, void *arg)
 	policy_ask_free(a);
 }
 
+/* The arguments as shown: JSON, ASCII, control characters escaped (new). */
+static char *
+policy_ask_text(const json_t *arguments)
+{
+	char *text = json_dumps(arguments,
+	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	char *cut;
+
+	if (text == NULL)
+		return xstrdup("{}");
+	if (strlen(text) > POLICY_ASK_TEXT_MAX) {
+		xasprintf(&cut, "%.*s...", POLICY_ASK_TEXT_MAX, text);
+		free(text);
+		return cut;
+	}
+	return text;
+}
+
+/* The scope a choice of the elicitation form names, or -1 for none. */
+static int
+policy_ask_choice(const json_t *result)
+{
+	const char *action = json_string_value(json_object_get(result,
+	    "action"));
+	const char *choice =
+	    json_string_value(json_object_get(json_object_get(result,
+						  "content"),
+		"choice"));
+
+	if (action != NULL && strcmp(action, "decline") == 0)
+		return POLICY_ASK_DENY;
+	if (action == NULL || strcmp(action, "accept") != 0 || choice == NULL)
+		return -1; /* cancel: the terminal may still answer */
+	for (size_t i = 0;
+	     i < sizeof policy_ask_scopes / sizeof policy_ask_scopes[0]; i++)
+		if (strcmp(choice, policy_ask_scopes[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The calling client answered the form: the ask (by id: it may have ended
+ * meanwhile, answered from a terminal or timed out) is answered so.
+ */
+static void
+policy_ask_elicited(void *arg, const json_t *result, const json_t *error,
+    const char *why)
+{
+	json_int_t *id = arg;
+	int scope = result != NULL ? policy_ask_choice(result) : -1;
+	json_t *done = NULL;
+	char *cause = NULL;
+
+	(void)error, (void)why;
+	if (scope >= 0 &&
+	    policy_ask_answer(*id, (enum policy_ask_scope)scope, &done,
+		&cause) < 0 &&
+	    cause != NULL && strncmp(cause, "no call waits", 13) != 0)
+		log_warnx(
+		    "approval %lld: the client's answer (%s) is not taken: %s",
+		    (long long)*id, policy_ask_scopes[scope], cause);
+	json_decref(done);
+	free(cause);
+	free(id);
+}
+
+/*
+ * Asks the calling client too, by elicitation/create, when it is a
+ * gateway session that declared it: a form with the call and the choices.
+ * mcpd/call's caller (mcpctl call, which declines a form without a
+ * terminal) is not asked: the terminal's mcpctl approve answers it.
+ */
+static void
+policy_ask_elicit(struct policy_ask *a)
+{
+	const struct gateway *gw = control_gateway_of(a->req);
+	const json_t *caps = gw != NULL ? gateway_client_caps_peek(gw) : NULL;
+	char *text = policy_ask_text(a->arguments), *why = policy_ask_why(a),
+	     *message;
+	json_t *params;
+	json_int_t *id;
+
+	if (!gateway_caps_take(caps, "elicitation/create", NULL)) {
+		free(text);
+		free(why);
+		return;
+	}
+	xasprintf(&message,
+	    "mcpd asks (approval %lld): may agent %s call tool %s of server %s with the arguments %s? (asked by %s; mcpctl approve %lld also answers)",
+	    (long long)a->id, control_agent(a->req), a->tool, server_name(a->s),
+	    text, why, (long long)a->id);
+	params = xjson(json_pack(
+	    "{s:s, s:{s:s, s:{s:{s:s, s:s, s:s, s:o}}, s:[s]}}", "message",
+	    message, "requestedSchema", "type", "object", "properties",
+	    "choice", "type", "string", "title", "Allow this call?",
+	    "description",
+	    "once: this call; session: and this session's later calls of the tool; always: and every later call while its definition stays the same; decline: refuse it",
+	    "enum",
+	    json_pack("[s, s, s, s]", "once", "session", "always", "decline"),
+	    "required", "choice"));
+	id = xmalloc(sizeof *id);
+	*id = a->id;
+	if (control_ask(a->req, mcpd_opts.approval_timeout_s * 1000,
+		"elicitation/create", params, policy_ask_elicited, id) < 0)
+		free(id); /* the terminal still answers */
+	free(message);
+	free(text);
+	free(why);
+}
+
 void
 policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
     const char *tool, json_t *arguments, int timeout_ms,
@@ -206,24 +316,7 @@ policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
 	evtimer_add(a->ev, &tv);
 	control_on_gone(req, policy_ask_gone, a);
 	TAILQ_INSERT_TAIL(&policy_asks, a, entry);
-}
-
-/* The arguments as shown: JSON, ASCII, control characters escaped (new). */
-static char *
-policy_ask_text(const json_t *arguments)
-{
-	char *text = json_dumps(arguments,
-	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
-	char *cut;
-
-	if (text == NULL)
-		return xstrdup("{}");
-	if (strlen(text) > POLICY_ASK_TEXT_MAX) {
-		xasprintf(&cut, "%.*s...", POLICY_ASK_TEXT_MAX, text);
-		free(text);
-		return cut;
-	}
-	return text;
+	policy_ask_elicit(a);
 }
 
 json_t *

@@ -298,3 +298,86 @@ def test_approve_for_the_session(mcpd):
         assert len(held(mcpd)) == 1
         assert mcpd.ctl("approve", "3").rc == 0
         assert "result" in raw.response("c")
+
+
+def elicited(raw):
+    """The elicitation/create mcpd sends the session, as a message."""
+    m = raw.read_message()
+    assert m.get("method") == "elicitation/create", m
+    return m
+
+
+def test_a_client_that_declared_elicitation_is_asked(mcpd):
+    mcpd.load_testserver("ts")
+    assert mcpd.ctl("policy", "add", "default", "ask", "--tool",
+                    "ts__e*").rc == 0
+    raw = mcpd.mcp_session(capabilities={"elicitation": {}})
+    try:
+        raw.request("tools/call", {"name": "ts__echo", "arguments": {
+            "message": "1"}}, id_="a")
+        m = elicited(raw)
+        assert m["params"] == {
+            "message": "mcpd asks (approval 1): may agent default call tool "
+                       "echo of server ts with the arguments "
+                       '{"message":"1"}? (asked by rule 1: ' + ASK +
+                       "; mcpctl approve 1 also answers)",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {"choice": {
+                    "type": "string", "title": "Allow this call?",
+                    "description": "once: this call; session: and this "
+                    "session's later calls of the tool; always: and every "
+                    "later call while its definition stays the same; "
+                    "decline: refuse it",
+                    "enum": ["once", "session", "always", "decline"]}},
+                "required": ["choice"]}}, m
+        # It is listed meanwhile: the terminal could answer too.
+        assert held(mcpd)[0]["id"] == 1
+        raw.send({"jsonrpc": "2.0", "id": m["id"], "result": {
+            "action": "accept", "content": {"choice": "once"}}})
+        assert raw.response("a")["result"]["structuredContent"] == {
+            "message": "1"}
+        # Once is once: the next call asks again; decline refuses it.
+        raw.request("tools/call", {"name": "ts__echo", "arguments": {
+            "message": "2"}}, id_="b")
+        m = elicited(raw)
+        raw.send({"jsonrpc": "2.0", "id": m["id"], "result": {
+            "action": "decline"}})
+        e = raw.response("b")["error"]
+        assert e["code"] == -32003 and e["message"] == (
+            "the user denied approval 2 (tool ts__echo of agent default, "
+            "asked by rule 1: " + ASK + "); nothing was sent"), e
+        # Session: the later calls of this session go unasked.
+        raw.request("tools/call", {"name": "ts__echo", "arguments": {
+            "message": "3"}}, id_="c")
+        m = elicited(raw)
+        raw.send({"jsonrpc": "2.0", "id": m["id"], "result": {
+            "action": "accept", "content": {"choice": "session"}}})
+        assert "result" in raw.response("c")
+        assert raw.result("tools/call", {"name": "ts__echo", "arguments": {
+            "message": "4"}})["structuredContent"] == {"message": "4"}
+    finally:
+        raw.close()
+    # Always: saved, and another session goes unasked too.
+    raw = mcpd.mcp_session(capabilities={"elicitation": {}})
+    try:
+        raw.request("tools/call", {"name": "ts__echo", "arguments": {
+            "message": "5"}}, id_="d")
+        m = elicited(raw)
+        raw.send({"jsonrpc": "2.0", "id": m["id"], "result": {
+            "action": "accept", "content": {"choice": "always"}}})
+        assert "result" in raw.response("d")
+    finally:
+        raw.close()
+    with mcpd.mcp_session(capabilities={"elicitation": {}}) as raw:
+        assert raw.result("tools/call", {"name": "ts__echo", "arguments": {
+            "message": "6"}})["structuredContent"] == {"message": "6"}
+    saved = json.loads((mcpd.state / "policy.json").read_text())
+    assert saved["agents"]["default"][0]["always"] == [
+        {"server": "ts", "tool": "echo",
+         "definition": ts_definition(mcpd, "ts", "echo")}], saved
+    by = [json.loads(x)["decision"]["by"] for x in
+          (mcpd.state / "audit.jsonl").read_text().splitlines()]
+    assert by == ["approval-once", "approval-denied", "approval-session",
+                  "approval-session", "approval-always",
+                  "approval-always"], by
