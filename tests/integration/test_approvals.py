@@ -381,3 +381,57 @@ def test_a_client_that_declared_elicitation_is_asked(mcpd):
     assert by == ["approval-once", "approval-denied", "approval-session",
                   "approval-session", "approval-always",
                   "approval-always"], by
+
+
+def test_approvals_follow_prints_each_new_one(mcpd):
+    import select
+    import subprocess
+    from conftest import MCPCTL
+    mcpd.load_testserver("ts")
+    assert mcpd.ctl("policy", "add", "default", "ask").rc == 0
+    f = subprocess.Popen([str(MCPCTL), "-s", str(mcpd.sock), "--json",
+                          "approvals", "-f"], stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        with mcpd.client() as raw:
+            for i, tool in enumerate(("echo", "add")):
+                raw.request("mcpd/call", {"server": "ts", "tool": tool,
+                                          "arguments": {}}, id_=i)
+                ready, _, _ = select.select([f.stdout], [], [], 30)
+                assert ready, "approvals -f printed nothing"
+                got = json.loads(f.stdout.readline())
+                assert (got["id"], got["name"]) == (i + 1, f"ts__{tool}")
+            for i in (1, 2):
+                assert mcpd.ctl("deny", str(i)).rc == 0
+    finally:
+        f.kill()
+        f.wait(timeout=10)
+
+
+def test_an_sdk_v2_client_over_http_waits_for_approve(mcpd_factory,
+                                                      tmp_path):
+    from conftest import PEERS, free_port
+    from test_gateway_v2 import NODE as NODE_V2, V2_CLIENT, V2Client
+    port = free_port()
+    d = mcpd_factory("--listen-http", f"127.0.0.1:{port}")
+    d.load_testserver("ts")
+    assert d.ctl("policy", "add", "default", "ask", "--tool",
+                 "ts__e*").rc == 0
+    token = d.ctl("token").json["token"]
+    v2 = V2Client([NODE_V2, V2_CLIENT, PEERS, "legacy", "--http",
+                   f"http://127.0.0.1:{port}/mcp", token],
+                  tmp_path / "v2.err")
+    answers = []
+
+    def answer():
+        [a] = held(d)
+        answers.append(d.ctl("approve", str(a["id"])))
+    t = threading.Thread(target=answer)
+    t.start()
+    try:
+        r = v2.ask('call ts__echo {"message":"over http"}')
+    finally:
+        t.join(timeout=60)
+        v2.close()
+    assert answers and answers[0].rc == 0, answers
+    assert r["result"]["structuredContent"] == {"message": "over http"}, r
