@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -275,6 +276,60 @@ policy_ask_elicit(struct policy_ask *a)
 	free(why);
 }
 
+static void
+policy_ask_notified(void *arg, int status)
+{
+	(void)arg,
+	    (void)status; /* a notification that failed changes nothing */
+}
+
+/*
+ * A desktop notification of the new ask, through notify-send when it is
+ * on mcpd's PATH; it runs apart and nothing waits for it.
+ */
+static void
+policy_ask_notify(struct policy_ask *a)
+{
+	static const char *const desktop[] = { "DISPLAY", "WAYLAND_DISPLAY",
+		"DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", NULL };
+	char *extra[5] = { NULL }, **env, *title, *body, *why, *cause = NULL;
+	struct child_spec spec;
+	struct child_io io;
+	size_t i, n = 0;
+
+	for (i = 0; desktop[i] != NULL; i++)
+		if (getenv(desktop[i]) != NULL)
+			xasprintf(&extra[n++], "%s=%s", desktop[i],
+			    getenv(desktop[i]));
+	env = child_env_build(extra);
+	why = policy_ask_why(a);
+	xasprintf(&title, "mcpd: approval %lld", (long long)a->id);
+	xasprintf(&body,
+	    "agent %s calls %s (asked by %s): mcpctl approve %lld or mcpctl deny %lld",
+	    control_agent(a->req), a->name, why, (long long)a->id,
+	    (long long)a->id);
+	spec.argv = (char *const[]){ "notify-send", "--app-name=mcpd", title,
+		body, NULL };
+	spec.env = env;
+	spec.cwd = NULL;
+	if (child_find_program(&spec, &cause) == 0 &&
+	    child_spawn(&spec, &io, &cause) == 0) {
+		close(io.in);
+		close(io.out);
+		close(io.err);
+		child_watch(io.pid, policy_ask_notified, NULL);
+	} else
+		log_debug("approval %lld: no desktop notification: %s",
+		    (long long)a->id, cause != NULL ? cause : "unknown error");
+	free(cause);
+	free(title);
+	free(body);
+	free(why);
+	child_strv_free(env);
+	for (i = 0; i < n; i++)
+		free(extra[i]);
+}
+
 void
 policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
     const char *tool, json_t *arguments, int timeout_ms,
@@ -317,6 +372,7 @@ policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
 	control_on_gone(req, policy_ask_gone, a);
 	TAILQ_INSERT_TAIL(&policy_asks, a, entry);
 	policy_ask_elicit(a);
+	policy_ask_notify(a);
 }
 
 json_t *

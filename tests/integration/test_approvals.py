@@ -435,3 +435,32 @@ def test_an_sdk_v2_client_over_http_waits_for_approve(mcpd_factory,
         v2.close()
     assert answers and answers[0].rc == 0, answers
     assert r["result"]["structuredContent"] == {"message": "over http"}, r
+
+
+def test_a_desktop_notification_when_notify_send_exists(mcpd_factory,
+                                                        tmp_path):
+    """notify-send here is a stand-in that writes its arguments down: the
+    real one needs a desktop session, which a test machine lacks."""
+    import os
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    seen = tmp_path / "notified"
+    stand_in = bin_dir / "notify-send"
+    stand_in.write_text("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' "
+                        f"\"$a\"; done > {seen}\n")
+    stand_in.chmod(0o755)
+    d = mcpd_factory(env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    d.load_testserver("ts")
+    assert d.ctl("policy", "add", "default", "ask", "--tool",
+                 "ts__e*").rc == 0
+    with d.client() as raw:
+        raw.request("mcpd/call", {"server": "ts", "tool": "echo",
+                                  "arguments": {}}, id_="n")
+        poll(lambda: seen.exists() and seen.read_text().count("\n") == 3,
+             what="notify-send to be run")
+        assert seen.read_text().splitlines() == [
+            "--app-name=mcpd", "mcpd: approval 1",
+            "agent default calls ts__echo (asked by rule 1: " + ASK +
+            "): mcpctl approve 1 or mcpctl deny 1"]
+        assert d.ctl("deny", "1").rc == 0
+        assert raw.response("n")["error"]["code"] == -32003
