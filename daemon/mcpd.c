@@ -181,6 +181,7 @@ mcpd_shutdown(struct request *req)
 	}
 	mcpd_stopping = true;
 	mcpd_shutdown_req = req;
+	policy_ask_stop();
 	log_info("shutting down: stopping %zu servers", server_count(NULL));
 	notify_status("stopping %zu servers", server_count(NULL));
 	mcpd_stop_timer = evtimer_new(mcpd_base, mcpd_stop_overdue, NULL);

@@ -1956,6 +1956,8 @@ bool policy_ask_session_has(const struct gateway *gw, const struct server *s,
     const char *tool, const char *digest);
 /* Forgets gw's session approvals: the session ends. */
 void policy_ask_session_end(const struct gateway *gw);
+/* mcpd stops: every held call fails unsent (from the loop). */
+void policy_ask_stop(void);
 
 /*
  * gateway-project.c: the project files (.mcpd.json) the user trusted, each by its

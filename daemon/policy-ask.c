@@ -43,7 +43,8 @@ struct policy_ask {
 	time_t created;
 	struct event *ev; /* the deadline, and the answer's turn */
 	bool is_answered;
-	bool is_gone; /* its caller went or cancelled it */
+	bool is_gone;	 /* its caller went or cancelled it */
+	bool is_stopped; /* mcpd is shutting down */
 	enum policy_ask_scope answer;
 	TAILQ_ENTRY(policy_ask) entry;
 };
@@ -150,7 +151,13 @@ policy_ask_due(evutil_socket_t fd, short events, void *arg)
 
 	(void)fd, (void)events;
 	control_on_gone(a->req, NULL, NULL);
-	if (a->is_gone) {
+	if (a->is_stopped) {
+		audit_refused(a->req, "tools/call", server_name(a->s), a->tool,
+		    0, ERRORS_UNAVAILABLE);
+		control_fail(a->req, ERRORS_UNAVAILABLE, NULL,
+		    "mcpd is shutting down: the call of %s waited for approval %lld and was not sent",
+		    a->name, (long long)a->id);
+	} else if (a->is_gone) {
 		audit_refused(a->req, "tools/call", server_name(a->s), a->tool,
 		    0, ERRORS_TIMEOUT);
 		control_fail(a->req, ERRORS_TIMEOUT, NULL,
@@ -384,7 +391,7 @@ policy_ask_list(const char *agent)
 	char *text, *why;
 
 	TAILQ_FOREACH(a, &policy_asks, entry) {
-		if (a->is_answered || a->is_gone ||
+		if (a->is_answered || a->is_gone || a->is_stopped ||
 		    (agent != NULL &&
 			strcmp(control_agent(a->req), agent) != 0))
 			continue;
@@ -415,7 +422,8 @@ policy_ask_answer(json_int_t id, enum policy_ask_scope scope, json_t **ret,
 	int r;
 
 	TAILQ_FOREACH(a, &policy_asks, entry)
-		if (a->id == id && !a->is_answered && !a->is_gone)
+		if (a->id == id && !a->is_answered && !a->is_gone &&
+		    !a->is_stopped)
 			break;
 	if (a == NULL)
 		return errors_cause(cause, -ENOENT,
@@ -481,4 +489,17 @@ policy_ask_session_end(const struct gateway *gw)
 		free(ps->digest);
 		free(ps);
 	}
+}
+
+void
+policy_ask_stop(void)
+{
+	struct policy_ask *a;
+
+	TAILQ_FOREACH(a, &policy_asks, entry)
+		if (!a->is_answered && !a->is_gone && !a->is_stopped) {
+			a->is_stopped = true;
+			event_del(a->ev);
+			event_active(a->ev, EV_TIMEOUT, 0);
+		}
 }

@@ -464,3 +464,23 @@ def test_a_desktop_notification_when_notify_send_exists(mcpd_factory,
             "): mcpctl approve 1 or mcpctl deny 1"]
         assert d.ctl("deny", "1").rc == 0
         assert raw.response("n")["error"]["code"] == -32003
+
+
+def test_mcpd_stopping_fails_a_held_call_unsent(mcpd_factory):
+    d = mcpd_factory()
+    d.load_testserver("ts")
+    assert d.ctl("policy", "add", "default", "ask").rc == 0
+    with d.client() as raw:
+        raw.request("mcpd/call", {"server": "ts", "tool": "echo",
+                                  "arguments": {}}, id_="s")
+        held(d)
+        assert d.stop() == []
+        e = raw.response("s")["error"]
+    assert e == {"code": -32004,
+                 "message": "mcpd is shutting down: the call of ts__echo "
+                            "waited for approval 1 and was not sent",
+                 "data": {"kind": "unavailable"}}, e
+    line = json.loads((d.state / "audit.jsonl").read_text()
+                      .splitlines()[-1])
+    assert (line["outcome"], line["error"]) == (
+        "refused", {"code": -32004, "kind": "unavailable"}), line
