@@ -5,26 +5,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchtime.h"
 #include "toolsearch.h"
 
 #define BENCH_ROUNDS 200 /* each query this many times */
-
-static double
-bench_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int
-bench_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* The fixture's tools, copied under servers s0, s1, ... until n. */
 static struct toolsearch *

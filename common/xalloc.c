@@ -81,6 +81,21 @@ xasprintf(char **ret, const char *fmt, ...)
 	return r;
 }
 
+void
+xappendf(char **s, const char *fmt, ...)
+{
+	va_list ap;
+	char *more, *text;
+
+	va_start(ap, fmt);
+	xvasprintf(&more, fmt, ap);
+	va_end(ap);
+	xasprintf(&text, "%s%s", *s, more);
+	free(more);
+	free(*s);
+	*s = text;
+}
+
 json_t *
 xjson(json_t *j)
 {

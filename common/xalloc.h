@@ -21,6 +21,9 @@ char *xstrndup(const char *, size_t);
 int xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
 int xvasprintf(char **, const char *, va_list)
     __attribute__((format(printf, 2, 0)));
+/* Appends the formatted text to *s, a string of malloc's (replaced). */
+void xappendf(char **s, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
 /*
  * Returns j, a jansson constructor's result (json_object(), json_pack(),
  * json_deep_copy() of a valid value...), or ends the program if it is NULL.

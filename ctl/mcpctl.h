@@ -457,6 +457,14 @@ extern const struct mcpctl_cmd ctl_clients_cmd;
 int ctl_bridge_hello(struct mcpctl *, json_t *servers, const char *profile);
 extern const struct mcpctl_cmd ctl_token_cmd;
 extern const struct mcpctl_cmd ctl_profile_cmd;
+/* ctl-policy.c */
+extern const struct mcpctl_cmd ctl_policy_cmd;
+extern const struct mcpctl_cmd ctl_approvals_cmd;
+extern const struct mcpctl_cmd ctl_approve_cmd;
+extern const struct mcpctl_cmd ctl_deny_cmd;
+/* ctl-approve.c: mcpctl deny's work (ID of argv); the exit status. */
+int ctl_approve_deny(struct mcpctl *, const struct mcpctl_cmd *, int argc,
+    char **argv);
 extern const struct mcpctl_cmd ctl_project_cmd;
 extern const struct mcpctl_cmd ctl_auth_cmd;
 extern const struct mcpctl_cmd ctl_client_config_cmd;

@@ -28,6 +28,7 @@ struct audit_call {
 	char definition[SERVER_DEFINITION_SIZE];      /* "" when none */
 	char args_digest[2 * AUDIT_DIGEST_BYTES + 1]; /* "" when none */
 	json_t *arguments; /* masked, with --audit-arguments only */
+	json_t *decision;  /* the policy's, or NULL: the default allow */
 	size_t bytes_in;
 };
 
@@ -179,9 +180,11 @@ audit_format(struct audit_line *l, const struct audit_call *ac,
 		audit_put_key(l, "arguments");
 		audit_put_json(l, ac->arguments);
 	}
-	/* Policy (issue 24 items 1-3) fills the rule it decided by. */
 	audit_put_key(l, "decision");
-	audit_puts(l, "{\"rule\":null,\"by\":\"default-allow\"}");
+	if (ac->decision != NULL)
+		audit_put_json(l, ac->decision);
+	else
+		audit_puts(l, "{\"rule\":null,\"by\":\"default-allow\"}");
 	audit_put_key(l, "outcome");
 	audit_put_string(l, end->outcome);
 	audit_put_key(l, "error");
@@ -323,7 +326,19 @@ audit_call_free(struct audit_call *ac)
 	free(ac->server);
 	free(ac->tool);
 	json_decref(ac->arguments);
+	json_decref(ac->decision);
 	free(ac);
+}
+
+void
+audit_call_set_decision(struct audit_call *ac, json_t *decision)
+{
+	if (ac == NULL) {
+		json_decref(decision);
+		return;
+	}
+	json_decref(ac->decision);
+	ac->decision = decision;
 }
 
 /* The line of ac with end, written; -errno when it could not be. */

@@ -67,6 +67,8 @@ cmd_profile_view(const char *agent, const json_t *row)
 	    json_boolean(def != NULL && strcmp(def, name) == 0));
 	all = server_gateway_catalog(agent, NULL);
 	gateway_names(all, true);
+	/* The view is also what the policy lets it list (DESIGN 13). */
+	policy_filter(all, agent, name);
 	names = xjson(json_array());
 	json_array_foreach(all, i, e)
 		if (profile_allows(row,

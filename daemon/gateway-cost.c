@@ -121,7 +121,11 @@ gateway_cost(const char *agent, const json_t *scope)
 	json_t *all = gateway_catalog(agent, scope), *e, *row, *by = NULL;
 	json_t *servers = xjson(json_array()), *out, *listed, *views;
 	const char *server;
-	size_t i, bytes = gateway_cost_entries(all), n = 0, sb = 0;
+	size_t i, bytes, n = 0, sb = 0;
+
+	/* What the policy denies is not listed, so it costs nothing. */
+	policy_filter(all, agent, NULL);
+	bytes = gateway_cost_entries(all);
 
 	/* Per server, in the catalog's order: its tools as the view has them. */
 	json_array_foreach(all, i, e) {

@@ -108,5 +108,7 @@ gateway_view_key(const struct request *req)
 
 	/* A profile's name and every change to profiles are part of it. */
 	h ^= profile_generation() * 0x9e3779b97f4a7c15ULL;
+	/* So is every change to the policy: denied tools are not listed. */
+	h ^= policy_generation() * 0xc2b2ae3d27d4eb4fULL;
 	return p != NULL ? fnv64_add(h, p, strlen(p)) : h;
 }

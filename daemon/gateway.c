@@ -107,6 +107,7 @@ gateway_free(struct gateway *gw)
 		return;
 	had_roots = gateway_takes_roots(gw);
 	gateway_subs_drop(gw->client);
+	policy_ask_session_end(gw);
 	gateway_listen_end(&gw->listen);
 	TAILQ_REMOVE(&gateway_list, gw, entry);
 	/* Its roots no longer count: the servers that keep theirs ask again. */
@@ -612,7 +613,8 @@ gateway_view_catalog(struct request *req)
 	size_t i = 0;
 
 	while (i < json_array_size(all))
-		if (!gateway_in_view(req, json_array_get(all, i)))
+		if (!gateway_in_view(req, json_array_get(all, i)) ||
+		    !policy_lists(req, json_array_get(all, i)))
 			json_array_remove(all, i);
 		else
 			i++;

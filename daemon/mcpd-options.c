@@ -79,6 +79,7 @@ static const struct options_def options_defs[] = {
 	OPT_STR("state-dir", state_dir, "MCPD_STATE_DIR", NULL),
 	OPT_NUM("max-message", max_message, 1024, 1LL << 30),
 	OPT_NUM("call-timeout", call_timeout_ms, 1, 86400000),
+	OPT_NUM("approval-timeout", approval_timeout_s, 1, 86400),
 	OPT_NUM("load-timeout", load_timeout_ms, 1, 86400000),
 	OPT_NUM("log-lines", log_lines, 1, 1000000),
 	OPT_NUM("max-clients", max_clients, 1, 65536),

@@ -24,6 +24,7 @@
 struct mcpd_options mcpd_opts = {
 	.max_message = 16 * 1024 * 1024,
 	.call_timeout_ms = 60000,
+	.approval_timeout_s = 120,
 	.load_timeout_ms = 60000,
 	.stop_step_ms = 2000,
 	.log_lines = 1000,
@@ -181,6 +182,7 @@ mcpd_shutdown(struct request *req)
 	}
 	mcpd_stopping = true;
 	mcpd_shutdown_req = req;
+	policy_ask_stop();
 	log_info("shutting down: stopping %zu servers", server_count(NULL));
 	notify_status("stopping %zu servers", server_count(NULL));
 	mcpd_stop_timer = evtimer_new(mcpd_base, mcpd_stop_overdue, NULL);
@@ -436,9 +438,12 @@ mcpd_prepare_state(void)
 	store_open(mcpd_opts.state_dir, &mcpd_store);
 	profile_open(mcpd_opts.state_dir);
 	server_pins_open(mcpd_opts.state_dir);
+	policy_open(mcpd_opts.state_dir);
 	project_open(mcpd_opts.state_dir);
 	if (profile_store_error() != NULL)
 		log_warnx("profiles: %s", profile_store_error());
+	if (policy_store_error() != NULL)
+		log_warnx("policy: %s", policy_store_error());
 	if (http_tls_init(mcpd_opts.ca_file, &cause) < 0 ||
 	    netpolicy_init(mcpd_opts.dns_server, &cause) < 0)
 		fatalx("%s", cause != NULL ? cause : "remote endpoints");
@@ -518,6 +523,7 @@ main(int argc, char **argv)
 	store_free(mcpd_store);
 	profile_close();
 	server_pins_close();
+	policy_close();
 	project_close();
 	tokens_close();
 	audit_close();

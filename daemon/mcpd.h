@@ -40,12 +40,13 @@ enum server_mode {
 struct mcpd_options {
 	char *socket_path;
 	char *state_dir;
-	size_t max_message;  /* longest control or server message */
-	int call_timeout_ms; /* default deadline of a tool call */
-	int load_timeout_ms; /* default deadline of a load or reload */
-	int stop_step_ms;    /* each wait of the stop sequence */
-	size_t log_lines;    /* stderr lines kept per server */
-	size_t max_clients;  /* control connections at once */
+	size_t max_message;	/* longest control or server message */
+	int call_timeout_ms;	/* default deadline of a tool call */
+	int approval_timeout_s; /* how long an ask waits for an answer */
+	int load_timeout_ms;	/* default deadline of a load or reload */
+	int stop_step_ms;	/* each wait of the stop sequence */
+	size_t log_lines;	/* stderr lines kept per server */
+	size_t max_clients;	/* control connections at once */
 	/* The HTTP front: sessions, per token, idle and header deadlines. */
 	size_t max_http_sessions;
 	size_t max_http_sessions_per_token;
@@ -585,6 +586,10 @@ extern const struct cmd_entry cmd_secret_list_entry;
 extern const struct cmd_entry cmd_secret_rm_entry;
 extern const struct cmd_entry cmd_token_entry;
 extern const struct cmd_entry cmd_profile_entry;
+extern const struct cmd_entry cmd_policy_entry;
+extern const struct cmd_entry cmd_approvals_entry;
+extern const struct cmd_entry cmd_approve_entry;
+extern const struct cmd_entry cmd_deny_entry;
 extern const struct cmd_entry cmd_project_entry;
 extern const struct cmd_entry cmd_registry_search_entry;
 extern const struct cmd_entry cmd_registry_catalog_entry;
@@ -1472,6 +1477,14 @@ void server_call(struct server *, uint64_t generation, const char *tool,
  */
 void server_call_text(struct server *, const char *tool, const char *args,
     size_t len, int timeout_ms, struct request *, const json_t *mcp_params);
+/*
+ * A call policy_ask_hold held, approved: on as server_call_start goes
+ * after the policy (decision stolen: what the audit line says).
+ */
+void server_call_held(struct server *, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *,
+    const json_t *mcp_params, const struct server_call_opts *opts,
+    json_t *decision);
 /* The last lines (all when 0) and their times: a new {lines, times}. */
 json_t *server_logs(const struct server *, size_t lines);
 /*
@@ -2026,6 +2039,104 @@ int profile_row_edit(json_t *row, const json_t *params, char **cause);
 /* mcpctl's option for a row key ("tools" -> "--tool"), or NULL. */
 const char *profile_option_of(const char *key);
 
+/* policy.c: each agent's allow/deny/ask rules (DESIGN 14, doc/policy.md), in policy.json. */
+/* Opens the policy rows of state_dir (as store_open_file: 0). */
+int policy_open(const char *state_dir);
+void policy_close(void);
+/* Why changes to the policy are refused (corrupt file ...), or NULL. */
+const char *policy_store_error(void);
+/* Bumped by every change: decisions made before it are made again. */
+uint64_t policy_generation(void);
+/* The agent's rules in order, or NULL for none (borrowed). */
+const json_t *policy_rules(const char *agent);
+/* The agent's default effect: "allow" unless changed (borrowed). */
+const char *policy_default(const char *agent);
+/* The agent's approvals for always: [{server, tool, definition}] or NULL. */
+const json_t *policy_always(const char *agent);
+/* Approves tool of server for always while digest defines it (saved). */
+int policy_always_add(const char *agent, const char *server, const char *tool,
+    const char *digest, char **cause);
+/* Forgets the approvals for always of tool name (SERVER__TOOL): *ret_n. */
+int policy_always_forget(const char *agent, const char *name, size_t *ret_n,
+    char **cause);
+/* The agents that have rules or a default of their own (new array). */
+json_t *policy_agents(void);
+/*
+ * Saves (and reads back) agent's rules and default; profile (or NULL: all
+ * of the agent's) says whose sessions get list_changed. 0 or -errno with
+ * *cause; nothing changes on failure.
+ */
+int policy_save(const char *agent, const json_t *rules, const char *def,
+    const char *profile, char **cause);
+/*
+ * The decision on a call of tool (its definition) of server by agent in a
+ * session of profile (NULL: none), as the audit log writes it: {"rule":
+ * N or null, "by": "rule-deny" ..., "text"?} (new).
+ */
+json_t *policy_decide(const char *agent, const char *profile,
+    const char *server, const json_t *tool);
+/* Whether a decision lets the call go. */
+bool policy_is_allow(const json_t *decision);
+/* Whether req's session lists the catalog entry e (denied: not listed). */
+bool policy_lists(const struct request *req, const json_t *e);
+/* Removes from a catalog (entries {server, tool}) what agent may not call. */
+void policy_filter(json_t *all, const char *agent, const char *profile);
+/* The error text of a denial of tool name to agent (new). */
+char *policy_denial(const char *agent, const char *name,
+    const json_t *decision);
+/* What a call may do now: go, fail (req failed), or wait for an answer. */
+enum policy_verdict {
+	POLICY_GO,
+	POLICY_REFUSED,
+	POLICY_ASK,
+};
+/*
+ * The verdict on req's call of tool of s (a lookup once decided): GO or
+ * ASK with its decision in *ret_decision (new), or REFUSED after req
+ * failed (denied) and its audit line was written.
+ */
+enum policy_verdict policy_call_check(struct request *req, struct server *s,
+    const char *tool, json_t **ret_decision);
+/* Writes the audit line of req's call of tool of s, denied by decision. */
+void policy_audit_denied(struct request *req, struct server *s,
+    const char *tool, const json_t *decision);
+
+/* policy-ask.c: calls an ask rule holds until approved, denied or timed out. */
+/*
+ * Holds req's call (copies of what server_call_start takes) with the ask
+ * rule's decision (stolen) until mcpd/approve or mcpd/deny answers it, or
+ * --approval-timeout passes; a caller that goes ends it.
+ */
+void policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
+    const char *tool, json_t *arguments, int timeout_ms,
+    const json_t *mcp_params, const struct server_call_opts *opts,
+    json_t *decision);
+/* The asks waiting (of agent, or all when NULL), oldest first (new). */
+json_t *policy_ask_list(const char *agent);
+/* How an ask is answered. */
+enum policy_ask_scope {
+	POLICY_ASK_DENY,
+	POLICY_ASK_ONCE,
+	POLICY_ASK_SESSION, /* its gateway session's calls of the tool */
+	POLICY_ASK_ALWAYS,  /* saved, while the definition stays the same */
+};
+/*
+ * Answers the ask id (its call goes on or fails on the next loop turn)
+ * with *ret {id, agent, server, tool, approved, scope} (new): 0, or
+ * -ENOENT when none waits, -EINVAL for a session approval of a call made
+ * in no gateway session, -errno when an always approval cannot be saved,
+ * with *cause; the ask then still waits.
+ */
+int policy_ask_answer(json_int_t id, enum policy_ask_scope scope, json_t **ret,
+    char **cause);
+/* Whether gw's session approved tool of s, as digest defines it. */
+bool policy_ask_session_has(const struct gateway *gw, const struct server *s,
+    const char *tool, const char *digest);
+/* Forgets gw's session approvals: the session ends. */
+void policy_ask_session_end(const struct gateway *gw);
+/* mcpd stops: every held call fails unsent (from the loop). */
+void policy_ask_stop(void);
+
 /*
  * gateway-project.c: the project files (.mcpd.json) the user trusted, each by its
  * path and the BLAKE2b digest of its bytes (projects.json, as profiles).
@@ -2080,6 +2191,8 @@ void audit_call_end(struct audit_call *, const struct audit_end *);
  */
 void audit_call_end_reply(struct audit_call *ac, const struct session_reply *r);
 void audit_call_free(struct audit_call *);
+/* The policy decision the record says (stolen; NULL: the default allow). */
+void audit_call_set_decision(struct audit_call *, json_t *decision);
 /* A call refused before it was sent: code, or kind's (ERRORS_KIND_COUNT: none). */
 void audit_refused(const struct request *req, const char *method,
     const char *server, const char *tool, int code, enum errors_kind kind);

@@ -534,20 +534,36 @@ server_call_sent(struct server_pending_call *pc, int64_t id)
 static void
 server_call_start(struct server *s, uint64_t generation, const char *tool,
     json_t *arguments, int timeout_ms, struct request *req,
-    const json_t *mcp_params, const struct server_call_opts *opts)
+    const json_t *mcp_params, const struct server_call_opts *opts,
+    json_t *decided)
 {
 	struct server_pending_call *pc;
 	struct audit_call *ac;
-	json_t *params;
+	json_t *params, *decision = decided;
 
 	if (server_idle_hold_call(s, generation, tool, arguments, timeout_ms,
 		req, mcp_params, opts))
 		return;
 	if (!server_call_allowed(s, generation, tool, req) ||
-	    (opts != NULL && !server_call_is_defined(s, tool, opts, req)))
+	    (opts != NULL && !server_call_is_defined(s, tool, opts, req))) {
+		json_decref(decided);
 		return;
+	}
+	/* The policy decides once: an approved call is not asked again. */
+	if (decided == NULL)
+		switch (policy_call_check(req, s, tool, &decision)) {
+		case POLICY_REFUSED:
+			return;
+		case POLICY_ASK:
+			policy_ask_hold(req, s, generation, tool, arguments,
+			    timeout_ms, mcp_params, opts, decision);
+			return;
+		case POLICY_GO:
+			break;
+		}
 	ac = audit_call_new(req, "tools/call", s->name, tool,
 	    server_tool_definition(s, tool), arguments);
+	audit_call_set_decision(ac, decision);
 	if (!audit_admit(ac, req, s->name))
 		return;
 	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, opts);
@@ -568,14 +584,36 @@ server_is_plain_text(const char *s)
 	return true;
 }
 
+/*
+ * The arguments the scanner vouched for, parsed (new); NULL after failing
+ * req: should jansson disagree, that is mcpd's fault, and it costs this
+ * request only.
+ */
+static json_t *
+server_call_parse(struct server *s, const char *tool, const char *args,
+    size_t len, struct request *req)
+{
+	json_error_t error;
+	json_t *arguments = json_loadb(args, len, 0, &error);
+
+	if (arguments != NULL)
+		return arguments;
+	log_warnx(
+	    "%s: call of %s: the scanner took arguments that jansson refuses (%s at byte %d); the call fails",
+	    s->name, tool, error.text, error.position);
+	control_fail_code(req, JSONRPC_INTERNAL_ERROR, NULL,
+	    "mcpd could not parse the arguments it had checked: %s",
+	    error.text);
+	return NULL;
+}
+
 void
 server_call_text(struct server *s, const char *tool, const char *args,
     size_t len, int timeout_ms, struct request *req, const json_t *mcp_params)
 {
 	struct server_pending_call *pc;
 	struct audit_call *ac;
-	json_error_t error;
-	json_t *arguments;
+	json_t *arguments, *decision;
 	struct iovec params[] = { { (void *)(uintptr_t) "{\"name\":\"", 9 },
 		{ (void *)(uintptr_t)tool, strlen(tool) },
 		{ (void *)(uintptr_t) "\",\"arguments\":", 14 },
@@ -586,28 +624,35 @@ server_call_text(struct server *s, const char *tool, const char *args,
 		mcp_params))
 		return;
 	if (!session_takes_text(s->session) || !server_is_plain_text(tool)) {
-		/*
-		 * The scanner vouched for args; should jansson disagree, that
-		 * is mcpd's fault, and it costs this request only.
-		 */
-		if ((arguments = json_loadb(args, len, 0, &error)) == NULL) {
-			log_warnx(
-			    "%s: call of %s: the scanner took arguments that jansson refuses (%s at byte %d); the call fails",
-			    s->name, tool, error.text, error.position);
-			control_fail_code(req, JSONRPC_INTERNAL_ERROR, NULL,
-			    "mcpd could not parse the arguments it had checked: %s",
-			    error.text);
+		if ((arguments = server_call_parse(s, tool, args, len, req)) ==
+		    NULL)
 			return;
-		}
 		server_call_start(s, 0, tool, arguments, timeout_ms, req,
-		    mcp_params, NULL);
+		    mcp_params, NULL, NULL);
 		json_decref(arguments);
 		return;
 	}
 	if (!server_call_allowed(s, 0, tool, req))
 		return;
+	switch (policy_call_check(req, s, tool, &decision)) {
+	case POLICY_REFUSED:
+		return;
+	case POLICY_ASK:
+		/* Held, it is parsed: what waits is a copy, not the line. */
+		if ((arguments = server_call_parse(s, tool, args, len, req)) !=
+		    NULL)
+			policy_ask_hold(req, s, 0, tool, arguments, timeout_ms,
+			    mcp_params, NULL, decision);
+		else
+			json_decref(decision);
+		json_decref(arguments);
+		return;
+	case POLICY_GO:
+		break;
+	}
 	ac = audit_call_new_text(req, "tools/call", s->name, tool,
 	    server_tool_definition(s, tool), args, len);
+	audit_call_set_decision(ac, decision);
 	if (!audit_admit(ac, req, s->name))
 		return;
 	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, NULL);
@@ -624,7 +669,25 @@ server_call(struct server *s, uint64_t generation, const char *tool,
     const struct server_call_opts *opts)
 {
 	server_call_start(s, generation, tool, arguments, timeout_ms, req, NULL,
-	    opts);
+	    opts, NULL);
+}
+
+void
+server_call_held(struct server *s, uint64_t generation, const char *tool,
+    json_t *arguments, int timeout_ms, struct request *req,
+    const json_t *mcp_params, const struct server_call_opts *opts,
+    json_t *decision)
+{
+	if (s->is_dead) {
+		json_decref(decision);
+		server_call_refused(s, tool, req, ERRORS_UNAVAILABLE);
+		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		    "server %s was unloaded while the call of %s waited for approval; nothing was sent",
+		    s->name, tool);
+		return;
+	}
+	server_call_start(s, generation, tool, arguments, timeout_ms, req,
+	    mcp_params, opts, decision);
 }
 
 void
@@ -633,5 +696,5 @@ server_call_mcp(struct server *s, uint64_t generation, const char *tool,
     const json_t *mcp_params)
 {
 	server_call_start(s, generation, tool, arguments, timeout_ms, req,
-	    mcp_params, NULL);
+	    mcp_params, NULL, NULL);
 }
