@@ -98,6 +98,7 @@ struct relay {
 	struct evbuffer *down_out; /* for the client */
 	size_t down_scanned;
 	bool is_in_eof, is_shut;
+	bool is_broken; /* a write to mcpd failed: read what it said last */
 	enum relay_state state;
 	json_t *inflight; /* id -> {"method", "params"?}: sent, no answer */
 	json_t *asked;	  /* ids of mcpd's requests the client owes */
@@ -719,6 +720,7 @@ relay_lost(struct relay *r)
 	/* A line mcpd had only part of never ran: it goes again, whole. */
 	r->head_done = 0;
 	r->is_shut = false;
+	r->is_broken = false;
 	r->last_len = 0;
 	conn_free(r->m->conn);
 	r->m->conn = NULL;
@@ -883,13 +885,19 @@ relay_reconnect(struct relay *r)
 static int
 relay_closed(struct relay *r)
 {
-	bool is_shut = r->is_shut;
+	bool is_shut = r->is_shut, is_refused = relay_is_refused(r);
 	int status;
 
-	if (relay_is_refused(r))
-		return MCPCTL_EXIT_ERROR;
+	/*
+	 * Closed for a line of the client's, which mcpd refused (with id
+	 * null: which one is not known): none of them is answered here.
+	 */
+	if (is_refused)
+		json_object_clear(r->inflight);
 	relay_lost(r);
-	if (is_shut && r->first == r->end) {
+	if (is_refused)
+		status = MCPCTL_EXIT_ERROR;
+	else if (is_shut && r->first == r->end) {
 		/* The client closed its input: what it asked is answered. */
 		status = MCPCTL_EXIT_OK;
 	} else if (r->opts->reconnect_ms <= 0) {
@@ -970,7 +978,9 @@ relay_turn(struct relay *r)
 	pfd[1].events = evbuffer_get_length(r->down_out) < RELAY_BUFFER ?
 	    POLLIN :
 	    0;
-	if (own > 0 || (is_live && r->first < r->end && !r->is_shut))
+	if (r->is_broken)
+		pfd[1].events = POLLIN;
+	else if (own > 0 || (is_live && r->first < r->end && !r->is_shut))
 		pfd[1].events |= POLLOUT;
 	pfd[2].fd = evbuffer_get_length(r->down_out) > 0 ? STDOUT_FILENO : -1;
 	pfd[2].events = POLLOUT;
@@ -992,12 +1002,16 @@ relay_turn(struct relay *r)
 		if ((e = relay_take_up(r)) != 0)
 			return e;
 	}
+	/*
+	 * mcpd closed: what it said before (why, when it closed on
+	 * purpose) is read before its end is handled.
+	 */
 	if (pfd[1].revents & POLLOUT) {
 		if (own > 0 && evbuffer_write(r->own_out, r->sock) < 0 &&
 		    errno != EAGAIN && errno != EINTR)
-			return relay_closed(r);
-		if (own == 0 && (e = relay_write_lines(r)) < 0)
-			return relay_closed(r);
+			r->is_broken = true;
+		if (own == 0 && relay_write_lines(r) < 0)
+			r->is_broken = true;
 	}
 	if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
 		if ((e = relay_read(r->sock, r->down_in, RELAY_BUFFER)) <= 0) {
