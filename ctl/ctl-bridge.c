@@ -415,7 +415,7 @@ const struct mcpctl_cmd ctl_bridge_cmd = {
 	.synopsis =
 	    "[--agent AGENT] [--server SERVER]... [--profile PROFILE] [--no-project] [--reconnect-timeout SECONDS] [--max-message BYTES] [--relay]",
 	.summary =
-	    "relay MCP between standard input and output and mcpd, for MCP clients that start a stdio server (see client-config)",
+	    "relay MCP between standard input and output and mcpd, keeping the client's session across mcpd's restarts, for MCP clients that start a stdio server (see client-config)",
 	.help =
 	    "  --agent AGENT      the agent whose servers the client sees (global option)\n"
 	    "  --server SERVER    only this server (repeatable); default: all of the agent's\n"
