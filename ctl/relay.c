@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The bridge's relay: MCP between the client's standard input and output
- * and mcpd's socket, line by line, keeping what it takes to carry the
- * client's session over to a new mcpd when this one goes away (doc/
- * gateway.md, "The bridge across mcpd restarts").
+ * and mcpd's socket, line by line, and the reconnect to a new mcpd when
+ * this one goes away (relay-session.c keeps the session; doc/gateway.md,
+ * "The bridge across mcpd restarts").
  */
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -18,101 +18,16 @@
 
 #include <event2/buffer.h>
 
-#include "errors.h"
-#include "fnv.h"
-#include "jsonrpc.h"
-#include "jsonscan.h"
-#include "mcpctl.h"
+#include "relay.h"
 
 /* Bytes of whole lines held in each direction before reading stops. */
 #define RELAY_BUFFER   ((size_t)64 << 10)
 /* Bytes written at once to a descriptor that stays blocking (a terminal). */
 #define RELAY_CHUNK    ((size_t)4096)
-/* Bytes kept of the last line from mcpd: its error, when it closes. */
-#define RELAY_LAST     ((size_t)1024)
 /* Between two tries to reach mcpd, and two looks at its servers. */
 #define RELAY_RETRY_MS 100
 /* iovecs written at once. */
 #define RELAY_IOV      16
-
-/* A list the client walked, as a digest of the items of its pages. */
-struct relay_list {
-	uint64_t walk;	 /* the pages so far of the walk going on */
-	uint64_t seen;	 /* the last whole walk the client made */
-	uint64_t again;	 /* the relay's own walk on a new mcpd */
-	bool has_seen;	 /* the client walked it to its end once */
-	bool is_unknown; /* a page could not be read: count it changed */
-	bool is_changed; /* the new mcpd's differs */
-};
-
-/* The lists whose changes a client is told of, and their items. */
-static const struct relay_kind {
-	const char *method, *items, *changed;
-} relay_kinds[] = {
-	{ "tools/list", "tools", "notifications/tools/list_changed" },
-	{ "prompts/list", "prompts", "notifications/prompts/list_changed" },
-	{ "resources/list", "resources",
-	    "notifications/resources/list_changed" },
-	{ "resources/templates/list", "resourceTemplates",
-	    "notifications/resources/list_changed" },
-};
-#define RELAY_KINDS (sizeof relay_kinds / sizeof relay_kinds[0])
-
-/* A line of the client's for mcpd, written whole or sent again. */
-struct relay_line {
-	size_t len;	/* with its newline */
-	char *key;	/* its id as compact JSON, or NULL */
-	char *method;	/* a request's or a notification's, or NULL */
-	json_t *params; /* of the methods the relay keeps track of */
-};
-
-/* What one line says, as far as the relay cares. */
-struct relay_msg {
-	char *key;	/* the id as compact JSON, or NULL */
-	char *method;	/* or NULL */
-	json_t *params; /* only when asked for, or NULL */
-	bool is_answer; /* a result or an error */
-	bool is_error;
-	const char *result; /* the result's text in the line, or NULL */
-	size_t result_len;
-};
-
-enum relay_state {
-	RELAY_LIVE,   /* the client's lines go to mcpd */
-	RELAY_REPLAY, /* the relay's own: the session made again */
-};
-
-struct relay {
-	struct mcpctl *m;
-	const struct relay_opts *opts;
-	int sock; /* -1 while mcpd is away */
-	bool is_out_nonblock;
-	struct evbuffer *up_in;	  /* from the client, no newline yet */
-	struct evbuffer *up_out;  /* its whole lines, for mcpd */
-	struct relay_line *lines; /* up_out's lines, from first to end */
-	size_t first, end, cap;
-	size_t head_done;	   /* bytes of lines[first] written */
-	size_t up_scanned;	   /* bytes of up_in holding no newline */
-	struct evbuffer *own_out;  /* the relay's own lines, for mcpd */
-	struct evbuffer *down_in;  /* from mcpd, no newline yet */
-	struct evbuffer *down_out; /* for the client */
-	size_t down_scanned;
-	bool is_in_eof, is_shut;
-	bool is_broken; /* a write to mcpd failed: read what it said last */
-	enum relay_state state;
-	json_t *inflight; /* id -> {"method", "params"?}: sent, no answer */
-	json_t *asked;	  /* ids of mcpd's requests the client owes */
-	json_t *stale;	  /* the same, of an mcpd that went */
-	json_t *own;	  /* the relay's own requests: id -> what for */
-	unsigned own_next;
-	json_t *init; /* the client's initialize params, or NULL */
-	bool has_initialized;
-	json_t *subs;  /* uri -> true */
-	json_t *level; /* the client's logging level, or NULL */
-	struct relay_list lists[RELAY_KINDS];
-	char last[RELAY_LAST]; /* the start of mcpd's last line */
-	size_t last_len;
-};
 
 static int64_t
 relay_now(void)
@@ -121,360 +36,6 @@ relay_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The JSON value text[0..len) as compact JSON (new), or NULL. */
-static char *
-relay_key(const char *text, size_t len)
-{
-	json_t *v = json_loadb(text, len, JSON_DECODE_ANY, NULL);
-	char *key;
-
-	if (v == NULL)
-		return NULL;
-	key = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	json_decref(v);
-	return key;
-}
-
-static bool
-relay_is_tracked(const char *method)
-{
-	if (method == NULL)
-		return false;
-	for (size_t k = 0; k < RELAY_KINDS; k++)
-		if (strcmp(method, relay_kinds[k].method) == 0)
-			return true;
-	return strcmp(method, "initialize") == 0 ||
-	    strcmp(method, "resources/subscribe") == 0 ||
-	    strcmp(method, "resources/unsubscribe") == 0 ||
-	    strcmp(method, "logging/setLevel") == 0;
-}
-
-/* The same from a parsed message, for what the scanner leaves. */
-static void
-relay_parse(const char *text, size_t len, struct relay_msg *msg)
-{
-	json_t *v = json_loadb(text, len, 0, NULL), *id;
-
-	if (!json_is_object(v)) {
-		json_decref(v);
-		return;
-	}
-	if ((id = json_object_get(v, "id")) != NULL)
-		msg->key = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
-	if (json_is_string(json_object_get(v, "method")))
-		msg->method = strdup(json_string_value(json_object_get(v,
-		    "method")));
-	if (relay_is_tracked(msg->method))
-		msg->params = json_incref(json_object_get(v, "params"));
-	msg->is_error = json_object_get(v, "error") != NULL;
-	msg->is_answer = msg->is_error || json_object_get(v, "result") != NULL;
-	json_decref(v);
-}
-
-/*
- * What one line (without its newline) says: its id, method, the params
- * of the methods the relay keeps track of, and where its result is. The
- * scanner does it without a parse; what it does not vouch for is parsed.
- */
-static void
-relay_scan(const char *text, size_t len, struct relay_msg *msg)
-{
-	struct jsonscan_member m[] = {
-		{ "id", false, 0, 0 },
-		{ "method", false, 0, 0 },
-		{ "params", false, 0, 0 },
-		{ "result", false, 0, 0 },
-		{ "error", false, 0, 0 },
-	};
-	json_t *method;
-
-	memset(msg, 0, sizeof *msg);
-	if (len > 0 && text[len - 1] == '\r')
-		len--;
-	if (jsonscan_object(text, len, m, 5) < 0) {
-		relay_parse(text, len, msg);
-		return;
-	}
-	if (m[0].is_found)
-		msg->key = relay_key(text + m[0].off, m[0].len);
-	if (m[1].is_found &&
-	    (method = json_loadb(text + m[1].off, m[1].len, JSON_DECODE_ANY,
-		 NULL)) != NULL) {
-		if (json_is_string(method))
-			msg->method = strdup(json_string_value(method));
-		json_decref(method);
-	}
-	if (m[2].is_found && relay_is_tracked(msg->method))
-		msg->params = json_loadb(text + m[2].off, m[2].len, 0, NULL);
-	msg->is_error = m[4].is_found;
-	msg->is_answer = m[3].is_found || m[4].is_found;
-	if (m[3].is_found) {
-		msg->result = text + m[3].off;
-		msg->result_len = m[3].len;
-	}
-}
-
-static void
-relay_msg_clear(struct relay_msg *msg)
-{
-	free(msg->key);
-	free(msg->method);
-	json_decref(msg->params);
-}
-
-/* The kind of a list method, or -1. */
-static int
-relay_kind_of(const char *method)
-{
-	for (size_t k = 0; k < RELAY_KINDS; k++)
-		if (method != NULL &&
-		    strcmp(method, relay_kinds[k].method) == 0)
-			return (int)k;
-	return -1;
-}
-
-/*
- * Adds the items of a list page (the result's text) to *walk; whether it
- * has a next page (its cursor, new, in *ret_cursor when asked). False
- * when the page cannot be read.
- */
-static bool
-relay_page(int k, const char *result, size_t len, uint64_t *walk,
-    bool *ret_more, char **ret_cursor)
-{
-	struct jsonscan_member m[] = {
-		{ relay_kinds[k].items, false, 0, 0 },
-		{ "nextCursor", false, 0, 0 },
-	};
-	json_t *cursor;
-
-	if (result == NULL || jsonscan_object(result, len, m, 2) < 0 ||
-	    !m[0].is_found)
-		return false;
-	/* mcpd writes a list the same way each time: its bytes are it. */
-	*walk = fnv64_add(*walk, result + m[0].off, m[0].len);
-	*ret_more = m[1].is_found && strncmp(result + m[1].off, "null", 4) != 0;
-	if (ret_cursor != NULL && *ret_more) {
-		cursor = json_loadb(result + m[1].off, m[1].len,
-		    JSON_DECODE_ANY, NULL);
-		*ret_cursor = json_is_string(cursor) ?
-		    strdup(json_string_value(cursor)) :
-		    NULL;
-		json_decref(cursor);
-		if (*ret_cursor == NULL)
-			return false;
-	}
-	return true;
-}
-
-/* A page the client was given of list k, asked with params. */
-static void
-relay_track_list(struct relay *r, int k, const json_t *params,
-    const struct relay_msg *msg)
-{
-	struct relay_list *l = &r->lists[k];
-	const json_t *cursor = json_object_get(params, "cursor");
-	bool is_more = false;
-
-	if (msg->is_error)
-		return;
-	if (cursor == NULL || json_is_null(cursor)) {
-		l->walk = FNV64_INIT;
-		l->is_unknown = false;
-	}
-	if (!relay_page(k, msg->result, msg->result_len, &l->walk, &is_more,
-		NULL))
-		l->is_unknown = true;
-	if (!is_more) {
-		l->seen = l->walk;
-		l->has_seen = true;
-	}
-}
-
-/* mcpd answered the client's request key: what it changes of the session. */
-static void
-relay_track(struct relay *r, const char *key, const struct relay_msg *msg)
-{
-	json_t *e = json_object_get(r->inflight, key);
-	const char *method;
-	const json_t *params, *uri;
-	int k;
-
-	if (e == NULL)
-		return;
-	method = json_string_value(json_object_get(e, "method"));
-	params = json_object_get(e, "params");
-	uri = json_object_get(params, "uri");
-	if ((k = relay_kind_of(method)) >= 0)
-		relay_track_list(r, k, params, msg);
-	else if (msg->is_error)
-		;
-	else if (strcmp(method, "resources/subscribe") == 0 &&
-	    json_is_string(uri))
-		json_object_set_new(r->subs, json_string_value(uri),
-		    json_true());
-	else if (strcmp(method, "resources/unsubscribe") == 0 &&
-	    json_is_string(uri))
-		json_object_del(r->subs, json_string_value(uri));
-	else if (strcmp(method, "logging/setLevel") == 0 &&
-	    json_object_get(params, "level") != NULL) {
-		json_decref(r->level);
-		r->level = json_incref(json_object_get(params, "level"));
-	}
-	json_object_del(r->inflight, key);
-}
-
-/* Sends one request of the relay's own, for what (stolen). */
-static void
-relay_own_request(struct relay *r, const char *method, json_t *params,
-    json_t *what)
-{
-	char id[64], key[66];
-	json_t *msg;
-
-	/* Keys are ids as compact JSON, as relay_scan makes them. */
-	snprintf(id, sizeof id, "mcpctl-bridge-%u", ++r->own_next);
-	snprintf(key, sizeof key, "\"%s\"", id);
-	msg = jsonrpc_request(json_string(id), method, params);
-	(void)jsonrpc_write(r->own_out, msg);
-	json_decref(msg);
-	json_object_set_new(r->own, key, what);
-}
-
-static void
-relay_own_notify(struct relay *r, const char *method)
-{
-	json_t *msg = jsonrpc_notification(method, NULL);
-
-	(void)jsonrpc_write(r->own_out, msg);
-	json_decref(msg);
-}
-
-/* A list the relay walks on the new mcpd: its first or next page. */
-static void
-relay_own_page(struct relay *r, int k, const char *cursor)
-{
-	relay_own_request(r, relay_kinds[k].method,
-	    cursor != NULL ? json_pack("{s:s}", "cursor", cursor) :
-			     json_object(),
-	    json_pack("{s:s, s:i}", "for", "list", "kind", k));
-}
-
-/* The replay is over: list_changed where a list changed, then the client. */
-static void
-relay_replayed(struct relay *r)
-{
-	bool is_resources_told = false;
-	json_t *msg;
-
-	for (size_t k = 0; k < RELAY_KINDS; k++) {
-		if (!r->lists[k].is_changed)
-			continue;
-		r->lists[k].is_changed = false;
-		if (strcmp(relay_kinds[k].changed,
-			"notifications/resources/list_changed") == 0) {
-			if (is_resources_told)
-				continue;
-			is_resources_told = true;
-		}
-		msg = jsonrpc_notification(relay_kinds[k].changed, NULL);
-		(void)jsonrpc_write(r->down_out, msg);
-		json_decref(msg);
-	}
-	r->state = RELAY_LIVE;
-	print_err("bridge: mcpd is back; the session goes on");
-}
-
-/* The text of an answer's error (new), for what the relay says. */
-static char *
-relay_error_text(const char *line, size_t len)
-{
-	json_t *v = json_loadb(line, len, 0, NULL);
-	const char *text = json_string_value(json_object_get(json_object_get(v,
-								 "error"),
-	    "message"));
-	char *s = strdup(text != NULL ? text : "an error");
-
-	json_decref(v);
-	return s;
-}
-
-/*
- * mcpd answered one of the relay's own requests; 0, or the exit status
- * when the session cannot be made again.
- */
-static int
-relay_own_answer(struct relay *r, const char *key, const char *line, size_t len,
-    const struct relay_msg *msg)
-{
-	json_t *e = json_object_get(r->own, key), *v;
-	const char *what = json_string_value(json_object_get(e, "for"));
-	const char *uri = json_string_value(json_object_get(e, "uri"));
-	int k = (int)json_integer_value(json_object_get(e, "kind"));
-	struct relay_list *l = &r->lists[k];
-	char *text = NULL, *cursor = NULL, *id;
-	bool is_more = false;
-	const char *name;
-
-	if (msg->is_error)
-		text = relay_error_text(line, len);
-	if (strcmp(what, "initialize") == 0 && text != NULL) {
-		print_err(
-		    "bridge: the new mcpd refused the session's initialize: %s; the client's session ends",
-		    text);
-		free(text);
-		return MCPCTL_EXIT_ERROR;
-	}
-	if (strcmp(what, "initialize") == 0) {
-		if (r->has_initialized)
-			relay_own_notify(r, "notifications/initialized");
-		json_object_foreach(r->subs, name, v)
-			relay_own_request(r, "resources/subscribe",
-			    json_pack("{s:s}", "uri", name),
-			    json_pack("{s:s, s:s}", "for", "subscribe", "uri",
-				name));
-		if (r->level != NULL)
-			relay_own_request(r, "logging/setLevel",
-			    json_pack("{s:O}", "level", r->level),
-			    json_pack("{s:s}", "for", "setLevel"));
-		for (size_t i = 0; i < RELAY_KINDS; i++)
-			if (r->lists[i].has_seen) {
-				r->lists[i].again = FNV64_INIT;
-				relay_own_page(r, (int)i, NULL);
-			}
-	} else if (strcmp(what, "subscribe") == 0 && text != NULL) {
-		print_err(
-		    "bridge: resources/subscribe %s failed on the new mcpd: %s; its updates stop",
-		    uri, text);
-		json_object_del(r->subs, uri);
-	} else if (strcmp(what, "setLevel") == 0 && text != NULL)
-		print_err("bridge: logging/setLevel failed on the new mcpd: %s",
-		    text);
-	else if (strcmp(what, "list") == 0) {
-		/* A list that cannot be read is told as changed. */
-		if (text != NULL ||
-		    !relay_page(k, msg->result, msg->result_len, &l->again,
-			&is_more, &cursor))
-			l->is_changed = true, is_more = false;
-		else if (is_more)
-			relay_own_page(r, k, cursor);
-		else if (l->is_unknown || l->again != l->seen)
-			l->is_changed = true;
-		if (!is_more) {
-			l->seen = l->again;
-			l->is_unknown = false;
-		}
-		free(cursor);
-	}
-	free(text);
-	id = strdup(key);
-	json_object_del(r->own, id);
-	free(id);
-	if (r->state == RELAY_REPLAY && json_object_size(r->own) == 0)
-		relay_replayed(r);
-	return 0;
 }
 
 /* Notes the start of mcpd's last line (why it closes, if it does). */
@@ -542,14 +103,14 @@ relay_up_line(struct relay *r, size_t len)
 	struct relay_msg msg;
 	struct relay_line *l;
 
-	relay_scan(text, len - 1, &msg);
+	relay_session_scan(text, len - 1, &msg);
 	/* A late answer to a request of an mcpd that went: nobody waits. */
 	if (msg.key != NULL && msg.method == NULL && msg.is_answer &&
 	    json_object_get(r->stale, msg.key) != NULL &&
 	    json_object_get(r->asked, msg.key) == NULL) {
 		json_object_del(r->stale, msg.key);
 		evbuffer_drain(r->up_in, len);
-		relay_msg_clear(&msg);
+		relay_session_msg_clear(&msg);
 		return;
 	}
 	if (r->first > 0 && r->end == r->cap) {
@@ -572,28 +133,6 @@ relay_up_line(struct relay *r, size_t len)
 	l->method = msg.method;
 	l->params = msg.params;
 	evbuffer_remove_buffer(r->up_in, r->up_out, len);
-}
-
-/* A line of the client's reached mcpd whole: what it starts or ends. */
-static void
-relay_up_sent(struct relay *r, struct relay_line *l)
-{
-	if (l->method != NULL && l->key != NULL) {
-		json_object_set_new(r->inflight, l->key,
-		    json_pack("{s:s, s:O?}", "method", l->method, "params",
-			l->params));
-		if (strcmp(l->method, "initialize") == 0) {
-			json_decref(r->init);
-			r->init = json_incref(l->params);
-		}
-	} else if (l->method != NULL &&
-	    strcmp(l->method, "notifications/initialized") == 0)
-		r->has_initialized = true;
-	else if (l->key != NULL)
-		json_object_del(r->asked, l->key);
-	free(l->key);
-	free(l->method);
-	json_decref(l->params);
 }
 
 /* Writes the client's lines to mcpd: 0 or -errno. */
@@ -625,7 +164,7 @@ relay_write_lines(struct relay *r)
 
 		r->head_done -= l->len;
 		evbuffer_drain(r->up_out, l->len);
-		relay_up_sent(r, l);
+		relay_session_sent(r, l);
 	}
 	if (r->first == r->end)
 		r->first = r->end = 0;
@@ -642,19 +181,20 @@ relay_down_line(struct relay *r, size_t len)
 	int status = 0;
 
 	relay_note_last(r, text, len - 1);
-	relay_scan(text, len - 1, &msg);
+	relay_session_scan(text, len - 1, &msg);
 	if (msg.key != NULL && msg.method != NULL)
 		json_object_set_new(r->asked, msg.key, json_true());
 	else if (msg.key != NULL && msg.is_answer &&
 	    json_object_get(r->own, msg.key) != NULL) {
-		status = relay_own_answer(r, msg.key, text, len - 1, &msg);
+		status = relay_session_own_answer(r, msg.key, text, len - 1,
+		    &msg);
 		evbuffer_drain(r->down_in, len);
-		relay_msg_clear(&msg);
+		relay_session_msg_clear(&msg);
 		return status;
 	} else if (msg.key != NULL && msg.is_answer)
-		relay_track(r, msg.key, &msg);
+		relay_session_answered(r, msg.key, &msg);
 	evbuffer_remove_buffer(r->down_in, r->down_out, len);
-	relay_msg_clear(&msg);
+	relay_session_msg_clear(&msg);
 	return 0;
 }
 
@@ -688,32 +228,11 @@ relay_write_down(struct relay *r)
 	return -errno;
 }
 
-/*
- * mcpd went: each request of the client's it had whole and did not
- * answer gets outcome-unknown (it may have run; it is never sent again),
- * and mcpd's own requests to the client are answered by nobody.
- */
+/* mcpd went: the session's part, then the connection's. */
 static void
 relay_lost(struct relay *r)
 {
-	const char *key, *name;
-	json_t *v, *id, *msg;
-	void *tmp;
-
-	json_object_foreach_safe(r->inflight, tmp, key, v) {
-		id = json_loads(key, JSON_DECODE_ANY, NULL);
-		msg = jsonrpc_error_kind(id, ERRORS_OUTCOME_UNKNOWN,
-		    "mcpd went away before it answered; the request may have run, and it is not sent again",
-		    json_pack("{s:s}", "execution_outcome", "unknown"));
-		(void)jsonrpc_write(r->down_out, msg);
-		json_decref(msg);
-		json_decref(id);
-	}
-	json_object_clear(r->inflight);
-	json_object_foreach(r->asked, name, v)
-		json_object_set_new(r->stale, name, json_true());
-	json_object_clear(r->asked);
-	json_object_clear(r->own);
+	relay_session_lost(r);
 	evbuffer_drain(r->own_out, evbuffer_get_length(r->own_out));
 	evbuffer_drain(r->down_in, evbuffer_get_length(r->down_in));
 	r->down_scanned = 0;
@@ -734,14 +253,7 @@ relay_attach(struct relay *r)
 	r->sock = conn_fd(r->m->conn);
 	evbuffer_add_buffer(r->down_in, conn_input(r->m->conn));
 	r->down_scanned = 0;
-	if (r->init == NULL) {
-		r->state = RELAY_LIVE;
-		print_err("bridge: mcpd is back; the session goes on");
-		return;
-	}
-	r->state = RELAY_REPLAY;
-	relay_own_request(r, "initialize", json_incref(r->init),
-	    json_pack("{s:s}", "for", "initialize"));
+	relay_session_replay(r);
 }
 
 /* Writes what down_out holds for at most ms (poll), while mcpd is away. */
