@@ -509,6 +509,9 @@ relay_turn(struct relay *r)
 			    strerror(-e));
 			return MCPCTL_EXIT_ERROR;
 		}
+		/* The client's last line, cut short by its end, ends there. */
+		if (e == 0 && evbuffer_get_length(r->up_in) > 0)
+			evbuffer_add(r->up_in, "\n", 1);
 		if (e == 0)
 			r->is_in_eof = true;
 		if ((e = relay_take_up(r)) != 0)

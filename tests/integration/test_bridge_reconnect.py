@@ -334,3 +334,13 @@ def test_a_bad_reconnect_timeout_is_a_usage_error(tmp_path):
     assert err.decode().startswith(
         "mcpctl: bridge: --reconnect-timeout needs a number of seconds "
         "(0: end with mcpd), not '-1'\n"), err
+
+
+def test_a_last_line_without_its_newline_is_sent(mcpd):
+    """The relay passes whole lines; the client's last one, cut short by
+    the end of its input, is one too."""
+    p = raw_bridge(mcpd.sock, env=mcpd.env)
+    out, err = p.communicate(b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                             timeout=30)
+    assert (p.returncode, out, err) == (
+        0, b'{"jsonrpc":"2.0","id":1,"result":{}}\n', b"")
