@@ -241,6 +241,8 @@ void print_line(FILE *, const char *s);
  */
 void print_hold(void);
 bool print_unhold(void);
+/* Ends the hold, writing to stderr what was held back. */
+void print_release(void);
 /* "mcpctl: " and the message on stderr. */
 void print_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The daemon is not there: what failed and how to start it. */

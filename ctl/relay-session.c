@@ -238,14 +238,16 @@ relay_session_own_request(struct relay *r, const char *method, json_t *params,
     json_t *what)
 {
 	char id[64], key[66];
-	json_t *msg;
+	json_t *msg, *idv;
 
 	/* Keys are ids as compact JSON, as relay_session_scan makes them. */
 	snprintf(id, sizeof id, "mcpctl-bridge-%u", ++r->own_next);
 	snprintf(key, sizeof key, "\"%s\"", id);
-	msg = jsonrpc_request(json_string(id), method, params);
+	idv = json_string(id);
+	msg = jsonrpc_request(idv, method, params);
 	(void)jsonrpc_write(r->own_out, msg);
 	json_decref(msg);
+	json_decref(idv);
 	json_object_set_new(r->own, key, what);
 }
 

@@ -355,9 +355,18 @@ relay_reconnect(struct relay *r)
 				e = conn_open(m->socket_path, &m->conn);
 		}
 		if (e == 0) {
+			/*
+			 * A dying mcpd may still take a connection, then
+			 * reset it: that is no news, a refusal is.
+			 */
+			print_hold();
 			status = r->opts->hello(m, r->opts->hello_arg);
 			if (status == 0)
 				status = relay_settle(r, deadline);
+			if (status == MCPCTL_EXIT_UNREACHABLE)
+				(void)print_unhold();
+			else
+				print_release();
 			if (status == 0) {
 				relay_attach(r);
 				return 0;

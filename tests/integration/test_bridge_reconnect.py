@@ -299,9 +299,10 @@ def test_the_bridge_starts_mcpd_again_after_a_crash(fresh):  # noqa: F811
         second = daemons_on(fresh.sock)
         assert len(second) == 1 and second != first, (first, second)
         p.stdin.close()
-        assert p.wait(timeout=30) == 0
-        assert p.stdout.read() == b""
+        rc = p.wait(timeout=30)
         err = p.stderr.read().decode()
+        assert rc == 0, err
+        assert p.stdout.read() == b""
         assert re.fullmatch(
             r"mcpctl: started mcpd \(pid (\d+)\), log in .*\n"
             + re.escape(WENT) +
