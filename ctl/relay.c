@@ -256,18 +256,26 @@ relay_attach(struct relay *r)
 	relay_session_replay(r);
 }
 
-/* Writes what down_out holds for at most ms (poll), while mcpd is away. */
+/*
+ * Writes what down_out holds for at most ms (poll), while mcpd is away;
+ * a client that went (its end of standard output closed) ends the wait:
+ * nobody is there to reconnect for.
+ */
 static int
 relay_wait(struct relay *r, int ms)
 {
-	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
-	int n, e;
+	bool has_out = evbuffer_get_length(r->down_out) > 0;
+	struct pollfd p = { .fd = STDOUT_FILENO,
+		.events = has_out ? POLLOUT : 0 };
+	int e = 0;
 
-	if (evbuffer_get_length(r->down_out) == 0) {
-		(void)poll(NULL, 0, ms);
+	if (poll(&p, 1, ms) <= 0)
 		return 0;
-	}
-	if ((n = poll(&p, 1, ms)) > 0 && (e = relay_write_down(r)) < 0) {
+	if (has_out && (p.revents & POLLOUT))
+		e = relay_write_down(r);
+	else if (p.revents & (POLLERR | POLLHUP))
+		e = -EPIPE;
+	if (e < 0) {
 		print_err("bridge: cannot write to standard output: %s",
 		    strerror(-e));
 		return MCPCTL_EXIT_ERROR;

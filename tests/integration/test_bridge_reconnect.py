@@ -345,3 +345,33 @@ def test_a_last_line_without_its_newline_is_sent(mcpd):
                              timeout=30)
     assert (p.returncode, out, err) == (
         0, b'{"jsonrpc":"2.0","id":1,"result":{}}\n', b"")
+
+
+def test_a_client_gone_while_mcpd_is_away_ends_the_bridge(mcpd):
+    """Nobody left to reconnect for: the client closed its end of the
+    bridge's standard output while the bridge waited for mcpd."""
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    p = subprocess.Popen([str(MCPCTL), "-s", str(mcpd.sock), "bridge"],
+                         stdin=in_r, stdout=out_w, stderr=subprocess.PIPE,
+                         env=mcpd.env)
+    os.close(in_r)
+    os.close(out_w)
+    try:
+        os.write(in_w, b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+        with os.fdopen(os.dup(out_r), "rb", buffering=0) as f:
+            assert json.loads(f.readline())["id"] == 1
+        kill9(mcpd)
+        os.close(out_r)
+        out_r = -1
+        assert p.wait(timeout=30) == 1
+        assert p.stderr.read().decode() == (
+            WENT + "mcpctl: bridge: cannot write to standard output: "
+            "Broken pipe\n")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        for fd in (in_w, out_r):
+            if fd >= 0:
+                os.close(fd)
