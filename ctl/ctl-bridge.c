@@ -17,27 +17,12 @@
 #include "mcpctl.h"
 #include "paths.h"
 
-/* Bytes held in each direction before reading from that side stops. */
-#define BRIDGE_BUFFER ((size_t)64 << 10)
-/* Bytes written at once to a descriptor that stays blocking (a terminal). */
-#define BRIDGE_CHUNK  ((size_t)4096)
-/* Bytes kept of the last line from mcpd: its error, when it closes. */
-#define BRIDGE_LAST   ((size_t)1024)
-
-/* One direction: bytes read from in wait in buf until out takes them. */
-struct bridge_pipe {
-	int in, out;
-	struct evbuffer *buf;
-	bool is_in_eof;
-	bool is_out_nonblock; /* else write at most BRIDGE_CHUNK per POLLOUT */
-};
-
-/* The start of the last line mcpd sent (the bytes past BRIDGE_LAST go). */
-struct bridge_last {
-	char text[BRIDGE_LAST];
-	size_t len;
-	bool is_whole; /* its newline came: the next byte starts another */
-};
+/* The longest line of the client's, as mcpd's own default limit. */
+#define BRIDGE_MAX_MESSAGE     ((json_int_t)16 << 20)
+/* How long mcpd may stay away before the bridge gives up, by default. */
+#define BRIDGE_RECONNECT_S     60
+/* The longest --reconnect-timeout: a year. */
+#define BRIDGE_RECONNECT_MAX_S (86400.0 * 365)
 
 /* stdin, stdout and their file status flags before the bridge ran. */
 struct bridge_stdio {
@@ -50,6 +35,8 @@ static const struct option ctl_bridge_options[] = {
 	{ "profile", required_argument, NULL, 'P' },
 	{ "relay", no_argument, NULL, 'r' },
 	{ "no-project", no_argument, NULL, 'N' },
+	{ "reconnect-timeout", required_argument, NULL, 'T' },
+	{ "max-message", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -83,176 +70,6 @@ ctl_bridge_restore(const struct bridge_stdio *saved)
 {
 	if (saved->flags >= 0)
 		(void)fcntl(saved->fd, F_SETFL, saved->flags);
-}
-
-/* Reads what in has into p's buffer: 1, 0 at EOF, or -errno. */
-static int
-ctl_bridge_read(struct bridge_pipe *p)
-{
-	size_t room = BRIDGE_BUFFER - evbuffer_get_length(p->buf);
-	int n;
-
-	n = evbuffer_read(p->buf, p->in, (int)room);
-	if (n > 0)
-		return 1;
-	if (n == 0)
-		return 0;
-	if (errno == EINTR || errno == EAGAIN)
-		return 1;
-	return -errno;
-}
-
-/* Notes the bytes of buf from offset from on: the last line's start. */
-static void
-ctl_bridge_note(struct bridge_last *last, struct evbuffer *buf, size_t from)
-{
-	static char chunk[BRIDGE_BUFFER];
-	struct evbuffer_ptr at;
-	ev_ssize_t n;
-
-	if (evbuffer_ptr_set(buf, &at, from, EVBUFFER_PTR_SET) < 0)
-		return;
-	while ((n = evbuffer_copyout_from(buf, &at, chunk, sizeof chunk)) > 0) {
-		for (ev_ssize_t i = 0; i < n; i++) {
-			if (last->is_whole) {
-				last->len = 0;
-				last->is_whole = false;
-			}
-			if (chunk[i] == '\n')
-				last->is_whole = true;
-			else if (last->len < sizeof last->text - 1)
-				last->text[last->len++] = chunk[i];
-		}
-		if (evbuffer_ptr_set(buf, &at, (size_t)n, EVBUFFER_PTR_ADD) < 0)
-			return;
-	}
-}
-
-/*
- * mcpd closed the connection: says why when its last line was the error
- * it closes a connection with (a message over the limit, say), else that
- * it may have stopped.
- */
-static void
-ctl_bridge_closed(const struct bridge_last *last)
-{
-	json_t *msg = NULL, *error;
-	const char *text = NULL;
-
-	if (last->is_whole &&
-	    (msg = json_loadb(last->text, last->len, 0, NULL)) != NULL &&
-	    json_is_null(json_object_get(msg, "id")) &&
-	    (error = json_object_get(msg, "error")) != NULL)
-		text = json_string_value(json_object_get(error, "message"));
-	if (text != NULL && strstr(text, "closing the connection") != NULL)
-		print_err("mcpd closed the connection: %s", text);
-	else
-		print_err(
-		    "mcpd closed the connection (did it stop? mcpctl status)");
-	json_decref(msg);
-}
-
-/* Writes what p's buffer holds, as much as out takes: 0 or -errno. */
-static int
-ctl_bridge_write(struct bridge_pipe *p)
-{
-	size_t len = evbuffer_get_length(p->buf);
-	int n;
-
-	if (!p->is_out_nonblock && len > BRIDGE_CHUNK)
-		len = BRIDGE_CHUNK;
-	n = evbuffer_write_atmost(p->buf, p->out, (ssize_t)len);
-	if (n >= 0 || errno == EINTR || errno == EAGAIN)
-		return 0;
-	return -errno;
-}
-
-/*
- * The relay: up carries stdin to the socket, down the socket to stdout.
- * Returns the exit status, after saying why on stderr when it is not 0.
- */
-static int
-ctl_bridge_relay(struct bridge_pipe *up, struct bridge_pipe *down, int sock)
-{
-	bool is_shut = false, is_refused = false;
-	struct bridge_last last = { .len = 0 };
-	struct pollfd pfd[4];
-	size_t before;
-	int r, n;
-
-	ctl_bridge_note(&last, down->buf, 0); /* what came with the hello */
-
-	for (;;) {
-		size_t up_len = evbuffer_get_length(up->buf);
-		size_t down_len = evbuffer_get_length(down->buf);
-
-		/* stdin ended and all of it went to mcpd: half-close. */
-		if (up->is_in_eof && up_len == 0 && !is_shut && !is_refused) {
-			(void)shutdown(sock, SHUT_WR);
-			is_shut = true;
-		}
-		if (down->is_in_eof && down_len == 0) {
-			if (is_shut)
-				return MCPCTL_EXIT_OK;
-			ctl_bridge_closed(&last);
-			return MCPCTL_EXIT_ERROR;
-		}
-		memset(pfd, 0, sizeof pfd);
-		pfd[0].fd = !up->is_in_eof && !is_refused &&
-			up_len < BRIDGE_BUFFER ?
-		    up->in :
-		    -1;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = up_len > 0 && !is_refused ? up->out : -1;
-		pfd[1].events = POLLOUT;
-		pfd[2].fd = !down->is_in_eof && down_len < BRIDGE_BUFFER ?
-		    down->in :
-		    -1;
-		pfd[2].events = POLLIN;
-		pfd[3].fd = down_len > 0 ? down->out : -1;
-		pfd[3].events = POLLOUT;
-		if ((n = poll(pfd, 4, -1)) < 0) {
-			if (errno == EINTR)
-				continue;
-			print_err("bridge: poll: %s", strerror(errno));
-			return MCPCTL_EXIT_ERROR;
-		}
-		/* POLLHUP and POLLERR come with revents, asked or not. */
-		if (pfd[0].revents != 0 && (r = ctl_bridge_read(up)) <= 0) {
-			if (r < 0) {
-				print_err(
-				    "bridge: cannot read standard input: %s",
-				    strerror(-r));
-				return MCPCTL_EXIT_ERROR;
-			}
-			up->is_in_eof = true;
-		}
-		if (pfd[1].revents != 0 && (r = ctl_bridge_write(up)) < 0) {
-			if (r == -EPIPE || r == -ECONNRESET) {
-				/* mcpd went away: say so once its rest is out. */
-				is_refused = true;
-				continue;
-			}
-			print_err("bridge: cannot write to mcpd: %s",
-			    strerror(-r));
-			return MCPCTL_EXIT_ERROR;
-		}
-		before = evbuffer_get_length(down->buf);
-		if (pfd[2].revents != 0 && (r = ctl_bridge_read(down)) <= 0) {
-			if (r < 0 && r != -ECONNRESET) {
-				print_err("bridge: cannot read from mcpd: %s",
-				    strerror(-r));
-				return MCPCTL_EXIT_ERROR;
-			}
-			down->is_in_eof = true;
-		}
-		ctl_bridge_note(&last, down->buf, before);
-		if (pfd[3].revents != 0 && (r = ctl_bridge_write(down)) < 0) {
-			print_err("bridge: cannot write to standard output: %s",
-			    strerror(-r));
-			return MCPCTL_EXIT_ERROR;
-		}
-	}
 }
 
 /*
@@ -455,71 +272,90 @@ ctl_bridge_attach(struct mcpctl *m)
 	return r;
 }
 
+/* The view the bridge asked for, said again to each new mcpd. */
+struct ctl_bridge_session {
+	struct ctl_bridge_view view;
+	bool is_project; /* the view is the project file's, looked up again */
+};
+
+/* The session's hello, on a new connection (relay_opts.hello). */
+static int
+ctl_bridge_rehello(struct mcpctl *m, void *arg)
+{
+	const struct ctl_bridge_session *s = arg;
+
+	if (s->is_project)
+		return ctl_bridge_hello_project(m, &s->view);
+	return ctl_bridge_hello_as(m, &s->view, ctl_bridge_parent());
+}
+
 /* Relays standard input and output to and from mcpd: the exit status. */
 static int
-ctl_bridge_relay_stdio(struct mcpctl *m)
+ctl_bridge_relay_stdio(struct mcpctl *m, const struct relay_opts *opts)
 {
 	struct bridge_stdio in = { .fd = STDIN_FILENO },
 			    out = { .fd = STDOUT_FILENO };
-	struct bridge_pipe up = { 0 }, down = { 0 };
-	int r, sock = conn_fd(m->conn);
+	bool is_out_nonblock;
+	int r;
 
-	up = (struct bridge_pipe){ .in = STDIN_FILENO,
-		.out = sock,
-		.buf = evbuffer_new(),
-		.is_out_nonblock = true };
-	down = (struct bridge_pipe){ .in = sock,
-		.out = STDOUT_FILENO,
-		.buf = evbuffer_new() };
-	if (up.buf == NULL || down.buf == NULL) {
-		evbuffer_free(up.buf);
-		evbuffer_free(down.buf);
-		print_err("bridge: out of memory");
-		return MCPCTL_EXIT_ERROR;
-	}
-	/* What came after the hello's answer goes out first. */
-	evbuffer_add_buffer(down.buf, conn_input(m->conn));
 	(void)ctl_bridge_nonblock(&in);
-	down.is_out_nonblock = ctl_bridge_nonblock(&out);
+	is_out_nonblock = ctl_bridge_nonblock(&out);
 	fflush(stdout);
-	r = ctl_bridge_relay(&up, &down, sock);
+	r = relay_run(m, opts, is_out_nonblock);
 	ctl_bridge_restore(&in);
 	ctl_bridge_restore(&out);
-	evbuffer_free(up.buf);
-	evbuffer_free(down.buf);
 	return r;
+}
+
+/* --reconnect-timeout SECONDS into *ret_ms; 0 or 2. */
+static int
+ctl_bridge_parse_reconnect(const struct mcpctl_cmd *cmd, const char *text,
+    int *ret_ms)
+{
+	char *end;
+	double secs;
+
+	errno = 0;
+	secs = strtod(text, &end);
+	if (errno != 0 || end == text || *end != '\0' || !(secs >= 0) ||
+	    secs > BRIDGE_RECONNECT_MAX_S)
+		return mcpctl_usage(cmd,
+		    "--reconnect-timeout needs a number of seconds (0: end with mcpd), not '%s'",
+		    text);
+	*ret_ms = (int)(secs * 1000);
+	if (*ret_ms == 0 && secs > 0)
+		*ret_ms = 1;
+	return 0;
 }
 
 static int
 ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
     char **argv)
 {
-	struct ctl_bridge_view view = { 0 };
+	struct ctl_bridge_session session = { 0 };
+	struct relay_opts opts = { .reconnect_ms = BRIDGE_RECONNECT_S * 1000,
+		.hello = ctl_bridge_rehello,
+		.hello_arg = &session };
 	json_t *servers = json_array();
+	json_int_t max = BRIDGE_MAX_MESSAGE;
 	const char *profile = NULL;
 	bool is_relay = false, is_no_project = false;
-	int c, r;
+	int c, r = 0;
 
 	if (servers == NULL)
 		return MCPCTL_EXIT_ERROR;
-	while ((c = mcpctl_getopt(argc, argv, ":h", ctl_bridge_options)) !=
-	    -1) {
+	while (r == 0 &&
+	    (c = mcpctl_getopt(argc, argv, ":h", ctl_bridge_options)) != -1) {
 		switch (c) {
 		case 'S':
-			if ((r = mcpctl_check_name(cmd, "server", optarg)) !=
-			    0) {
-				json_decref(servers);
-				return r;
-			}
-			json_array_append_new(servers, json_string(optarg));
+			if ((r = mcpctl_check_name(cmd, "server", optarg)) == 0)
+				json_array_append_new(servers,
+				    json_string(optarg));
 			break;
 		case 'P':
-			if ((r = mcpctl_check_name(cmd, "profile", optarg)) !=
-			    0) {
-				json_decref(servers);
-				return r;
-			}
-			profile = optarg;
+			if ((r = mcpctl_check_name(cmd, "profile", optarg)) ==
+			    0)
+				profile = optarg;
 			break;
 		case 'r':
 			is_relay = true;
@@ -527,18 +363,27 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		case 'N':
 			is_no_project = true;
 			break;
+		case 'T':
+			r = ctl_bridge_parse_reconnect(cmd, optarg,
+			    &opts.reconnect_ms);
+			break;
+		case 'M':
+			r = mcpctl_parse_positive(cmd, "--max-message", optarg,
+			    "bytes", &max);
+			break;
 		case 'h':
 			json_decref(servers);
 			return mcpctl_help(cmd);
 		default:
-			json_decref(servers);
-			return mcpctl_bad_option(cmd, c, argv);
+			r = mcpctl_bad_option(cmd, c, argv);
 		}
 	}
-	if ((r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0) {
+	if (r != 0 || (r = mcpctl_positional(cmd, argc, argv, 0, 0, "")) != 0) {
 		json_decref(servers);
 		return r;
 	}
+	opts.max_line = (size_t)max;
+	opts.servers = servers;
 	/* stdout carries MCP only: errors go to stderr, even with --json. */
 	m->is_json = false;
 	/*
@@ -546,30 +391,36 @@ ctl_bridge_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 	 * project file found from here, sent the same way; with neither,
 	 * mcpd applies the agent's default profile itself.
 	 */
-	view.servers = servers;
-	view.profile = profile;
-	if (profile == NULL && json_array_size(servers) == 0 && !is_no_project)
-		r = ctl_bridge_hello_project(m, &view);
-	else
-		r = ctl_bridge_hello_as(m, &view, ctl_bridge_parent());
-	json_decref(servers);
-	if (r != 0)
-		return r;
-	/* A terminal (someone typing) or a file is relayed, never handed. */
-	if (!is_relay && ctl_bridge_is_stream(STDIN_FILENO) &&
+	session.view.servers = servers;
+	session.view.profile = profile;
+	session.is_project = profile == NULL && json_array_size(servers) == 0 &&
+	    !is_no_project;
+	r = ctl_bridge_rehello(m, &session);
+	/*
+	 * Handed pipes are mcpd's to read: what it had read of them goes
+	 * with it, so only a relay keeps the session across its restarts.
+	 * A terminal (someone typing) or a file is relayed, never handed.
+	 */
+	if (r == 0 && opts.reconnect_ms == 0 && !is_relay &&
+	    ctl_bridge_is_stream(STDIN_FILENO) &&
 	    ctl_bridge_is_stream(STDOUT_FILENO) &&
 	    evbuffer_get_length(conn_input(m->conn)) == 0 &&
-	    (r = ctl_bridge_attach(m)) >= 0)
+	    (r = ctl_bridge_attach(m)) >= 0) {
+		json_decref(servers);
 		return r;
-	return ctl_bridge_relay_stdio(m);
+	}
+	if (r == 0)
+		r = ctl_bridge_relay_stdio(m, &opts);
+	json_decref(servers);
+	return r;
 }
 
 const struct mcpctl_cmd ctl_bridge_cmd = {
 	.name = "bridge",
 	.synopsis =
-	    "[--agent AGENT] [--server SERVER]... [--profile PROFILE] [--no-project] [--relay]",
+	    "[--agent AGENT] [--server SERVER]... [--profile PROFILE] [--no-project] [--reconnect-timeout SECONDS] [--max-message BYTES] [--relay]",
 	.summary =
-	    "relay MCP between standard input and output and mcpd, for MCP clients that start a stdio server (see client-config)",
+	    "relay MCP between standard input and output and mcpd, keeping the client's session across mcpd's restarts, for MCP clients that start a stdio server (see client-config)",
 	.help =
 	    "  --agent AGENT      the agent whose servers the client sees (global option)\n"
 	    "  --server SERVER    only this server (repeatable); default: all of the agent's\n"
@@ -578,7 +429,18 @@ const struct mcpctl_cmd ctl_bridge_cmd = {
 	    "                     here up to $HOME), else the agent's default profile,\n"
 	    "                     else everything\n"
 	    "  --no-project       look for no project file\n"
-	    "  --relay            copy every message through this process; by default,\n"
+	    "  --reconnect-timeout SECONDS\n"
+	    "                     when mcpd goes away, keep the client's session and\n"
+	    "                     reconnect to a new mcpd (started as on first use when\n"
+	    "                     it crashed) for at most this long (default 60); the\n"
+	    "                     session's view, handshake, subscriptions and log level\n"
+	    "                     are made again, calls mcpd had get outcome-unknown;\n"
+	    "                     0: end with mcpd, and hand mcpd the pipes (see --relay)\n"
+	    "  --max-message BYTES\n"
+	    "                     the longest message of the client's (default 16 MiB,\n"
+	    "                     mcpd's own limit); a longer one ends the session\n"
+	    "  --relay            copy every message through this process; by default\n"
+	    "                     it does whenever --reconnect-timeout is not 0; with 0,\n"
 	    "                     when standard input and output are pipes or sockets,\n"
 	    "                     mcpd is handed them and serves the client directly\n"
 	    "                     (mcpctl waits, and exits when the session ends)\n"

@@ -186,6 +186,26 @@ bool autostart_is_disabled(void);
  */
 int autostart_mcpd(const char *socket_path);
 
+/* relay.c: the bridge's relay of stdio to mcpd, across mcpd's restarts. */
+struct relay_opts {
+	int reconnect_ms; /* how long mcpd may stay away; 0: end with it */
+	size_t max_line;  /* the longest line of the client's */
+	/* The view's --server names, whose start a new mcpd is waited for. */
+	const json_t *servers;
+	/*
+	 * Says the session's hello on m->conn, just opened: 0, or
+	 * MCPCTL_EXIT_UNREACHABLE to try again, or the exit status.
+	 */
+	int (*hello)(struct mcpctl *m, void *arg);
+	void *hello_arg;
+};
+/*
+ * Relays standard input and output (already non-blocking where they can
+ * be; is_out_nonblock says stdout's) to and from mcpd on m->conn, said
+ * hello to, until the client closes its input: the exit status.
+ */
+int relay_run(struct mcpctl *, const struct relay_opts *, bool is_out_nonblock);
+
 /* toolcache.c: tool definitions kept between runs of mcpctl call. */
 /* The largest kept definition file; a larger one is not kept. */
 #define TOOLCACHE_MAX_BYTES ((size_t)1 << 20)
@@ -227,6 +247,8 @@ void print_line(FILE *, const char *s);
  */
 void print_hold(void);
 bool print_unhold(void);
+/* Ends the hold, writing to stderr what was held back. */
+void print_release(void);
 /* "mcpctl: " and the message on stderr. */
 void print_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The daemon is not there: what failed and how to start it. */

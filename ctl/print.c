@@ -278,20 +278,39 @@ print_hold(void)
 	print_held_fd = held;
 }
 
-bool
-print_unhold(void)
+/* Ends the hold; what was held goes to stderr when is_shown. */
+static bool
+print_unhold_as(bool is_shown)
 {
+	char buf[4096];
 	off_t len;
+	ssize_t n;
 
 	if (print_saved_fd < 0)
 		return false;
 	fflush(stderr);
 	dup2(print_saved_fd, STDERR_FILENO);
 	len = lseek(print_held_fd, 0, SEEK_END);
+	if (is_shown && lseek(print_held_fd, 0, SEEK_SET) == 0)
+		while ((n = read(print_held_fd, buf, sizeof buf)) > 0)
+			if (write(STDERR_FILENO, buf, (size_t)n) != n)
+				break;
 	close(print_saved_fd);
 	close(print_held_fd);
 	print_saved_fd = print_held_fd = -1;
 	return len != 0;
+}
+
+bool
+print_unhold(void)
+{
+	return print_unhold_as(false);
+}
+
+void
+print_release(void)
+{
+	(void)print_unhold_as(true);
 }
 
 void

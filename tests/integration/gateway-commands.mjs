@@ -39,12 +39,15 @@ export const failed = (e) => {
 
 // The transport a client script connects with, from its SDK's classes:
 // "--http URL TOKEN" is Streamable HTTP to mcpd --listen-http with the
-// token, else COMMAND ARGS... run as a stdio server (mcpctl bridge).
+// token, else COMMAND ARGS... run as a stdio server (mcpctl bridge) with
+// this environment, not the SDK's default few variables: the bridge sees
+// the tests' MCPD_NO_AUTOSTART, and never starts an mcpd of its own when
+// a test's mcpd goes away under it.
 export const transportOf = (Http, Stdio, command, args) =>
     command === '--http' ?
 	new Http(new URL(args[0]), { requestInit: { headers: {
 	    Authorization: `Bearer ${args[1]}` } } }) :
-	new Stdio({ command, args, stderr: 'inherit' });
+	new Stdio({ command, args, env: process.env, stderr: 'inherit' });
 
 // sdk: { client, connect(): Promise, callTool(name, args, options),
 //        changes(): how many tools list_changed so far,

@@ -407,8 +407,9 @@ def test_follow_across_rotation(mcpd_factory):
 
 
 def test_bridge_client_is_the_bridge(mcpd_factory):
-    """A bridge hands its stdio to mcpd (mcpd/attach): its calls are
-    recorded with the pid and executable of the bridge, and its agent."""
+    """A bridge's calls (relayed, as by default, or served by mcpd on the
+    pipes it was handed) are recorded with the pid and executable of the
+    bridge, and its agent."""
     d = mcpd_factory()
     d.load_testserver("ts")
     p = subprocess.Popen([str(MCPCTL), "-s", str(d.sock), "bridge",

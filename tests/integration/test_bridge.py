@@ -37,10 +37,18 @@ def load_as(mcpd, agent, name):
     mcpd.list()
 
 
-# Both ways of the bridge: mcpd handed the pipes (the default), and the
-# copy through mcpctl (--relay, also what a terminal gets).
-WAYS = pytest.mark.parametrize("way", [(), ("--relay",)],
-                               ids=["attached", "relayed"])
+# The ways of the bridge: mcpd handed the pipes (--reconnect-timeout 0),
+# the plain copy through mcpctl (--relay, also what a terminal gets), and
+# the copy that keeps the session across mcpd's restarts (the default;
+# test_bridge_reconnect.py tests the restarts).
+ATTACHED = ("--reconnect-timeout", "0")
+WAYS = pytest.mark.parametrize(
+    "way", [ATTACHED, ("--relay", "--reconnect-timeout", "0"), ()],
+    ids=["attached", "relayed", "reconnecting"])
+# Those that end with mcpd.
+ENDING = pytest.mark.parametrize(
+    "way", [ATTACHED, ("--relay", "--reconnect-timeout", "0")],
+    ids=["attached", "relayed"])
 
 
 @WAYS
@@ -97,7 +105,7 @@ def test_bridge_relays_in_both_directions_without_a_newline_wait(mcpd, way):
             p.wait()
 
 
-@WAYS
+@ENDING
 def test_bridge_mcpd_stops(mcpd, way):
     p = bridge(mcpd.sock, *way, env=mcpd.env)
     try:
@@ -143,14 +151,15 @@ def ask_list(p, id_):
 
 @WAYS
 def test_bridge_hands_its_pipes_to_mcpd_unless_relaying(mcpd, way):
-    """By default mcpd holds the client's two pipes (no copy through
-    mcpctl); with --relay it holds neither."""
+    """With --reconnect-timeout 0 mcpd holds the client's two pipes (no
+    copy through mcpctl); with --relay, or by default, it holds neither."""
     p = bridge(mcpd.sock, *way, env=mcpd.env)
     try:
         assert ask_list(p, 1) == {"jsonrpc": "2.0", "id": 1,
                                   "result": {"servers": []}}
         inodes = pipe_inodes(p)
-        assert inodes & mcpd_pipes(mcpd) == (set() if way else inodes)
+        assert inodes & mcpd_pipes(mcpd) == (
+            inodes if way == ATTACHED else set())
         p.stdin.close()
         assert p.wait(timeout=20) == 0
         assert (p.stdout.read(), p.stderr.read()) == (b"", b"")
@@ -169,7 +178,7 @@ def test_bridge_puts_back_the_flags_of_what_it_shares(mcpd):
     the bridge puts their flags back when the session ends."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
-    argv = [str(MCPCTL), "-s", str(mcpd.sock), "bridge"]
+    argv = [str(MCPCTL), "-s", str(mcpd.sock), "bridge", *ATTACHED]
     p = subprocess.Popen(argv, stdin=in_r, stdout=out_w,
                          stderr=subprocess.PIPE, env=mcpd.env)
     try:
@@ -196,7 +205,7 @@ def test_bridge_puts_back_the_flags_of_what_it_shares(mcpd):
 def test_bridge_killed_ends_its_attached_session(mcpd):
     """The client's server process is gone: mcpd closes what it was
     handed, so the client sees the end of its output."""
-    p = bridge(mcpd.sock, env=mcpd.env)
+    p = bridge(mcpd.sock, *ATTACHED, env=mcpd.env)
     try:
         assert ask_list(p, 1)["id"] == 1
         inodes = pipe_inodes(p)

@@ -338,13 +338,15 @@ def test_chunked_body_over_max_message_is_refused(mcpd_factory):
     assert st == 200
 
 
-@pytest.mark.parametrize("way", [(), ("--relay",)],
-                         ids=["attached", "relayed"])
+@pytest.mark.parametrize("way", [
+    ("--reconnect-timeout", "0"), ("--relay", "--reconnect-timeout", "0"),
+    ()], ids=["attached", "relayed", "reconnecting"])
 def test_bridge_message_over_max_message(mcpd_factory, way):
     """A client's message over --max-message through mcpctl bridge: mcpd
     says so (id null) and closes that connection; the bridge says why and
-    exits 1; mcpd serves on. Attached (mcpd holds the pipes) or relayed,
-    the same words."""
+    exits 1 (a reconnecting one too: the fault is the client's); mcpd
+    serves on. Attached (mcpd holds the pipes) or relayed, the same
+    words."""
     d = mcpd_factory("--max-message", "4096")
     p = subprocess.Popen(
         [str(MCPCTL), "-s", str(d.sock), "bridge", *way],

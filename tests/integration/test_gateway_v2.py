@@ -319,7 +319,9 @@ def test_v2_bridge_whose_mcpd_stops_mid_call(front, v2, era,
     def wrap(server):
         # The bridge as configured, its exit status written down.
         return ["sh", "-c", f'"$@"; echo $? > {status}', "sh"] + server
-    c = v2(("stdio", era), wrap=wrap)
+    # A bridge that ends with mcpd (test_bridge_reconnect.py: the default).
+    c = v2(("stdio", era), wrap=wrap,
+           bridge_args=("--reconnect-timeout", "0"))
     assert c.ask("info")["era"] == ERAS[era]["era"]
     c.proc.stdin.write('call ts__sleep_ms {"ms":30000}\n')
     c.proc.stdin.flush()
