@@ -39,6 +39,8 @@ GITHUB_IMAGE = ("the GitHub server's image, pulled from ghcr.io (and a "
 EXAMPLE_COM = ("a remote server: mcp.example.com stands for one on the "
                "network")
 OAUTH = "the OAuth login of that remote server, in a browser"
+ASK = ("answers a call that an ask rule holds, which another process made "
+       "(test_approvals.py runs these)")
 
 # Each example not run, by its words (shlex.join of the line without its
 # comment), with the reason.
@@ -74,6 +76,12 @@ NOT_RUN = {
     "mcpctl auth status mcp-example-com": OAUTH,
     "mcpctl auth login mcp-example-com": OAUTH,
     "mcpctl auth logout mcp-example-com": OAUTH,
+    "mcpctl approve 3": ASK,
+    "mcpctl approve --session 5": ASK,
+    "mcpctl approve --always 6": ASK,
+    "mcpctl deny 4": ASK,
+    "mcpctl policy forget default fs__write_file":
+        "forgets an --always approval, which the line before it would give",
 }
 
 # What an example that is run does besides exiting 0: its standard input,
