@@ -141,3 +141,22 @@ gateway_subs_has(const char *agent, const char *server)
 			return true;
 	return false;
 }
+
+void
+gateway_subs_renew(const char *agent, const char *server)
+{
+	struct gateway_sub *sub, *first;
+
+	/* Each URI once: the first subscription of it stands for the rest. */
+	TAILQ_FOREACH(sub, &gateway_subs, entry) {
+		if (strcmp(sub->agent, agent) != 0 ||
+		    strcmp(sub->server, server) != 0)
+			continue;
+		first = gateway_subs_find(NULL, agent, server, sub->uri);
+		if (first != sub)
+			continue;
+		server_forward(agent, server, "resources/subscribe",
+		    json_pack("{s:s}", "uri", sub->uri), gateway_subs_ignore,
+		    NULL);
+	}
+}

@@ -514,6 +514,11 @@ void gateway_subs_updated(const char *agent, const char *server,
     const json_t *params);
 /* A session of agent is subscribed to a resource of server. */
 bool gateway_subs_has(const char *agent, const char *server);
+/*
+ * The server's connection is new (a restart): each URI its agent's
+ * sessions subscribed to is subscribed to again upstream.
+ */
+void gateway_subs_renew(const char *agent, const char *server);
 
 /* cmd.c: the command table and the central check of params shapes. */
 #define CMD_ANY	     (-1)

@@ -84,7 +84,8 @@ server_count_idle(void)
 bool
 server_idle_is_listed(const struct server *s)
 {
-	return s->kept != NULL && (s->state == SERVER_IDLE || s->is_waking);
+	return s->kept != NULL &&
+	    (s->state == SERVER_IDLE || s->is_waking || s->is_recovering);
 }
 
 /* A call now goes to the start of s instead of its connection. */
@@ -92,7 +93,8 @@ static bool
 server_idle_holds(const struct server *s)
 {
 	/* Stopping, mcpd starts nothing: the call fails as it would. */
-	return (s->state == SERVER_IDLE || s->is_waking) && !mcpd_is_stopping();
+	return (s->state == SERVER_IDLE || s->is_waking || s->is_recovering) &&
+	    !mcpd_is_stopping();
 }
 
 /* Something keeps s in use: it does not stop now. */
@@ -228,15 +230,18 @@ bool
 server_idle_promoted(struct server *s)
 {
 	bool was_waking = s->is_waking;
-
-	bool tells = was_waking && s->kept != NULL;
+	/*
+	 * With lists kept (a wake, a restart, a reload), only a change of
+	 * them is told: the lists it brings are compared with them first.
+	 */
+	bool tells = s->kept != NULL;
 
 	s->is_waking = false;
+	s->is_recovering = false;
 	s->stops_when_kept = s->is_on_demand && !was_waking;
 	s->tells_when_kept = tells;
 	s->last_used_ms = mcpd_now_ms();
-	if (s->is_on_demand || s->is_persistent)
-		server_kept_take(s);
+	server_kept_take(s);
 	server_idle_arm(s);
 	return tells;
 }
@@ -387,6 +392,12 @@ server_idle_state_changed(struct server *s)
 	/* Ready: server_idle_promoted ends the wake; anything else failed it. */
 	if (s->state != SERVER_READY)
 		s->is_waking = false;
+	/* It gave up, or goes: its kept lists no longer stand for it. */
+	if (s->is_recovering && s->state != SERVER_READY &&
+	    s->state != SERVER_RESTARTING) {
+		s->is_recovering = false;
+		gateway_tools_changed(s->agent);
+	}
 	if (TAILQ_EMPTY(&s->waiters) || s->has_waiters_due)
 		return;
 	s->has_waiters_due = true;

@@ -76,6 +76,12 @@ struct server {
 	struct docker_container *container; /* a container server's record */
 	struct oauth *auth; /* a remote server's authorization (OAuth) */
 	bool is_unloading;  /* unloaded; only its container is left */
+	/*
+	 * Its connection died (or a reload replaces its container): it
+	 * restarts, its kept lists stand for it and calls wait for it, so
+	 * its agents' sessions notice nothing (doc/lifecycle.md).
+	 */
+	bool is_recovering;
 	bool is_persistent; /* its row is saved: it comes back at start */
 	bool needs_recheck; /* restored: the row is read again before ready */
 	unsigned restarts;

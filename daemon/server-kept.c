@@ -255,9 +255,11 @@ server_kept_take(struct server *s)
 	struct server_kept_take *take;
 	struct server_kept_page *page;
 
-	/* Kept with the row; an unsaved on-demand server, in memory only. */
-	if ((!s->is_persistent && !s->is_on_demand) ||
-	    !session_is_ready(s->session))
+	/*
+	 * Kept with the row; an unsaved server's in memory only (they stand
+	 * for it while it is idle or restarts).
+	 */
+	if (!session_is_ready(s->session))
 		return;
 	take = xcalloc(1, sizeof *take);
 	take->server = s;

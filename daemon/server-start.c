@@ -165,6 +165,8 @@ server_promote(struct server *s)
 	server_pins_observe(s); /* a first sight pins, before any list */
 	if (!server_idle_promoted(s))
 		gateway_tools_changed(s->agent);
+	/* A new connection knows no subscription: each is made again. */
+	gateway_subs_renew(s->agent, s->name);
 	total = server_count(&ready);
 	notify_status("%zu of %zu servers ready", ready, total);
 }
@@ -397,7 +399,11 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 	/* The serving connection died: its calls already failed. */
 	session_free(s->session);
 	s->session = NULL;
-	gateway_tools_changed(s->agent);
+	/* Restarting, its kept lists stand for it: its agents hear nothing. */
+	s->is_recovering = s->kept != NULL && !s->is_job_running &&
+	    !mcpd_is_stopping();
+	if (!s->is_recovering)
+		gateway_tools_changed(s->agent);
 	evtimer_del(s->healthy_timer);
 	if (s->is_job_running && s->container != NULL)
 		return; /* the job removed its container on purpose */
@@ -493,7 +499,10 @@ server_container_cleared(void *arg, int err, const char *why)
 	}
 	server_retire_session(s->session);
 	s->session = NULL;
-	gateway_tools_changed(s->agent);
+	/* The new container's lists are compared with the kept ones. */
+	s->is_recovering = s->kept != NULL;
+	if (!s->is_recovering)
+		gateway_tools_changed(s->agent);
 	server_job_connect(s, TAILQ_FIRST(&s->jobs));
 }
 

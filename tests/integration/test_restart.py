@@ -7,8 +7,8 @@ import re
 import signal
 import subprocess
 
-from conftest import (MCPD, OUTCOME_UNKNOWN, STALE_HANDLE, UNAVAILABLE, Client,
-                      descendants, group_members, is_alive, pgid_of, poll,
+from conftest import (MCPD, OUTCOME_UNKNOWN, STALE_HANDLE, TIMEOUT,
+                      UNAVAILABLE, Client, descendants, group_members, is_alive, pgid_of, poll,
                       process_groups, rpc_error_of, wait_gone)
 
 NOT_READY = ("restarting", "starting", "connecting")
@@ -104,18 +104,26 @@ def test_clean_exit_is_restarted_too(mcpd):
         "mcp-testserver: answered 2 calls, exiting") == 1
 
 
-def test_calls_while_restarting_are_unavailable(mcpd):
+def test_calls_while_restarting_wait_for_it(mcpd):
+    """A restart is invisible to callers (issue 26, doc/lifecycle.md): a
+    call that was not sent waits for the new connection, within its own
+    deadline."""
     # A start delay keeps the new process from being ready for a while.
     mcpd.load_testserver("ts", "--start-delay-ms", "3000")
     e = rpc_error_of(mcpd.call, "ts", "crash")
     assert e.code == OUTCOME_UNKNOWN
     row = mcpd.row("ts")
     assert row["state"] in NOT_READY
-    e = rpc_error_of(mcpd.call, "ts", "echo", {"message": "x"})
-    assert e.code == UNAVAILABLE and e.data["kind"] == "unavailable"
-    mcpd.wait_row("ts", lambda r: r["state"] == "ready", timeout=30)
+    # Its deadline ends before the restart does: timed out, nothing sent.
+    e = rpc_error_of(mcpd.call, "ts", "echo", {"message": "x"},
+                     timeout_ms=200)
+    assert e.code == TIMEOUT and e.data["kind"] == "timeout", e
+    assert e.message == ("server ts did not start within the call's "
+                         "deadline (200 ms); nothing was sent"), e.message
+    # One with time enough is answered by the new connection.
     assert mcpd.call("ts", "echo", {"message": "y"})[
         "structuredContent"] == {"message": "y"}
+    assert mcpd.row("ts")["restarts"] == 1
 
 
 def test_logs_are_kept_across_restarts(mcpd):

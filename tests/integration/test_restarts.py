@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: ISC
+"""Upstream restarts are invisible (issue 26, item 2): when a server's
+connection dies and mcpd restarts it, the agents' gateway sessions stay
+open with the same tool names, a call that was not sent waits for the new
+connection, the call in flight gets outcome-unknown, subscriptions are
+made again upstream, and list_changed comes only when the server's lists
+changed. The client is the official TypeScript SDK's over mcpctl bridge
+(bridge-client.mjs)."""
+
+import os
+import signal
+
+from conftest import OUTCOME_UNKNOWN, TESTSERVER, TESTSERVER_TOOLS, poll
+from test_bridge_reconnect import clients, echo  # noqa: F401 (a fixture)
+
+
+def row(d, name):
+    return next(r for r in d.list() if r["name"] == name)
+
+
+def restarted(d, name, pid):
+    """The server runs again, as another process."""
+    r = row(d, name)
+    return r["state"] == "ready" and r.get("pid") not in (None, pid)
+
+
+def test_a_crash_is_not_seen_by_the_session(mcpd, clients):  # noqa: F811
+    mcpd.load_testserver("ts", persist=True)
+    mcpd.load_testserver("other", "--tools", "1")
+    c = clients(mcpd.sock, env=mcpd.env)
+    names = c.ask("tools")["tools"]
+    assert [n for n in names if n.startswith("ts__")] == \
+        [f"ts__{t}" for t in TESTSERVER_TOOLS]
+    pid = row(mcpd, "ts")["pid"]
+    # The call in flight when the server dies: outcome unknown.
+    e = c.ask("call", name="ts__crash")["error"]
+    assert e["code"] == OUTCOME_UNKNOWN, e
+    assert e["data"]["kind"] == "outcome-unknown", e
+    # The next call is not refused: it waits for the new connection.
+    assert echo(c, "after")["result"]["structuredContent"] == \
+        {"message": "after"}
+    assert restarted(mcpd, "ts", pid)
+    assert row(mcpd, "ts")["restarts"] == 1
+    # Same names, and nothing was announced: nothing changed.
+    assert c.ask("tools")["tools"] == names
+    assert c.ask("seen")["changed"] == {"tools": 0, "prompts": 0,
+                                        "resources": 0}
+
+
+def test_a_kill_while_listing_keeps_the_tools_listed(mcpd, clients):  # noqa
+    mcpd.load_testserver("ts", "--start-delay-ms", "1500", persist=True)
+    c = clients(mcpd.sock, env=mcpd.env)
+    names = c.ask("tools")["tools"]
+    pid = row(mcpd, "ts")["pid"]
+    os.kill(pid, signal.SIGKILL)
+    poll(lambda: row(mcpd, "ts")["state"] != "ready",
+         what="mcpd to see the server go")
+    # Restarting (it takes 1.5 s to answer): its tools are still listed,
+    # from what mcpd kept, and a call waits for it.
+    assert c.ask("tools")["tools"] == names
+    assert echo(c, "x")["result"]["structuredContent"] == {"message": "x"}
+    assert c.ask("seen")["changed"] == {"tools": 0, "prompts": 0,
+                                        "resources": 0}
+
+
+def test_a_subscription_is_made_again_upstream(mcpd, clients,  # noqa: F811
+                                               tmp_path):
+    log = tmp_path / "conf.log"
+    uri = "test://watched-resource"
+    mcpd.load_testserver("conf", "--conformance", "--log-file", log,
+                         persist=True)
+    c = clients(mcpd.sock, env=mcpd.env)
+    assert c.ask("subscribe", uri=uri) == {"result": {}}
+    pid = row(mcpd, "conf")["pid"]
+    os.kill(pid, signal.SIGKILL)
+    poll(lambda: restarted(mcpd, "conf", pid), what="the restart")
+    poll(lambda: log.read_text().count(f"resources/subscribe {uri}") == 2,
+         what="the new connection to be subscribed again")
+    r = c.ask("call", name="conf__test_update_resource")
+    assert r["result"]["content"][0]["text"] == f"{uri} updated", r
+    poll(lambda: c.ask("seen")["updated"] == [uri],
+         what="the update after the restart")
+    assert c.ask("seen")["changed"] == {"tools": 0, "prompts": 0,
+                                        "resources": 0}
+
+
+def test_a_restart_with_other_tools_is_announced_once(mcpd, clients,  # noqa
+                                                     tmp_path):
+    ntools = tmp_path / "ntools"
+    ntools.write_text("1")
+    cmd = ["/bin/sh", "-c",
+           f'exec {TESTSERVER} --tools "$(cat {ntools})"']
+    mcpd.load(cmd, name="ts", persist=True, trust_updates=True)
+    c = clients(mcpd.sock, env=mcpd.env)
+    assert "ts__t1" not in c.ask("tools")["tools"]
+    ntools.write_text("2")
+    pid = row(mcpd, "ts")["pid"]
+    os.kill(pid, signal.SIGKILL)
+    poll(lambda: restarted(mcpd, "ts", pid), what="the restart")
+    poll(lambda: c.ask("seen")["changed"]["tools"] == 1,
+         what="list_changed for the new tool")
+    assert "ts__t1" in c.ask("tools")["tools"]
+    assert c.ask("seen")["changed"]["tools"] == 1
