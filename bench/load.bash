@@ -41,11 +41,6 @@ load_stop() {
 	load_mcpd_pid=""
 }
 
-# cpu_ticks PID: utime + stime of PID, in clock ticks.
-cpu_ticks() {
-	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
-}
-
 # wait_port PORT: until something accepts on 127.0.0.1:PORT (10 s).
 wait_port() {
 	for _ in $(seq 100); do

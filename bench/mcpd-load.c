@@ -30,6 +30,9 @@
  * error by a scan for "result"/"error" at its top level's start, not a
  * JSON parse: the generator must cost less than what it measures.
  *
+ * The warm-up (-w) starts once every connection is through its handshake
+ * (LOAD_SETUP_S at most), the measured time (-d) after it.
+ *
  * --accept json asks for JSON answers only (Accept: application/json);
  * --accept both (the default) accepts an event stream too, which is what
  * most servers then answer a call with.
@@ -50,6 +53,7 @@
 
 #define LOAD_BUF	 (256 * 1024) /* an answer, headers included, at most */
 #define LOAD_MAX_CONN	 1024
+#define LOAD_SETUP_S	 60 /* every slot's handshake done within, or exit */
 #define LOAD_EXIT_USAGE	 2
 #define LOAD_ACCEPT_BOTH "application/json, text/event-stream"
 
@@ -91,6 +95,7 @@ struct load {
 	int nconn;
 	double warm_s, run_s;
 	uint64_t start_ns, measure_ns, stop_ns;
+	int nready; /* slots through their handshake */
 	uint32_t *lat_us;
 	size_t nlat, lat_size;
 	uint64_t calls, errors, json, sse, id;
@@ -217,11 +222,27 @@ load_open(struct load *l, struct load_conn *c)
 		load_die("epoll_ctl");
 }
 
+/*
+ * A slot is through its handshake: once every slot is, the warm-up starts,
+ * then the measured time (a relay that starts a server per session takes
+ * its time, and slots still in their handshake are not the load).
+ */
+static void
+load_ready(struct load *l)
+{
+	if (++l->nready < l->nconn)
+		return;
+	l->measure_ns = load_now_ns() + (uint64_t)(l->warm_s * 1e9);
+	l->stop_ns = l->measure_ns + (uint64_t)(l->run_s * 1e9);
+}
+
 static void
 load_connect(struct load *l, struct load_conn *c)
 {
 	load_open(l, c);
 	c->phase = l->is_modern ? LOAD_CALL : LOAD_INIT;
+	if (c->phase == LOAD_CALL)
+		load_ready(l);
 	load_request(l, c);
 	load_write(c);
 }
@@ -421,7 +442,8 @@ load_answer(struct load *l, struct load_conn *c)
 		    r.body, r.dlen);
 	else {
 		load_step(c, r.status, c->buf, c->len);
-		c->phase++;
+		if (++c->phase == LOAD_CALL)
+			load_ready(l);
 	}
 	memmove(c->buf, c->buf + r.used, c->len - r.used);
 	c->len -= r.used;
@@ -436,8 +458,8 @@ load_sse_next(struct load *l, struct load_conn *post)
 	if (!post->has_ack ||
 	    (!post->has_msg && post->phase != LOAD_INITIALIZED))
 		return;
-	if (post->phase != LOAD_CALL)
-		post->phase++;
+	if (post->phase != LOAD_CALL && ++post->phase == LOAD_CALL)
+		load_ready(l);
 	if (load_now_ns() >= l->stop_ns)
 		return;
 	post->has_ack = post->has_msg = false;
@@ -666,8 +688,7 @@ load_run(struct load *l)
 	if (conns == NULL || (l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		load_die("epoll_create1");
 	l->start_ns = load_now_ns();
-	l->measure_ns = l->start_ns + (uint64_t)(l->warm_s * 1e9);
-	l->stop_ns = l->measure_ns + (uint64_t)(l->run_s * 1e9);
+	l->measure_ns = l->stop_ns = UINT64_MAX; /* set by load_ready */
 	for (int i = 0; i < l->nconn; i++) {
 		if (l->is_sse)
 			load_connect_sse(l, &conns[2 * i], &conns[2 * i + 1]);
@@ -676,6 +697,15 @@ load_run(struct load *l)
 	}
 	while (load_now_ns() < l->stop_ns) {
 		int n = epoll_wait(l->ep, evs, 64, 100);
+
+		if (l->nready < l->nconn &&
+		    load_now_ns() - l->start_ns >
+			LOAD_SETUP_S * 1000000000ull) {
+			fprintf(stderr,
+			    "mcpd-load: %d of %d sessions initialized after %d s\n",
+			    l->nready, l->nconn, LOAD_SETUP_S);
+			exit(1);
+		}
 
 		for (int i = 0; i < n; i++) {
 			struct load_conn *c = evs[i].data.ptr;
@@ -690,7 +720,7 @@ load_run(struct load *l)
 	qsort(l->lat_us, l->nlat, sizeof *l->lat_us, load_cmp);
 	secs = l->run_s;
 	printf("calls=%llu rate=%.0f p50_us=%u p99_us=%u errors=%llu json=%llu "
-	       "sse=%llu cpu_s=%.3f conns=%d era=%s transport=%s\n",
+	       "sse=%llu cpu_s=%.3f wall_s=%.3f conns=%d era=%s transport=%s\n",
 	    (unsigned long long)l->calls, (double)l->calls / secs,
 	    l->nlat ? l->lat_us[l->nlat / 2] : 0,
 	    l->nlat ? l->lat_us[l->nlat * 99 / 100] : 0,
@@ -698,7 +728,8 @@ load_run(struct load *l)
 	    (unsigned long long)l->sse,
 	    (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
-	    l->nconn, l->is_modern ? "2026-07-28" : "2025-11-25",
+	    (double)(load_now_ns() - l->start_ns) / 1e9, l->nconn,
+	    l->is_modern ? "2026-07-28" : "2025-11-25",
 	    l->is_sse ? "http+sse" : "streamable-http");
 	for (int i = 0; i < nconns; i++)
 		free(conns[i].ev);

@@ -208,7 +208,7 @@ EOF
 			>>"$body"
 	fi
 	if [[ -s $chart_dir/relays.dat ]]; then
-		n=$((n + 2))
+		n=$((n + 3))
 		relays_panels "$chart_dir/relays.dat" >>"$body"
 	fi
 	((n > 0)) || return 0
