@@ -481,7 +481,7 @@ relay_line() {
 	fi
 	answer=$(awk -v j="$(rget "$key" "$conc" json)" \
 		-v s="$(rget "$key" "$conc" sse)" 'BEGIN {
-		print j > 0 && s > 0 ? "mixed" : (s > 0 ? "events" : "json") }')
+		print (j > 0 && s > 0 ? "mixed" : (s > 0 ? "events" : "json")) }')
 	printf '%-17s %-28s %-10s %3s %8s %7s %7s %-6s %4s%% %10s %7s\n' \
 		"$2" "${rfront[$2]}" "$era" "$conc" \
 		"$(rget "$key" "$conc" rate)" "$(rget "$key" "$conc" p50_us)" \
