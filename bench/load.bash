@@ -2,17 +2,18 @@
 # shellcheck shell=bash
 # The load part of bench/run (BENCH_ONLY=load), which sources it and runs
 # load_main, lending it its variables and helpers (die, field, free_port,
-# start_mcpd, stop_mcpd, row, ratio).
+# start_mcpd, stop_mcpd, row, ratio, cpu_ticks).
 #
 # bench/mcpd-load.c drives Streamable HTTP itself (one thread, epoll,
 # keep-alive connections with TCP_NODELAY, one request in flight on each;
 # a session per connection in the 2025 era, stateless requests in the
 # 2026-07-28 era; JSON and event-stream answers both read), so that the
 # load generator is not what is measured. To show it: its rate against its
-# own trivial responder (mcpd-load --serve: a process per connection that
+# own trivial responder (mcpd-load --serve: one thread, epoll, that
 # answers every POST at once) is its ceiling, and its CPU time is printed
 # beside every figure. Then, each at concurrency 1, 16 and 64 for
-# BENCH_LOAD_SECONDS (default 5) after a second's warm-up:
+# BENCH_LOAD_SECONDS (default 5) after a second's warm-up (which starts
+# once every connection is through its handshake):
 #   - the C test server's own Streamable HTTP (mcp-testserver --http): the
 #     floor a relay in front of it adds to;
 #   - mcpd's front (--listen-http, /mcp/ts: the test server over stdio
@@ -39,11 +40,6 @@ load_stop() {
 	load_ts_pid=""
 	stop_mcpd "$load_mcpd_pid" "$ldir/s.sock"
 	load_mcpd_pid=""
-}
-
-# cpu_ticks PID: utime + stime of PID, in clock ticks.
-cpu_ticks() {
-	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
 }
 
 # wait_port PORT: until something accepts on 127.0.0.1:PORT (10 s).

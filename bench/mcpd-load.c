@@ -30,16 +30,35 @@
  * error by a scan for "result"/"error" at its top level's start, not a
  * JSON parse: the generator must cost less than what it measures.
  *
+ * The warm-up (-w) starts once every connection is through its handshake
+ * (LOAD_SETUP_S at most), the measured time (-d) after it.
+ *
+ * --accept json asks for JSON answers only (Accept: application/json);
+ * --accept both (the default) accepts an event stream too, which is what
+ * most servers then answer a call with.
+ *
+ * --sse speaks the 2024-11-05 HTTP+SSE transport instead (mcp-hub serves
+ * only that): each concurrency slot opens one GET stream on URL, takes
+ * its endpoint event, and POSTs each message there on a second keep-alive
+ * connection; a call's answer is the next message event on the stream
+ * that holds a result or an error (notifications are skipped), and the
+ * next call goes once both it and the POST's 202 are in.
+ *
  * --serve PORT answers every POST at once with a fixed result (and a
- * session id), in one thread with epoll: run against it, mcpd-load shows
- * its own ceiling (the two share the machine's cores).
+ * session id), and a GET with an event stream whose endpoint takes POSTs
+ * that it answers on that stream, in one thread with epoll: run against
+ * it, mcpd-load shows its own ceiling in either transport (the two share
+ * the machine's cores).
  */
 
-#define LOAD_BUF	(256 * 1024) /* an answer, headers included, at most */
-#define LOAD_MAX_CONN	1024
-#define LOAD_EXIT_USAGE 2
+#define LOAD_BUF	 (256 * 1024) /* an answer, headers included, at most */
+#define LOAD_MAX_CONN	 1024
+#define LOAD_SETUP_S	 60 /* every slot's handshake done within, or exit */
+#define LOAD_EXIT_USAGE	 2
+#define LOAD_ACCEPT_BOTH "application/json, text/event-stream"
 
 enum load_phase {
+	LOAD_ENDPOINT, /* --sse: the GET stream's endpoint event to come */
 	LOAD_INIT,
 	LOAD_INITIALIZED,
 	LOAD_CALL
@@ -54,16 +73,29 @@ struct load_conn {
 	uint64_t sent_ns;
 	size_t out_off, out_len; /* what is left of the request to write */
 	char out[4096];
+	/* --sse: the slot's other connection (the GET stream of a POST
+	 * connection, and the other way round). */
+	struct load_conn *peer;
+	bool is_stream;
+	bool is_head_read; /* a stream's response head */
+	bool is_chunked;   /* a stream's body */
+	size_t chunk_left; /* of the chunk being read, its data */
+	char *ev;	   /* a stream's body, its chunks taken off */
+	size_t ev_len;
+	bool has_ack, has_msg; /* a POST's 202, its answer on the stream */
+	char endpoint[512];    /* the path POSTs go to */
 };
 
 struct load {
 	struct sockaddr_in addr;
 	char host[64], path[256], token[512];
 	const char *tool, *args;
-	bool is_modern;
+	bool is_modern, is_sse;
+	const char *accept;
 	int nconn;
 	double warm_s, run_s;
 	uint64_t start_ns, measure_ns, stop_ns;
+	int nready; /* slots through their handshake */
 	uint32_t *lat_us;
 	size_t nlat, lat_size;
 	uint64_t calls, errors, json, sse, id;
@@ -147,9 +179,9 @@ load_request(struct load *l, struct load_conn *c)
 		    c->session);
 	n = snprintf(c->out, sizeof c->out,
 	    "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
-	    "Accept: application/json, text/event-stream\r\n%s%s%s%s"
+	    "Accept: %s\r\n%s%s%s%s"
 	    "Content-Length: %zu\r\n\r\n%s",
-	    l->path, l->host, hdr,
+	    l->is_sse ? c->endpoint : l->path, l->host, l->accept, hdr,
 	    l->token[0] != '\0' ? "Authorization: Bearer " : "", l->token,
 	    l->token[0] != '\0' ? "\r\n" : "", strlen(body), body);
 	c->out_len = (size_t)n;
@@ -172,8 +204,9 @@ load_write(struct load_conn *c)
 	}
 }
 
+/* A keep-alive connection to the server for c, in the epoll set. */
 static void
-load_connect(struct load *l, struct load_conn *c)
+load_open(struct load *l, struct load_conn *c)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET };
 	int one = 1;
@@ -187,9 +220,54 @@ load_connect(struct load *l, struct load_conn *c)
 	ev.data.ptr = c;
 	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, c->fd, &ev) < 0)
 		load_die("epoll_ctl");
+}
+
+/*
+ * A slot is through its handshake: once every slot is, the warm-up starts,
+ * then the measured time (a relay that starts a server per session takes
+ * its time, and slots still in their handshake are not the load).
+ */
+static void
+load_ready(struct load *l)
+{
+	if (++l->nready < l->nconn)
+		return;
+	l->measure_ns = load_now_ns() + (uint64_t)(l->warm_s * 1e9);
+	l->stop_ns = l->measure_ns + (uint64_t)(l->run_s * 1e9);
+}
+
+static void
+load_connect(struct load *l, struct load_conn *c)
+{
+	load_open(l, c);
 	c->phase = l->is_modern ? LOAD_CALL : LOAD_INIT;
+	if (c->phase == LOAD_CALL)
+		load_ready(l);
 	load_request(l, c);
 	load_write(c);
+}
+
+/* --sse: a slot's GET stream (its POST connection opens at the endpoint). */
+static void
+load_connect_sse(struct load *l, struct load_conn *stream,
+    struct load_conn *post)
+{
+	stream->is_stream = true;
+	stream->peer = post;
+	post->peer = stream;
+	post->fd = -1;
+	if ((stream->ev = malloc(LOAD_BUF)) == NULL)
+		load_die("malloc");
+	load_open(l, stream);
+	stream->phase = LOAD_ENDPOINT;
+	stream->out_len = (size_t)snprintf(stream->out, sizeof stream->out,
+	    "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n"
+	    "%s%s%s\r\n",
+	    l->path, l->host,
+	    l->token[0] != '\0' ? "Authorization: Bearer " : "", l->token,
+	    l->token[0] != '\0' ? "\r\n" : "");
+	stream->out_off = 0;
+	load_write(stream);
 }
 
 /* A header's value in the head (case-insensitive name), into out. */
@@ -266,77 +344,289 @@ load_is_result(const char *data, size_t len)
 	    memmem(data, len, "\"error\"", 7) == NULL;
 }
 
+/* A whole HTTP response in c->buf: its length (0: not yet whole), its
+ * head's length, status and body (chunks taken off). */
+struct load_resp {
+	size_t used, hlen, dlen;
+	int status;
+	char *body;
+};
+
+static bool
+load_response(struct load_conn *c, struct load_resp *r)
+{
+	char *end = memmem(c->buf, c->len, "\r\n\r\n", 4), value[128];
+	size_t blen;
+
+	if (end == NULL)
+		return false;
+	r->hlen = (size_t)(end - c->buf) + 4;
+	r->body = c->buf + r->hlen;
+	r->status = 0;
+	sscanf(c->buf, "HTTP/1.1 %d", &r->status);
+	if (load_header(c->buf, r->hlen, "content-length", value,
+		sizeof value)) {
+		blen = strtoul(value, NULL, 10);
+		if (r->hlen + blen > c->len)
+			return false;
+		r->used = r->hlen + blen;
+		r->dlen = blen;
+	} else if (load_header(c->buf, r->hlen, "transfer-encoding", value,
+		       sizeof value)) {
+		if ((blen = load_chunked(r->body, c->len - r->hlen,
+			 &r->dlen)) == 0)
+			return false;
+		r->used = r->hlen + blen;
+	} else {
+		r->used = r->hlen;
+		r->dlen = 0;
+	}
+	return true;
+}
+
+/* A call's answer (status, and the data that holds it) at now. */
+static void
+load_count(struct load *l, struct load_conn *c, int status, bool is_sse,
+    const char *data, size_t dlen)
+{
+	uint64_t now = load_now_ns();
+
+	if (now < l->measure_ns || now >= l->stop_ns)
+		return;
+	l->calls++;
+	l->sse += is_sse;
+	l->json += !is_sse;
+	if (status != 200 || !load_is_result(data, dlen)) {
+		if (l->errors++ == 0)
+			fprintf(stderr, "mcpd-load: the first error: %d %.*s\n",
+			    status, (int)(dlen < 300 ? dlen : 300), data);
+	}
+	if (l->nlat == l->lat_size) {
+		l->lat_size = l->lat_size ? 2 * l->lat_size : 65536;
+		l->lat_us = realloc(l->lat_us, l->lat_size * sizeof *l->lat_us);
+		if (l->lat_us == NULL)
+			load_die("realloc");
+	}
+	l->lat_us[l->nlat++] = (uint32_t)((now - c->sent_ns) / 1000);
+}
+
+/* A handshake step's answer: the run ends unless it succeeded. */
+static void
+load_step(struct load_conn *c, int status, const char *text, size_t len)
+{
+	if (status / 100 != 2) {
+		fprintf(stderr, "mcpd-load: %s answered %d: %.*s\n",
+		    c->phase == LOAD_INIT ? "initialize" : "initialized",
+		    status, (int)(len < 400 ? len : 400), text);
+		exit(1);
+	}
+}
+
 /* One whole answer in c->buf, if there is one: 1, else 0. */
 static int
 load_answer(struct load *l, struct load_conn *c)
 {
-	char *end = memmem(c->buf, c->len, "\r\n\r\n", 4), value[128];
-	size_t hlen, blen, used, dlen;
-	char *body;
-	int status = 0;
+	struct load_resp r;
+	char value[128];
 
-	if (end == NULL)
+	if (!load_response(c, &r))
 		return 0;
-	hlen = (size_t)(end - c->buf) + 4;
-	body = c->buf + hlen;
-	sscanf(c->buf, "HTTP/1.1 %d", &status);
-	if (load_header(c->buf, hlen, "content-length", value, sizeof value)) {
-		blen = strtoul(value, NULL, 10);
-		if (hlen + blen > c->len)
-			return 0;
-		used = hlen + blen;
-		dlen = blen;
-	} else if (load_header(c->buf, hlen, "transfer-encoding", value,
-		       sizeof value)) {
-		if ((blen = load_chunked(body, c->len - hlen, &dlen)) == 0)
-			return 0;
-		used = hlen + blen;
-	} else {
-		used = hlen;
-		dlen = 0;
-	}
 	if (c->phase == LOAD_INIT)
-		load_header(c->buf, hlen, "mcp-session-id", c->session,
+		load_header(c->buf, r.hlen, "mcp-session-id", c->session,
 		    sizeof c->session);
-	if (c->phase == LOAD_CALL) {
-		uint64_t now = load_now_ns();
-		bool is_sse = load_header(c->buf, hlen, "content-type", value,
-				  sizeof value) &&
-		    strncmp(value, "text/event-stream", 17) == 0;
-
-		if (now >= l->measure_ns && now < l->stop_ns) {
-			l->calls++;
-			l->sse += is_sse;
-			l->json += !is_sse;
-			if (status != 200 || !load_is_result(body, dlen)) {
-				if (l->errors++ == 0)
-					fprintf(stderr,
-					    "mcpd-load: the first error: %d %.*s\n",
-					    status,
-					    (int)(dlen < 300 ? dlen : 300),
-					    body);
-			}
-			if (l->nlat == l->lat_size) {
-				l->lat_size = l->lat_size ? 2 * l->lat_size :
-							    65536;
-				l->lat_us = realloc(l->lat_us,
-				    l->lat_size * sizeof *l->lat_us);
-				if (l->lat_us == NULL)
-					load_die("realloc");
-			}
-			l->lat_us[l->nlat++] = (uint32_t)((now - c->sent_ns) /
-			    1000);
-		}
-	} else if (status / 100 != 2) {
-		fprintf(stderr, "mcpd-load: %s answered %d: %.*s\n",
-		    c->phase == LOAD_INIT ? "initialize" : "initialized",
-		    status, (int)(c->len < 400 ? c->len : 400), c->buf);
-		exit(1);
-	} else {
-		c->phase++;
+	if (c->phase == LOAD_CALL)
+		load_count(l, c, r.status,
+		    load_header(c->buf, r.hlen, "content-type", value,
+			sizeof value) &&
+			strncmp(value, "text/event-stream", 17) == 0,
+		    r.body, r.dlen);
+	else {
+		load_step(c, r.status, c->buf, c->len);
+		if (++c->phase == LOAD_CALL)
+			load_ready(l);
 	}
-	memmove(c->buf, c->buf + used, c->len - used);
-	c->len -= used;
+	memmove(c->buf, c->buf + r.used, c->len - r.used);
+	c->len -= r.used;
+	return 1;
+}
+
+/* --sse: the next message of a POST connection once its last one has both
+ * its 202 and (but for the initialized notification) its answer. */
+static void
+load_sse_next(struct load *l, struct load_conn *post)
+{
+	if (!post->has_ack ||
+	    (!post->has_msg && post->phase != LOAD_INITIALIZED))
+		return;
+	if (post->phase != LOAD_CALL && ++post->phase == LOAD_CALL)
+		load_ready(l);
+	if (load_now_ns() >= l->stop_ns)
+		return;
+	post->has_ack = post->has_msg = false;
+	load_request(l, post);
+	load_write(post);
+}
+
+/* --sse: one event of a stream (its name and data). */
+static void
+load_sse_event(struct load *l, struct load_conn *stream, const char *name,
+    size_t nlen, const char *data, size_t dlen)
+{
+	struct load_conn *post = stream->peer;
+
+	if (stream->phase == LOAD_ENDPOINT) {
+		if (nlen != 8 || memcmp(name, "endpoint", 8) != 0)
+			return;
+		if (dlen == 0 || dlen >= sizeof post->endpoint) {
+			fprintf(stderr, "mcpd-load: a bad endpoint event\n");
+			exit(1);
+		}
+		memcpy(post->endpoint, data, dlen);
+		post->endpoint[dlen] = '\0';
+		stream->phase = LOAD_CALL;
+		load_open(l, post);
+		post->phase = LOAD_INIT;
+		load_request(l, post);
+		load_write(post);
+		return;
+	}
+	/* Notifications and the server's own requests are not answers. */
+	if (nlen != 7 || memcmp(name, "message", 7) != 0 ||
+	    (memmem(data, dlen, "\"result\"", 8) == NULL &&
+		memmem(data, dlen, "\"error\":{", 9) == NULL))
+		return;
+	if (post->phase == LOAD_CALL)
+		load_count(l, post, 200, true, data, dlen);
+	else
+		load_step(post, memmem(data, dlen, "\"result\"", 8) ? 200 : 500,
+		    data, dlen);
+	post->has_msg = true;
+	load_sse_next(l, post);
+}
+
+/* --sse: the events whole in stream->ev, each handed to load_sse_event. */
+static void
+load_sse_events(struct load *l, struct load_conn *stream)
+{
+	char *end;
+
+	while ((end = memmem(stream->ev, stream->ev_len, "\n\n", 2)) != NULL) {
+		const char *name = "message", *data = "";
+		size_t nlen = 7, dlen = 0,
+		       used = (size_t)(end - stream->ev) + 2;
+
+		for (char *p = stream->ev; p < end;) {
+			char *eol = memchr(p, '\n', (size_t)(end - p) + 1);
+			size_t len = (size_t)(eol - p);
+
+			if (len > 0 && p[len - 1] == '\r')
+				len--;
+			if (len >= 6 && memcmp(p, "event:", 6) == 0) {
+				name = p + 6 + (len > 6 && p[6] == ' ');
+				nlen = (size_t)(p + len - name);
+			} else if (len >= 5 && memcmp(p, "data:", 5) == 0) {
+				/* One data line: what MCP servers send. */
+				data = p + 5 + (len > 5 && p[5] == ' ');
+				dlen = (size_t)(p + len - data);
+			}
+			p = eol + 1;
+		}
+		load_sse_event(l, stream, name, nlen, data, dlen);
+		memmove(stream->ev, stream->ev + used, stream->ev_len - used);
+		stream->ev_len -= used;
+	}
+}
+
+/* --sse: a stream's bytes in stream->buf: its head, then its body with the
+ * chunks taken off, into stream->ev. */
+static void
+load_sse_stream(struct load *l, struct load_conn *stream)
+{
+	size_t off = 0;
+
+	if (!stream->is_head_read) {
+		char *end = memmem(stream->buf, stream->len, "\r\n\r\n", 4);
+		char value[64];
+		int status = 0;
+
+		if (end == NULL)
+			return;
+		off = (size_t)(end - stream->buf) + 4;
+		sscanf(stream->buf, "HTTP/1.1 %d", &status);
+		if (status != 200) {
+			fprintf(stderr,
+			    "mcpd-load: the GET stream answered %d: "
+			    "%.*s\n",
+			    status,
+			    (int)(stream->len < 400 ? stream->len : 400),
+			    stream->buf);
+			exit(1);
+		}
+		stream->is_chunked = load_header(stream->buf, off,
+		    "transfer-encoding", value, sizeof value);
+		stream->is_head_read = true;
+	}
+	while (off < stream->len) {
+		size_t take;
+
+		if (stream->is_chunked && stream->chunk_left == 0) {
+			char *eol = memmem(stream->buf + off, stream->len - off,
+			    "\r\n", 2);
+
+			if (eol == NULL)
+				break;
+			/* The line end after a chunk's data. */
+			if (eol == stream->buf + off) {
+				off += 2;
+				continue;
+			}
+			stream->chunk_left = strtoul(stream->buf + off, NULL,
+			    16);
+			if (stream->chunk_left == 0) {
+				fprintf(stderr,
+				    "mcpd-load: the GET stream "
+				    "ended\n");
+				exit(1);
+			}
+			off = (size_t)(eol - stream->buf) + 2;
+		}
+		take = stream->len - off;
+		if (stream->is_chunked && take > stream->chunk_left)
+			take = stream->chunk_left;
+		if (take > LOAD_BUF - stream->ev_len) {
+			fprintf(stderr, "mcpd-load: an event over %d bytes\n",
+			    LOAD_BUF);
+			exit(1);
+		}
+		memcpy(stream->ev + stream->ev_len, stream->buf + off, take);
+		stream->ev_len += take;
+		off += take;
+		if (stream->is_chunked)
+			stream->chunk_left -= take;
+	}
+	memmove(stream->buf, stream->buf + off, stream->len - off);
+	stream->len -= off;
+	load_sse_events(l, stream);
+}
+
+/* --sse: a POST's answer (202, its body ignored), if whole: 1, else 0. */
+static int
+load_sse_ack(struct load *l, struct load_conn *post)
+{
+	struct load_resp r;
+
+	if (!load_response(post, &r))
+		return 0;
+	if (r.status / 100 != 2) {
+		fprintf(stderr, "mcpd-load: a POST answered %d: %.*s\n",
+		    r.status, (int)(post->len < 400 ? post->len : 400),
+		    post->buf);
+		exit(1);
+	}
+	memmove(post->buf, post->buf + r.used, post->len - r.used);
+	post->len -= r.used;
+	post->has_ack = true;
+	load_sse_next(l, post);
 	return 1;
 }
 
@@ -355,6 +645,15 @@ load_read(struct load *l, struct load_conn *c)
 			exit(1);
 		}
 		c->len += (size_t)n;
+		if (c->is_stream) {
+			load_sse_stream(l, c);
+			continue;
+		}
+		if (l->is_sse) {
+			while (load_sse_ack(l, c))
+				;
+			continue;
+		}
 		while (load_answer(l, c)) {
 			if (load_now_ns() >= l->stop_ns)
 				return;
@@ -380,7 +679,8 @@ load_cmp(const void *a, const void *b)
 static void
 load_run(struct load *l)
 {
-	struct load_conn *conns = calloc((size_t)l->nconn, sizeof *conns);
+	int nconns = l->is_sse ? 2 * l->nconn : l->nconn;
+	struct load_conn *conns = calloc((size_t)nconns, sizeof *conns);
 	struct epoll_event evs[64];
 	struct rusage ru;
 	double secs;
@@ -388,12 +688,24 @@ load_run(struct load *l)
 	if (conns == NULL || (l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		load_die("epoll_create1");
 	l->start_ns = load_now_ns();
-	l->measure_ns = l->start_ns + (uint64_t)(l->warm_s * 1e9);
-	l->stop_ns = l->measure_ns + (uint64_t)(l->run_s * 1e9);
-	for (int i = 0; i < l->nconn; i++)
-		load_connect(l, &conns[i]);
+	l->measure_ns = l->stop_ns = UINT64_MAX; /* set by load_ready */
+	for (int i = 0; i < l->nconn; i++) {
+		if (l->is_sse)
+			load_connect_sse(l, &conns[2 * i], &conns[2 * i + 1]);
+		else
+			load_connect(l, &conns[i]);
+	}
 	while (load_now_ns() < l->stop_ns) {
 		int n = epoll_wait(l->ep, evs, 64, 100);
+
+		if (l->nready < l->nconn &&
+		    load_now_ns() - l->start_ns >
+			LOAD_SETUP_S * 1000000000ull) {
+			fprintf(stderr,
+			    "mcpd-load: %d of %d sessions initialized after %d s\n",
+			    l->nready, l->nconn, LOAD_SETUP_S);
+			exit(1);
+		}
 
 		for (int i = 0; i < n; i++) {
 			struct load_conn *c = evs[i].data.ptr;
@@ -408,7 +720,7 @@ load_run(struct load *l)
 	qsort(l->lat_us, l->nlat, sizeof *l->lat_us, load_cmp);
 	secs = l->run_s;
 	printf("calls=%llu rate=%.0f p50_us=%u p99_us=%u errors=%llu json=%llu "
-	       "sse=%llu cpu_s=%.3f conns=%d era=%s\n",
+	       "sse=%llu cpu_s=%.3f wall_s=%.3f conns=%d era=%s transport=%s\n",
 	    (unsigned long long)l->calls, (double)l->calls / secs,
 	    l->nlat ? l->lat_us[l->nlat / 2] : 0,
 	    l->nlat ? l->lat_us[l->nlat * 99 / 100] : 0,
@@ -416,11 +728,76 @@ load_run(struct load *l)
 	    (unsigned long long)l->sse,
 	    (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
-	    l->nconn, l->is_modern ? "2026-07-28" : "2025-11-25");
+	    (double)(load_now_ns() - l->start_ns) / 1e9, l->nconn,
+	    l->is_modern ? "2026-07-28" : "2025-11-25",
+	    l->is_sse ? "http+sse" : "streamable-http");
+	for (int i = 0; i < nconns; i++)
+		free(conns[i].ev);
 	free(conns);
 }
 
 /* ---- --serve: the trivial responder ---- */
+
+#define LOAD_SERVE_FDS 65536 /* --serve: a GET stream's session id is its fd */
+
+static struct load_conn *load_streams[LOAD_SERVE_FDS];
+
+/* write() of all of it; a short one ends the connection: the client reads
+ * one answer at a time, so it never fills. */
+static bool
+load_put(int fd, const char *s, size_t len)
+{
+	return write(fd, s, len) == (ssize_t)len;
+}
+
+/* --serve: a GET opens a stream: its head and its endpoint event. */
+static bool
+load_serve_stream(struct load_conn *c)
+{
+	char out[256];
+	int n, m;
+
+	if (c->fd >= LOAD_SERVE_FDS)
+		return false;
+	m = snprintf(out + 128, 128,
+	    "event: endpoint\ndata: /messages?sessionId=%d\n\n", c->fd);
+	n = snprintf(out, 128,
+	    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n%x\r\n",
+	    m);
+	memmove(out + n, out + 128, (size_t)m);
+	memcpy(out + n + m, "\r\n", 2);
+	c->is_stream = true;
+	load_streams[c->fd] = c;
+	return load_put(c->fd, out, (size_t)(n + m + 2));
+}
+
+/* --serve: a POST to a stream's endpoint: 202, and a request's answer as
+ * a message event on that stream. */
+static bool
+load_serve_message(struct load_conn *c, const char *head, size_t hlen)
+{
+	static const char ack[] =
+	    "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n";
+	static const char event[] =
+	    "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":"
+	    "{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n\n";
+	char chunk[256];
+	const char *body = head + hlen;
+	int sid = atoi(strstr(head, "sessionId=") + 10), n;
+	struct load_conn *stream = sid > 0 && sid < LOAD_SERVE_FDS ?
+	    load_streams[sid] :
+	    NULL;
+
+	if (stream == NULL || !load_put(c->fd, ack, sizeof ack - 1))
+		return false;
+	/* A notification has no id: nothing to answer. */
+	if (memmem(body, c->len - hlen, "\"id\"", 4) == NULL)
+		return true;
+	n = snprintf(chunk, sizeof chunk, "%zx\r\n%s\r\n", sizeof event - 1,
+	    event);
+	return load_put(stream->fd, chunk, (size_t)n);
+}
 
 /* Answers each whole request in c->buf at once; false when c is done. */
 static bool
@@ -445,15 +822,21 @@ load_serve_read(struct load_conn *c)
 		c->len += (size_t)n;
 		while ((end = memmem(c->buf, c->len, "\r\n\r\n", 4)) != NULL) {
 			size_t hlen = (size_t)(end - c->buf) + 4, blen = 0;
+			bool is_ok;
 
 			if (load_header(c->buf, hlen, "content-length", value,
 				sizeof value))
 				blen = strtoul(value, NULL, 10);
 			if (hlen + blen > c->len)
 				break;
-			/* A short write ends the connection: the client
-			 * reads one answer at a time, so it never fills. */
-			if (write(c->fd, answer, (size_t)alen) != alen)
+			*end = '\0'; /* the head's end, for strstr */
+			if (strncmp(c->buf, "GET ", 4) == 0)
+				is_ok = load_serve_stream(c);
+			else if (strstr(c->buf, "sessionId=") != NULL)
+				is_ok = load_serve_message(c, c->buf, hlen);
+			else
+				is_ok = load_put(c->fd, answer, (size_t)alen);
+			if (!is_ok)
 				return false;
 			memmove(c->buf, c->buf + hlen + blen,
 			    c->len - hlen - blen);
@@ -490,6 +873,8 @@ load_serve(int port)
 
 			if (c != NULL) {
 				if (!load_serve_read(c)) {
+					if (c->is_stream)
+						load_streams[c->fd] = NULL;
 					close(c->fd);
 					free(c);
 				}
@@ -517,7 +902,8 @@ load_usage(void)
 {
 	fprintf(stderr,
 	    "usage: mcpd-load [-c CONNS] [-d SECONDS] [-w SECONDS] [--era 2025|2026]\n"
-	    "                 [--token TOKEN] [--tool NAME] [--args JSON] URL\n"
+	    "                 [--accept json|both] [--sse] [--token TOKEN]\n"
+	    "                 [--tool NAME] [--args JSON] URL\n"
 	    "       mcpd-load --serve PORT\n");
 	exit(LOAD_EXIT_USAGE);
 }
@@ -534,12 +920,15 @@ main(int argc, char **argv)
 		{ "tool", required_argument, NULL, 'T' },
 		{ "args", required_argument, NULL, 'a' },
 		{ "serve", required_argument, NULL, 's' },
+		{ "accept", required_argument, NULL, 'A' },
+		{ "sse", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct load l = { .nconn = 1,
 		.warm_s = 1,
 		.run_s = 5,
 		.tool = "echo",
+		.accept = LOAD_ACCEPT_BOTH,
 		.args = "{\"message\":\"hi\"}" };
 	int c;
 
@@ -569,6 +958,22 @@ main(int argc, char **argv)
 		case 's':
 			load_serve(atoi(optarg));
 			return 0;
+		case 'A':
+			if (strcmp(optarg, "json") == 0)
+				l.accept = "application/json";
+			else if (strcmp(optarg, "both") == 0)
+				l.accept = LOAD_ACCEPT_BOTH;
+			else {
+				fprintf(stderr,
+				    "mcpd-load: --accept: json or "
+				    "both, not %s\n",
+				    optarg);
+				load_usage();
+			}
+			break;
+		case 'S':
+			l.is_sse = true;
+			break;
 		default:
 			load_usage();
 		}
@@ -576,6 +981,12 @@ main(int argc, char **argv)
 	if (optind != argc - 1 || l.nconn < 1 || l.nconn > LOAD_MAX_CONN ||
 	    l.run_s <= 0 || load_parse_url(&l, argv[optind]) < 0)
 		load_usage();
+	if (l.is_sse && l.is_modern) {
+		fprintf(stderr,
+		    "mcpd-load: --sse is the 2024-11-05 transport: "
+		    "no --era 2026\n");
+		load_usage();
+	}
 	signal(SIGPIPE, SIG_IGN);
 	load_run(&l);
 	free(l.lat_us);

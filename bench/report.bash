@@ -14,7 +14,7 @@
 # or SUBJECT OP NUMBER with SUBJECT "ratio" or "value", OP "<=" or ">=" and
 # NUMBER a decimal or A/B ("ratio>=0.6", "value<=30", "ratio<=1/600"), and
 # met is yes, no or - (computed by row). A part may also leave data for a
-# panel of its own in $tmp/chart/ (the relays part does: relays.dat).
+# panel of its own in $tmp/chart/ (the relays part does: relays-*.dat).
 #
 # report_main prints the table and draws the chart with gnuplot: a panel
 # of every figure that has a target (how far each is from it: the figure
@@ -128,7 +128,7 @@ report_chart_data() {
 			if (!nt++ || score < lo) lo = score
 			if (nt == 1 || score > hi) hi = score
 		}
-		$4 != "-" && $3 == "calls/s" && $1 !~ /^relays: / {
+		$4 != "-" && $3 == "calls/s" && $1 !~ /^relays[: ]/ {
 			printf "\"%s\" %s %s\n", label, $4, $2 \
 				>(dir "/pairs-calls.dat")
 		}
@@ -207,9 +207,9 @@ EOF
 			"wall time, ms, mcpd and its baseline (log scale)" \
 			>>"$body"
 	fi
-	if [[ -s $chart_dir/relays.dat ]]; then
-		n=$((n + 2))
-		relays_panels "$chart_dir/relays.dat" >>"$body"
+	if [[ -s $chart_dir/relays-ts.dat ]]; then
+		n=$((n + 3))
+		relays_panels >>"$body"
 	fi
 	((n > 0)) || return 0
 	cols=$((n > 1 ? 2 : 1))
