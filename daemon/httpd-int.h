@@ -34,7 +34,8 @@ struct httpd_pending {
 	unsigned stream;	    /* 0: none yet; event ids "<stream>-<n>" */
 	unsigned events;
 	struct evbuffer *missed; /* events while its client was away */
-	struct event *peek; /* 2026-07-28, no stream yet: its client's close */
+	struct event *peek;  /* 2026-07-28, no stream yet: its client's close */
+	struct event *later; /* 2025: starts its stream if no answer came */
 	bool is_initialize;
 	bool is_call;	/* tools/call: what it causes goes on its stream */
 	bool is_listen; /* subscriptions/listen: its notifications too */

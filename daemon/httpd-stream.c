@@ -140,6 +140,8 @@ httpd_stream_free(struct httpd_pending *p, bool is_answered)
 		    "the session ended before its answer");
 	if (p->missed != NULL)
 		evbuffer_free(p->missed);
+	if (p->later != NULL)
+		event_free(p->later);
 	json_decref(p->id);
 	json_decref(p->token);
 	free(p);
@@ -315,6 +317,8 @@ httpd_stream_start(struct httpd_pending *p)
 	struct evbuffer *buf;
 
 	p->stream = ++p->hs->streams;
+	if (p->later != NULL)
+		evtimer_del(p->later);
 	httpd_stream_unpeek(p); /* libevent sees a stream's client go */
 	httpd_stream_headers(p->req);
 	evhttp_send_reply_start(p->req, 200, "OK");
@@ -418,6 +422,61 @@ httpd_stream_trim(struct httpd_session *hs)
 }
 
 /*
+ * The answer came before the stream had to start: the whole stream (its
+ * priming event, the answer's event) is one reply with a length, one
+ * write instead of a chunk for each (doc/gateway.md).
+ */
+static void
+httpd_stream_whole(struct httpd_pending *p, const char *line, size_t len)
+{
+	struct evbuffer *buf = evbuffer_new();
+
+	if (buf == NULL)
+		fatal("evbuffer_new");
+	p->stream = ++p->hs->streams;
+	httpd_stream_priming(buf, p->stream);
+	httpd_stream_event(buf, p, line, len);
+	httpd_stream_headers(p->req);
+	evhttp_send_reply(p->req, 200, "OK", buf);
+	evbuffer_free(buf);
+	p->req = NULL;
+	p->stream = 0; /* nothing of it is left to end */
+}
+
+static void
+httpd_stream_later_due(evutil_socket_t fd, short events, void *arg)
+{
+	struct httpd_pending *p = arg;
+
+	(void)fd, (void)events;
+	if (p->stream == 0 && p->req != NULL)
+		httpd_stream_start(p);
+}
+
+/*
+ * A 2025 call that accepts an event stream: its stream starts when
+ * something of it other than its answer comes (progress, a message, a
+ * request of the server's) or after --http-stream-after, so that a long
+ * call's client has an event id to resume from; an answer that comes
+ * first goes as one whole stream. 0: at once.
+ */
+static void
+httpd_stream_defer(struct httpd_pending *p)
+{
+	struct timeval tv = { mcpd_opts.http_stream_after_ms / 1000,
+		(mcpd_opts.http_stream_after_ms % 1000) * 1000 };
+
+	if (mcpd_opts.http_stream_after_ms == 0) {
+		httpd_stream_start(p);
+		return;
+	}
+	if ((p->later = evtimer_new(mcpd_base, httpd_stream_later_due, p)) ==
+	    NULL)
+		fatal("evtimer_new");
+	evtimer_add(p->later, &tv);
+}
+
+/*
  * The answer of p (msg, line; msg may be NULL in a 2025 session, which
  * does not need it). True when that ended (and freed) a one-request
  * session.
@@ -455,6 +514,8 @@ httpd_stream_answer(struct httpd_session *hs, struct httpd_pending *p,
 	}
 	if (p->stream != 0)
 		httpd_stream_send(p, line, len);
+	else if (p->req != NULL && p->later != NULL)
+		httpd_stream_whole(p, line, len);
 	else if (p->req != NULL) {
 		httpd_stream_unwatch(p);
 		if (p->is_initialize && !hs->is_stateless)
@@ -716,7 +777,7 @@ httpd_stream_new(struct httpd_session *hs, struct evhttp_request *req,
 	    httpd_stream_accepts(req);
 	TAILQ_INSERT_TAIL(&hs->pending, p, entry);
 	if (p->wants_sse && !hs->is_stateless)
-		httpd_stream_start(p);
+		httpd_stream_defer(p);
 	else if (hs->is_stateless)
 		httpd_stream_peek(p); /* its client going cancels it */
 }

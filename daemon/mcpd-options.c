@@ -90,6 +90,7 @@ static const struct options_def options_defs[] = {
 	OPT_NUM("max-http-sessions-per-token", max_http_sessions_per_token, 1,
 	    65536),
 	OPT_NUM("http-session-idle", http_session_idle_ms, 1, 86400000),
+	OPT_NUM("http-stream-after", http_stream_after_ms, 0, 3600000),
 	OPT_NUM("http-header-timeout", http_header_timeout_ms, 1, 3600000),
 	OPT_NUM("max-servers", max_servers, 1, 65536),
 	OPT_STR("ca-file", ca_file, NULL, NULL),

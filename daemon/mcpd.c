@@ -32,6 +32,7 @@ struct mcpd_options mcpd_opts = {
 	.max_http_sessions = 256,
 	.max_http_sessions_per_token = 64,
 	.http_session_idle_ms = 600000,
+	.http_stream_after_ms = 50,
 	.http_header_timeout_ms = 10000,
 	.max_http_requests = 16,
 	.max_servers = 256,
@@ -296,6 +297,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--max-client-output BYTES] [--max-servers N]\n"
 	    "            [--max-http-requests N] [--max-http-sessions N]\n"
 	    "            [--max-http-sessions-per-token N] [--http-session-idle MS]\n"
+	    "            [--http-stream-after MS]\n"
 	    "            [--http-header-timeout MS]\n"
 	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS] [--docker-catalog REF]\n"

@@ -51,6 +51,7 @@ struct mcpd_options {
 	size_t max_http_sessions;
 	size_t max_http_sessions_per_token;
 	int http_session_idle_ms;
+	int http_stream_after_ms; /* a call's event stream starts after it */
 	int http_header_timeout_ms;
 	size_t max_http_requests; /* in flight to one remote server */
 	size_t max_servers;	  /* listed servers of all agents together */

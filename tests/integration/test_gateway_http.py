@@ -317,6 +317,39 @@ def test_a_call_is_answered_as_a_stream(front):
     assert json.loads(text)["id"] == 6
 
 
+@pytest.mark.parametrize("after", [None, "0"])
+def test_a_quick_answer_is_one_whole_stream(mcpd_factory, after):
+    """An answer that comes before --http-stream-after (50 ms) goes as the
+    whole event stream in one reply with a length (priming event, then
+    the answer's event); with 0 the stream starts at once, chunked."""
+    port = free_port()
+    args = ["--listen-http", f"127.0.0.1:{port}"]
+    if after is not None:
+        args += ["--http-stream-after", after]
+    d = mcpd_factory(*args)
+    d.url = f"http://127.0.0.1:{port}/mcp"
+    d.token = d.rpc.result("mcpd/token", {})["token"]
+    d.load_testserver("ts")
+    sid = session(d, d.url + "/ts")
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"message": "hi"}}}
+    st, h, text = post(d.url + "/ts", call, d.token, sid)
+    assert st == 200 and h["Content-Type"] == "text/event-stream", text
+    if after is None:
+        assert h["Content-Length"] == str(len(text.encode())), dict(h)
+        assert h["Transfer-Encoding"] is None, dict(h)
+    else:
+        assert h["Content-Length"] is None, dict(h)
+        assert h["Transfer-Encoding"] == "chunked", dict(h)
+    events = sse(text)
+    stream = events[0]["id"].split("-")[0]
+    assert [e["id"] for e in events] == [f"{stream}-0", f"{stream}-1"]
+    assert events[0]["data"] == "" and events[0]["retry"] == "1000"
+    msgs = messages(events)
+    assert msgs == [{"jsonrpc": "2.0", "id": 7, "result": msgs[0]["result"]}]
+    assert msgs[0]["result"]["structuredContent"] == {"message": "hi"}
+
+
 def test_a_broken_stream_is_resumed(front):
     """The client of a call loses its stream: a GET with Last-Event-ID gets
     what it missed, the answer included."""
