@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "mcpd.h"
+#include "oauth-int.h"
 #include "probe-int.h"
 #include "server-int.h"
 #include "session-int.h"
@@ -99,4 +100,4 @@ fsm_print_dot(const struct fsm *m, FILE *f)
 }
 
 const struct fsm *const fsm_all[] = { &server_fsm, &session_fsm, &probe_fsm,
-	NULL };
+	&oauth_fsm, NULL };

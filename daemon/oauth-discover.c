@@ -116,7 +116,7 @@ oauth_discover(struct oauth_flow *f)
 	size_t i;
 
 	f->step = OAUTH_STEP_PRM;
-	f->o->state = OAUTH_DISCOVERING;
+	oauth_set_state(f->o, OAUTH_DISCOVERING);
 	f->urls = xjson(json_array());
 	if (f->resource_metadata != NULL)
 		json_array_append_new(f->urls,

@@ -297,7 +297,7 @@ oauth_flow_callback(void *arg, const json_t *query, const char **page)
 		return 400;
 	}
 	f->step = OAUTH_STEP_CODE;
-	f->o->state = OAUTH_DISCOVERING;
+	oauth_set_state(f->o, OAUTH_DISCOVERING);
 	xenomem(form_add(&form, "grant_type", "authorization_code"));
 	xenomem(form_add(&form, "code", code));
 	xenomem(form_add(&form, "redirect_uri",
@@ -520,7 +520,7 @@ oauth_flow_start(struct oauth *o, const struct oauth_trigger *t)
 		f->resource_metadata = xstrdup(rm);
 	json_decref(params);
 	o->flow = f;
-	o->state = OAUTH_DISCOVERING;
+	oauth_set_state(o, OAUTH_DISCOVERING);
 	if ((f->ev = evtimer_new(mcpd_base, oauth_flow_begin, f)) == NULL)
 		fatalx("out of memory");
 	event_active(f->ev, EV_TIMEOUT, 0);

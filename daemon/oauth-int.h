@@ -67,6 +67,9 @@ struct oauth {
 };
 
 /* oauth.c */
+/* Moves o to state, a move its table allows (mcpd-fsm.c). */
+void oauth_set_state(struct oauth *, enum oauth_state);
+extern const struct fsm oauth_fsm;
 /* Sets the state and tells every holder (the URL, or the flow's end). */
 void oauth_announce_url(struct oauth *, const char *url);
 void oauth_finish(struct oauth *, enum oauth_state, const char *why);

@@ -11,6 +11,42 @@
 #include "log.h"
 #include "oauth-int.h"
 
+/*
+ * A server's authorization: none asked yet, authorized (a token is held),
+ * authorizing (a flow runs: discovery, registration, tokens), pending
+ * (the URL waits for the user), needs-login, failed. A flow may start
+ * from any state (a refresh, a step-up, a login, a reconnect); a logout
+ * ends in none from any (doc/states.md).
+ */
+static const char *const oauth_state_names[] = { "none", "authorized",
+	"authorizing", "pending", "needs-login", "failed" };
+static const unsigned oauth_state_next[] = {
+#define S(x) (1u << OAUTH_##x)
+	[OAUTH_NONE] = S(DISCOVERING),
+	[OAUTH_AUTHORIZED] = S(DISCOVERING) | S(NONE),
+	[OAUTH_DISCOVERING] = S(PENDING) | S(AUTHORIZED) | S(NEEDS_LOGIN) |
+	    S(FAILED) | S(NONE),
+	[OAUTH_PENDING] = S(DISCOVERING) | S(AUTHORIZED) | S(NEEDS_LOGIN) |
+	    S(FAILED) | S(NONE),
+	[OAUTH_NEEDS_LOGIN] = S(DISCOVERING) | S(NONE),
+	[OAUTH_FAILED] = S(DISCOVERING) | S(NONE),
+#undef S
+};
+const struct fsm oauth_fsm = { "oauth", oauth_state_names, oauth_state_next,
+	sizeof oauth_state_names / sizeof *oauth_state_names };
+
+void
+oauth_set_state(struct oauth *o, enum oauth_state state)
+{
+	o->state = fsm_move(&oauth_fsm, o->state, state, o->name);
+}
+
+static const char *
+oauth_state_name(enum oauth_state state)
+{
+	return fsm_state_name(&oauth_fsm, state);
+}
+
 struct oauth *
 oauth_new(const char *agent, const char *name, const char *id)
 {
@@ -272,7 +308,7 @@ oauth_announce_url(struct oauth *o, const char *url)
 	struct oauth_wait *w;
 	char *text;
 
-	o->state = OAUTH_PENDING;
+	oauth_set_state(o, OAUTH_PENDING);
 	free(o->auth_url);
 	o->auth_url = xstrdup(url);
 	log_server(LOG_NOTICE, o->name,
@@ -291,7 +327,7 @@ oauth_finish(struct oauth *o, enum oauth_state state, const char *why)
 	char *hint = NULL;
 
 	o->flow = NULL;
-	o->state = state;
+	oauth_set_state(o, state);
 	free(o->auth_url);
 	o->auth_url = NULL;
 	free(o->last_error);
@@ -427,15 +463,6 @@ oauth_time(json_int_t t)
 	return json_string(text);
 }
 
-static const char *
-oauth_state_name(enum oauth_state state)
-{
-	static const char *const names[] = { "none", "authorized",
-		"authorizing", "pending", "needs-login", "failed" };
-
-	return names[state];
-}
-
 const char *
 oauth_state_label(struct oauth *o)
 {
@@ -521,7 +548,7 @@ oauth_logout(struct oauth *o, bool *ret_removed, char **cause)
 	o->saved = NULL;
 	o->is_loaded = true;
 	o->token_gen++;
-	o->state = OAUTH_NONE;
+	oauth_set_state(o, OAUTH_NONE);
 	o->step_ups = 0;
 	free(o->last_error);
 	o->last_error = NULL;
