@@ -71,14 +71,21 @@ policy_generation(void)
 	return policy_gen;
 }
 
+/* The array key of the agent's row (borrowed), or NULL. */
+static const json_t *
+policy_row_array(const char *agent, const char *key)
+{
+	const json_t *a = json_object_get(store_row_peek(policy_store, agent,
+					      POLICY_ROW),
+	    key);
+
+	return json_is_array(a) ? a : NULL;
+}
+
 const json_t *
 policy_rules(const char *agent)
 {
-	const json_t *rules = json_object_get(store_row_peek(policy_store,
-						  agent, POLICY_ROW),
-	    "rules");
-
-	return json_is_array(rules) ? rules : NULL;
+	return policy_row_array(agent, "rules");
 }
 
 const char *
@@ -108,11 +115,7 @@ policy_agents(void)
 const json_t *
 policy_always(const char *agent)
 {
-	const json_t *always = json_object_get(store_row_peek(policy_store,
-						   agent, POLICY_ROW),
-	    "always");
-
-	return json_is_array(always) ? always : NULL;
+	return policy_row_array(agent, "always");
 }
 
 /* The agent's row with always as its approvals, saved (and read back). */
