@@ -128,6 +128,19 @@ gateway_free(struct gateway *gw)
 }
 
 bool
+gateway_listens_see(const char *agent, const char *server)
+{
+	const struct gateway *gw;
+
+	TAILQ_FOREACH(gw, &gateway_list, entry)
+		if (gw->listen != NULL &&
+		    strcmp(control_client_agent(gw->client), agent) == 0 &&
+		    server_scope_has(control_client_scope(gw->client), server))
+			return true;
+	return false;
+}
+
+bool
 gateway_wants_log(const struct gateway *gw, const char *level)
 {
 	int n = gateway_level(level);

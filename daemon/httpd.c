@@ -198,6 +198,19 @@ static const struct control_peer httpd_session_peer = {
 	httpd_session_describe,
 };
 
+bool
+httpd_streams_see(const char *agent, const char *server)
+{
+	const struct httpd_session *hs;
+
+	TAILQ_FOREACH(hs, &httpd_sessions, entry)
+		if (hs->stream != NULL && hs->client != NULL &&
+		    strcmp(hs->agent, agent) == 0 &&
+		    server_scope_has(control_client_scope(hs->client), server))
+			return true;
+	return false;
+}
+
 void
 httpd_session_touch(struct httpd_session *hs)
 {

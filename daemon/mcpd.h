@@ -520,6 +520,13 @@ bool gateway_subs_has(const char *agent, const char *server);
  * sessions subscribed to is subscribed to again upstream.
  */
 void gateway_subs_renew(const char *agent, const char *server);
+/*
+ * Whether a 2026-07-28 session of agent that sees server listens
+ * (subscriptions/listen): a use of the server, as a subscription is.
+ */
+bool gateway_listens_see(const char *agent, const char *server);
+/* Whether an HTTP session of agent that sees server has its GET stream open. */
+bool httpd_streams_see(const char *agent, const char *server);
 
 /* cmd.c: the command table and the central check of params shapes. */
 #define CMD_ANY	     (-1)

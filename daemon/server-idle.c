@@ -101,8 +101,16 @@ server_idle_holds(const struct server *s)
 static bool
 server_idle_is_busy(const struct server *s)
 {
+	/*
+	 * An open stream (a GET stream, a 2026-07-28 listen) of a session
+	 * that sees it waits for what the server may say: a use, as a
+	 * subscription is.
+	 */
 	return !TAILQ_EMPTY(&s->calls) || !TAILQ_EMPTY(&s->waiters) ||
-	    session_is_busy(s->session) || gateway_subs_has(s->agent, s->name);
+	    session_is_busy(s->session) ||
+	    gateway_subs_has(s->agent, s->name) ||
+	    httpd_streams_see(s->agent, s->name) ||
+	    gateway_listens_see(s->agent, s->name);
 }
 
 /* A job of s's gate that no request waits for. */
@@ -150,7 +158,7 @@ server_idle_due(evutil_socket_t fd, short events, void *arg)
 		/* In use: its idle time starts again, and its log says why. */
 		s->last_used_ms = now;
 		server_logs_note(s,
-		    "not stopped after %d ms: in use (a call or request in flight, or a resource subscription)",
+		    "not stopped after %d ms: in use (a call or request in flight, a resource subscription, or an open stream of a session that sees it)",
 		    s->idle_stop_ms);
 	} else if (now >= due) {
 		server_idle_enqueue(s, SERVER_JOB_IDLE, NULL, NULL);

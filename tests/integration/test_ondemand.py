@@ -7,15 +7,18 @@ call; a restart of mcpd keeps it idle. Real peers: server-everything (npm),
 the C test server, the SDK client over mcpctl bridge."""
 
 import json
+import socket
 import subprocess
 import threading
 
 import pytest
 
 from conftest import (EVERYTHING_JS, STORAGE, TESTSERVER, TESTSERVER_TOOLS,
+                      free_port,
                       cmdline, descendants, direct_tools, everything_cmd,
                       owner_containers, poll, ts_command, wait_gone)
 from test_gateway import SdkClient
+from test_gateway_http import post, session
 from test_remote import Everything
 
 CTL_DAEMON_ERROR = 1    # mcpctl's exit code for an error mcpd answered
@@ -347,3 +350,35 @@ def test_idle_remote_server_holds_no_session(mcpd, peers):
     wait_idle(mcpd, "remote")
     poll(lambda: remote.terminated() == remote.sessions(), timeout=30,
          what="the second remote session to be terminated")
+
+
+def test_an_open_get_stream_keeps_it_running(mcpd_factory):
+    """An HTTP session that sees the server and has its GET stream open
+    waits for what the server may say: a use, as a subscription is."""
+    port = free_port()
+    d = mcpd_factory("--listen-http", f"127.0.0.1:{port}")
+    load_on_demand(d, ts_command(), "ts", idle_stop_ms=1000)
+    wait_idle(d, "ts")
+    d.url = f"http://127.0.0.1:{port}/mcp"
+    d.token = d.rpc.result("mcpd/token", {})["token"]
+    sid = session(d, d.url + "/ts")
+    stream = socket.create_connection(("127.0.0.1", port), timeout=30)
+    stream.sendall((f"GET /mcp/ts HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                    f"Authorization: Bearer {d.token}\r\n"
+                    f"Mcp-Session-Id: {sid}\r\n"
+                    "Accept: text/event-stream\r\n\r\n").encode())
+    assert stream.makefile("rb").readline().startswith(b"HTTP/1.1 200")
+    # A call wakes it; with the stream open, its idle time passes in use.
+    st, _, body = post(d.url + "/ts", {
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": "w"}}},
+        d.token, sid, headers={"Accept": "application/json"})
+    assert st == 200 and json.loads(body)["result"]["structuredContent"] \
+        == {"message": "w"}, body
+    d.wait_log("ts", lambda lines: any(
+        "not stopped after 1000 ms: in use" in ln for ln in lines),
+        what="the idle check to find the open stream")
+    assert d.row("ts")["state"] == "ready"
+    stream.close()
+    row = wait_idle(d, "ts")
+    assert row["pid"] is None, row
