@@ -130,6 +130,7 @@ static const struct options_def options_defs[] = {
 	OPT_NUM("audit-max-bytes", audit_max_bytes, AUDIT_LINE_MAX, 1LL << 40),
 	OPT_NUM("audit-files", audit_files, 0, 1000),
 	OPT_NUM("pin-definition-max", pin_definition_max, 0, 1 << 24),
+	OPT_NUM("max-kept-bytes", max_kept_bytes, 4096, 1 << 28),
 };
 #define OPTIONS_N (sizeof options_defs / sizeof options_defs[0])
 

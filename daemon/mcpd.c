@@ -52,6 +52,7 @@ struct mcpd_options mcpd_opts = {
 	.audit_max_bytes = 10 * 1024 * 1024,
 	.audit_files = 5,
 	.pin_definition_max = 65536,
+	.max_kept_bytes = 4 << 20,
 };
 struct event_base *mcpd_base;
 struct store *mcpd_store;
@@ -314,6 +315,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--audit on|off] [--no-audit] [--audit-arguments]\n"
 	    "            [--audit-required] [--audit-max-bytes BYTES]\n"
 	    "            [--audit-files N] [--pin-definition-max BYTES]\n"
+	    "            [--max-kept-bytes BYTES]\n"
 	    "            [-V] [-h]\n"
 	    "Supervises MCP servers for every agent of this user; see mcpd(8).\n"
 	    "Each long option is also a \"name = value\" line of mcpd.conf\n"

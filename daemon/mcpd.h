@@ -93,6 +93,7 @@ struct mcpd_options {
 	size_t audit_files;	/* rotated files kept: audit.jsonl.1 ... .N */
 	/* Bytes of a pinned tool definition kept for its diff (pins.json). */
 	size_t pin_definition_max;
+	size_t max_kept_bytes; /* one server's kept lists, as JSON */
 };
 extern struct mcpd_options mcpd_opts;
 

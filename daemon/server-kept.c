@@ -12,11 +12,9 @@
 #include "paths.h"
 #include "server-int.h"
 
-#define SERVER_KEPT_DIR	     "kept"
-#define SERVER_KEPT_VERSION  1
-#define SERVER_KEPT_PAGES    100 /* pages of one list, at most */
-#define SERVER_KEPT_MAX_MIB  4	 /* one server's kept lists, as JSON */
-#define SERVER_KEPT_MAX_SIZE (SERVER_KEPT_MAX_MIB * 1024 * 1024)
+#define SERVER_KEPT_DIR	    "kept"
+#define SERVER_KEPT_VERSION 1
+#define SERVER_KEPT_PAGES   100 /* pages of one list, at most */
 
 /* The lists besides tools: method, key, and the capability that offers it. */
 static const struct server_kept_list {
@@ -88,7 +86,7 @@ server_kept_save(const struct server *s, const char *text, size_t len,
 		xasprintf(cause, "cannot create %s: %s", dir, strerror(-r));
 	else if ((r = fileio_write_atomic(path, text, len, 0600, cause)) < 0)
 		;
-	else if ((r = fileio_read_all(path, SERVER_KEPT_MAX_SIZE,
+	else if ((r = fileio_read_all(path, mcpd_opts.max_kept_bytes,
 		      FILEIO_UNCACHED | FILEIO_NOFOLLOW | FILEIO_REGULAR, &got,
 		      &got_len)) < 0)
 		xasprintf(cause, "cannot read back %s: %s", path, strerror(-r));
@@ -164,13 +162,13 @@ server_kept_taken(struct server_kept_take *take)
 	doc = server_kept_doc(s, take->lists);
 	if ((text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS)) != NULL)
 		len = strlen(text);
-	if (text == NULL || len > SERVER_KEPT_MAX_SIZE) {
+	if (text == NULL || len > mcpd_opts.max_kept_bytes) {
 		log_server(LOG_WARNING, s->name,
-		    "its lists are over %d MiB as JSON: they are not kept, so it cannot go idle",
-		    SERVER_KEPT_MAX_MIB);
+		    "its lists are over --max-kept-bytes (%zu) as JSON: they are not kept, so it cannot go idle and its restarts are seen",
+		    mcpd_opts.max_kept_bytes);
 		server_logs_note(s,
-		    "its lists are over %d MiB as JSON: they are not kept, so it cannot go idle",
-		    SERVER_KEPT_MAX_MIB);
+		    "its lists are over --max-kept-bytes (%zu) as JSON: they are not kept, so it cannot go idle and its restarts are seen",
+		    mcpd_opts.max_kept_bytes);
 		json_decref(doc);
 		free(text);
 		return;
@@ -293,7 +291,7 @@ server_kept_restore(struct server *s, char **cause)
 	json_t *doc;
 	int r;
 
-	r = fileio_read_all(path, SERVER_KEPT_MAX_SIZE,
+	r = fileio_read_all(path, mcpd_opts.max_kept_bytes,
 	    FILEIO_NOFOLLOW | FILEIO_REGULAR, &text, &len);
 	if (r < 0) {
 		xasprintf(cause, "cannot read %s: %s", path, strerror(-r));
