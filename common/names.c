@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "names.h"
 
@@ -14,6 +15,12 @@ names_char_ok(char c)
 {
 	return isascii((unsigned char)c) &&
 	    (isalnum((unsigned char)c) || c == '_' || c == '-');
+}
+
+bool
+names_reserved(const char *name)
+{
+	return name != NULL && strcasecmp(name, NAMES_RESERVED) == 0;
 }
 
 bool

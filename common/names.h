@@ -12,6 +12,13 @@
 
 /* A server or agent name: [A-Za-z0-9][A-Za-z0-9_-]{0,62}. */
 bool names_valid(const char *name);
+/*
+ * The server name that is mcpd's own (its gateway tools are
+ * mcpd__find_tools and mcpd__call_tool): no server may take it.
+ */
+#define NAMES_RESERVED "mcpd"
+/* Whether name is NAMES_RESERVED (any case: the tools' prefix is shown so). */
+bool names_reserved(const char *name);
 /* A secret name, as $(secret.NAME) refers to it: [a-zA-Z0-9_.]{1,128}. */
 bool names_secret_valid(const char *name);
 /* The length of the run of secret-name characters that s starts with. */

@@ -55,6 +55,12 @@ cmd_rename_exec(struct request *req, json_t *params)
 		    name);
 		return;
 	}
+	if (names_reserved(name)) {
+		control_fail_code(req, JSONRPC_INVALID_PARAMS,
+		    json_pack("{s:s}", "field", "name"),
+		    "the name mcpd is mcpd's own (its tools are mcpd__find_tools and mcpd__call_tool); nothing was changed");
+		return;
+	}
 	if (server_find_name(agent, name) != NULL || row != NULL) {
 		control_fail(req, ERRORS_CONFLICT,
 		    json_pack("{s:s}", "name", name),

@@ -122,8 +122,15 @@ loadspec_name(struct loadspec_error *err, const json_t *params, char *derived,
 		if (!names_valid(name))
 			return loadspec_bad(err, "name",
 			    "name must match [A-Za-z0-9][A-Za-z0-9_-]{0,62}");
+		if (names_reserved(name))
+			return loadspec_bad(err, "name",
+			    "the name mcpd is mcpd's own (its tools are mcpd__find_tools and mcpd__call_tool); choose another with --name");
 		*ret = xstrdup(name);
 		return true;
+	}
+	if (names_reserved(derived)) {
+		free(derived);
+		derived = NULL;
 	}
 	if (derived == NULL) {
 		snprintf(why, sizeof why,

@@ -246,6 +246,18 @@ def test_rename_refuses_a_taken_or_invalid_name(mcpd_factory):
     assert e["message"] == (
         "no/slash is not a valid server name: a name must match "
         "[A-Za-z0-9][A-Za-z0-9_-]{0,62}; nothing was changed"), e
+    # mcpd's own name (its gateway tools are mcpd__...), in any case.
+    for own in ("mcpd", "MCPD"):
+        e = ctl_error(d, "rename", "ts", own, code=INVALID_PARAMS)
+        assert e["message"] == (
+            "the name mcpd is mcpd's own (its tools are mcpd__find_tools "
+            "and mcpd__call_tool); nothing was changed"), e
+    e = ctl_error(d, "load", "--name", "Mcpd", "--", *ts_command(),
+                  code=INVALID_PARAMS)
+    assert e["message"] == (
+        "mcpd/load: the name mcpd is mcpd's own (its tools are "
+        "mcpd__find_tools and mcpd__call_tool); choose another with "
+        "--name"), e
     assert store_bytes(d) == before
     assert d.list() == rows
 

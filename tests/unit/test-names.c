@@ -55,6 +55,9 @@ test_valid(void)
 		TAP_CHECK(!names_valid(bad_names[i]),
 		    "expected \"%s\" to be refused", bad_names[i]);
 	TAP_CHECK(!names_valid(NULL), "expected NULL to be refused");
+	TAP_CHECK(names_reserved("mcpd") && names_reserved("MCPD") &&
+		!names_reserved("mcpd2") && !names_reserved(NULL),
+	    "mcpd, in any case and only it, is reserved");
 }
 
 static void
