@@ -190,10 +190,12 @@ ctl_audit_follow(struct ctl_audit *a, const char *path, long long files)
 {
 	struct timespec pause = { 0, CTL_AUDIT_POLL_MS * 1000000L };
 	struct stat st, now;
+	/*
+	 * The file is read from its start on the descriptor then followed:
+	 * no line written between a first read and the follow is lost.
+	 */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
 	for (;;) {
 		if (fd >= 0)
 			ctl_audit_drain(a, fd);
@@ -265,9 +267,10 @@ ctl_audit_exec(struct mcpctl *m, const struct mcpctl_cmd *cmd, int argc,
 		ctl_audit_file(&a, old);
 		free(old);
 	}
-	ctl_audit_file(&a, path);
 	if (is_follow)
 		r = ctl_audit_follow(&a, path, files);
+	else
+		ctl_audit_file(&a, path);
 	free(a.part);
 	json_decref(status);
 	return r;
