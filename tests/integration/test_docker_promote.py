@@ -87,8 +87,10 @@ def test_first_load_of_an_exposing_http_image_is_one_container(start):
     assert info["State"]["Running"]
     assert info["Config"]["Labels"]["io.mcpd.phase"] == "probe"
     assert_loopback_only(managed, 8080)
-    # Its docker run -i is gone; the server runs on.
-    assert docker_run_pids(probe) == []
+    # Its docker run -i goes (mcpd ended it; it exits in its own time);
+    # the server runs on.
+    poll(lambda: docker_run_pids(probe) == [],
+         what="the probe's docker run -i to exit")
     assert "renaming it " + managed in d.read_stderr()
     echo(d, name, HTTP, "promoted")
     # The first answer made the image remembered, as after a second start.
