@@ -161,6 +161,9 @@ ctl_status_print(const json_t *result)
 		    ctl_status_int(servers, "total"),
 		    ctl_status_int(servers, "ready"),
 		    ctl_status_int(servers, "idle"));
+	if (ctl_status_int(servers, "held_tools") > 0)
+		printf("held tools: %lld (mcpctl changes shows them)\n",
+		    ctl_status_int(servers, "held_tools"));
 	ctl_status_field("clients", json_object_get(result, "clients"));
 	ctl_status_field("http sessions",
 	    json_object_get(result, "http_sessions"));

@@ -33,6 +33,9 @@ cmd_status_reply(struct request *req, json_t *docker)
 	/* Idle on-demand servers: stopped on purpose, not lost. */
 	json_object_set_new(json_object_get(status, "servers"), "idle",
 	    json_integer((json_int_t)server_count_idle()));
+	/* Tools held since their definitions changed (mcpctl changes). */
+	json_object_set_new(json_object_get(status, "servers"), "held_tools",
+	    json_integer((json_int_t)server_pins_held_count()));
 	json_object_set_new(status, "options", options_status());
 	json_object_set_new(status, "config",
 	    options_conf() != NULL ? json_string(options_conf()) : json_null());

@@ -1997,6 +1997,8 @@ bool server_pins_call_ok(const struct server *s, const char *tool,
 void server_pins_drop_held(json_t *catalog);
 /* The held tools of s (NULL: of every server of agent), each with what changed (new array). */
 json_t *server_pins_changes(const char *agent, const struct server *s);
+/* How many tools of every agent's servers are held now (mcpd/status). */
+size_t server_pins_held_count(void);
 /*
  * Pins the definitions s lists now of its held tool (NULL: every held
  * one), saved and read back: 0 and *ret_accepted (new, the names),

@@ -437,3 +437,16 @@ server_pins_forget(struct server *s)
 		    cause != NULL ? cause : "unknown error");
 	free(cause);
 }
+
+size_t
+server_pins_held_count(void)
+{
+	const struct server *s;
+	size_t n = 0;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (!s->is_dead)
+			n += json_object_size(
+			    json_object_get(server_pins_state(s), "held"));
+	return n;
+}

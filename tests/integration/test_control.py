@@ -43,7 +43,8 @@ def test_status_reports_paths_and_limits(mcpd):
     assert r["pid"] == mcpd.pid
     assert r["socket"] == str(mcpd.sock)
     assert r["state_dir"] == str(mcpd.state)
-    assert r["servers"] == {"total": 0, "ready": 0, "idle": 0}
+    assert r["servers"] == {"total": 0, "ready": 0, "idle": 0,
+                            "held_tools": 0}
     assert r["clients"] >= 1
     assert r["limits"]["max_message"] == DEFAULT_MAX_MESSAGE
     assert r["limits"]["max_client_requests"] == 64

@@ -64,7 +64,8 @@ def test_load_testserver_then_list(mcpd):
     assert process_groups(mcpd.pid) == {pgid_of(pid)}
 
     st = mcpd.rpc.result("mcpd/status")
-    assert st["servers"] == {"total": 1, "ready": 1, "idle": 0}
+    assert st["servers"] == {"total": 1, "ready": 1, "idle": 0,
+                             "held_tools": 0}
 
 
 def test_load_everything_then_list(mcpd):

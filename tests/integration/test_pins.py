@@ -96,6 +96,10 @@ def test_changed_description_is_held_on_every_path(front, tmp_path):
         variant.write_text(RUG_PULL)
         d.rpc.result("mcpd/reload", {"target": "ts"})
         assert bridge.ask("changed 10000")["changed"] >= 1
+        # mcpctl status counts it.
+        assert d.rpc.result("mcpd/status", {})["servers"]["held_tools"] == 1
+        r = d.ctl("status", is_json=False)
+        assert "held tools: 1 (mcpctl changes shows them)\n" in r.out, r
         for c in (bridge, http):
             names = c.ask("tools")["tools"]
             assert "ts__add" not in names and "ts__echo" in names, names
