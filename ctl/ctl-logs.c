@@ -24,9 +24,19 @@ static bool ctl_logs_is_timed;
 static void
 ctl_logs_line(const char *line, const json_t *time)
 {
-	if (ctl_logs_is_timed)
+	static const char note[] = "[mcpd ";
+	const char *end;
+
+	if (ctl_logs_is_timed) {
 		printf("%s ",
 		    json_is_string(time) ? json_string_value(time) : "-");
+		/* mcpd's own note says its time too: once is enough. */
+		if (strncmp(line, note, sizeof note - 1) == 0 &&
+		    (end = strstr(line, "] ")) != NULL) {
+			fputs("[mcpd] ", stdout);
+			line = end + 2;
+		}
+	}
 	print_line(stdout, line);
 }
 

@@ -84,6 +84,12 @@ def test_logs_t_prints_the_time_mcpd_read_each_line(mcpd):
     got = dict(zip(j.json["lines"], j.json["times"]))
     assert {w: got[w] for w in want} == {w: stamped[w] for w in want}
 
+    # mcpd's own notes say their time once with -t: "[mcpd] ...".
+    notes = [l for l in r.out.splitlines() if " [mcpd" in l]
+    assert notes, r.out
+    for n in notes:
+        assert re.fullmatch(ISO + r" \[mcpd\] \S.*", n), n
+
     # Without -t, the lines as they were.
     plain = mcpd.ctl("logs", "ts", is_json=False)
     assert [l for l in plain.out.splitlines() if l.startswith("timed ")] \
