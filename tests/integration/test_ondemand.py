@@ -76,7 +76,7 @@ def test_on_demand_server_is_listed_without_running(mcpd, sdk_of):
     assert row["state"] == "idle" and row["generation"] == gen, row
     assert everything_pids(mcpd) == []
     assert mcpd.rpc.result("mcpd/status")["servers"] == {
-        "total": 1, "ready": 0, "idle": 1}
+        "total": 1, "ready": 0, "idle": 1, "held_tools": 0}
     # Its instructions (server-everything gives some) are kept too.
     with mcpd.client() as raw:
         init = raw.result("initialize", {
