@@ -141,7 +141,7 @@ def chaos_daemon(docker_images, container_guard, mcpd_factory):
     return d
 
 
-def test_chaos_rounds(chaos_daemon, capsys):
+def test_chaos_rounds(chaos_daemon, capsys, mcpd_factory):
     d = chaos_daemon
     seed = int(os.environ.get("MCPD_CHAOS_SEED") or
                random.SystemRandom().randrange(1, 2**31))
@@ -164,9 +164,24 @@ def test_chaos_rounds(chaos_daemon, capsys):
     d.load_testserver("after")
     assert d.call("after", "echo", {"message": "still here"}) \
         ["content"][0]["text"] == "still here"
-    # Every container of this daemon is gone once its row is.
-    poll(lambda: owner_containers(d.did) == [], timeout=60,
-         what="the daemon's containers to be removed")
+    # Every container of this daemon is gone once its row is, but for one
+    # case no daemon can see (doc/containers.md): a `docker run -d` client
+    # killed (kill_server) after the engine took its create may leave the
+    # engine making the container after mcpd's `docker rm -f` found no
+    # such name. That container is an earlier instance's at mcpd's next
+    # start, which removes it: checked then, and only for that case.
+    try:
+        poll(lambda: owner_containers(d.did) == [], timeout=60,
+             what="the daemon's containers to be removed")
+    except AssertionError:
+        left = owner_containers(d.did)
+        assert c.actions.get("kill_server"), (seed, left)
+        r = d.ctl("shutdown", is_json=False)
+        assert r.rc == 0, r
+        d.proc.wait(timeout=60)
+        mcpd_factory(base=d.base)
+        poll(lambda: owner_containers(d.did) == [], timeout=60,
+             what=f"the next start to remove what was left: {left}")
 
 
 def test_removal_by_another_is_waited_for(docker_images, container_guard,
