@@ -25,13 +25,13 @@ static bool
 fsm_is_strict(void)
 {
 	static int strict = -1;
-	const char *v;
 
 	if (strict < 0) {
 #ifdef MCPD_STRICT_STATES
 		strict = 1;
 #else
-		v = getenv("MCPD_STRICT_STATES");
+		const char *v = getenv("MCPD_STRICT_STATES");
+
 		strict = v != NULL && strcmp(v, "1") == 0;
 #endif
 	}
