@@ -88,7 +88,7 @@ struct load_conn {
 
 struct load {
 	struct sockaddr_in addr;
-	char host[64], path[256], token[512];
+	char host[80], path[256], token[512];
 	const char *tool, *args;
 	bool is_modern, is_sse;
 	const char *accept;
