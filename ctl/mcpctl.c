@@ -55,6 +55,7 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 	&ctl_gateway_cmd,
 	&ctl_auth_cmd,
 	&ctl_status_cmd,
+	&ctl_upgrade_cmd,
 	&ctl_shutdown_cmd,
 	&ctl_help_cmd,
 	&ctl_version_cmd,
@@ -64,6 +65,7 @@ static const struct mcpctl_cmd *const mcpctl_cmds[] = {
 /* The commands that never start mcpd when none answers. */
 static const struct mcpctl_cmd *const mcpctl_no_autostart[] = {
 	&ctl_shutdown_cmd,
+	&ctl_upgrade_cmd,
 	&ctl_help_cmd,
 	&ctl_version_cmd,
 	NULL,

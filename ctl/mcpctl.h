@@ -465,6 +465,7 @@ extern const struct mcpctl_cmd ctl_logs_cmd;
 extern const struct mcpctl_cmd ctl_audit_cmd;
 extern const struct mcpctl_cmd ctl_status_cmd;
 extern const struct mcpctl_cmd ctl_shutdown_cmd;
+extern const struct mcpctl_cmd ctl_upgrade_cmd;
 extern const struct mcpctl_cmd ctl_import_cmd;
 extern const struct mcpctl_cmd ctl_secret_cmd;
 extern const struct mcpctl_cmd ctl_inspect_cmd;

@@ -26,6 +26,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_clients_entry,
 	&cmd_status_entry,
 	&cmd_shutdown_entry,
+	&cmd_upgrade_entry,
 	&cmd_secret_set_entry,
 	&cmd_secret_list_entry,
 	&cmd_secret_rm_entry,

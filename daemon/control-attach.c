@@ -86,6 +86,7 @@ control_attach_exec(struct request *req, json_t *params)
 		/* The bridge that attached is the client it speaks for. */
 		c->who = json_incref(from->who);
 		control_on_gone(req, control_attach_gone, c);
+		control_request_set_lasting(req);
 	}
 }
 

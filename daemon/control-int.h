@@ -13,6 +13,8 @@ struct request {
 	json_t *id;
 	bool wants_progress; /* mcpd/progress notifications until the answer */
 	bool is_cancelled;   /* the client cancelled it: no answer goes */
+	bool
+	    is_lasting; /* open by design (attach, listen): an upgrade keeps it */
 	/* Called once if the client goes while the request is pending. */
 	void (*gone_fn)(void *);
 	void *gone_arg;
@@ -61,7 +63,12 @@ struct client {
 	TAILQ_ENTRY(client) entry;
 };
 
+TAILQ_HEAD(client_list, client);
+
 /* control.c */
+extern struct client_list control_clients;
+extern struct evconnlistener *control_listener;
+extern char *control_path;
 /*
  * A client reading in and writing out (the same socket, or the two ends
  * an mcpd/attach handed over), which it closes when it goes.
@@ -74,8 +81,6 @@ size_t control_output_length(const struct client *);
 const struct client *control_client_next(const struct client *c);
 /* Frees the client now (its caller holds no pointer to it). */
 void control_client_free(struct client *);
-/* A request of c's, answered with control_finish (id: a reference taken). */
-struct request *control_request_new(struct client *c, json_t *id);
 /* Sends msg (stolen) to the client, as one line. */
 void control_send(struct client *c, json_t *msg);
 /*

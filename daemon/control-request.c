@@ -207,6 +207,12 @@ control_on_gone(struct request *r, void (*fn)(void *), void *arg)
 	r->gone_arg = arg;
 }
 
+void
+control_request_set_lasting(struct request *r)
+{
+	r->is_lasting = true;
+}
+
 const json_t *
 control_request_id(const struct request *r)
 {

@@ -26,12 +26,11 @@
 #define CONTROL_RETRY_ACCEPT_MS 1000
 #define CONTROL_READ_MAX	(1024 * 1024)
 
-static TAILQ_HEAD(,
-    client) control_clients = TAILQ_HEAD_INITIALIZER(control_clients);
+struct client_list control_clients = TAILQ_HEAD_INITIALIZER(control_clients);
 static size_t control_nclients;
-static struct evconnlistener *control_listener;
+struct evconnlistener *control_listener; /* control-upgrade.c too */
 static struct event *control_retry_timer;
-static char *control_path;	  /* set when we bound it and must unlink it */
+char *control_path;		  /* set when we bound it and must unlink it */
 static int control_spare_fd = -1; /* given up at EMFILE to refuse a client */
 
 static void control_read(void *);
@@ -153,7 +152,7 @@ static void
 control_maybe_resume(struct client *c)
 {
 	if (!c->is_paused || c->is_closing || c->is_eof ||
-	    control_must_pause(c))
+	    control_must_pause(c) || upgrade_is_draining())
 		return;
 	c->is_paused = false;
 	if (c->hangup != NULL)
@@ -445,7 +444,7 @@ control_read(void *arg)
 	size_t len;
 	int r;
 
-	while (!c->is_closing && !c->is_paused) {
+	while (!c->is_closing && !c->is_paused && !upgrade_is_draining()) {
 		if (control_must_pause(c)) {
 			control_pause(c);
 			break;
@@ -531,8 +530,8 @@ control_peer_line(struct client *c, const char *line, size_t len)
 	 * the socketpair, where the client reads it in turn.
 	 */
 	if (c->is_closing || c->is_paused || c->is_eof ||
-	    len > mcpd_opts.max_message || evbuffer_get_length(c->rd.in) > 0 ||
-	    control_must_pause(c))
+	    upgrade_is_draining() || len > mcpd_opts.max_message ||
+	    evbuffer_get_length(c->rd.in) > 0 || control_must_pause(c))
 		return false;
 	control_handle_line(c, line, len);
 	return true;

@@ -168,10 +168,20 @@ docker_available(char **cause)
 	return 0;
 }
 
+static char docker_instance_id[2 * 8 + 1];
+
+void
+docker_instance_set(const char *id)
+{
+	if (id != NULL && strlen(id) < sizeof docker_instance_id)
+		snprintf(docker_instance_id, sizeof docker_instance_id, "%s",
+		    id);
+}
+
 const char *
 docker_instance(void)
 {
-	static char id[2 * 8 + 1];
+	char *id = docker_instance_id;
 	unsigned char raw[8];
 
 	if (id[0] != '\0')

@@ -83,6 +83,7 @@ gateway_listen_start(struct gateway_listen **slot, struct request *req,
 	l->slot = slot;
 	*slot = l;
 	control_on_gone(req, gateway_listen_gone, l);
+	control_request_set_lasting(req);
 	/* Resource updates are not honored here: the filter says so. */
 	control_notify_mcp(req, "notifications/subscriptions/acknowledged",
 	    json_pack("{s:{s:b, s:b, s:b}, s:o}", "notifications",
@@ -108,4 +109,34 @@ gateway_listen_changed(const struct gateway_listen *l)
 	    "notifications/prompts/list_changed");
 	gateway_listen_send(l, l->resources,
 	    "notifications/resources/list_changed");
+}
+
+json_t *
+gateway_listen_save(const struct gateway_listen *l)
+{
+	if (l == NULL)
+		return json_null();
+	return json_pack("{s:O, s:b, s:b, s:b}", "id", l->id, "tools", l->tools,
+	    "prompts", l->prompts, "resources", l->resources);
+}
+
+/* The listen of before, open again on its client (acknowledged then). */
+void
+gateway_listen_restore(struct gateway_listen **slot, struct client *c,
+    const json_t *saved)
+{
+	struct gateway_listen *l;
+
+	if (!json_is_object(saved))
+		return;
+	l = xcalloc(1, sizeof *l);
+	l->id = json_deep_copy(json_object_get(saved, "id"));
+	l->req = control_request_new(c, json_incref(l->id));
+	l->tools = json_is_true(json_object_get(saved, "tools"));
+	l->prompts = json_is_true(json_object_get(saved, "prompts"));
+	l->resources = json_is_true(json_object_get(saved, "resources"));
+	l->slot = slot;
+	*slot = l;
+	control_on_gone(l->req, gateway_listen_gone, l);
+	control_request_set_lasting(l->req);
 }

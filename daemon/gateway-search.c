@@ -268,3 +268,16 @@ gateway_search_call(struct gateway *gw, struct request *req, const char *name,
 	gateway_tools_call(gw, req, inner);
 	json_decref(inner);
 }
+
+json_t *
+gateway_search_save(const struct gateway_search *gs)
+{
+	return json_incref(gs->found);
+}
+
+void
+gateway_search_restore(struct gateway_search *gs, const json_t *found)
+{
+	if (json_is_object(found))
+		json_object_update(gs->found, (json_t *)(uintptr_t)found);
+}

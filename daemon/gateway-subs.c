@@ -160,3 +160,40 @@ gateway_subs_renew(const char *agent, const char *server)
 		    NULL);
 	}
 }
+
+json_t *
+gateway_subs_save(const struct client *c)
+{
+	json_t *all = json_array();
+	struct gateway_sub *sub;
+
+	TAILQ_FOREACH(sub, &gateway_subs, entry)
+		if (sub->client == c)
+			json_array_append_new(all,
+			    json_pack("{s:s, s:s}", "server", sub->server,
+				"uri", sub->uri));
+	return all;
+}
+
+/* The server kept its subscriptions across the upgrade: none is sent. */
+void
+gateway_subs_restore(struct client *c, const json_t *saved)
+{
+	const char *server, *uri;
+	struct gateway_sub *sub;
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(saved, i, e) {
+		server = json_string_value(json_object_get(e, "server"));
+		uri = json_string_value(json_object_get(e, "uri"));
+		if (server == NULL || uri == NULL)
+			continue;
+		sub = xcalloc(1, sizeof *sub);
+		sub->client = c;
+		sub->agent = xstrdup(control_client_agent(c));
+		sub->server = xstrdup(server);
+		sub->uri = xstrdup(uri);
+		TAILQ_INSERT_TAIL(&gateway_subs, sub, entry);
+	}
+}

@@ -1152,3 +1152,61 @@ gateway_notify_soon(void)
 		fatalx("cannot make an event");
 	event_active(gateway_notify_event, EV_TIMEOUT, 0);
 }
+
+json_t *
+gateway_save(const struct gateway *gw)
+{
+	return json_pack(
+	    "{s:s?, s:b, s:i, s:O?, s:s?, s:I, s:O, s:O, s:O, s:O, s:o, s:o, s:o}",
+	    "version", gw->version, "is_listening", gw->is_listening,
+	    "log_level", gw->log_level, "client_caps", gw->client_caps,
+	    "client_name", gw->client_name, "calls", (json_int_t)gw->calls,
+	    "listed", gw->listed, "prompts", gw->prompts, "resources",
+	    gw->resources, "templates", gw->templates, "found",
+	    gateway_search_save(gw->search), "subs",
+	    gateway_subs_save(gw->client), "listen",
+	    gateway_listen_save(gw->listen));
+}
+
+static void
+gateway_restore_object(json_t **slot, const json_t *saved)
+{
+	if (!json_is_object(saved))
+		return;
+	json_decref(*slot);
+	*slot = json_deep_copy(saved);
+}
+
+/*
+ * The session as it was before an upgrade: what it agreed, was shown and
+ * subscribed to. Its view from its roots stays as it was made (its scope
+ * and profile are the client's); a later change of its roots is not
+ * followed (doc/lifecycle.md).
+ */
+void
+gateway_restore(struct gateway *gw, const json_t *saved)
+{
+	const char *version = json_string_value(json_object_get(saved,
+	    "version"));
+	const char *name = json_string_value(json_object_get(saved,
+	    "client_name"));
+
+	gw->version = version != NULL ? xstrdup(version) : NULL;
+	gw->is_listening = json_is_true(json_object_get(saved, "is_listening"));
+	gw->log_level = (int)json_integer_value(json_object_get(saved,
+	    "log_level"));
+	gw->client_caps = json_deep_copy(json_object_get(saved, "client_caps"));
+	gw->client_name = name != NULL ? xstrdup(name) : NULL;
+	gw->calls = (uint64_t)json_integer_value(json_object_get(saved,
+	    "calls"));
+	gateway_restore_object(&gw->listed, json_object_get(saved, "listed"));
+	gateway_restore_object(&gw->prompts, json_object_get(saved, "prompts"));
+	gateway_restore_object(&gw->resources,
+	    json_object_get(saved, "resources"));
+	gateway_restore_object(&gw->templates,
+	    json_object_get(saved, "templates"));
+	gateway_search_restore(gw->search, json_object_get(saved, "found"));
+	gateway_subs_restore(gw->client, json_object_get(saved, "subs"));
+	gateway_listen_restore(&gw->listen, gw->client,
+	    json_object_get(saved, "listen"));
+}

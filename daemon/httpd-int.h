@@ -13,6 +13,8 @@
 #include "linebuf.h"
 
 struct evhttp_request;
+struct evhttp;
+struct evhttp_bound_socket;
 
 #define HTTPD_RETRY_MS	   1000 /* how long a client waits to resume a stream */
 #define HTTPD_KEPT_ANSWERS 16	/* answers kept for clients that may resume */
@@ -68,7 +70,17 @@ struct httpd_session {
 	TAILQ_ENTRY(httpd_session) entry;
 };
 
+TAILQ_HEAD(httpd_session_list, httpd_session);
+
 /* httpd.c */
+extern struct evhttp *httpd;
+extern struct evhttp_bound_socket *httpd_bound;
+extern struct httpd_session_list httpd_sessions;
+struct httpd_session *httpd_session_make(const char *agent, const char *profile,
+    const char *path, const json_t *scope, char **cause);
+/* The front, not yet listening; then listening on bound. */
+int httpd_setup(char **cause);
+void httpd_listening(struct evhttp_bound_socket *bound, const char *addr);
 void httpd_reply(struct evhttp_request *, int code, const char *reason,
     const char *body);
 /* An HTTP refusal with a JSON-RPC error body (id null). */

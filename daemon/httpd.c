@@ -30,9 +30,10 @@
 #define HTTPD_ID_SHOWN	  8 /* hex digits of a session id mcpd/clients shows */
 #define HTTPD_HEADERS_MAX (64 * 1024)
 
-static struct evhttp *httpd;
-static TAILQ_HEAD(,
-    httpd_session) httpd_sessions = TAILQ_HEAD_INITIALIZER(httpd_sessions);
+struct evhttp *httpd;
+struct evhttp_bound_socket *httpd_bound;
+struct httpd_session_list httpd_sessions =
+    TAILQ_HEAD_INITIALIZER(httpd_sessions);
 static size_t httpd_nsessions;
 static uint64_t httpd_activity; /* counts touches: which came last */
 
@@ -315,10 +316,34 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 	unsigned char raw[16];
 	char *addr = NULL; /* libevent's, borrowed */
 	ev_uint16_t port = 0;
-	int sv[2];
 
 	if (httpd_session_room(agent, cause) < 0)
 		return NULL;
+	if ((hs = httpd_session_make(agent, profile, path, scope, cause)) ==
+	    NULL)
+		return NULL;
+	randombytes_buf(raw, sizeof raw);
+	sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
+	if (conn != NULL)
+		evhttp_connection_get_peer(conn, &addr, &port);
+	snprintf(hs->remote, sizeof hs->remote,
+	    addr != NULL && strchr(addr, ':') != NULL ? "[%s]:%u" : "%s:%u",
+	    addr != NULL ? addr : "?", (unsigned)port);
+	hs->is_stateless = is_stateless;
+	return hs;
+}
+
+/*
+ * A session of agent on path, its control client on a socketpair; its
+ * id and remote are the caller's to set.
+ */
+struct httpd_session *
+httpd_session_make(const char *agent, const char *profile, const char *path,
+    const json_t *scope, char **cause)
+{
+	struct httpd_session *hs;
+	int sv[2];
+
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
 		sv) < 0) {
 		errors_cause(cause, -errno, "socketpair: %s", strerror(errno));
@@ -333,14 +358,6 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 	/* An HTTP client is known by its token's id, never the token. */
 	control_client_set_who(hs->client,
 	    json_pack("{s:s}", "token", tokens_id(agent, profile)));
-	randombytes_buf(raw, sizeof raw);
-	sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
-	if (conn != NULL)
-		evhttp_connection_get_peer(conn, &addr, &port);
-	snprintf(hs->remote, sizeof hs->remote,
-	    addr != NULL && strchr(addr, ':') != NULL ? "[%s]:%u" : "%s:%u",
-	    addr != NULL ? addr : "?", (unsigned)port);
-	hs->is_stateless = is_stateless;
 	hs->bev = bufferevent_socket_new(mcpd_base, sv[0],
 	    BEV_OPT_CLOSE_ON_FREE);
 	if (hs->bev == NULL)
@@ -640,6 +657,10 @@ httpd_handle(struct evhttp_request *req, void *arg)
 	json_t *scope;
 
 	(void)arg;
+	/* An upgrade drains: the client's next request goes to the new one. */
+	if (upgrade_is_draining())
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Connection", "close");
 	if ((agent = httpd_agent(req, &profile)) == NULL)
 		return;
 	if (path == NULL || !httpd_scope(path, &scope)) {
@@ -678,10 +699,28 @@ httpd_listen(const char *addr, char **cause)
 {
 	struct evhttp_bound_socket *bound;
 	char host[64];
-	int port = 0, r, one = 1;
+	int port = 0, r;
 
 	if ((r = httpd_access_addr(addr, host, sizeof host, &port, cause)) < 0)
 		return r;
+	if ((r = httpd_setup(cause)) < 0)
+		return r;
+	if ((bound = evhttp_bind_socket_with_handle(httpd, host,
+		 (ev_uint16_t)port)) == NULL) {
+		r = errors_cause(cause, -EADDRINUSE, "cannot listen on %s: %s",
+		    addr, strerror(errno));
+		evhttp_free(httpd);
+		httpd = NULL;
+		return r;
+	}
+	httpd_listening(bound, addr);
+	return 0;
+}
+
+/* The front, not yet listening. */
+int
+httpd_setup(char **cause)
+{
 	if ((httpd = evhttp_new(mcpd_base)) == NULL)
 		return errors_cause(cause, -ENOMEM, "out of memory");
 	evhttp_set_max_body_size(httpd, (ev_ssize_t)mcpd_opts.max_message);
@@ -700,14 +739,16 @@ httpd_listen(const char *addr, char **cause)
 	evhttp_set_allowed_methods(httpd,
 	    EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
 	evhttp_set_gencb(httpd, httpd_handle, NULL);
-	if ((bound = evhttp_bind_socket_with_handle(httpd, host,
-		 (ev_uint16_t)port)) == NULL) {
-		r = errors_cause(cause, -EADDRINUSE, "cannot listen on %s: %s",
-		    addr, strerror(errno));
-		evhttp_free(httpd);
-		httpd = NULL;
-		return r;
-	}
+	return 0;
+}
+
+/* The front listens on bound (made, or kept across an upgrade). */
+void
+httpd_listening(struct evhttp_bound_socket *bound, const char *addr)
+{
+	int one = 1;
+
+	httpd_bound = bound;
 	/*
 	 * An answer is written in pieces (headers, an event, the end): with
 	 * Nagle's algorithm each piece after the first waited for the
@@ -718,7 +759,6 @@ httpd_listen(const char *addr, char **cause)
 		TCP_NODELAY, &one, sizeof one) < 0)
 		log_warn("HTTP front: TCP_NODELAY");
 	log_info("MCP over HTTP on http://%s/mcp", addr);
-	return 0;
 }
 
 void

@@ -67,6 +67,12 @@ child_reap(evutil_socket_t fd, short events, void *arg)
 }
 
 void
+child_reap_now(void)
+{
+	child_reap(-1, 0, NULL);
+}
+
+void
 child_init(void)
 {
 	child_sigchld = evsignal_new(mcpd_base, SIGCHLD, child_reap, NULL);

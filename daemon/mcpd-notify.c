@@ -37,6 +37,12 @@ notify_ready(void)
 }
 
 void
+notify_reloading(void)
+{
+	sd_notify(0, "RELOADING=1");
+}
+
+void
 notify_status(const char *fmt, ...)
 {
 	char buf[256];

@@ -99,6 +99,7 @@ static const struct options_def options_defs[] = {
 	OPT_NUM("docker-timeout", docker_timeout_ms, 100, 3600000),
 	OPT_NUM("stop-grace", stop_grace_ms, 1, 3600000),
 	OPT_NUM("stop-force", stop_force_ms, 1, 3600000),
+	OPT_NUM("upgrade-drain", upgrade_drain_ms, 1, 3600000),
 	OPT_STR("secrets-key", secrets_key, NULL, NULL),
 	OPT_STR("listen-http", listen_http, NULL, NULL),
 	OPT_STR("registry", registry, "MCPD_REGISTRY", NULL),

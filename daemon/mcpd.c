@@ -41,6 +41,7 @@ struct mcpd_options mcpd_opts = {
 	.docker_timeout_ms = 30000,
 	.stop_grace_ms = 15000,
 	.stop_force_ms = 15000,
+	.upgrade_drain_ms = 10000,
 	.registry_timeout_ms = 30000,
 	.registry_max_bytes = 4 * 1024 * 1024,
 	.registry_problems = 4,
@@ -302,7 +303,8 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--http-header-timeout MS]\n"
 	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS] [--docker-catalog REF]\n"
-	    "            [--stop-grace MS] [--stop-force MS] [--secrets-key PATH]\n"
+	    "            [--stop-grace MS] [--stop-force MS] [--upgrade-drain MS]\n"
+	    "            [--secrets-key PATH]\n"
 	    "            [--listen-http 127.0.0.1:PORT]\n"
 	    "            [--registry URL] [--registry-allow-local]\n"
 	    "            [--registry-timeout MS] [--registry-max-bytes BYTES]\n"
@@ -429,8 +431,12 @@ mcpd_prepare_state(void)
 	    (mcpd_opts.socket_path = paths_socket_default()) == NULL)
 		fatalx("out of memory");
 	/* Before anything in it is read or any container is touched. */
-	if (lock_state_dir(mcpd_opts.state_dir, mcpd_opts.socket_path, &cause) <
-	    0)
+	if (upgrade_state() != NULL)
+		mcpd_lock_fd = (int)
+		    json_integer_value(json_object_get(upgrade_state(),
+			"lock"));
+	else if ((mcpd_lock_fd = lock_state_dir(mcpd_opts.state_dir,
+		      mcpd_opts.socket_path, &cause)) < 0)
 		fatalx("%s",
 		    cause != NULL ? cause : "cannot lock the state directory");
 	if (tokens_open(mcpd_opts.state_dir, &cause) < 0)
@@ -466,7 +472,8 @@ mcpd_signal_new(int sig)
 static void
 mcpd_listen(void)
 {
-	int fd = notify_listen_fd();
+	int fd = upgrade_state() != NULL ? control_upgrade_listen_fd() :
+					   notify_listen_fd();
 	char *cause = NULL;
 
 	if (control_listen(mcpd_opts.socket_path, fd, &cause) < 0)
@@ -481,13 +488,17 @@ main(int argc, char **argv)
 	bool to_journal;
 
 	xalloc_json();
+	upgrade_init(argv);
 	mcpd_parse_options(argc, argv, &foreground, &verbose);
+	upgrade_check_mode();
 	/* Without -d, log to the journal when there is one. */
 	to_journal = !foreground &&
 	    access("/run/systemd/journal/socket", W_OK) == 0;
 	log_init(to_journal ? log_journal : NULL, verbose, "mcpd");
 	signal(SIGPIPE, SIG_IGN);
 	mcpd_started_ms = mcpd_now_ms();
+	/* An upgrade's state is read first: a binary that cannot falls back. */
+	upgrade_state();
 	if ((mcpd_base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
 	mcpd_fit_nofile();
@@ -499,16 +510,26 @@ main(int argc, char **argv)
 	mcpd_sighup = mcpd_signal_new(SIGHUP);
 	/* Refused before the control socket exists: nothing is left. */
 	if (mcpd_opts.listen_http != NULL &&
-	    httpd_listen(mcpd_opts.listen_http, &cause) < 0)
+	    (upgrade_state() != NULL ?
+		    httpd_upgrade_adopt(mcpd_opts.listen_http,
+			json_object_get(upgrade_state(), "http"), &cause) :
+		    httpd_listen(mcpd_opts.listen_http, &cause)) < 0)
 		fatalx("--listen-http %s: %s", mcpd_opts.listen_http,
 		    cause != NULL ? cause : "cannot listen");
 	mcpd_listen();
 	log_info("mcpd %s listening on %s (state %s, %s)", MCPD_VERSION,
 	    mcpd_opts.socket_path, mcpd_opts.state_dir, identity_did());
-	docker_reap();
-	notify_ready();
 	notify_status("listening on %s", mcpd_opts.socket_path);
-	enable_restore();
+	if (upgrade_state() != NULL) {
+		/* The run goes on: its containers are this process's. */
+		docker_instance_set(json_string_value(
+		    json_object_get(upgrade_state(), "docker_instance")));
+		upgrade_adopt();
+	} else {
+		docker_reap();
+		enable_restore();
+	}
+	notify_ready();
 	notify_watchdog_start();
 	event_base_dispatch(mcpd_base);
 	httpd_close();

@@ -61,6 +61,7 @@ struct mcpd_options {
 	int docker_timeout_ms;	  /* deadline of one docker rm/port/ps */
 	int stop_grace_ms;	  /* shutdown: admitted jobs end, then force */
 	int stop_force_ms;	  /* forced: docker rm -f of all, then exit */
+	int upgrade_drain_ms;	  /* an upgrade waits this long for quiet */
 	char *secrets_key;	  /* the secret store's key file, or NULL */
 	char *listen_http;	  /* the HTTP front's loopback ADDR:PORT */
 	char *docker_catalog;	  /* Docker's MCP catalog image reference */
@@ -141,6 +142,10 @@ bool control_is_live(const struct request *);
  * fn NULL unregisters it. Internal requests never go.
  */
 void control_on_gone(struct request *, void (*fn)(void *), void *arg);
+/* A request of c's, answered with control_finish (id: a reference taken). */
+struct request *control_request_new(struct client *c, json_t *id);
+/* The request stays open by design (an attach, a listen): an upgrade keeps it. */
+void control_request_set_lasting(struct request *);
 /* Answers and frees the request; result is stolen. */
 void control_reply(struct request *, json_t *result);
 /* Answers with a result given as checked raw JSON text, unchanged. */
@@ -350,6 +355,9 @@ void gateway_listen_start(struct gateway_listen **slot, struct request *,
 void gateway_listen_changed(const struct gateway_listen *);
 /* Ends the session's listen, if any (its answer goes from the loop). */
 void gateway_listen_end(struct gateway_listen **slot);
+json_t *gateway_listen_save(const struct gateway_listen *);
+void gateway_listen_restore(struct gateway_listen **slot, struct client *,
+    const json_t *saved);
 bool gateway_wants_log(const struct gateway *, const char *level);
 /* What the session declared at initialize (borrowed), or NULL. */
 const json_t *gateway_client_caps_peek(const struct gateway *);
@@ -577,6 +585,7 @@ bool cmd_load_bad(struct request *, const char *field, const char *why);
 /* Wipes the env and header values of a load's params (they may be secret). */
 void cmd_load_wipe(json_t *params);
 extern const struct cmd_entry cmd_hello_entry;
+extern const struct cmd_entry cmd_upgrade_entry;
 extern const struct cmd_entry cmd_attach_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
@@ -630,6 +639,8 @@ struct child_io {
 	int err;	  /* read end of its stderr */
 };
 void child_init(void);
+/* Reaps what has exited now (an upgrade's exec may have hidden a SIGCHLD). */
+void child_reap_now(void);
 void child_close(void);
 /* The soft RLIMIT_NOFILE children get (mcpd's own before it raised it). */
 void child_set_nofile(rlim_t soft);
@@ -1508,6 +1519,8 @@ json_t *server_logs(const struct server *, size_t lines);
  * is ignored (with a warning, and a note in the log) and left as it is.
  */
 void server_logs_restore(struct server *);
+/* Ends every mcpd/logs follow, each answered with why. */
+void server_logs_unfollow_all(const char *why);
 /*
  * Sends the last lines, then each new one, to req's client as mcpd/log
  * notifications; req is answered when following ends (unload, shutdown,
@@ -1560,6 +1573,8 @@ char *docker_cli_path(char **cause);
 int docker_available(char **cause);
 /* This run's id, made at its first use: the label io.mcpd.instance. */
 const char *docker_instance(void);
+/* An upgrade: the instance of the run before (its containers are this one's). */
+void docker_instance_set(const char *);
 /*
  * Runs the docker CLI with args (args[0] is the program) and extra env
  * ("K=V", values only there). With line, output comes line by line;
@@ -1922,6 +1937,8 @@ int enable_start(const char *agent, const json_t *row, struct request *req,
 /* mcpd-notify.c: sd_notify, socket activation and the watchdog. */
 int notify_listen_fd(void);
 void notify_ready(void);
+/* An upgrade in place begins (READY=1 follows from the new binary). */
+void notify_reloading(void);
 void notify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void notify_stopping(void);
 void notify_watchdog_start(void);
@@ -2266,5 +2283,77 @@ const char *secrets_get(const struct secrets *, const char *name);
 json_t *secrets_names(const struct secrets *);
 /* Where the key came from: "credential" or the key file's path (borrowed). */
 const char *secrets_key_source(const struct secrets *);
+
+/*
+ * Upgrade in place (daemon/upgrade*.c, doc/lifecycle.md): mcpd drains,
+ * writes its state (versioned JSON) to a memory file, keeps the
+ * descriptors it names open across exec of the new binary, which adopts
+ * them; a new binary that cannot is exec'd back into the old one.
+ */
+#define UPGRADE_STATE_VERSION 1
+/* main's argv, which the new binary is given again. */
+void upgrade_init(char **argv);
+/* mcpd/upgrade: to binary (NULL: the running one's path, as on disk now). */
+void upgrade_start(struct request *, const char *binary);
+/* MCPD_UPGRADE_CHECK in the environment: answers the check and exits. */
+void upgrade_check_mode(void);
+/* The state handed over by the binary before, or NULL (a plain start). */
+const json_t *upgrade_state(void);
+/* Adopts the servers, clients and sessions of the state; then answers. */
+void upgrade_adopt(void);
+/* Whether an upgrade is draining: clients are not read meanwhile. */
+bool upgrade_is_draining(void);
+/* Marks fd to be kept open across the exec (it stays in the state). */
+int upgrade_keep_fd(int fd);
+/* An evbuffer's bytes as base64 (what was read and not yet handled). */
+json_t *upgrade_bytes_save(struct evbuffer *);
+/* Puts saved bytes back in front of buf. */
+void upgrade_bytes_restore(struct evbuffer *, const json_t *);
+/* mcpd.c: the state lock's descriptor. */
+extern int mcpd_lock_fd;
+
+/* control-upgrade.c */
+/* Stops (true) or resumes (false) reading clients and accepting. */
+void control_upgrade_hold(bool hold);
+/* Why the control side is not quiet yet (a static text), or NULL. */
+const char *control_upgrade_busy(const struct request *upgrade);
+/* The listener and every socket client, with its gateway session. */
+json_t *control_upgrade_save(const struct request *upgrade);
+/* One client's state (hello and gateway session); fds are not in it. */
+json_t *control_client_save(struct client *);
+void control_client_restore(struct client *, const json_t *);
+/* Takes the saved clients back; the upgrade request is returned. */
+struct request *control_upgrade_adopt(const json_t *state);
+int control_upgrade_listen_fd(void);
+
+/* gateway.c, for an upgrade */
+json_t *gateway_save(const struct gateway *);
+void gateway_restore(struct gateway *, const json_t *);
+json_t *gateway_subs_save(const struct client *);
+void gateway_subs_restore(struct client *, const json_t *);
+json_t *gateway_search_save(const struct gateway_search *);
+void gateway_search_restore(struct gateway_search *, const json_t *);
+
+/* server-upgrade.c */
+/* Why the servers are not quiet yet (a static text), or NULL. */
+const char *server_upgrade_busy(void);
+json_t *server_upgrade_save(void);
+void server_upgrade_adopt(const json_t *servers);
+
+/* httpd-upgrade.c */
+const char *httpd_upgrade_busy(void);
+void httpd_upgrade_hold(bool hold);
+json_t *httpd_upgrade_save(void);
+/* The front on the saved listening socket, with its sessions. */
+int httpd_upgrade_adopt(const char *addr, const json_t *http, char **cause);
+
+/* transport-stdio.c and session-start.c, for an upgrade */
+/* The child's process and pipes (kept across the exec). */
+json_t *transport_stdio_save(struct transport *);
+struct transport *transport_stdio_adopt(const json_t *);
+/* What the handshake agreed, and the protocol state kept. */
+json_t *session_save(const struct session *);
+/* A session over an adopted transport: it lists again, as at a start. */
+void session_adopt(struct session *, const json_t *);
 
 #endif

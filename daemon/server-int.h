@@ -66,6 +66,8 @@ struct server {
 	const struct session *definitions_of;
 	uint64_t definitions_serial;
 	struct session *next; /* being started by the running job */
+	json_t *carried; /* an upgrade: the connection to adopt, not start */
+	bool is_adopted; /* ... adopted: its generation (and handles) go on */
 	/* What the serving and the starting connections run with. */
 	unsigned char digest[SPEC_DIGEST_LEN], next_digest[SPEC_DIGEST_LEN];
 	TAILQ_HEAD(, server_job) jobs;

@@ -233,3 +233,14 @@ server_logs_forget(struct server *s)
 		    strerror(errno));
 	free(path);
 }
+
+void
+server_logs_unfollow_all(const char *why)
+{
+	struct server_follower *f;
+	struct server *s;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		while ((f = TAILQ_FIRST(&s->followers)) != NULL)
+			server_follower_end(s, f, why);
+}

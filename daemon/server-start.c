@@ -16,6 +16,28 @@ static const struct session_cbs server_session_cbs;
 static void server_progress(void *arg, const char *stage, const char *message);
 static void server_start_failed(struct server *s, const char *why);
 
+/*
+ * The connection an upgrade carried over (a process server's pipes): the
+ * session goes on from its handshake and lists the server's tools again.
+ */
+static int
+server_connect_carried(struct server *s, int timeout_ms)
+{
+	json_t *carried = s->carried;
+	struct transport *t;
+
+	s->carried = NULL;
+	s->is_adopted = true;
+	t = transport_stdio_adopt(json_object_get(carried, "stdio"));
+	memcpy(s->next_digest, s->digest, sizeof s->digest);
+	s->next = session_new(t, &server_session_cbs, s, timeout_ms);
+	server_set_state(s, SERVER_CONNECTING);
+	session_adopt(s->next, json_object_get(carried, "session"));
+	json_decref(carried);
+	server_progress(s, "connecting", "adopted across an upgrade");
+	return 0;
+}
+
 /* Starts a connection in s->next; the callbacks say how it went. */
 static int
 server_connect(struct server *s, int timeout_ms, char **cause)
@@ -27,6 +49,8 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	struct probe_target target = { &run, s->agent, s->name };
 	struct child_spec child = { 0 };
 
+	if (s->carried != NULL)
+		return server_connect_carried(s, timeout_ms);
 	/* Variables are resolved at each start; the values live only now. */
 	if ((r = spec_resolve(&s->spec, &run, cause)) < 0)
 		return r;
@@ -155,7 +179,9 @@ server_promote(struct server *s)
 	s->session = s->next;
 	s->next = NULL;
 	memcpy(s->digest, s->next_digest, sizeof s->digest);
-	s->generation = generation_after(s->generation);
+	if (!s->is_adopted)
+		s->generation = generation_after(s->generation);
+	s->is_adopted = false;
 	server_set_state(s, SERVER_READY);
 	if (s->auth != NULL)
 		oauth_set_prompt(s->auth,

@@ -404,6 +404,7 @@ server_release(void *arg)
 	free(s->endpoint);
 	free(s->last_error);
 	json_decref(s->definitions);
+	json_decref(s->carried);
 	server_idle_release(s);
 	free(s);
 }

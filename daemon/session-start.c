@@ -327,3 +327,34 @@ session_start(struct session *s, char **cause)
 	session_discover(s);
 	return 0;
 }
+
+json_t *
+session_save(const struct session *s)
+{
+	return json_pack("{s:s?, s:b, s:O?, s:O?, s:s?}", "protocol_version",
+	    s->protocol_version, "is_modern", s->is_modern, "server_info",
+	    s->server_info, "capabilities", s->capabilities, "instructions",
+	    s->instructions);
+}
+
+/*
+ * The handshake was made before the upgrade: the session goes on as if
+ * it had just been agreed, and lists the server's tools again.
+ */
+void
+session_adopt(struct session *s, const json_t *saved)
+{
+	const char *version = json_string_value(json_object_get(saved,
+	    "protocol_version"));
+	const char *text = json_string_value(json_object_get(saved,
+	    "instructions"));
+	json_t *result = json_pack("{s:s?}", "instructions", text);
+
+	s->is_modern = json_is_true(json_object_get(saved, "is_modern"));
+	session_set_phase(s, SESSION_INITIALIZING);
+	s->deadline_ms = mcpd_now_ms() + (uint64_t)s->timeout_ms;
+	session_agreed(s, version != NULL ? version : SESSION_OFFERED, result,
+	    json_object_get(saved, "server_info"),
+	    json_object_get(saved, "capabilities"));
+	json_decref(result);
+}

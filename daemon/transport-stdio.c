@@ -272,6 +272,8 @@ stdio_forget_spec(struct stdio_transport *st)
 	st->cwd = NULL;
 }
 
+static void stdio_attach(struct stdio_transport *);
+
 static int
 stdio_open(struct transport *t, char **cause)
 {
@@ -283,6 +285,14 @@ stdio_open(struct transport *t, char **cause)
 	stdio_forget_spec(st);
 	if (r < 0)
 		return r;
+	stdio_attach(st);
+	return 0;
+}
+
+/* The child runs: its pipes are watched, its exit too. */
+static void
+stdio_attach(struct stdio_transport *st)
+{
 	st->in = stdio_bev_new(st, st->io.in, NULL);
 	st->err = stdio_bev_new(st, st->io.err, stdio_stderr_read);
 	if (st->in == NULL || st->err == NULL)
@@ -293,7 +303,6 @@ stdio_open(struct transport *t, char **cause)
 	st->is_reading = true;
 	st->inq = sendq_new(st->in);
 	child_watch(st->io.pid, stdio_exited, st);
-	return 0;
 }
 
 /* 0 when the child's stdin takes more, else why not. */
@@ -446,4 +455,47 @@ transport_stdio_pid(const struct transport *t)
 	if (t == NULL || t->ops != &stdio_ops)
 		return -1;
 	return ((const struct stdio_transport *)t)->io.server_pid;
+}
+
+json_t *
+transport_stdio_save(struct transport *t)
+{
+	struct stdio_transport *st;
+
+	if (t == NULL || t->ops != &stdio_ops)
+		return NULL;
+	st = stdio_of(t);
+	if (st->in == NULL || st->is_closing || !st->is_reading)
+		return NULL;
+	sendq_flush(st->inq);
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o}", "pid",
+	    (int)st->io.pid, "server_pid", (int)st->io.server_pid, "in",
+	    upgrade_keep_fd(st->io.in), "out", upgrade_keep_fd(st->io.out),
+	    "err", upgrade_keep_fd(st->io.err), "unread",
+	    upgrade_bytes_save(st->out.in), "unread_err",
+	    upgrade_bytes_save(bufferevent_get_input(st->err)), "unsent",
+	    upgrade_bytes_save(bufferevent_get_output(st->in)));
+}
+
+struct transport *
+transport_stdio_adopt(const json_t *saved)
+{
+	struct child_spec none = { NULL, NULL, NULL };
+	struct transport *t = transport_stdio_new(&none, NULL, NULL);
+	struct stdio_transport *st = stdio_of(t);
+
+	st->io.pid = (pid_t)json_integer_value(json_object_get(saved, "pid"));
+	st->io.server_pid = (pid_t)json_integer_value(json_object_get(saved,
+	    "server_pid"));
+	st->io.in = (int)json_integer_value(json_object_get(saved, "in"));
+	st->io.out = (int)json_integer_value(json_object_get(saved, "out"));
+	st->io.err = (int)json_integer_value(json_object_get(saved, "err"));
+	stdio_attach(st);
+	upgrade_bytes_restore(st->out.in, json_object_get(saved, "unread"));
+	upgrade_bytes_restore(bufferevent_get_input(st->err),
+	    json_object_get(saved, "unread_err"));
+	upgrade_bytes_restore(bufferevent_get_output(st->in),
+	    json_object_get(saved, "unsent"));
+	fdread_kick(&st->out);
+	return t;
 }

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: ISC */
+/* The HTTP front across an upgrade: its listener and its sessions. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/http.h>
+#include <event2/listener.h>
+
+#include "httpd-int.h"
+#include "log.h"
+#include "mcpd.h"
+
+const char *
+httpd_upgrade_busy(void)
+{
+	const struct httpd_session *hs;
+
+	TAILQ_FOREACH(hs, &httpd_sessions, entry)
+		if (!TAILQ_EMPTY(&hs->pending))
+			return "HTTP requests are being answered";
+	return NULL;
+}
+
+/*
+ * No connection is accepted while an upgrade drains (they wait in the
+ * backlog for the new process), and each answer given meanwhile closes
+ * its connection: the client's next request comes on a new one.
+ */
+void
+httpd_upgrade_hold(bool hold)
+{
+	struct evconnlistener *l = httpd_bound != NULL ?
+	    evhttp_bound_socket_get_listener(httpd_bound) :
+	    NULL;
+	struct httpd_session *hs;
+	struct httpd_pending *p;
+
+	if (l == NULL)
+		return;
+	if (!hold) {
+		evconnlistener_enable(l);
+		return;
+	}
+	evconnlistener_disable(l);
+	TAILQ_FOREACH(hs, &httpd_sessions, entry)
+		TAILQ_FOREACH(p, &hs->pending, entry)
+			if (p->req != NULL)
+				evhttp_add_header(
+				    evhttp_request_get_output_headers(p->req),
+				    "Connection", "close");
+}
+
+/* A session with its id; its stream, if any, is resumed by its client. */
+static json_t *
+httpd_session_save(struct httpd_session *hs)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "id", hs->id,
+	    "remote", hs->remote, "agent", hs->agent, "path", hs->path,
+	    "streams", (int)hs->streams, "client",
+	    control_client_save(hs->client));
+}
+
+json_t *
+httpd_upgrade_save(void)
+{
+	json_t *sessions = json_array();
+	struct httpd_session *hs;
+
+	if (httpd_bound == NULL)
+		return json_null();
+	TAILQ_FOREACH(hs, &httpd_sessions, entry)
+		if (!hs->is_stateless && hs->client != NULL)
+			json_array_append_new(sessions, httpd_session_save(hs));
+	return json_pack("{s:i, s:s?, s:o}", "listen",
+	    upgrade_keep_fd(evhttp_bound_socket_get_fd(httpd_bound)), "addr",
+	    mcpd_opts.listen_http, "sessions", sessions);
+}
+
+static void
+httpd_session_adopt(const json_t *e)
+{
+	const json_t *client = json_object_get(e, "client");
+	const char *id = json_string_value(json_object_get(e, "id"));
+	const char *remote = json_string_value(json_object_get(e, "remote"));
+	const char *agent = json_string_value(json_object_get(e, "agent"));
+	const char *path = json_string_value(json_object_get(e, "path"));
+	struct httpd_session *hs;
+	char *cause = NULL;
+
+	if (id == NULL || agent == NULL || path == NULL ||
+	    strlen(id) >= sizeof hs->id)
+		return;
+	hs = httpd_session_make(agent,
+	    json_string_value(json_object_get(client, "profile")), path,
+	    json_object_get(client, "scope"), &cause);
+	if (hs == NULL) {
+		log_warnx("upgrade: HTTP session not kept: %s", cause);
+		free(cause);
+		return;
+	}
+	snprintf(hs->id, sizeof hs->id, "%s", id);
+	snprintf(hs->remote, sizeof hs->remote, "%s",
+	    remote != NULL ? remote : "?");
+	hs->streams = (unsigned)json_integer_value(json_object_get(e,
+	    "streams"));
+	control_client_restore(hs->client, client);
+}
+
+int
+httpd_upgrade_adopt(const char *addr, const json_t *http, char **cause)
+{
+	const json_t *sessions = json_object_get(http, "sessions"), *e;
+	const char *was = json_string_value(json_object_get(http, "addr"));
+	struct evhttp_bound_socket *bound;
+	int fd = (int)json_integer_value(json_object_get(http, "listen"));
+	size_t i;
+	int r;
+
+	/* Another address in the settings now: the old socket goes. */
+	if (!json_is_object(http) || was == NULL || strcmp(was, addr) != 0) {
+		if (json_is_object(http))
+			close(fd);
+		return httpd_listen(addr, cause);
+	}
+	if ((r = httpd_setup(cause)) < 0)
+		return r;
+	if ((bound = evhttp_accept_socket_with_handle(httpd, fd)) == NULL)
+		return errors_cause(cause, -EBADF,
+		    "cannot listen on the kept socket of %s", addr);
+	httpd_listening(bound, addr);
+	json_array_foreach(sessions, i, e)
+		httpd_session_adopt(e);
+	return 0;
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: ISC */
+/* Servers across an upgrade: what each is, and a process server's process. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "log.h"
+#include "server-int.h"
+
+const char *
+server_upgrade_busy(void)
+{
+	struct server *s;
+
+	if (server_closing > 0)
+		return "a server's connection is still closing";
+	TAILQ_FOREACH(s, &server_list, entry) {
+		if (s->is_job_running || !TAILQ_EMPTY(&s->jobs) ||
+		    s->next != NULL)
+			return "a server is starting, stopping or reloading";
+		if (!TAILQ_EMPTY(&s->calls) || !TAILQ_EMPTY(&s->waiters))
+			return "calls are in flight";
+		if (session_is_busy(s->session))
+			return "requests to servers are in flight";
+	}
+	return NULL;
+}
+
+static json_t *
+server_strv_save(char *const *v)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static char **
+server_strv_load(const json_t *a)
+{
+	char **v;
+	const json_t *e;
+	size_t i;
+
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return NULL;
+	v = xcalloc(json_array_size(a) + 1, sizeof *v);
+	json_array_foreach(a, i, e)
+		v[i] = xstrdup(json_string_value(e) != NULL ?
+			json_string_value(e) :
+			"");
+	return v;
+}
+
+static char *
+server_str_load(const json_t *obj, const char *key)
+{
+	const char *v = json_string_value(json_object_get(obj, key));
+
+	return v != NULL ? xstrdup(v) : NULL;
+}
+
+/* The spec as given (variables unresolved: no secret value is in it). */
+static json_t *
+server_spec_save(const struct server_spec *spec)
+{
+	return json_pack(
+	    "{s:o, s:o, s:s?, s:s?, s:b, s:b, s:b, s:O?, s:O?, s:s?, s:s?, s:o, s:o, s:s?}",
+	    "argv", server_strv_save(spec->argv), "env",
+	    server_strv_save(spec->env), "cwd", spec->cwd, "url",
+	    spec->remote.url, "allow_local", spec->remote.allow_local, "is_sse",
+	    spec->remote.is_sse, "may_fall_back", spec->remote.may_fall_back,
+	    "headers", spec->remote.headers, "oauth", spec->remote.oauth,
+	    "transport", spec->transport, "image", spec->image, "args",
+	    server_strv_save(spec->args), "volumes",
+	    server_strv_save(spec->volumes), "network", spec->network);
+}
+
+static void
+server_spec_load(const json_t *saved, struct server_spec *spec)
+{
+	const json_t *headers = json_object_get(saved, "headers");
+	const json_t *oauth = json_object_get(saved, "oauth");
+
+	memset(spec, 0, sizeof *spec);
+	spec->argv = server_strv_load(json_object_get(saved, "argv"));
+	spec->env = server_strv_load(json_object_get(saved, "env"));
+	spec->cwd = server_str_load(saved, "cwd");
+	spec->remote.url = server_str_load(saved, "url");
+	spec->remote.allow_local = json_is_true(json_object_get(saved,
+	    "allow_local"));
+	spec->remote.is_sse = json_is_true(json_object_get(saved, "is_sse"));
+	spec->remote.may_fall_back = json_is_true(json_object_get(saved,
+	    "may_fall_back"));
+	spec->remote.headers = json_is_object(headers) ?
+	    json_deep_copy(headers) :
+	    NULL;
+	spec->remote.oauth = json_is_object(oauth) ? json_deep_copy(oauth) :
+						     NULL;
+	spec->transport = server_str_load(saved, "transport");
+	spec->image = server_str_load(saved, "image");
+	spec->args = server_strv_load(json_object_get(saved, "args"));
+	spec->volumes = server_strv_load(json_object_get(saved, "volumes"));
+	spec->network = server_str_load(saved, "network");
+}
+
+/*
+ * A ready process server keeps its process: its pipes and the protocol
+ * state of its session go along. Any other connection is made anew.
+ */
+static json_t *
+server_connection_save(struct server *s)
+{
+	json_t *stdio;
+
+	if (s->state != SERVER_READY || s->session == NULL ||
+	    s->mode != SERVER_PROCESS)
+		return json_null();
+	if ((stdio = transport_stdio_save(session_transport(s->session))) ==
+	    NULL)
+		return json_null();
+	return json_pack("{s:o, s:o}", "stdio", stdio, "session",
+	    session_save(s->session));
+}
+
+static json_t *
+server_save(struct server *s)
+{
+	char digest[2 * SPEC_DIGEST_LEN + 1];
+
+	sodium_bin2hex(digest, sizeof digest, s->digest, sizeof s->digest);
+	return json_pack(
+	    "{s:s, s:s, s:s, s:i, s:o, s:s, s:b, s:b, s:i, s:I, s:O?, s:o, s:s}",
+	    "agent", s->agent, "id", s->id, "name", s->name, "mode",
+	    (int)s->mode, "spec", server_spec_save(&s->spec), "state",
+	    server_state_name(s->state), "is_persistent", s->is_persistent,
+	    "is_on_demand", s->is_on_demand, "idle_stop_ms", s->idle_stop_ms,
+	    "generation", (json_int_t)s->generation, "kept", s->kept,
+	    "connection", server_connection_save(s), "digest", digest);
+}
+
+json_t *
+server_upgrade_save(void)
+{
+	json_t *all = json_array();
+	struct server *s;
+
+	TAILQ_FOREACH(s, &server_list, entry)
+		if (!s->is_dead && s->state != SERVER_STOPPED &&
+		    s->state != SERVER_STOPPING)
+			json_array_append_new(all, server_save(s));
+	return all;
+}
+
+static void
+server_adopted(void *arg, const char *error)
+{
+	char *name = arg;
+
+	if (error != NULL)
+		log_warnx("upgrade: %s did not come back: %s", name, error);
+	free(name);
+}
+
+static void
+server_adopt(const json_t *e)
+{
+	const char *agent = json_string_value(json_object_get(e, "agent"));
+	const char *id = json_string_value(json_object_get(e, "id"));
+	const char *name = json_string_value(json_object_get(e, "name"));
+	const char *state = json_string_value(json_object_get(e, "state"));
+	const json_t *kept = json_object_get(e, "kept");
+	const char *text;
+	struct server_spec spec;
+	struct server *s;
+
+	if (agent == NULL || id == NULL || name == NULL || state == NULL)
+		return;
+	server_spec_load(json_object_get(e, "spec"), &spec);
+	server_new(agent, id, name,
+	    (enum server_mode)json_integer_value(json_object_get(e, "mode")),
+	    &spec, &s);
+	server_idle_configure(s,
+	    json_is_true(json_object_get(e, "is_on_demand")),
+	    (int)json_integer_value(json_object_get(e, "idle_stop_ms")));
+	s->generation = (uint64_t)json_integer_value(json_object_get(e,
+	    "generation"));
+	if (json_is_object(kept)) {
+		s->kept = json_deep_copy(kept);
+		s->kept_serial++;
+	}
+	/* Listed from its kept lists meanwhile; calls wait for it. */
+	s->is_recovering = s->kept != NULL;
+	text = json_string_value(json_object_get(e, "digest"));
+	if (text != NULL)
+		sodium_hex2bin(s->digest, sizeof s->digest, text, strlen(text),
+		    NULL, NULL, NULL);
+	server_logs_restore(s);
+	if (strcmp(state, "idle") == 0 && s->kept != NULL) {
+		server_set_state(s, SERVER_IDLE);
+		server_logs_note(s, "upgrade: idle with its kept lists");
+		return;
+	}
+	if (json_is_object(json_object_get(e, "connection")))
+		s->carried = json_incref(json_object_get(e, "connection"));
+	server_logs_note(s, "upgrade: %s",
+	    s->carried != NULL ? "its process is kept" : "it starts again");
+	server_restore(s, NULL, 0, server_adopted, xstrdup(name));
+	/* Read back before the upgrade: not read again. */
+	s->is_persistent = json_is_true(json_object_get(e, "is_persistent"));
+	s->needs_recheck = false;
+}
+
+void
+server_upgrade_adopt(const json_t *servers)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(servers, i, e)
+		server_adopt(e);
+}
