@@ -2351,6 +2351,16 @@ int httpd_upgrade_adopt(const char *addr, const json_t *http, char **cause);
 /* The child's process and pipes (kept across the exec). */
 json_t *transport_stdio_save(struct transport *);
 struct transport *transport_stdio_adopt(const json_t *);
+/* A Streamable HTTP session's id and version (NULL: it cannot go on). */
+json_t *transport_http_save(struct transport *);
+/* The same session on a new connection (opened; NULL and *cause if not). */
+struct transport *transport_http_adopt(const struct remote_spec *,
+    const json_t *saved, const struct transport_cbs *, void *arg, char **cause);
+/* probe-http.c: a container's serving connection and its name. */
+json_t *probe_save(struct transport *);
+/* The container of before, adopted by its name (NULL and *cause if not). */
+struct transport *probe_adopt(const struct probe_target *,
+    struct docker_container *, const json_t *saved, char **cause);
 /* What the handshake agreed, and the protocol state kept. */
 json_t *session_save(const struct session *);
 /* A session over an adopted transport: it lists again, as at a start. */

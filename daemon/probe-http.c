@@ -2,6 +2,8 @@
 /* A container start's switch to HTTP: the probe promoted or replaced. */
 #include <sys/time.h>
 
+#include <errno.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,16 +43,14 @@ probe_logs_ended(void *arg, int status, const char *out, const char *err)
 	free(why);
 }
 
-/* Connects Streamable HTTP to the published port. */
+/* The managed container's output becomes the server's stderr. */
 static void
-probe_connect(struct probe *p, int host_port)
+probe_follow_logs(struct probe *p)
 {
-	char *cause = NULL, *since = NULL;
+	char *since = NULL;
 	const char *args[] = { docker_program(), "logs", "--follow",
 		docker_container_name(p->ct), NULL, NULL };
 
-	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port, p->path);
-	p->remote.allow_local = true;
 	/* A promoted probe's lines up to the switch were read already. */
 	if (p->since != NULL) {
 		xasprintf(&since, "--since=%s", p->since);
@@ -61,6 +61,17 @@ probe_connect(struct probe *p, int host_port)
 	p->logs = docker_cmd_start(args, NULL, 0, probe_logs_line,
 	    probe_logs_ended, p);
 	free(since);
+}
+
+/* Connects Streamable HTTP to the published port. */
+static void
+probe_connect(struct probe *p, int host_port)
+{
+	char *cause = NULL;
+
+	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port, p->path);
+	p->remote.allow_local = true;
+	probe_follow_logs(p);
 	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
 	probe_set_phase(p, PROBE_HTTP);
 	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
@@ -425,4 +436,65 @@ probe_http_fall_back(struct probe *p, const char *why, bool forget)
 	evtimer_del(p->deadline);
 	probe_set_phase(p, PROBE_SWITCHING);
 	docker_container_remove(p->ct, probe_direct_removed, p);
+}
+
+/* A container served over stdio: its docker run -i is adopted. */
+static int
+probe_adopt_stdio(struct probe *p, const json_t *saved, char **cause)
+{
+	docker_container_set(p->ct,
+	    json_string_value(json_object_get(saved, "name")),
+	    DOCKER_PHASE_PROBE);
+	probe_set_phase(p, PROBE_STDIO);
+	p->inner = transport_stdio_adopt(json_object_get(saved, "stdio"));
+	p->inner->cbs = &probe_inner_cbs;
+	p->inner->cb_arg = p;
+	(void)cause;
+	return 0;
+}
+
+/* A managed container: its HTTP session goes on, its logs followed anew. */
+static int
+probe_adopt_http(struct probe *p, const json_t *saved, char **cause)
+{
+	const char *path = json_string_value(json_object_get(saved, "path"));
+
+	docker_container_set(p->ct,
+	    json_string_value(json_object_get(saved, "name")),
+	    DOCKER_PHASE_MANAGED);
+	p->host_port = (int)json_integer_value(json_object_get(saved,
+	    "host_port"));
+	p->path = xstrdup(path != NULL ? path : "/mcp");
+	p->since = probe_now();
+	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", p->host_port,
+	    p->path);
+	p->remote.allow_local = true;
+	p->t.name = "streamable-http";
+	probe_set_phase(p, PROBE_SWITCHING);
+	probe_set_phase(p, PROBE_HTTP);
+	probe_follow_logs(p);
+	p->inner = transport_http_adopt(&p->remote,
+	    json_object_get(saved, "http"), &probe_inner_cbs, p, cause);
+	return p->inner != NULL ? 0 : -EIO;
+}
+
+struct transport *
+probe_adopt(const struct probe_target *target, struct docker_container *ct,
+    const json_t *saved, char **cause)
+{
+	struct transport *t = probe_new(target, ct, NULL, NULL);
+	struct probe *p = (struct probe *)t;
+	int r;
+
+	p->hold.is_confirmed = true;
+	if (json_object_get(saved, "stdio") != NULL)
+		r = probe_adopt_stdio(p, saved, cause);
+	else
+		r = probe_adopt_http(p, saved, cause);
+	docker_container_created(ct);
+	if (r < 0) {
+		t->ops->free(t);
+		return NULL;
+	}
+	return t;
 }

@@ -488,3 +488,27 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 		fatal("out of memory");
 	return &p->t;
 }
+
+json_t *
+probe_save(struct transport *t)
+{
+	struct probe *p;
+	json_t *inner;
+
+	if (t == NULL || t->ops != &probe_ops)
+		return NULL;
+	p = probe_of(t);
+	if (!p->hold.is_confirmed || p->is_closing ||
+	    docker_container_name(p->ct) == NULL)
+		return NULL;
+	if (p->phase == PROBE_STDIO &&
+	    (inner = transport_stdio_save(p->inner)) != NULL)
+		return json_pack("{s:s, s:o}", "name",
+		    docker_container_name(p->ct), "stdio", inner);
+	if (p->phase == PROBE_HTTP &&
+	    (inner = transport_http_save(p->inner)) != NULL)
+		return json_pack("{s:s, s:i, s:s?, s:o}", "name",
+		    docker_container_name(p->ct), "host_port", p->host_port,
+		    "path", p->path, "http", inner);
+	return NULL;
+}

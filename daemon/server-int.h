@@ -68,6 +68,7 @@ struct server {
 	struct session *next; /* being started by the running job */
 	json_t *carried; /* an upgrade: the connection to adopt, not start */
 	bool is_adopted; /* ... adopted: its generation (and handles) go on */
+	json_t *next_session; /* ... its handshake, for the session made */
 	/* What the serving and the starting connections run with. */
 	unsigned char digest[SPEC_DIGEST_LEN], next_digest[SPEC_DIGEST_LEN];
 	TAILQ_HEAD(, server_job) jobs;

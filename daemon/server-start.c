@@ -17,68 +17,102 @@ static void server_progress(void *arg, const char *stage, const char *message);
 static void server_start_failed(struct server *s, const char *why);
 
 /*
- * The connection an upgrade carried over (a process server's pipes): the
- * session goes on from its handshake and lists the server's tools again.
+ * The connection an upgrade carried over: a process's pipes, a
+ * container's (adopted by its name), a remote's session on a new
+ * connection. NULL (and *cause) when it cannot be taken.
  */
-static int
-server_connect_carried(struct server *s, int timeout_ms)
+static struct transport *
+server_transport_carried(struct server *s, struct server_spec *run,
+    const struct probe_target *target, char **cause)
 {
 	json_t *carried = s->carried;
-	struct transport *t;
+	struct transport *t = NULL;
 
 	s->carried = NULL;
-	s->is_adopted = true;
-	t = transport_stdio_adopt(json_object_get(carried, "stdio"));
-	memcpy(s->next_digest, s->digest, sizeof s->digest);
-	s->next = session_new(t, &server_session_cbs, s, timeout_ms);
-	server_set_state(s, SERVER_CONNECTING);
-	session_adopt(s->next, json_object_get(carried, "session"));
+	if (json_object_get(carried, "stdio") != NULL)
+		t = transport_stdio_adopt(json_object_get(carried, "stdio"));
+	else if (json_object_get(carried, "container") != NULL)
+		t = probe_adopt(target, s->container,
+		    json_object_get(carried, "container"), cause);
+	else if (json_object_get(carried, "http") != NULL) {
+		run->remote.auth = s->auth;
+		t = transport_http_adopt(&run->remote,
+		    json_object_get(carried, "http"), NULL, NULL, cause);
+		run->remote.auth = NULL;
+	}
+	if (t != NULL) {
+		s->next_session = json_incref(json_object_get(carried,
+		    "session"));
+		s->is_adopted = true;
+	} else if (*cause == NULL)
+		*cause = xstrdup("nothing to adopt");
 	json_decref(carried);
-	server_progress(s, "connecting", "adopted across an upgrade");
-	return 0;
+	return t;
+}
+
+/* The transport of a start, by the server's mode (child: its process's). */
+static struct transport *
+server_transport_new(struct server *s, struct server_spec *run,
+    const struct probe_target *target, struct child_spec *child)
+{
+	struct transport *t;
+
+	child->argv = run->argv;
+	child->cwd = run->cwd;
+	if (s->mode == SERVER_CONTAINER)
+		return probe_new(target, s->container, NULL, NULL);
+	if (s->mode == SERVER_REMOTE) {
+		run->remote.auth = s->auth;
+		t = transport_http_new(&run->remote, NULL, NULL);
+		run->remote.auth = NULL;
+		return t;
+	}
+	if (s->mode == SERVER_GATEWAY)
+		return transport_dgw_new(run, NULL, NULL);
+	child->env = child_env_build(run->env);
+	return transport_stdio_new(child, NULL, NULL);
 }
 
 /* Starts a connection in s->next; the callbacks say how it went. */
 static int
 server_connect(struct server *s, int timeout_ms, char **cause)
 {
-	struct transport *t;
-	int r;
-
 	struct server_spec run;
 	struct probe_target target = { &run, s->agent, s->name };
 	struct child_spec child = { 0 };
+	struct transport *t;
+	int r;
 
-	if (s->carried != NULL)
-		return server_connect_carried(s, timeout_ms);
 	/* Variables are resolved at each start; the values live only now. */
 	if ((r = spec_resolve(&s->spec, &run, cause)) < 0)
 		return r;
 	spec_digest(&run, s->next_digest);
-	child.argv = run.argv;
-	child.cwd = run.cwd;
-	if (s->mode == SERVER_CONTAINER)
-		t = probe_new(&target, s->container, NULL, NULL);
-	else if (s->mode == SERVER_REMOTE) {
+	if (s->mode == SERVER_REMOTE) {
 		struct server_job *job = TAILQ_FIRST(&s->jobs);
 
 		/* Only a client that waits can show the user a login URL. */
 		oauth_configure(s->auth, run.remote.url, run.remote.allow_local,
 		    run.remote.oauth);
 		oauth_set_prompt(s->auth, job != NULL && job->req != NULL);
-		run.remote.auth = s->auth;
-		t = transport_http_new(&run.remote, NULL, NULL);
-		run.remote.auth = NULL;
-	} else if (s->mode == SERVER_GATEWAY)
-		t = transport_dgw_new(&run, NULL, NULL);
-	else {
-		child.env = child_env_build(run.env);
-		t = transport_stdio_new(&child, NULL, NULL);
+	}
+	t = s->carried != NULL ?
+	    server_transport_carried(s, &run, &target, cause) :
+	    server_transport_new(s, &run, &target, &child);
+	if (t == NULL) {
+		spec_clear(&run);
+		return -EIO;
 	}
 	s->next = session_new(t, &server_session_cbs, s, timeout_ms);
 	if (s->session == NULL)
 		server_set_state(s, SERVER_STARTING);
-	r = session_start(s->next, cause);
+	if (s->next_session != NULL) {
+		/* Adopted: the handshake of before stands. */
+		session_adopt(s->next, s->next_session);
+		json_decref(s->next_session);
+		s->next_session = NULL;
+		r = 0;
+	} else
+		r = session_start(s->next, cause);
 	child_strv_wipe_free((char **)(uintptr_t)child.env);
 	spec_clear(&run);
 	if (r < 0) {
@@ -545,7 +579,8 @@ server_job_start(struct server *s, struct server_job *job)
 		s->restarts++;
 	s->is_unloading = false;
 	server_progress(s, "starting", s->endpoint);
-	if (s->mode != SERVER_CONTAINER) {
+	/* An adopted container is the one that runs: it is not removed. */
+	if (s->mode != SERVER_CONTAINER || s->carried != NULL) {
 		server_job_connect(s, job);
 		return;
 	}

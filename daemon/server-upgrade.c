@@ -107,21 +107,38 @@ server_spec_load(const json_t *saved, struct server_spec *spec)
 }
 
 /*
- * A ready process server keeps its process: its pipes and the protocol
- * state of its session go along. Any other connection is made anew.
+ * A ready server's connection goes on: a process's pipes, a container
+ * (by its name) with its docker run -i or its HTTP session, a remote's
+ * HTTP session. Any other (a gateway's, HTTP+SSE) is made anew.
  */
 static json_t *
 server_connection_save(struct server *s)
 {
-	json_t *stdio;
+	struct transport *t = session_transport(s->session);
+	const char *key = NULL;
+	json_t *saved = NULL;
 
-	if (s->state != SERVER_READY || s->session == NULL ||
-	    s->mode != SERVER_PROCESS)
+	if (s->state != SERVER_READY || s->session == NULL)
 		return json_null();
-	if ((stdio = transport_stdio_save(session_transport(s->session))) ==
-	    NULL)
+	switch (s->mode) {
+	case SERVER_PROCESS:
+		key = "stdio";
+		saved = transport_stdio_save(t);
+		break;
+	case SERVER_CONTAINER:
+		key = "container";
+		saved = probe_save(t);
+		break;
+	case SERVER_REMOTE:
+		key = "http";
+		saved = transport_http_save(t);
+		break;
+	default:
+		break;
+	}
+	if (saved == NULL)
 		return json_null();
-	return json_pack("{s:o, s:o}", "stdio", stdio, "session",
+	return json_pack("{s:o, s:o}", key, saved, "session",
 	    session_save(s->session));
 }
 

@@ -36,6 +36,7 @@ struct shttp_transport {
 	struct shttp_post *initialized;
 	struct shttp_post *listen; /* the GET stream, when one is open */
 	bool is_closing;
+	bool is_adopted;    /* an upgrade: the session of before goes on */
 	bool is_legacy_sse; /* HTTP+SSE (2024-11-05): answers on the GET */
 	bool may_fall_back; /* to HTTP+SSE, when initialize is refused */
 	char *post_path;    /* HTTP+SSE: where the endpoint event says */

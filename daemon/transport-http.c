@@ -581,6 +581,9 @@ shttp_policy_done(void *arg, int err, const char *why,
 		shttp_open_listen(ht);
 	else
 		shttp_flush_queue(ht);
+	/* Adopted: initialized went long ago, the stream is opened again. */
+	if (ht->is_adopted && !ht->is_legacy_sse)
+		shttp_open_listen(ht);
 }
 
 static bool
@@ -782,4 +785,40 @@ transport_http_new(const struct remote_spec *spec,
 	ht->flush = evtimer_new(mcpd_base, shttp_flush_due, ht);
 	LIST_INIT(&ht->posts);
 	return &ht->t;
+}
+
+json_t *
+transport_http_save(struct transport *t)
+{
+	struct shttp_transport *ht;
+
+	if (t == NULL || t->ops != &shttp_ops)
+		return NULL;
+	ht = shttp_of(t);
+	/* HTTP+SSE's session is its GET stream: it cannot go on. */
+	if (ht->is_legacy_sse || ht->is_closing || ht->session_id == NULL)
+		return NULL;
+	return json_pack("{s:s, s:s?}", "session_id", ht->session_id, "version",
+	    ht->version);
+}
+
+struct transport *
+transport_http_adopt(const struct remote_spec *spec, const json_t *saved,
+    const struct transport_cbs *cbs, void *arg, char **cause)
+{
+	struct transport *t = transport_http_new(spec, cbs, arg);
+	struct shttp_transport *ht = shttp_of(t);
+	const char *version = json_string_value(json_object_get(saved,
+	    "version"));
+
+	ht->session_id = xstrdup(json_string_value(json_object_get(saved,
+	    "session_id")));
+	ht->version = version != NULL ? xstrdup(version) : NULL;
+	ht->is_adopted = true;
+	ht->may_fall_back = false;
+	if (t->ops->open(t, cause) < 0) {
+		t->ops->free(t);
+		return NULL;
+	}
+	return t;
 }
