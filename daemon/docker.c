@@ -216,11 +216,22 @@ docker_env(char *const *extra)
 	return env;
 }
 
+/* Commands whose output is collected (not followed): they end by themselves. */
+static size_t docker_cmds_bounded;
+
+size_t
+docker_cmds_running(void)
+{
+	return docker_cmds_bounded;
+}
+
 static void
 docker_cmd_free(struct docker_cmd *c)
 {
 	if (c == NULL)
 		return;
+	if (c->line == NULL)
+		docker_cmds_bounded--;
 	if (!c->has_exited) {
 		child_unwatch(c->io.pid);
 		kill(-c->io.pid, SIGKILL);
@@ -392,6 +403,8 @@ docker_cmd_start(const char *const *args, char *const *env, int timeout_ms,
 	c->line = line;
 	c->done = done;
 	c->arg = arg;
+	if (line == NULL)
+		docker_cmds_bounded++;
 	c->out = evbuffer_new();
 	c->err = evbuffer_new();
 	c->deadline = evtimer_new(mcpd_base, docker_cmd_timeout, c);

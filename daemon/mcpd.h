@@ -1575,6 +1575,8 @@ int docker_available(char **cause);
 const char *docker_instance(void);
 /* An upgrade: the instance of the run before (its containers are this one's). */
 void docker_instance_set(const char *);
+/* Docker commands running that end by themselves (not docker logs -f). */
+size_t docker_cmds_running(void);
 /*
  * Runs the docker CLI with args (args[0] is the program) and extra env
  * ("K=V", values only there). With line, output comes line by line;

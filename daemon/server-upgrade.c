@@ -15,6 +15,8 @@ server_upgrade_busy(void)
 
 	if (server_closing > 0)
 		return "a server's connection is still closing";
+	if (docker_cmds_running() > 0)
+		return "docker commands are running";
 	TAILQ_FOREACH(s, &server_list, entry) {
 		if (s->is_job_running || !TAILQ_EMPTY(&s->jobs) ||
 		    s->next != NULL)
