@@ -68,6 +68,14 @@ control_client_save(struct client *c)
 	    c->gateway != NULL ? gateway_save(c->gateway) : json_null());
 }
 
+const json_t *
+control_client_saved_scope(const json_t *saved)
+{
+	const json_t *scope = json_object_get(saved, "scope");
+
+	return json_is_null(scope) ? NULL : scope; /* null: every server */
+}
+
 void
 control_client_restore(struct client *c, const json_t *saved)
 {
@@ -201,7 +209,7 @@ control_upgrade_adopt(const json_t *saved)
 		client = json_object_get(e, "client");
 		all[i] = control_client_new(in, out,
 		    json_string_value(json_object_get(client, "agent")),
-		    json_object_get(client, "scope"));
+		    control_client_saved_scope(client));
 		if (in == out)
 			fdread_take_fds(&all[i]->rd);
 		control_client_restore(all[i], client);

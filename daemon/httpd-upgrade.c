@@ -94,7 +94,7 @@ httpd_session_adopt(const json_t *e)
 		return;
 	hs = httpd_session_make(agent,
 	    json_string_value(json_object_get(client, "profile")), path,
-	    json_object_get(client, "scope"), &cause);
+	    control_client_saved_scope(client), &cause);
 	if (hs == NULL) {
 		log_warnx("upgrade: HTTP session not kept: %s", cause);
 		free(cause);

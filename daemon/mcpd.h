@@ -2324,6 +2324,8 @@ json_t *control_upgrade_save(const struct request *upgrade);
 /* One client's state (hello and gateway session); fds are not in it. */
 json_t *control_client_save(struct client *);
 void control_client_restore(struct client *, const json_t *);
+/* The scope a saved client had (NULL: every server). */
+const json_t *control_client_saved_scope(const json_t *saved);
 /* Takes the saved clients back; the upgrade request is returned. */
 struct request *control_upgrade_adopt(const json_t *state);
 int control_upgrade_listen_fd(void);
