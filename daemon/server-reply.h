@@ -16,11 +16,11 @@ typedef void server_answer_fn(void *arg, const json_t *result,
     const json_t *error, const char *why);
 
 /*
- * What a caller of the server layer answers through. The control layer
- * implements it for mcpd/ requests (control-request.c) and the gateway for
- * MCP requests (gateway-reply.c); the server layer calls nothing else of
- * theirs. Each answer (reply, reply_raw, reply_error, fail, fail_code) is
- * given once and ends the reply: the implementation reports it from the
+ * How the server layer answers a caller. The control layer implements it
+ * for mcpd/ requests (control-request.c) and the gateway for MCP requests
+ * (gateway-reply.c); the server layer answers its callers through nothing
+ * else. Each answer (reply, reply_raw, reply_error, fail, fail_code) is
+ * given once and ends the reply; the implementation delivers it from the
  * loop (DESIGN 10), never inside the server layer's call.
  */
 struct server_reply_ops {
