@@ -270,6 +270,9 @@ lint:
 	mandoc -Tlint -W warning man/*.[1-9]
 	clang-format --dry-run --Werror common/*.[ch] daemon/*.[ch] ctl/*.[ch] \
 	    tests/unit/*.[ch] tests/servers/*.c tests/fuzz/*.c bench/*.c
+	@# The server layer answers its callers through server-reply.h only.
+	@! grep -n 'control_[a-z_]*\|control-int\.h' daemon/server*.[ch] || \
+	    { echo "daemon/server*: the server layer calls the control layer; answer through struct server_reply (doc/architecture.md)" >&2; exit 1; }
 
 install: $(MCPD) $(MCPCTL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

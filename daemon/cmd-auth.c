@@ -113,7 +113,8 @@ cmd_auth_login_event(void *arg, enum oauth_event event, const char *why)
 		    why != NULL ? why : "the login failed");
 	} else if (server_is_failed(s)) {
 		/* It failed for want of this login: it starts again now. */
-		server_reload(s, req, l->load_timeout);
+		server_reload(s, control_server_reply(req, NULL),
+		    l->load_timeout);
 	} else
 		control_reply(req, oauth_status(server_auth(s)));
 	cmd_auth_login_free(l);

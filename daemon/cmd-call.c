@@ -71,7 +71,7 @@ cmd_call_handle(struct request *req, const char *handle, json_t *args,
 	if ((s = cmd_server(req, server_part)) != NULL &&
 	    gateway_view_call_ok(req, s, tool))
 		server_call(s, gen == 0 ? UINT64_MAX : gen, tool, args, timeout,
-		    req, opts);
+		    control_server_reply(req, NULL), opts);
 	free(server_part);
 	free(tool);
 }
@@ -116,7 +116,8 @@ cmd_call_exec(struct request *req, json_t *params)
 		    "give both server and tool");
 	else if ((s = cmd_server(req, server)) != NULL &&
 	    gateway_view_call_ok(req, s, tool))
-		server_call(s, 0, tool, args, timeout, req, &opts);
+		server_call(s, 0, tool, args, timeout,
+		    control_server_reply(req, NULL), &opts);
 	json_decref(args);
 	json_decref(caps);
 }

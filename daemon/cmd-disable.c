@@ -52,7 +52,7 @@ cmd_disable_exec(struct request *req, json_t *params)
 	struct server *s = cmd_server_or_none(req, target, &failed);
 
 	if (s != NULL)
-		server_disable(s, req);
+		server_disable(s, control_server_reply(req, NULL));
 	else if (!failed)
 		cmd_disable_row(req, target);
 }

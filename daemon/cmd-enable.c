@@ -18,8 +18,9 @@ cmd_enable_row(struct request *req, const json_t *row, int timeout)
 		    "cannot clear the disabled mark of %s: %s; nothing was changed",
 		    json_string_value(json_object_get(row, "name")),
 		    cause != NULL ? cause : "unknown error");
-	else if (enable_start(agent, store_row_peek(mcpd_store, agent, id), req,
-		     timeout, NULL, NULL, &cause) < 0)
+	else if (enable_start(agent, store_row_peek(mcpd_store, agent, id),
+		     control_server_reply(req, NULL), timeout, NULL, NULL,
+		     &cause) < 0)
 		control_fail(req, ERRORS_CONFLICT, NULL,
 		    "cannot start the saved row %s: %s", id, cause);
 	free(cause);

@@ -137,7 +137,8 @@ cmd_load_start(struct request *req, const char *agent, const json_t *params,
 		if (is_listed)
 			asked = cmd_load_spec_move(&ls->spec);
 		server_idle_configure(s, ls->is_on_demand, ls->idle_stop_ms);
-		server_load(s, req, timeout, row, secrets, asked);
+		server_load(s, control_server_reply(req, NULL), timeout, row,
+		    secrets, asked);
 	}
 	free(id);
 }

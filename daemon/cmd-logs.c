@@ -22,7 +22,8 @@ cmd_logs_exec(struct request *req, json_t *params)
 	if ((s = cmd_server(req, cmd_string(params, "server"))) == NULL)
 		return;
 	if (json_is_true(json_object_get(params, "follow")))
-		server_logs_follow(s, req, (size_t)lines);
+		server_logs_follow(s, control_server_reply(req, NULL),
+		    (size_t)lines);
 	else {
 		json_t *result = server_logs(s, (size_t)lines);
 

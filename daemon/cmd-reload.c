@@ -13,7 +13,7 @@ cmd_reload_exec(struct request *req, json_t *params)
 	if (json_is_true(json_object_get(params, "progress")))
 		control_want_progress(req);
 	if ((s = cmd_server(req, cmd_string(params, "target"))) != NULL)
-		server_reload(s, req, timeout);
+		server_reload(s, control_server_reply(req, NULL), timeout);
 }
 
 static const struct cmd_param cmd_reload_params[] = {

@@ -69,7 +69,7 @@ cmd_rename_exec(struct request *req, json_t *params)
 		return;
 	}
 	if ((s = cmd_server_or_none(req, target, &failed)) != NULL)
-		server_rename(s, req, name);
+		server_rename(s, control_server_reply(req, NULL), name);
 	else if (!failed)
 		cmd_rename_row(req, target, name);
 }

@@ -44,7 +44,7 @@ cmd_unload_exec(struct request *req, json_t *params)
 	struct server *s = cmd_server_or_none(req, target, &failed);
 
 	if (s != NULL)
-		server_unload(s, req);
+		server_unload(s, control_server_reply(req, NULL));
 	else if (!failed)
 		cmd_unload_saved_only(req, target);
 }

@@ -96,7 +96,8 @@ control_fast_call(struct client *c, const char *line,
 	if ((s = cmd_server(req, names[0])) != NULL &&
 	    gateway_view_call_ok(req, s, names[1]))
 		server_call_text(s, names[1], line + args.off, args.len,
-		    mcpd_opts.call_timeout_ms, req, NULL);
+		    mcpd_opts.call_timeout_ms, control_server_reply(req, NULL),
+		    NULL);
 	return true;
 }
 

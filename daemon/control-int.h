@@ -7,6 +7,7 @@
 
 #include "linebuf.h"
 #include "mcpd.h"
+#include "server-reply.h"
 
 struct request {
 	struct client *client; /* NULL once the client has gone */
@@ -21,6 +22,8 @@ struct request {
 	/* mcpd's own request on the client's behalf: the answer goes here. */
 	control_own_fn *own_fn;
 	void *own_arg;
+	/* What the server layer answers it through (control_server_reply). */
+	struct server_reply reply;
 	TAILQ_ENTRY(request) entry;
 };
 TAILQ_HEAD(request_list, request);

@@ -8,6 +8,7 @@
 
 #include "control-int.h"
 #include "log.h"
+#include "server-reply.h"
 
 const char *
 control_agent(const struct request *r)
@@ -337,4 +338,125 @@ control_fail_code(struct request *r, int code, json_t *data, const char *fmt,
 	msg = control_error_msg(r->id, code, 0, false, data, fmt, ap);
 	va_end(ap);
 	control_finish(r, msg, NULL, 0);
+}
+
+/* ---- the completion interface of the server layer (server-reply.h) ---- */
+
+static void
+control_rep_reply(struct server_reply *rep, json_t *result)
+{
+	control_reply(rep->req, result);
+}
+
+static void
+control_rep_reply_raw(struct server_reply *rep, const char *result, size_t len)
+{
+	control_reply_raw(rep->req, result, len);
+}
+
+static void
+control_rep_reply_error(struct server_reply *rep, const json_t *error)
+{
+	control_reply_error(rep->req, error);
+}
+
+static void
+control_rep_fail(struct server_reply *rep, enum errors_kind kind, json_t *data,
+    const char *message)
+{
+	control_fail(rep->req, kind, data, "%s", message);
+}
+
+static void
+control_rep_fail_code(struct server_reply *rep, int code, json_t *data,
+    const char *message)
+{
+	control_fail_code(rep->req, code, data, "%s", message);
+}
+
+static void
+control_rep_progress(struct server_reply *rep, const char *server,
+    const char *stage, const char *message)
+{
+	control_progress(rep->req, server, stage, message);
+}
+
+static int
+control_rep_notify(struct server_reply *rep, const char *method, json_t *params)
+{
+	return control_notify(rep->req, method, params);
+}
+
+static int
+control_rep_notify_mcp(struct server_reply *rep, const char *method,
+    json_t *params)
+{
+	return control_notify_mcp(rep->req, method, params);
+}
+
+static bool
+control_rep_wants_progress(const struct server_reply *rep)
+{
+	return control_wants_progress(rep->req);
+}
+
+static bool
+control_rep_is_live(const struct server_reply *rep)
+{
+	return control_is_live(rep->req);
+}
+
+static void
+control_rep_on_gone(struct server_reply *rep, void (*fn)(void *), void *arg)
+{
+	control_on_gone(rep->req, fn, arg);
+}
+
+static const char *
+control_rep_ask(struct server_reply *rep, int timeout_ms, const char *method,
+    json_t *params, server_answer_fn *cb, void *arg)
+{
+	int r = control_ask(rep->req, timeout_ms, method, params, cb, arg);
+
+	return r < 0 ? control_ask_refusal(r) : NULL;
+}
+
+/* An mcpd/ caller declares no capabilities and takes no MCP log messages. */
+static const json_t *
+control_rep_caps(const struct server_reply *rep)
+{
+	(void)rep;
+	return NULL;
+}
+
+static bool
+control_rep_wants_log(const struct server_reply *rep, const char *level)
+{
+	(void)rep, (void)level;
+	return false;
+}
+
+const struct server_reply_ops control_reply_ops = {
+	.reply = control_rep_reply,
+	.reply_raw = control_rep_reply_raw,
+	.reply_error = control_rep_reply_error,
+	.fail = control_rep_fail,
+	.fail_code = control_rep_fail_code,
+	.progress = control_rep_progress,
+	.notify = control_rep_notify,
+	.notify_mcp = control_rep_notify_mcp,
+	.wants_progress = control_rep_wants_progress,
+	.is_live = control_rep_is_live,
+	.on_gone = control_rep_on_gone,
+	.ask = control_rep_ask,
+	.caps = control_rep_caps,
+	.wants_log = control_rep_wants_log,
+};
+
+struct server_reply *
+control_server_reply(struct request *r, const struct server_reply_ops *ops)
+{
+	server_reply_init(&r->reply, ops != NULL ? ops : &control_reply_ops, r,
+	    r->client, control_agent(r), control_scope(r));
+	return &r->reply;
 }

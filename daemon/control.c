@@ -338,6 +338,7 @@ control_finish(struct request *r, json_t *msg, const char *raw, size_t len)
 			control_maybe_resume(c);
 	} else
 		json_decref(msg);
+	server_reply_clear(&r->reply);
 	json_decref(r->id);
 	xrecycle_put(&control_requests, r);
 }

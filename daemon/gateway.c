@@ -760,7 +760,7 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 	if (!server_pins_call_ok(s,
 		json_string_value(json_object_get(json_object_get(e, "tool"),
 		    "name")),
-		req))
+		gateway_server_reply(req, NULL)))
 		return NULL;
 	/* A contract it did not see is not called (DESIGN 11). */
 	seen = json_object_get(gw->listed, name);
@@ -804,8 +804,8 @@ gateway_tools_call(struct gateway *gw, struct request *req, json_t *params)
 	if ((s = gateway_call_target(gw, req, name, &tool)) == NULL)
 		return;
 	args = args != NULL ? json_incref(args) : json_object();
-	server_call_mcp(s, 0, tool, args, mcpd_opts.call_timeout_ms, req,
-	    params);
+	server_call_mcp(s, 0, tool, args, mcpd_opts.call_timeout_ms,
+	    gateway_server_reply(req, params), params);
 	json_decref(args);
 }
 
@@ -856,7 +856,7 @@ gateway_tools_call_text(struct gateway *gw, struct request *req,
 	gw->calls++;
 	if ((s = gateway_call_target(gw, req, name, &tool)) != NULL)
 		server_call_text(s, tool, args, len, mcpd_opts.call_timeout_ms,
-		    req, plain);
+		    gateway_server_reply(req, plain), plain);
 }
 
 static void

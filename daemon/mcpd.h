@@ -25,6 +25,7 @@
 struct client;
 struct request;
 struct server;
+struct server_reply;
 struct server_spec;
 struct session;
 struct transport;
@@ -285,6 +286,16 @@ struct request *control_request_own(struct client *c, control_own_fn *fn,
 int control_client_notify(struct client *, const char *method, json_t *params);
 int control_notify_mcp(const struct request *, const char *method,
     json_t *params);
+struct server_reply_ops;
+/*
+ * req's completion for the server layer (daemon/server-reply.h), living as
+ * long as req: answered as control_reply and the rest answer, or through
+ * ops (NULL: the control layer's own, control_reply_ops), with the agent
+ * and scope of req's client.
+ */
+struct server_reply *control_server_reply(struct request *,
+    const struct server_reply_ops *ops);
+extern const struct server_reply_ops control_reply_ops;
 
 /* gateway-names.c */
 /*
@@ -326,6 +337,14 @@ struct gateway *gateway_new(struct client *);
 void gateway_free(struct gateway *);
 /* An MCP request on a control connection. */
 void gateway_dispatch(struct request *, const char *method, json_t *params);
+/*
+ * gateway-reply.c: req's completion for the server layer, for an MCP
+ * caller whose tools/call params are params: the control layer's, with its
+ * session's capabilities and log level, and a 2026-07-28 caller's result
+ * shaped by gateway_answer.
+ */
+struct server_reply *gateway_server_reply(struct request *,
+    const json_t *params);
 /* Whether a plain tools/call of this session may take the hot path. */
 bool gateway_takes_text(const struct gateway *);
 /*
@@ -1349,32 +1368,35 @@ enum server_mode server_get_mode(const struct server *);
 /* Creates a server in state starting; *spec is moved into it. Returns 0. */
 int server_new(const char *agent, const char *id, const char *name,
     enum server_mode, struct server_spec *spec, struct server **ret);
-/* Gate jobs; each answers req when it ends. */
+/*
+ * Gate jobs; each answers rep (daemon/server-reply.h; NULL: no one) when
+ * it ends.
+ */
 /*
  * row (stolen, may be NULL): saved and read back before the start, after
  * secrets (stolen: name -> value) went to the secret store. spec (moved,
  * may be NULL): what a load of a listed server asks for now; a running
  * server whose resolved values differ starts again with it.
  */
-void server_load(struct server *, struct request *, int timeout_ms, json_t *row,
-    json_t *secrets, struct server_spec *spec);
+void server_load(struct server *, struct server_reply *rep, int timeout_ms,
+    json_t *row, json_t *secrets, struct server_spec *spec);
 /*
  * A restore of a saved row: the row is read again before the server
  * serves; done(arg, NULL or why it failed) runs from the loop.
  */
-void server_restore(struct server *, struct request *, int timeout_ms,
+void server_restore(struct server *, struct server_reply *rep, int timeout_ms,
     void (*done)(void *arg, const char *error), void *arg);
 /*
  * Stops s as unload does but keeps its saved row, marked disabled: it is
  * not started again until mcpctl enable.
  */
-void server_disable(struct server *, struct request *);
+void server_disable(struct server *, struct server_reply *rep);
 /* Renames s (its row, its tools' prefix) without stopping it. */
-void server_rename(struct server *, struct request *, const char *name);
+void server_rename(struct server *, struct server_reply *rep, const char *name);
 /* True when s has a saved row. */
 bool server_is_persistent(const struct server *);
-void server_reload(struct server *, struct request *, int timeout_ms);
-void server_unload(struct server *, struct request *);
+void server_reload(struct server *, struct server_reply *rep, int timeout_ms);
+void server_unload(struct server *, struct server_reply *rep);
 /*
  * Stops every server once admitted jobs and calls in flight have ended;
  * done() when none is left.
@@ -1432,7 +1454,7 @@ json_t *server_list_tools(const char *agent);
  * set; a 2026-07-28 caller gets input_required results as they are.
  */
 void server_call_mcp(struct server *, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *,
+    json_t *arguments, int timeout_ms, struct server_reply *rep,
     const json_t *mcp_params);
 /*
  * The names of agent's ready servers in scope (NULL: all) that offer
@@ -1492,7 +1514,7 @@ struct server_call_opts {
 };
 /* opts may be NULL: the caller answers nothing. */
 void server_call(struct server *, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *,
+    json_t *arguments, int timeout_ms, struct server_reply *rep,
     const struct server_call_opts *opts);
 /*
  * The hot path of a call: the arguments as their JSON text (an object the
@@ -1501,13 +1523,14 @@ void server_call(struct server *, uint64_t generation, const char *tool,
  * mcpd/call, whose caller answers nothing) or server_call_mcp does.
  */
 void server_call_text(struct server *, const char *tool, const char *args,
-    size_t len, int timeout_ms, struct request *, const json_t *mcp_params);
+    size_t len, int timeout_ms, struct server_reply *rep,
+    const json_t *mcp_params);
 /*
  * A call policy_ask_hold held, approved: on as server_call_start goes
  * after the policy (decision stolen: what the audit line says).
  */
 void server_call_held(struct server *, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *,
+    json_t *arguments, int timeout_ms, struct server_reply *rep,
     const json_t *mcp_params, const struct server_call_opts *opts,
     json_t *decision);
 /* The last lines (all when 0) and their times: a new {lines, times}. */
@@ -1522,11 +1545,12 @@ void server_logs_restore(struct server *);
 /* Ends every mcpd/logs follow, each answered with why. */
 void server_logs_unfollow_all(const char *why);
 /*
- * Sends the last lines, then each new one, to req's client as mcpd/log
- * notifications; req is answered when following ends (unload, shutdown,
+ * Sends the last lines, then each new one, to rep's caller as mcpd/log
+ * notifications; rep is answered when following ends (unload, shutdown,
  * a client gone or too slow to read).
  */
-void server_logs_follow(struct server *, struct request *req, size_t lines);
+void server_logs_follow(struct server *, struct server_reply *rep,
+    size_t lines);
 const char *server_name(const struct server *);
 /* A remote server's authorization (borrowed), or NULL for other modes. */
 struct oauth *server_auth(const struct server *);
@@ -1929,10 +1953,10 @@ json_t *enable_disabled_rows(const char *agent);
 /* The names of agent's disabled rows (NULL: all), a new array. */
 json_t *enable_disabled_names(const char *agent);
 /*
- * Starts the server of a saved row as a restore does, answering req and
+ * Starts the server of a saved row as a restore does, answering rep and
  * done (either may be NULL); -EINVAL with *cause when the row cannot be.
  */
-int enable_start(const char *agent, const json_t *row, struct request *req,
+int enable_start(const char *agent, const json_t *row, struct server_reply *rep,
     int timeout_ms, void (*done)(void *arg, const char *error), void *arg,
     char **cause);
 
@@ -2011,7 +2035,7 @@ void server_pins_retake(struct server *s);
 bool server_pins_is_held(const struct server *s, const char *tool);
 /* Whether tool of s may be called; else req fails with tool-held. */
 bool server_pins_call_ok(const struct server *s, const char *tool,
-    struct request *req);
+    struct server_reply *rep);
 /* Removes the entries a catalog marks is_held. */
 void server_pins_drop_held(json_t *catalog);
 /* The held tools of s (NULL: of every server of agent), each with what changed (new array). */
@@ -2138,12 +2162,12 @@ void policy_audit_denied(struct request *req, struct server *s,
 
 /* policy-ask.c: calls an ask rule holds until approved, denied or timed out. */
 /*
- * Holds req's call (copies of what server_call_start takes) with the ask
+ * Holds rep's call (copies of what server_call_start takes) with the ask
  * rule's decision (stolen) until mcpd/approve or mcpd/deny answers it, or
  * --approval-timeout passes; a caller that goes ends it.
  */
-void policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
-    const char *tool, json_t *arguments, int timeout_ms,
+void policy_ask_hold(struct server_reply *rep, struct server *s,
+    uint64_t generation, const char *tool, json_t *arguments, int timeout_ms,
     const json_t *mcp_params, const struct server_call_opts *opts,
     json_t *decision);
 /* The asks waiting (of agent, or all when NULL), oldest first (new). */
@@ -2305,6 +2329,10 @@ const json_t *upgrade_state(void);
 void upgrade_adopt(void);
 /* Whether an upgrade is draining: clients are not read meanwhile. */
 bool upgrade_is_draining(void);
+/* upgrade-keep.c: no descriptor is marked kept. */
+void upgrade_fds_forget(void);
+/* The marked ones lose FD_CLOEXEC (true) or get it back (false). */
+void upgrade_fds_inherit(bool is_inherited);
 /* Marks fd to be kept open across the exec (it stays in the state). */
 int upgrade_keep_fd(int fd);
 /* An evbuffer's bytes as base64 (what was read and not yet handled). */

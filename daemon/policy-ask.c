@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "mcpd.h"
+#include "server-reply.h"
 
 #define POLICY_ASK_TEXT_MAX 1024 /* bytes of the arguments shown */
 
@@ -28,8 +29,9 @@ struct policy_ask_session {
 /* One held call: what server_call_start needs to go on, kept as copies. */
 struct policy_ask {
 	json_int_t id;
-	struct request *req; /* its own: held until the ask ends */
-	struct server *s;    /* a reference */
+	struct request *req;	    /* its own: held until the ask ends */
+	struct server_reply *reply; /* ... as the server layer answers it */
+	struct server *s;	    /* a reference */
 	uint64_t generation;
 	char *tool;
 	char *name; /* SERVER__TOOL */
@@ -165,7 +167,7 @@ policy_ask_due(evutil_socket_t fd, short events, void *arg)
 		    a->name, (long long)a->id);
 	} else if (a->is_answered && a->answer != POLICY_ASK_DENY)
 		server_call_held(a->s, a->generation, a->tool, a->arguments,
-		    a->timeout_ms, a->req, a->mcp_params,
+		    a->timeout_ms, a->reply, a->mcp_params,
 		    a->has_opts ? &a->opts : NULL,
 		    policy_ask_decision(a, policy_ask_by[a->answer]));
 	else
@@ -338,7 +340,7 @@ policy_ask_notify(struct policy_ask *a)
 }
 
 void
-policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
+policy_ask_hold(struct server_reply *rep, struct server *s, uint64_t generation,
     const char *tool, json_t *arguments, int timeout_ms,
     const json_t *mcp_params, const struct server_call_opts *opts,
     json_t *decision)
@@ -347,7 +349,8 @@ policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
 	struct timeval tv = { mcpd_opts.approval_timeout_s, 0 };
 
 	a->id = policy_ask_next++;
-	a->req = req;
+	a->req = rep->req;
+	a->reply = rep;
 	a->s = s;
 	server_ref(s);
 	a->generation = generation;
@@ -376,7 +379,7 @@ policy_ask_hold(struct request *req, struct server *s, uint64_t generation,
 	if ((a->ev = evtimer_new(mcpd_base, policy_ask_due, a)) == NULL)
 		fatalx("cannot make an event");
 	evtimer_add(a->ev, &tv);
-	control_on_gone(req, policy_ask_gone, a);
+	control_on_gone(a->req, policy_ask_gone, a);
 	TAILQ_INSERT_TAIL(&policy_asks, a, entry);
 	policy_ask_elicit(a);
 	policy_ask_notify(a);

@@ -57,11 +57,10 @@ server_ask_caller(struct server *s, struct session *sess, const char *method,
 	struct server_pending_call *pc, *caller = NULL;
 
 	TAILQ_FOREACH(pc, &s->calls, entry) {
-		if (pc->session != sess || !control_is_live(pc->req))
+		if (pc->session != sess || !pc->reply->ops->is_live(pc->reply))
 			continue;
 		if (caller != NULL &&
-		    control_request_client(pc->req) !=
-			control_request_client(caller->req)) {
+		    pc->reply->client != caller->reply->client) {
 			snprintf(why, size,
 			    "mcpd relays %s to the client whose tool call raised it, but calls of several clients are in flight on %s and the request does not say which one it belongs to",
 			    method, s->name);
@@ -126,7 +125,7 @@ server_ask_has_call(const struct server *s, const struct session *sess)
 	struct server_pending_call *pc;
 
 	TAILQ_FOREACH(pc, &s->calls, entry)
-		if (pc->session == sess && control_is_live(pc->req))
+		if (pc->session == sess && pc->reply->ops->is_live(pc->reply))
 			return true;
 	return false;
 }
@@ -137,8 +136,8 @@ server_ask(struct server *s, struct session *sess, const char *method,
 {
 	struct server_pending_call *caller;
 	struct server_ask *a;
+	const char *refused;
 	char why[320];
-	int r;
 
 	/* A server asks at start and after list_changed: no call raised it. */
 	if (strcmp(method, "roots/list") == 0 &&
@@ -158,11 +157,11 @@ server_ask(struct server *s, struct session *sess, const char *method,
 	a->id = json_incref((json_t *)(uintptr_t)id);
 	a->server = xstrdup(s->name);
 	a->method = xstrdup(method);
-	r = control_ask(caller->req, caller->timeout_ms, method,
-	    params != NULL ? json_deep_copy(params) : json_object(),
+	refused = caller->reply->ops->ask(caller->reply, caller->timeout_ms,
+	    method, params != NULL ? json_deep_copy(params) : json_object(),
 	    server_ask_answered, a);
-	if (r < 0)
-		server_ask_answered(a, NULL, NULL, control_ask_refusal(r));
+	if (refused != NULL)
+		server_ask_answered(a, NULL, NULL, refused);
 }
 
 void

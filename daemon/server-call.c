@@ -155,40 +155,32 @@ server_gateway_key(const char *agent, const json_t *scope)
 	return h;
 }
 
-/* The server's result text, checked, goes to the client unchanged. */
 static void
-server_on_call_raw(void *arg, const char *result, size_t len)
+server_on_call_reply(struct server_reply *rep, const struct session_reply *r)
 {
-	control_reply_raw(arg, result, len);
-}
-
-static void
-server_on_call_reply(void *arg, const struct session_reply *r)
-{
-	struct request *req = arg;
 	json_t *data;
 
 	if (r->result != NULL) {
-		control_reply(req, json_incref(r->result));
+		rep->ops->reply(rep, json_incref(r->result));
 		return;
 	}
 	if (r->error != NULL && r->kind == ERRORS_STALE_HANDLE) {
 		data = json_pack("{s:O}", "upstream", r->error);
-		control_fail(req, ERRORS_STALE_HANDLE, data,
+		server_reply_fail(rep, ERRORS_STALE_HANDLE, data,
 		    "the server refused the call's headers (HeaderMismatch: %s), so the tools it listed no longer match what it checks; nothing was sent again; reload the server (mcpctl reload) and list its tools again",
 		    r->message);
 		return;
 	}
 	if (r->error != NULL) {
 		data = json_pack("{s:O}", "upstream", r->error);
-		control_fail(req, ERRORS_UPSTREAM, data,
+		server_reply_fail(rep, ERRORS_UPSTREAM, data,
 		    "the server answered with an error: %s", r->message);
 		return;
 	}
 	data = r->kind == ERRORS_OUTCOME_UNKNOWN ?
 	    json_pack("{s:s}", "execution_outcome", "unknown") :
 	    NULL;
-	control_fail(req, r->kind, data, "%s", r->message);
+	rep->ops->fail(rep, r->kind, data, r->message);
 }
 
 /*
@@ -211,13 +203,13 @@ server_call_gone(void *arg)
 static struct xrecycle server_calls = XRECYCLE_INIT(struct server_pending_call,
     256);
 
-/* The call has its answer: what it held goes (req is answered next). */
-static struct request *
+/* The call has its answer: what it held goes (rep is answered next). */
+static struct server_reply *
 server_pending_call_end(struct server_pending_call *pc)
 {
-	struct request *req = pc->req;
+	struct server_reply *rep = pc->reply;
 
-	control_on_gone(req, NULL, NULL);
+	rep->ops->on_gone(rep, NULL, NULL);
 	TAILQ_REMOVE(&pc->server->calls, pc, entry);
 	server_idle_used(pc->server); /* its idle time counts from here */
 	json_decref(pc->caller_token);
@@ -225,7 +217,7 @@ server_pending_call_end(struct server_pending_call *pc)
 	server_unref(pc->server);
 	session_unref(pc->session);
 	xrecycle_put(&server_calls, pc);
-	return req;
+	return rep;
 }
 
 /* The record's end of a result as the server's text. */
@@ -246,7 +238,8 @@ server_audit_raw(struct audit_call *ac, const char *result, size_t len)
 
 /*
  * A 2026-07-28 caller's result says its resultType (a server of an older
- * era sends none): it goes through the gateway's answer, parsed.
+ * era sends none): it goes through its reply parsed (the gateway's adds
+ * it); any other goes to the client as the server's checked text.
  */
 static void
 server_on_pending_call_raw(void *arg, const char *result, size_t len)
@@ -254,15 +247,14 @@ server_on_pending_call_raw(void *arg, const char *result, size_t len)
 	struct server_pending_call *pc = arg;
 	bool is_modern = pc->is_modern;
 	struct audit_call *ac = pc->audit;
-	struct request *req = server_pending_call_end(pc);
-
-	server_audit_raw(ac, result, len);
+	struct server_reply *rep = server_pending_call_end(pc);
 	json_t *parsed;
 
+	server_audit_raw(ac, result, len);
 	if (is_modern && (parsed = json_loadb(result, len, 0, NULL)) != NULL)
-		gateway_answer(req, "tools/call", parsed);
+		rep->ops->reply(rep, parsed);
 	else
-		server_on_call_raw(req, result, len);
+		rep->ops->reply_raw(rep, result, len);
 }
 
 /* An MCP caller gets the server's own error as it is (mcpd's for a stale
@@ -271,17 +263,15 @@ static void
 server_on_pending_call_reply(void *arg, const struct session_reply *r)
 {
 	struct server_pending_call *pc = arg;
-	bool is_mcp = pc->is_mcp, is_modern = pc->is_modern;
+	bool is_mcp = pc->is_mcp;
 	struct audit_call *ac = pc->audit;
-	struct request *req = server_pending_call_end(pc);
+	struct server_reply *rep = server_pending_call_end(pc);
 
 	audit_call_end_reply(ac, r);
 	if (is_mcp && r->error != NULL && r->kind != ERRORS_STALE_HANDLE)
-		control_reply_error(req, r->error);
-	else if (is_modern && r->result != NULL)
-		gateway_answer(req, "tools/call", json_incref(r->result));
+		rep->ops->reply_error(rep, r->error);
 	else
-		server_on_call_reply(req, r);
+		server_on_call_reply(rep, r);
 }
 
 /*
@@ -333,7 +323,8 @@ server_call_params(struct server_pending_call *pc, const char *tool,
 	json_object_del(meta, "progressToken");
 	if (json_is_object(meta) && json_object_size(meta) == 0)
 		json_object_del(params, "_meta");
-	if (!control_wants_progress(pc->req) && pc->caller_token == NULL)
+	if (!pc->reply->ops->wants_progress(pc->reply) &&
+	    pc->caller_token == NULL)
 		return params;
 	snprintf(pc->token, sizeof pc->token, "mcpd-%" PRIu64, ++next_token);
 	if (!json_is_object(meta = json_object_get(params, "_meta")))
@@ -348,14 +339,14 @@ server_call_progress(struct server *s, struct server_pending_call *pc,
     const json_t *params)
 {
 	if (pc->caller_token != NULL)
-		control_notify_mcp(pc->req, "notifications/progress",
+		pc->reply->ops->notify_mcp(pc->reply, "notifications/progress",
 		    json_pack("{s:O, s:O*, s:O*, s:O*}", "progressToken",
 			pc->caller_token, "progress",
 			json_object_get(params, "progress"), "total",
 			json_object_get(params, "total"), "message",
 			json_object_get(params, "message")));
 	else if (pc->token[0] != '\0')
-		control_notify(pc->req, "mcpd/progress",
+		pc->reply->ops->notify(pc->reply, "mcpd/progress",
 		    json_pack("{s:s, s:O*, s:O*, s:O*}", "server", s->name,
 			"progress", json_object_get(params, "progress"),
 			"total", json_object_get(params, "total"), "message",
@@ -367,13 +358,15 @@ static void
 server_call_log(struct server *s, struct server_pending_call *pc,
     const json_t *params)
 {
+	struct server_reply *rep = pc->reply;
+
 	if (pc->is_mcp &&
-	    gateway_wants_log(control_gateway_of(pc->req),
+	    rep->ops->wants_log(rep,
 		json_string_value(json_object_get(params, "level"))))
-		control_notify_mcp(pc->req, "notifications/message",
+		rep->ops->notify_mcp(rep, "notifications/message",
 		    json_deep_copy(params));
 	else if (!pc->is_mcp && pc->token[0] != '\0')
-		control_notify(pc->req, "mcpd/message",
+		rep->ops->notify(rep, "mcpd/message",
 		    json_pack("{s:s, s:O*, s:O*, s:O*}", "server", s->name,
 			"level", json_object_get(params, "level"), "logger",
 			json_object_get(params, "logger"), "data",
@@ -402,20 +395,20 @@ server_call_notify(struct server *s, const char *method, const json_t *params)
 
 /* The audit log's line of a call refused before it was sent. */
 static void
-server_call_refused(struct server *s, const char *tool, struct request *req,
-    enum errors_kind kind)
+server_call_refused(struct server *s, const char *tool,
+    struct server_reply *rep, enum errors_kind kind)
 {
-	audit_refused(req, "tools/call", s->name, tool, 0, kind);
+	audit_refused(rep->req, "tools/call", s->name, tool, 0, kind);
 }
 
-/* Whether s can take a call of tool now; else req fails saying why. */
+/* Whether s can take a call of tool now; else rep fails saying why. */
 static bool
 server_call_allowed(struct server *s, uint64_t generation, const char *tool,
-    struct request *req)
+    struct server_reply *rep)
 {
 	if (generation != 0 && generation != s->generation) {
-		server_call_refused(s, tool, req, ERRORS_STALE_HANDLE);
-		control_fail(req, ERRORS_STALE_HANDLE,
+		server_call_refused(s, tool, rep, ERRORS_STALE_HANDLE);
+		server_reply_fail(rep, ERRORS_STALE_HANDLE,
 		    json_pack("{s:I}", "current_generation",
 			(json_int_t)s->generation),
 		    "the handle belongs to generation %" PRIu64
@@ -425,8 +418,8 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 		return false;
 	}
 	if (session_is_catalog_retired(s->session)) {
-		server_call_refused(s, tool, req, ERRORS_STALE_HANDLE);
-		control_fail(req, ERRORS_STALE_HANDLE,
+		server_call_refused(s, tool, rep, ERRORS_STALE_HANDLE);
+		server_reply_fail(rep, ERRORS_STALE_HANDLE,
 		    json_pack("{s:I}", "current_generation",
 			(json_int_t)s->generation),
 		    "the tools of generation %" PRIu64
@@ -436,8 +429,8 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 	}
 	if (s->state == SERVER_FAILED) {
 		/* Waiting does not help: it will not start by itself. */
-		server_call_refused(s, tool, req, ERRORS_UNAVAILABLE);
-		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		server_call_refused(s, tool, rep, ERRORS_UNAVAILABLE);
+		server_reply_fail(rep, ERRORS_UNAVAILABLE, NULL,
 		    "server %s failed: %s; it will not start by itself: see why with mcpctl logs %s and mcpctl inspect %s, then mcpctl reload %s",
 		    s->name,
 		    s->last_error != NULL ? s->last_error : "no error kept",
@@ -445,8 +438,8 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 		return false;
 	}
 	if (!session_is_ready(s->session)) {
-		server_call_refused(s, tool, req, ERRORS_UNAVAILABLE);
-		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		server_call_refused(s, tool, rep, ERRORS_UNAVAILABLE);
+		server_reply_fail(rep, ERRORS_UNAVAILABLE, NULL,
 		    "server %s is %s; try again when it is ready%s%s%s",
 		    s->name, server_state_name(s->state),
 		    s->last_error != NULL ? " (last error: " : "",
@@ -455,28 +448,28 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 		return false;
 	}
 	if (server_tool_peek(s, tool) == NULL) {
-		server_call_refused(s, tool, req, ERRORS_NOT_FOUND);
-		control_fail(req, ERRORS_NOT_FOUND,
+		server_call_refused(s, tool, rep, ERRORS_NOT_FOUND);
+		server_reply_fail(rep, ERRORS_NOT_FOUND,
 		    json_pack("{s:s}", "what", "tool"),
 		    "server %s has no tool named %s", s->name, tool);
 		return false;
 	}
-	return server_pins_call_ok(s, tool, req);
+	return server_pins_call_ok(s, tool, rep);
 }
 
 /*
  * Whether the caller typed the arguments by the tool's definition as it
- * is now (or named none); else req fails with the definition it is.
+ * is now (or named none); else rep fails with the definition it is.
  */
 static bool
 server_call_is_defined(struct server *s, const char *tool,
-    const struct server_call_opts *opts, struct request *req)
+    const struct server_call_opts *opts, struct server_reply *rep)
 {
 	if (opts->definition == NULL ||
 	    server_tool_is_defined_as(s, tool, opts->definition))
 		return true;
-	server_call_refused(s, tool, req, ERRORS_TOOL_CHANGED);
-	control_fail(req, ERRORS_TOOL_CHANGED,
+	server_call_refused(s, tool, rep, ERRORS_TOOL_CHANGED);
+	server_reply_fail(rep, ERRORS_TOOL_CHANGED,
 	    json_pack("{s:o*}", "tool", server_tool_listed(s, tool)),
 	    "the definition of %s's tool %s is not the one the arguments were made for; nothing was sent; type them by data.tool and call again",
 	    s->name, tool);
@@ -485,18 +478,18 @@ server_call_is_defined(struct server *s, const char *tool,
 
 /* The call, in s->calls until it ends (mcp_params, opts: as below). */
 static struct server_pending_call *
-server_pending_call_new(struct server *s, int timeout_ms, struct request *req,
-    const json_t *mcp_params, const struct server_call_opts *opts)
+server_pending_call_new(struct server *s, int timeout_ms,
+    struct server_reply *rep, const json_t *mcp_params,
+    const struct server_call_opts *opts)
 {
 	struct server_pending_call *pc = xrecycle_get(&server_calls);
 
-	pc->req = req;
+	pc->reply = rep;
 	pc->timeout_ms = timeout_ms;
 	pc->is_mcp = mcp_params != NULL;
 	pc->is_modern = era_is_modern_request(mcp_params);
 	if (pc->is_mcp) {
-		pc->caps = (json_t *)(uintptr_t)
-		    gateway_client_caps_peek(control_gateway_of(req));
+		pc->caps = (json_t *)(uintptr_t)rep->ops->caps(rep);
 		pc->takes_input = pc->is_modern;
 	} else if (opts != NULL) {
 		pc->caps = (json_t *)(uintptr_t)opts->caps;
@@ -524,7 +517,7 @@ server_call_sent(struct server_pending_call *pc, int64_t id)
 	pc->id = id;
 	if (pc->takes_input)
 		session_pass_input_required(pc->session, id);
-	control_on_gone(pc->req, server_call_gone, pc);
+	pc->reply->ops->on_gone(pc->reply, server_call_gone, pc);
 }
 
 /*
@@ -533,7 +526,7 @@ server_call_sent(struct server_pending_call *pc, int64_t id)
  */
 static void
 server_call_start(struct server *s, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *req,
+    json_t *arguments, int timeout_ms, struct server_reply *rep,
     const json_t *mcp_params, const struct server_call_opts *opts,
     json_t *decided)
 {
@@ -542,31 +535,31 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 	json_t *params, *decision = decided;
 
 	if (server_idle_hold_call(s, generation, tool, arguments, timeout_ms,
-		req, mcp_params, opts))
+		rep, mcp_params, opts))
 		return;
-	if (!server_call_allowed(s, generation, tool, req) ||
-	    (opts != NULL && !server_call_is_defined(s, tool, opts, req))) {
+	if (!server_call_allowed(s, generation, tool, rep) ||
+	    (opts != NULL && !server_call_is_defined(s, tool, opts, rep))) {
 		json_decref(decided);
 		return;
 	}
 	/* The policy decides once: an approved call is not asked again. */
 	if (decided == NULL)
-		switch (policy_call_check(req, s, tool, &decision)) {
+		switch (policy_call_check(rep->req, s, tool, &decision)) {
 		case POLICY_REFUSED:
 			return;
 		case POLICY_ASK:
-			policy_ask_hold(req, s, generation, tool, arguments,
+			policy_ask_hold(rep, s, generation, tool, arguments,
 			    timeout_ms, mcp_params, opts, decision);
 			return;
 		case POLICY_GO:
 			break;
 		}
-	ac = audit_call_new(req, "tools/call", s->name, tool,
+	ac = audit_call_new(rep->req, "tools/call", s->name, tool,
 	    server_tool_definition(s, tool), arguments);
 	audit_call_set_decision(ac, decision);
-	if (!audit_admit(ac, req, s->name))
+	if (!audit_admit(ac, rep->req, s->name))
 		return;
-	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, opts);
+	pc = server_pending_call_new(s, timeout_ms, rep, mcp_params, opts);
 	pc->audit = ac;
 	params = server_call_params(pc, tool, arguments, mcp_params, opts);
 	server_call_sent(pc,
@@ -586,12 +579,12 @@ server_is_plain_text(const char *s)
 
 /*
  * The arguments the scanner vouched for, parsed (new); NULL after failing
- * req: should jansson disagree, that is mcpd's fault, and it costs this
+ * rep: should jansson disagree, that is mcpd's fault, and it costs this
  * request only.
  */
 static json_t *
 server_call_parse(struct server *s, const char *tool, const char *args,
-    size_t len, struct request *req)
+    size_t len, struct server_reply *rep)
 {
 	json_error_t error;
 	json_t *arguments = json_loadb(args, len, 0, &error);
@@ -601,7 +594,7 @@ server_call_parse(struct server *s, const char *tool, const char *args,
 	log_warnx(
 	    "%s: call of %s: the scanner took arguments that jansson refuses (%s at byte %d); the call fails",
 	    s->name, tool, error.text, error.position);
-	control_fail_code(req, JSONRPC_INTERNAL_ERROR, NULL,
+	server_reply_fail_code(rep, JSONRPC_INTERNAL_ERROR, NULL,
 	    "mcpd could not parse the arguments it had checked: %s",
 	    error.text);
 	return NULL;
@@ -609,7 +602,8 @@ server_call_parse(struct server *s, const char *tool, const char *args,
 
 void
 server_call_text(struct server *s, const char *tool, const char *args,
-    size_t len, int timeout_ms, struct request *req, const json_t *mcp_params)
+    size_t len, int timeout_ms, struct server_reply *rep,
+    const json_t *mcp_params)
 {
 	struct server_pending_call *pc;
 	struct audit_call *ac;
@@ -620,28 +614,28 @@ server_call_text(struct server *s, const char *tool, const char *args,
 		{ (void *)(uintptr_t)args, len },
 		{ (void *)(uintptr_t) "}", 1 } };
 
-	if (server_idle_hold_text(s, tool, args, len, timeout_ms, req,
+	if (server_idle_hold_text(s, tool, args, len, timeout_ms, rep,
 		mcp_params))
 		return;
 	if (!session_takes_text(s->session) || !server_is_plain_text(tool)) {
-		if ((arguments = server_call_parse(s, tool, args, len, req)) ==
+		if ((arguments = server_call_parse(s, tool, args, len, rep)) ==
 		    NULL)
 			return;
-		server_call_start(s, 0, tool, arguments, timeout_ms, req,
+		server_call_start(s, 0, tool, arguments, timeout_ms, rep,
 		    mcp_params, NULL, NULL);
 		json_decref(arguments);
 		return;
 	}
-	if (!server_call_allowed(s, 0, tool, req))
+	if (!server_call_allowed(s, 0, tool, rep))
 		return;
-	switch (policy_call_check(req, s, tool, &decision)) {
+	switch (policy_call_check(rep->req, s, tool, &decision)) {
 	case POLICY_REFUSED:
 		return;
 	case POLICY_ASK:
 		/* Held, it is parsed: what waits is a copy, not the line. */
-		if ((arguments = server_call_parse(s, tool, args, len, req)) !=
+		if ((arguments = server_call_parse(s, tool, args, len, rep)) !=
 		    NULL)
-			policy_ask_hold(req, s, 0, tool, arguments, timeout_ms,
+			policy_ask_hold(rep, s, 0, tool, arguments, timeout_ms,
 			    mcp_params, NULL, decision);
 		else
 			json_decref(decision);
@@ -650,12 +644,12 @@ server_call_text(struct server *s, const char *tool, const char *args,
 	case POLICY_GO:
 		break;
 	}
-	ac = audit_call_new_text(req, "tools/call", s->name, tool,
+	ac = audit_call_new_text(rep->req, "tools/call", s->name, tool,
 	    server_tool_definition(s, tool), args, len);
 	audit_call_set_decision(ac, decision);
-	if (!audit_admit(ac, req, s->name))
+	if (!audit_admit(ac, rep->req, s->name))
 		return;
-	pc = server_pending_call_new(s, timeout_ms, req, mcp_params, NULL);
+	pc = server_pending_call_new(s, timeout_ms, rep, mcp_params, NULL);
 	pc->audit = ac;
 	server_call_sent(pc,
 	    session_request_text(s->session, "tools/call", params, 5,
@@ -665,36 +659,36 @@ server_call_text(struct server *s, const char *tool, const char *args,
 
 void
 server_call(struct server *s, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *req,
+    json_t *arguments, int timeout_ms, struct server_reply *rep,
     const struct server_call_opts *opts)
 {
-	server_call_start(s, generation, tool, arguments, timeout_ms, req, NULL,
+	server_call_start(s, generation, tool, arguments, timeout_ms, rep, NULL,
 	    opts, NULL);
 }
 
 void
 server_call_held(struct server *s, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *req,
+    json_t *arguments, int timeout_ms, struct server_reply *rep,
     const json_t *mcp_params, const struct server_call_opts *opts,
     json_t *decision)
 {
 	if (s->is_dead) {
 		json_decref(decision);
-		server_call_refused(s, tool, req, ERRORS_UNAVAILABLE);
-		control_fail(req, ERRORS_UNAVAILABLE, NULL,
+		server_call_refused(s, tool, rep, ERRORS_UNAVAILABLE);
+		server_reply_fail(rep, ERRORS_UNAVAILABLE, NULL,
 		    "server %s was unloaded while the call of %s waited for approval; nothing was sent",
 		    s->name, tool);
 		return;
 	}
-	server_call_start(s, generation, tool, arguments, timeout_ms, req,
+	server_call_start(s, generation, tool, arguments, timeout_ms, rep,
 	    mcp_params, opts, decision);
 }
 
 void
 server_call_mcp(struct server *s, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *req,
+    json_t *arguments, int timeout_ms, struct server_reply *rep,
     const json_t *mcp_params)
 {
-	server_call_start(s, generation, tool, arguments, timeout_ms, req,
+	server_call_start(s, generation, tool, arguments, timeout_ms, rep,
 	    mcp_params, NULL, NULL);
 }

@@ -473,7 +473,7 @@ enable_row_spec(const char *agent, const json_t *row, struct loadspec *ls)
 }
 
 int
-enable_start(const char *agent, const json_t *row, struct request *req,
+enable_start(const char *agent, const json_t *row, struct server_reply *rep,
     int timeout_ms, void (*done)(void *arg, const char *error), void *arg,
     char **cause)
 {
@@ -491,11 +491,11 @@ enable_start(const char *agent, const json_t *row, struct request *req,
 	server_idle_configure(s, ls.is_on_demand, ls.idle_stop_ms);
 	loadspec_clear(&ls);
 	/* At start (no request): its lines of before the restart. */
-	if (req == NULL)
+	if (rep == NULL)
 		server_logs_restore(s);
 	/* An idle on-demand server stays idle, listed from its kept lists. */
-	if (req != NULL || !server_idle_restore(s, done, arg))
-		server_restore(s, req, timeout_ms, done, arg);
+	if (rep != NULL || !server_idle_restore(s, done, arg))
+		server_restore(s, rep, timeout_ms, done, arg);
 	return 0;
 }
 

@@ -21,7 +21,7 @@ enum server_waiter_kind {
 struct server_waiter {
 	struct server *server;
 	enum server_waiter_kind kind;
-	struct request *req; /* a call's */
+	struct server_reply *reply; /* a call's */
 	char *tool;
 	json_t *arguments;
 	char *text; /* ... its arguments as the client's text */
@@ -273,7 +273,7 @@ server_idle_lists_kept(struct server *s, bool changed)
 /* ---- calls that wait ---- */
 
 static struct server_waiter *server_waiter_new(struct server *s,
-    enum server_waiter_kind kind, struct request *req, int timeout_ms);
+    enum server_waiter_kind kind, struct server_reply *rep, int timeout_ms);
 
 static void
 server_waiter_free(struct server_waiter *w)
@@ -304,9 +304,9 @@ server_waiter_fail(struct server_waiter *w, enum errors_kind kind,
 	if (w->kind == SERVER_WAIT_FORWARD)
 		w->cb(w->arg, &r);
 	else {
-		audit_refused(w->req, "tools/call", w->server->name, w->tool, 0,
-		    kind);
-		control_fail(w->req, kind, NULL, "%s", why);
+		audit_refused(w->reply->req, "tools/call", w->server->name,
+		    w->tool, 0, kind);
+		w->reply->ops->fail(w->reply, kind, NULL, why);
 	}
 	server_waiter_free(w);
 }
@@ -340,13 +340,13 @@ server_waiter_send(struct server_waiter *w)
 	case SERVER_WAIT_CALL:
 		if (w->mcp_params != NULL)
 			server_call_mcp(s, w->generation, w->tool, w->arguments,
-			    left, w->req, w->mcp_params);
+			    left, w->reply, w->mcp_params);
 		else
 			server_call(s, w->generation, w->tool, w->arguments,
-			    left, w->req, w->has_opts ? &w->opts : NULL);
+			    left, w->reply, w->has_opts ? &w->opts : NULL);
 		break;
 	case SERVER_WAIT_TEXT:
-		server_call_text(s, w->tool, w->text, w->len, left, w->req,
+		server_call_text(s, w->tool, w->text, w->len, left, w->reply,
 		    w->mcp_params);
 		break;
 	case SERVER_WAIT_FORWARD:
@@ -415,7 +415,7 @@ server_idle_state_changed(struct server *s)
 
 static struct server_waiter *
 server_waiter_new(struct server *s, enum server_waiter_kind kind,
-    struct request *req, int timeout_ms)
+    struct server_reply *rep, int timeout_ms)
 {
 	struct server_waiter *w = xcalloc(1, sizeof *w);
 	struct timeval tv;
@@ -423,7 +423,7 @@ server_waiter_new(struct server *s, enum server_waiter_kind kind,
 	w->server = s;
 	server_ref(s);
 	w->kind = kind;
-	w->req = req;
+	w->reply = rep;
 	w->timeout_ms = timeout_ms > 0 ? timeout_ms : mcpd_opts.call_timeout_ms;
 	w->since_ms = mcpd_now_ms();
 	if ((w->deadline = evtimer_new(mcpd_base, server_waiter_expired, w)) ==
@@ -439,12 +439,14 @@ server_waiter_new(struct server *s, enum server_waiter_kind kind,
 
 /* A call of a tool the kept lists do not have fails now. */
 static bool
-server_idle_knows(struct server *s, const char *tool, struct request *req)
+server_idle_knows(struct server *s, const char *tool, struct server_reply *rep)
 {
 	if (server_tool_peek(s, tool) != NULL)
 		return true;
-	audit_refused(req, "tools/call", s->name, tool, 0, ERRORS_NOT_FOUND);
-	control_fail(req, ERRORS_NOT_FOUND, json_pack("{s:s}", "what", "tool"),
+	audit_refused(rep->req, "tools/call", s->name, tool, 0,
+	    ERRORS_NOT_FOUND);
+	server_reply_fail(rep, ERRORS_NOT_FOUND,
+	    json_pack("{s:s}", "what", "tool"),
 	    "server %s has no tool named %s (it is idle: its kept tools)",
 	    s->name, tool);
 	return false;
@@ -452,14 +454,14 @@ server_idle_knows(struct server *s, const char *tool, struct request *req)
 
 bool
 server_idle_hold_call(struct server *s, uint64_t generation, const char *tool,
-    json_t *arguments, int timeout_ms, struct request *req,
+    json_t *arguments, int timeout_ms, struct server_reply *rep,
     const json_t *mcp_params, const struct server_call_opts *opts)
 {
 	struct server_waiter *w;
 
-	if (!server_idle_holds(s) || !server_idle_knows(s, tool, req))
+	if (!server_idle_holds(s) || !server_idle_knows(s, tool, rep))
 		return server_idle_holds(s);
-	w = server_waiter_new(s, SERVER_WAIT_CALL, req, timeout_ms);
+	w = server_waiter_new(s, SERVER_WAIT_CALL, rep, timeout_ms);
 	w->tool = xstrdup(tool);
 	w->arguments = json_incref(arguments);
 	/* A handle of the kept lists names what the start brings: current. */
@@ -480,13 +482,14 @@ server_idle_hold_call(struct server *s, uint64_t generation, const char *tool,
 
 bool
 server_idle_hold_text(struct server *s, const char *tool, const char *args,
-    size_t len, int timeout_ms, struct request *req, const json_t *mcp_params)
+    size_t len, int timeout_ms, struct server_reply *rep,
+    const json_t *mcp_params)
 {
 	struct server_waiter *w;
 
-	if (!server_idle_holds(s) || !server_idle_knows(s, tool, req))
+	if (!server_idle_holds(s) || !server_idle_knows(s, tool, rep))
 		return server_idle_holds(s);
-	w = server_waiter_new(s, SERVER_WAIT_TEXT, req, timeout_ms);
+	w = server_waiter_new(s, SERVER_WAIT_TEXT, rep, timeout_ms);
 	w->tool = xstrdup(tool);
 	w->text = xmalloc(len + 1);
 	memcpy(w->text, args, len);

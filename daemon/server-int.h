@@ -4,6 +4,7 @@
 #define MCPD_SERVER_INT_H
 
 #include "mcpd.h"
+#include "server-reply.h"
 
 #define SERVER_BACKOFF_FIRST_MS 500
 #define SERVER_BACKOFF_MAX_MS	30000
@@ -25,8 +26,8 @@ enum server_job_kind {
 
 struct server_job {
 	enum server_job_kind kind;
-	/* Who hears how it ended: a request, a callback (restore) or none. */
-	struct request *req;
+	/* Who hears how it ended: a caller, a callback (restore) or none. */
+	struct server_reply *reply;
 	void (*done)(void *arg, const char *error);
 	void *done_arg;
 	int timeout_ms;
@@ -115,7 +116,7 @@ TAILQ_HEAD(server_head, server);
 
 /* A call in flight (server-call.c), in its server's calls. */
 struct server_pending_call {
-	struct request *req;
+	struct server_reply *reply; /* its caller's */
 	struct server *server;
 	struct session *session;
 	int64_t id;
@@ -235,10 +236,12 @@ void server_idle_used(struct server *s);
  * true when held (or failed: an unknown tool), false to go on now.
  */
 bool server_idle_hold_call(struct server *s, uint64_t generation,
-    const char *tool, json_t *arguments, int timeout_ms, struct request *req,
-    const json_t *mcp_params, const struct server_call_opts *opts);
+    const char *tool, json_t *arguments, int timeout_ms,
+    struct server_reply *rep, const json_t *mcp_params,
+    const struct server_call_opts *opts);
 bool server_idle_hold_text(struct server *s, const char *tool, const char *args,
-    size_t len, int timeout_ms, struct request *req, const json_t *mcp_params);
+    size_t len, int timeout_ms, struct server_reply *rep,
+    const json_t *mcp_params);
 bool server_idle_hold_forward(struct server *s, const char *method,
     json_t *params, session_reply_fn *cb, void *arg);
 /* The gate's IDLE job: stop a server no call has used for its idle time. */

@@ -31,13 +31,13 @@ server_job_free(struct server_job *job)
 void
 server_job_reply(struct server_job *job, json_t *result)
 {
-	if (job->req != NULL)
-		control_reply(job->req, result);
+	if (job->reply != NULL)
+		job->reply->ops->reply(job->reply, result);
 	else
 		json_decref(result);
 	if (job->done != NULL)
 		job->done(job->done_arg, NULL);
-	job->req = NULL;
+	job->reply = NULL;
 	job->done = NULL;
 }
 
@@ -51,13 +51,13 @@ server_job_error(struct server_job *job, enum errors_kind kind, json_t *data,
 	va_start(ap, fmt);
 	xvasprintf(&text, fmt, ap);
 	va_end(ap);
-	if (job->req != NULL)
-		control_fail(job->req, kind, data, "%s", text);
+	if (job->reply != NULL)
+		job->reply->ops->fail(job->reply, kind, data, text);
 	else
 		json_decref(data);
 	if (job->done != NULL)
 		job->done(job->done_arg, text);
-	job->req = NULL;
+	job->reply = NULL;
 	job->done = NULL;
 	free(text);
 }
@@ -555,13 +555,13 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 }
 
 static struct server_job *
-server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
-    int timeout_ms)
+server_enqueue(struct server *s, enum server_job_kind kind,
+    struct server_reply *rep, int timeout_ms)
 {
 	struct server_job *job = xcalloc(1, sizeof *job);
 
 	job->kind = kind;
-	job->req = req;
+	job->reply = rep;
 	job->timeout_ms = timeout_ms > 0 ? timeout_ms :
 					   mcpd_opts.load_timeout_ms;
 	TAILQ_INSERT_TAIL(&s->jobs, job, entry);
@@ -570,10 +570,10 @@ server_enqueue(struct server *s, enum server_job_kind kind, struct request *req,
 }
 
 void
-server_load(struct server *s, struct request *req, int timeout_ms, json_t *row,
-    json_t *secrets, struct server_spec *spec)
+server_load(struct server *s, struct server_reply *rep, int timeout_ms,
+    json_t *row, json_t *secrets, struct server_spec *spec)
 {
-	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, req,
+	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, rep,
 	    timeout_ms);
 
 	job->row = row;
@@ -582,10 +582,10 @@ server_load(struct server *s, struct request *req, int timeout_ms, json_t *row,
 }
 
 void
-server_restore(struct server *s, struct request *req, int timeout_ms,
+server_restore(struct server *s, struct server_reply *rep, int timeout_ms,
     void (*done)(void *arg, const char *error), void *arg)
 {
-	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, req,
+	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, rep,
 	    timeout_ms);
 
 	/* Saved already: it is read back again before it serves. */
@@ -596,30 +596,30 @@ server_restore(struct server *s, struct request *req, int timeout_ms,
 }
 
 void
-server_reload(struct server *s, struct request *req, int timeout_ms)
+server_reload(struct server *s, struct server_reply *rep, int timeout_ms)
 {
 	s->failures = 0;
 	s->backoff_ms = 0;
 	server_set_error(s, NULL);
-	server_enqueue(s, SERVER_JOB_RELOAD, req, timeout_ms);
+	server_enqueue(s, SERVER_JOB_RELOAD, rep, timeout_ms);
 }
 
 void
-server_unload(struct server *s, struct request *req)
+server_unload(struct server *s, struct server_reply *rep)
 {
-	server_enqueue(s, SERVER_JOB_UNLOAD, req, 0);
+	server_enqueue(s, SERVER_JOB_UNLOAD, rep, 0);
 }
 
 void
-server_disable(struct server *s, struct request *req)
+server_disable(struct server *s, struct server_reply *rep)
 {
-	server_enqueue(s, SERVER_JOB_DISABLE, req, 0);
+	server_enqueue(s, SERVER_JOB_DISABLE, rep, 0);
 }
 
 void
-server_rename(struct server *s, struct request *req, const char *name)
+server_rename(struct server *s, struct server_reply *rep, const char *name)
 {
-	server_enqueue(s, SERVER_JOB_RENAME, req, 0)->new_name = xstrdup(name);
+	server_enqueue(s, SERVER_JOB_RENAME, rep, 0)->new_name = xstrdup(name);
 }
 
 void

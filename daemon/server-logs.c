@@ -23,7 +23,7 @@
 
 /* A mcpd/logs request with follow: answered when following ends. */
 struct server_follower {
-	struct request *req;
+	struct server_reply *reply;
 	TAILQ_ENTRY(server_follower) entry;
 };
 
@@ -40,7 +40,7 @@ server_follower_end(struct server *s, struct server_follower *f,
     const char *why)
 {
 	TAILQ_REMOVE(&s->followers, f, entry);
-	control_reply(f->req,
+	f->reply->ops->reply(f->reply,
 	    json_pack("{s:[], s:s, s:s}", "lines", "server", s->name, "ended",
 		why));
 	free(f);
@@ -63,7 +63,7 @@ server_logs_send(struct server *s, json_t *line, json_t *time)
 
 	for (f = TAILQ_FIRST(&s->followers); f != NULL; f = next) {
 		next = TAILQ_NEXT(f, entry);
-		r = control_notify(f->req, "mcpd/log",
+		r = f->reply->ops->notify(f->reply, "mcpd/log",
 		    server_logs_line(s, line, time));
 		if (r == -ENOBUFS)
 			server_follower_end(s, f,
@@ -90,7 +90,7 @@ server_logs_push(struct server *s, const char *line, size_t len)
 }
 
 void
-server_logs_follow(struct server *s, struct request *req, size_t lines)
+server_logs_follow(struct server *s, struct server_reply *rep, size_t lines)
 {
 	struct server_follower *f, *next;
 	json_t *tail = logring_tail(s->logs, lines), *line;
@@ -100,15 +100,15 @@ server_logs_follow(struct server *s, struct request *req, size_t lines)
 	/* Followers whose clients went without a line since: drop them now. */
 	for (f = TAILQ_FIRST(&s->followers); f != NULL; f = next) {
 		next = TAILQ_NEXT(f, entry);
-		if (!control_is_live(f->req))
+		if (!f->reply->ops->is_live(f->reply))
 			server_follower_end(s, f, "the client has gone");
 	}
 	f = xcalloc(1, sizeof *f);
-	f->req = req;
+	f->reply = rep;
 	TAILQ_INSERT_TAIL(&s->followers, f, entry);
 	/* The last lines first, as notifications too: one stream, in order. */
 	json_array_foreach(tail, i, line)
-		if (control_notify(req, "mcpd/log",
+		if (rep->ops->notify(rep, "mcpd/log",
 			server_logs_line(s, line, json_array_get(times, i))) <
 		    0)
 			break;

@@ -274,7 +274,7 @@ server_pins_is_held(const struct server *s, const char *tool)
 
 bool
 server_pins_call_ok(const struct server *s, const char *tool,
-    struct request *req)
+    struct server_reply *rep)
 {
 	const json_t *st = server_pins_state(s);
 	const char *status =
@@ -285,16 +285,17 @@ server_pins_call_ok(const struct server *s, const char *tool,
 
 	if (status == NULL)
 		return true;
-	audit_refused(req, "tools/call", s->name, tool, 0, ERRORS_TOOL_HELD);
+	audit_refused(rep->req, "tools/call", s->name, tool, 0,
+	    ERRORS_TOOL_HELD);
 	data = json_pack("{s:s, s:s, s:s}", "server", s->name, "tool", tool,
 	    "status", status);
 	if (strcmp(status, "unsaved") == 0)
-		control_fail(req, ERRORS_TOOL_HELD, data,
+		server_reply_fail(rep, ERRORS_TOOL_HELD, data,
 		    "tool %s of server %s is held: its definition could not be pinned (%s); nothing was sent; mcpctl accept %s pins it once the state directory takes it",
 		    tool, s->name, why != NULL ? why : "unknown error",
 		    s->name);
 	else
-		control_fail(req, ERRORS_TOOL_HELD, data,
+		server_reply_fail(rep, ERRORS_TOOL_HELD, data,
 		    "tool %s of server %s is held: %s; nothing was sent; see what changed with mcpctl changes %s, then take it with mcpctl accept %s %s",
 		    tool, s->name,
 		    strcmp(status, "new") == 0 ?

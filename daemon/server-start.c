@@ -93,7 +93,7 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 		/* Only a client that waits can show the user a login URL. */
 		oauth_configure(s->auth, run.remote.url, run.remote.allow_local,
 		    run.remote.oauth);
-		oauth_set_prompt(s->auth, job != NULL && job->req != NULL);
+		oauth_set_prompt(s->auth, job != NULL && job->reply != NULL);
 	}
 	t = s->carried != NULL ?
 	    server_transport_carried(s, &run, &target, cause) :
@@ -133,8 +133,8 @@ server_progress(void *arg, const char *stage, const char *message)
 	struct server *s = arg;
 	struct server_job *job = TAILQ_FIRST(&s->jobs);
 
-	if (job != NULL && s->is_job_running)
-		control_progress(job->req, s->name, stage, message);
+	if (job != NULL && s->is_job_running && job->reply != NULL)
+		job->reply->ops->progress(job->reply, s->name, stage, message);
 }
 
 static void
@@ -298,7 +298,7 @@ server_job_fail(struct server *s, struct server_job *job, const char *fmt,
 {
 	char *text;
 
-	if (job->req == NULL && job->done == NULL)
+	if (job->reply == NULL && job->done == NULL)
 		return;
 	xasprintf(&text, fmt, s->name, why);
 	server_job_error(job,

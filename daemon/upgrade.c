@@ -12,14 +12,12 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <sodium.h>
 
 #include "log.h"
 #include "mcpd.h"
 
-#define UPGRADE_CHECK_MS  10000 /* the new binary's start check */
-#define UPGRADE_POLL_MS	  1	/* how often a drain looks for quiet */
-#define UPGRADE_FDS_MAX	  8192
+#define UPGRADE_CHECK_MS  10000	      /* the new binary's start check */
+#define UPGRADE_POLL_MS	  1	      /* how often a drain looks for quiet */
 #define UPGRADE_STATE_MAX (256 << 20) /* bytes of a state read back */
 #define UPGRADE_NOTE_MAX  512	      /* bytes of the check's output told */
 
@@ -39,8 +37,6 @@ static struct upgrade *upgrade;
 static char **upgrade_argv;
 static json_t *upgrade_saved; /* the state handed over to this process */
 int mcpd_lock_fd = -1;	      /* mcpd.c sets it; an upgrade keeps it */
-static int upgrade_fds[UPGRADE_FDS_MAX];
-static size_t upgrade_nfds;
 
 void
 upgrade_init(char **argv)
@@ -52,52 +48,6 @@ bool
 upgrade_is_draining(void)
 {
 	return upgrade != NULL && upgrade->is_draining;
-}
-
-int
-upgrade_keep_fd(int fd)
-{
-	if (fd >= 0 && upgrade_nfds < UPGRADE_FDS_MAX)
-		upgrade_fds[upgrade_nfds++] = fd;
-	return fd;
-}
-
-json_t *
-upgrade_bytes_save(struct evbuffer *buf)
-{
-	size_t len = buf != NULL ? evbuffer_get_length(buf) : 0;
-	size_t size = sodium_base64_ENCODED_LEN(len,
-	    sodium_base64_VARIANT_ORIGINAL);
-	unsigned char *data;
-	char *text;
-	json_t *out;
-
-	if (len == 0)
-		return json_string("");
-	data = evbuffer_pullup(buf, -1);
-	text = xmalloc(size);
-	sodium_bin2base64(text, size, data, len,
-	    sodium_base64_VARIANT_ORIGINAL);
-	out = json_string(text);
-	free(text);
-	return out;
-}
-
-void
-upgrade_bytes_restore(struct evbuffer *buf, const json_t *saved)
-{
-	const char *text = json_string_value(saved);
-	size_t len = text != NULL ? strlen(text) : 0, n = 0;
-	unsigned char *data;
-
-	if (len == 0)
-		return;
-	data = xmalloc(len);
-	if (sodium_base642bin(data, len, text, len, NULL, &n, NULL,
-		sodium_base64_VARIANT_ORIGINAL) == 0 &&
-	    n > 0)
-		evbuffer_prepend(buf, data, n);
-	free(data);
 }
 
 /* The path of the binary that runs, as it was exec'd. */
@@ -285,7 +235,7 @@ upgrade_drain_begin(void)
 static json_t *
 upgrade_state_make(void)
 {
-	upgrade_nfds = 0;
+	upgrade_fds_forget();
 	return json_pack("{s:i, s:s, s:s, s:i, s:I, s:I, s:o, s:o, s:o, s:s}",
 	    "version", UPGRADE_STATE_VERSION, "from", MCPD_VERSION, "binary",
 	    upgrade->binary, "lock", upgrade_keep_fd(mcpd_lock_fd), "began_ms",
@@ -315,19 +265,6 @@ upgrade_state_write(const json_t *state)
 		return -1;
 	}
 	return fd;
-}
-
-static void
-upgrade_fds_inherit(bool is_inherited)
-{
-	for (size_t i = 0; i < upgrade_nfds; i++) {
-		int flags = fcntl(upgrade_fds[i], F_GETFD);
-
-		if (flags >= 0)
-			fcntl(upgrade_fds[i], F_SETFD,
-			    is_inherited ? flags & ~FD_CLOEXEC :
-					   flags | FD_CLOEXEC);
-	}
 }
 
 /* The old binary itself, for a new one that must hand the state back. */

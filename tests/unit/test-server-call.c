@@ -84,7 +84,8 @@ static void __attribute__((noreturn)) child_call(void)
 	json_decref(id);
 	/* No session: the call takes the parsing path. */
 	s.name = "ts";
-	server_call_text(&s, "echo", args, strlen(args), 1000, req, NULL);
+	server_call_text(&s, "echo", args, strlen(args), 1000,
+	    control_server_reply(req, NULL), NULL);
 	/* The answer goes out from the loop. */
 	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
 	if (!read_line(sv[1], answer, sizeof answer) ||
