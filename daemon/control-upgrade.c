@@ -35,6 +35,12 @@ control_upgrade_hold(bool hold)
 	}
 }
 
+bool
+control_request_on_socket(const struct request *r)
+{
+	return r->client != NULL && r->client->peer == NULL;
+}
+
 const char *
 control_upgrade_busy(const struct request *upgrade)
 {

@@ -2345,6 +2345,8 @@ extern int mcpd_lock_fd;
 /* control-upgrade.c */
 /* Stops (true) or resumes (false) reading clients and accepting. */
 void control_upgrade_hold(bool hold);
+/* Whether the request came on the control socket (not over HTTP). */
+bool control_request_on_socket(const struct request *);
 /* Why the control side is not quiet yet (a static text), or NULL. */
 const char *control_upgrade_busy(const struct request *upgrade);
 /* The listener and every socket client, with its gateway session. */

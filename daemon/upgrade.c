@@ -342,6 +342,12 @@ upgrade_start(struct request *req, const char *binary)
 	char *cause = NULL, *path;
 	struct stat st;
 
+	/* Its answer comes from the new process, on a connection it keeps. */
+	if (!control_request_on_socket(req)) {
+		control_fail(req, ERRORS_DENIED, NULL,
+		    "mcpd/upgrade is taken on the control socket only (mcpctl upgrade), not over HTTP");
+		return;
+	}
 	if (upgrade != NULL) {
 		control_fail(req, ERRORS_CONFLICT, NULL,
 		    "an upgrade to %s is already under way", upgrade->binary);
