@@ -191,7 +191,7 @@ control_attach_restore(struct client *c, const json_t *attach,
 	if (from == NULL)
 		return;
 	r = control_request_new(from,
-	    json_deep_copy(json_object_get(attach, "id")));
+	    json_object_get(attach, "id")); /* it takes a reference */
 	c->attach = r;
 	control_on_gone(r, control_attach_gone_adopted, c);
 	control_request_set_lasting(r);
@@ -225,7 +225,7 @@ control_upgrade_adopt(const json_t *saved)
 		    json_object_get(e, "unsent"));
 		if (json_object_get(e, "upgrade") != NULL)
 			upgrade = control_request_new(all[i],
-			    json_deep_copy(json_object_get(e, "upgrade")));
+			    json_object_get(e, "upgrade"));
 		if (json_object_get(e, "attach") != NULL)
 			control_attach_restore(all[i],
 			    json_object_get(e, "attach"), all, n);

@@ -131,7 +131,7 @@ gateway_listen_restore(struct gateway_listen **slot, struct client *c,
 		return;
 	l = xcalloc(1, sizeof *l);
 	l->id = json_deep_copy(json_object_get(saved, "id"));
-	l->req = control_request_new(c, json_incref(l->id));
+	l->req = control_request_new(c, l->id);
 	l->tools = json_is_true(json_object_get(saved, "tools"));
 	l->prompts = json_is_true(json_object_get(saved, "prompts"));
 	l->resources = json_is_true(json_object_get(saved, "resources"));
