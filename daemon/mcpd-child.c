@@ -151,6 +151,18 @@ child_exec(const struct child_spec *spec, int fds[3], int errfd, pid_t parent)
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			_exit(127);
+	/*
+	 * Nothing else of mcpd's reaches the program, not even a descriptor
+	 * without O_CLOEXEC (libevent makes its outgoing sockets so, and an
+	 * upgrade hands descriptors over): a docker logs -f that held the
+	 * control socket would keep it open after mcpd. The error pipe
+	 * becomes 3, closed by the exec.
+	 */
+	if ((errfd != 3 && dup2(errfd, 3) < 0) ||
+	    fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
+		_exit(127);
+	errfd = 3;
+	(void)fdclose_from(4);
 	if (spec->cwd != NULL && chdir(spec->cwd) < 0) {
 		f.error = errno;
 		goto fail;

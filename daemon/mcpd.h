@@ -2329,7 +2329,9 @@ const json_t *upgrade_state(void);
 void upgrade_adopt(void);
 /* Whether an upgrade is draining: clients are not read meanwhile. */
 bool upgrade_is_draining(void);
-/* upgrade-keep.c: no descriptor is marked kept. */
+/* upgrade-keep.c: every descriptor from 3 up closes at an exec again. */
+void upgrade_fds_close_on_exec(void);
+/* No descriptor is marked kept. */
 void upgrade_fds_forget(void);
 /* The marked ones lose FD_CLOEXEC (true) or get it back (false). */
 void upgrade_fds_inherit(bool is_inherited);

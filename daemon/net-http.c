@@ -373,6 +373,8 @@ http_conn_get(struct http_client *c)
 		free(conn);
 		return NULL;
 	}
+	/* libevent made the socket without it: no child, no exec keeps it. */
+	evutil_make_socket_closeonexec(bufferevent_getfd(conn->bev));
 	LIST_INSERT_HEAD(&c->conns, conn, entry);
 	return conn;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* What an upgrade keeps across the exec: descriptors, and unread bytes. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,24 @@
 
 static int upgrade_fds[UPGRADE_FDS_MAX];
 static size_t upgrade_nfds;
+
+void
+upgrade_fds_close_on_exec(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	int fd, flags;
+
+	while (dir != NULL && (e = readdir(dir)) != NULL) {
+		fd = atoi(e->d_name);
+		if (fd < 3 || fd == dirfd(dir))
+			continue;
+		if ((flags = fcntl(fd, F_GETFD)) >= 0 && !(flags & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+	}
+	if (dir != NULL)
+		closedir(dir);
+}
 
 void
 upgrade_fds_forget(void)

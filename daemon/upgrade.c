@@ -413,12 +413,20 @@ upgrade_fall_back(int state_fd, const char *why)
 {
 	const char *prev = getenv("MCPD_UPGRADE_PREV");
 	int fd = prev != NULL ? atoi(prev) : -1;
+	char num[16];
 
 	log_warnx("upgrade: this binary cannot take the state over: %s", why);
 	if (fd >= 0 && getenv("MCPD_UPGRADE_FAILED") == NULL &&
 	    lseek(state_fd, 0, SEEK_SET) == 0) {
+		snprintf(num, sizeof num, "%d", state_fd);
+		setenv("MCPD_UPGRADE_STATE", num, 1);
 		setenv("MCPD_UPGRADE_FAILED", why, 1);
 		unsetenv("MCPD_UPGRADE_PREV");
+		/* The new binary's own settings are not the old one's. */
+		unsetenv("MCPD_TEST_UPGRADE_REFUSE");
+		unsetenv("MCPD_TEST_UPGRADE_READS");
+		/* An ELF binary: its descriptor need not outlive the exec. */
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
 		fexecve(fd, upgrade_argv, environ);
 		log_warn("upgrade: cannot exec the binary before");
 	}
@@ -468,6 +476,8 @@ upgrade_state(void)
 		upgrade_fall_back(fd,
 		    "MCPD_TEST_UPGRADE_REFUSE is set (a test's stand-in for a binary that cannot adopt)");
 	close(fd);
+	/* Taken over: no child inherits what was handed over (a fallback did). */
+	upgrade_fds_close_on_exec();
 	/* The daemon's uptime is the run's, not this binary's. */
 	if (json_integer_value(json_object_get(upgrade_saved, "started_ms")) >
 	    0)
