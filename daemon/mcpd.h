@@ -1526,7 +1526,7 @@ json_t *server_not_removed_take(void);
 /* How many servers there are, and (ret_ready) how many are ready. */
 size_t server_count(size_t *ret_ready);
 
-/* docker.c: the docker CLI, container records, names and reaping. */
+/* docker.c: the docker CLI; docker-container.c: container records and names. */
 enum docker_phase {
 	DOCKER_PHASE_PROBE,   /* rax-probe-*: docker run -i, stdio */
 	DOCKER_PHASE_MANAGED, /* rax-mcp-*: docker run -d, HTTP */
