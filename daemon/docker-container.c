@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: ISC */
-/* Container records: the names a server's containers may have, and their removal. */
+/*
+ * Container records: the names a server's containers may have, their
+ * removal (retried), the probe's switch and rename; one state machine
+ * (docker_fsm, doc/states.md) and a reference count (DESIGN 10).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +21,14 @@
 
 /*
  * Someone waiting for a removal. Told from the loop (defer_call): between
- * its removal's end and then it is in its record's told list, where an
- * unwait still finds it (fn NULL: told nothing) and a freed record leaves
- * it (ct NULL).
+ * its removal's end and then it is in its record's told list, holding a
+ * reference to the record, where an unwait or the record's free still
+ * silences it (fn NULL: told nothing).
  */
 struct docker_waiter {
 	docker_removed_fn *fn;
 	void *arg;
-	struct docker_container *ct; /* while told: its record, or NULL */
+	struct docker_container *ct; /* while told: its record (a reference) */
 	int r;			     /* ... how the removal ended */
 	char *why;
 	TAILQ_ENTRY(docker_waiter) entry;
@@ -32,6 +36,8 @@ struct docker_waiter {
 TAILQ_HEAD(docker_waiters, docker_waiter);
 
 struct docker_container {
+	int references;
+	enum docker_state state; /* moved by docker_set_state only */
 	char *agent, *server;
 	char *base; /* <name> or <agent>.<name> */
 	char *name; /* the container that may exist now, or NULL */
@@ -51,10 +57,11 @@ struct docker_container {
 	struct docker_cmd *renaming;
 	docker_removed_fn *renamed; /* told how the rename ended */
 	void *renamed_arg;
-	bool is_remove_due; /* a removal waits for the rename to end */
-	bool has_failed; /* a removal failed since the last that ended well */
-	struct event *retry;
-	struct event *busy; /* pending: another removal runs; rm -f again */
+	/* A removal failed since the last that ended well: when a retry ends
+	 * well with no one waiting, the owner hears (removed). */
+	bool has_failed;
+	struct event *retry; /* pending in failed (and a rename from there) */
+	struct event *busy;  /* pending: another removal runs; rm -f again */
 	int busy_tries;
 	bool is_busy_name, is_busy_old; /* which one the busy wait is for */
 	struct event *tell; /* answers waiters when nothing was to be removed */
@@ -62,6 +69,52 @@ struct docker_container {
 	struct docker_waiters waiters;
 	struct docker_waiters told; /* told from the loop, not yet */
 };
+
+/*
+ * A record starts empty; a start records a name (named), which a probe
+ * renames or switches to the managed one's; a removal empties it or
+ * fails, and a failed one is retried; its owner's free ends it from any
+ * state (doc/states.md says what each state means).
+ */
+static const char *const docker_state_names[] = { "empty", "named", "renaming",
+	"remove-due", "switching", "removing", "failed", "dead" };
+static const unsigned docker_state_next[] = {
+#define S(x) (1u << DOCKER_##x)
+	[DOCKER_EMPTY] = S(NAMED) | S(DEAD),
+	[DOCKER_NAMED] = S(EMPTY) | S(RENAMING) | S(SWITCHING) | S(REMOVING) |
+	    S(DEAD),
+	[DOCKER_RENAMING] = S(REMOVE_DUE) | S(NAMED) | S(FAILED) | S(DEAD),
+	[DOCKER_REMOVE_DUE] = S(REMOVING) | S(DEAD),
+	[DOCKER_SWITCHING] = S(REMOVING) | S(NAMED) | S(FAILED) | S(DEAD),
+	[DOCKER_REMOVING] = S(EMPTY) | S(NAMED) | S(FAILED) | S(DEAD),
+	[DOCKER_FAILED] = S(REMOVING) | S(SWITCHING) | S(RENAMING) | S(DEAD),
+	[DOCKER_DEAD] = 0,
+#undef S
+};
+const struct fsm docker_fsm = { "container", docker_state_names,
+	docker_state_next,
+	sizeof docker_state_names / sizeof *docker_state_names };
+
+/* Moves the record to state, a move its table allows (mcpd-fsm.c). */
+static void
+docker_set_state(struct docker_container *ct, enum docker_state state)
+{
+	ct->state = fsm_move(&docker_fsm, ct->state, state, ct->base);
+}
+
+/* Named, or empty when no name is left: after a removal or a rename. */
+static void
+docker_set_named_or_empty(struct docker_container *ct)
+{
+	docker_set_state(ct,
+	    ct->name != NULL || ct->old != NULL ? DOCKER_NAMED : DOCKER_EMPTY);
+}
+
+enum docker_state
+docker_container_state(const struct docker_container *ct)
+{
+	return ct->state;
+}
 
 static void docker_remove_start(struct docker_container *);
 static void docker_remove_old_start(struct docker_container *);
@@ -78,8 +131,11 @@ docker_retry_due(evutil_socket_t fd, short events, void *arg)
 	/* Only what failed: an old probe's retry leaves the serving one be. */
 	if (ct->error != NULL)
 		docker_remove_start(ct);
-	else
+	else {
 		docker_remove_old_start(ct);
+		docker_set_state(ct,
+		    ct->name != NULL ? DOCKER_SWITCHING : DOCKER_REMOVING);
+	}
 }
 
 /* A removal is under way: our docker rm -f, or the wait for another's. */
@@ -94,13 +150,15 @@ docker_busy_due(evutil_socket_t fd, short events, void *arg)
 {
 	struct docker_container *ct = arg;
 
+	bool is_old = ct->is_busy_old, is_name = ct->is_busy_name;
+
 	(void)fd, (void)events;
-	/* As a retry: an old probe's leaves the serving one be. */
-	if (ct->is_busy_old)
-		docker_remove_old_start(ct);
-	if (ct->is_busy_name)
-		docker_remove_start(ct);
 	ct->is_busy_old = ct->is_busy_name = false;
+	/* As a retry: an old probe's leaves the serving one be. */
+	if (is_old)
+		docker_remove_old_start(ct);
+	if (is_name)
+		docker_remove_start(ct);
 }
 
 struct docker_container *
@@ -109,6 +167,8 @@ docker_container_new(const char *agent, const char *server,
 {
 	struct docker_container *ct = xcalloc(1, sizeof *ct);
 
+	ct->references = 1; /* the owner's, until docker_container_free */
+	ct->state = DOCKER_EMPTY;
 	ct->removed = removed;
 	ct->removed_arg = arg;
 	ct->agent = xstrdup(agent);
@@ -130,25 +190,16 @@ docker_container_new(const char *agent, const char *server,
 }
 
 void
-docker_container_free(struct docker_container *ct)
+docker_container_ref(struct docker_container *ct)
 {
-	struct docker_waiter *w;
+	ct->references++;
+}
 
-	if (ct == NULL)
-		return;
-	while ((w = TAILQ_FIRST(&ct->waiters)) != NULL) {
-		TAILQ_REMOVE(&ct->waiters, w, entry);
-		free(w);
-	}
-	/* Those told already hear nothing: their record is gone. */
-	while ((w = TAILQ_FIRST(&ct->told)) != NULL) {
-		TAILQ_REMOVE(&ct->told, w, entry);
-		w->ct = NULL;
-		w->fn = NULL;
-	}
-	docker_cmd_cancel(ct->removing);
-	docker_cmd_cancel(ct->removing_old);
-	docker_cmd_cancel(ct->renaming);
+static void
+docker_container_release(void *arg)
+{
+	struct docker_container *ct = arg;
+
 	event_free(ct->retry);
 	event_free(ct->busy);
 	event_free(ct->tell);
@@ -164,6 +215,42 @@ docker_container_free(struct docker_container *ct)
 	free(ct);
 }
 
+/* The memory goes from the loop: the caller may be one of its callbacks. */
+void
+docker_container_unref(struct docker_container *ct)
+{
+	if (--ct->references == 0)
+		defer_call(docker_container_release, ct);
+}
+
+void
+docker_container_free(struct docker_container *ct)
+{
+	struct docker_waiter *w;
+
+	if (ct == NULL || ct->state == DOCKER_DEAD)
+		return;
+	docker_set_state(ct, DOCKER_DEAD);
+	while ((w = TAILQ_FIRST(&ct->waiters)) != NULL) {
+		TAILQ_REMOVE(&ct->waiters, w, entry);
+		free(w);
+	}
+	/* Those told already hear nothing: their owner is gone. */
+	TAILQ_FOREACH(w, &ct->told, entry)
+		w->fn = NULL;
+	docker_cmd_cancel(ct->removing);
+	docker_cmd_cancel(ct->removing_old);
+	docker_cmd_cancel(ct->renaming);
+	ct->removing = ct->removing_old = ct->renaming = NULL;
+	ct->renamed = NULL;
+	ct->removed = NULL;
+	event_del(ct->retry);
+	event_del(ct->busy);
+	event_del(ct->tell);
+	event_del(ct->tell_old);
+	docker_container_unref(ct);
+}
+
 char *
 docker_container_name_for(const struct docker_container *ct,
     enum docker_phase phase)
@@ -176,8 +263,9 @@ docker_container_name_for(const struct docker_container *ct,
 	return name;
 }
 
-void
-docker_container_set(struct docker_container *ct, const char *name,
+/* The name recorded now (NULL: none), not yet known to be this daemon's. */
+static void
+docker_name_set(struct docker_container *ct, const char *name,
     enum docker_phase phase)
 {
 	free(ct->name);
@@ -186,6 +274,18 @@ docker_container_set(struct docker_container *ct, const char *name,
 	ct->is_created = false;
 	if (name != NULL)
 		ct->is_conflict = false;
+}
+
+void
+docker_container_set(struct docker_container *ct, const char *name,
+    enum docker_phase phase)
+{
+	if (ct->state == DOCKER_DEAD)
+		return;
+	docker_name_set(ct, name, phase);
+	/* Elsewhere what runs decides the state when it ends. */
+	if (ct->state == DOCKER_EMPTY || ct->state == DOCKER_NAMED)
+		docker_set_named_or_empty(ct);
 }
 
 void
@@ -253,13 +353,14 @@ static void
 docker_waiter_tell(void *arg)
 {
 	struct docker_waiter *w = arg;
+	struct docker_container *ct = w->ct;
 
-	if (w->ct != NULL)
-		TAILQ_REMOVE(&w->ct->told, w, entry);
+	TAILQ_REMOVE(&ct->told, w, entry);
 	if (w->fn != NULL)
 		w->fn(w->arg, w->r, w->why);
 	free(w->why);
 	free(w);
+	docker_container_unref(ct);
 }
 
 /* Tells every waiter, each from the loop (docker_waiter_tell). */
@@ -272,6 +373,7 @@ docker_tell_waiters(struct docker_container *ct, int r, const char *holder)
 	/* Each from the loop: none can free another's owner under it. */
 	while ((w = TAILQ_FIRST(&ct->waiters)) != NULL) {
 		TAILQ_REMOVE(&ct->waiters, w, entry);
+		docker_container_ref(ct);
 		w->ct = ct;
 		w->r = r;
 		w->why = text != NULL ? xstrdup(text) : NULL;
@@ -306,6 +408,7 @@ docker_settle(struct docker_container *ct)
 	if (docker_is_removing(ct) || ct->removing_old != NULL)
 		return;
 	if (ct->error != NULL || ct->old_error != NULL) {
+		docker_set_state(ct, DOCKER_FAILED);
 		ct->has_failed = true;
 		free(ct->holder);
 		ct->holder = NULL;
@@ -313,6 +416,7 @@ docker_settle(struct docker_container *ct)
 		docker_tell_waiters(ct, -EIO, NULL);
 		return;
 	}
+	docker_set_named_or_empty(ct);
 	was_retry = ct->has_failed && TAILQ_EMPTY(&ct->waiters);
 	ct->has_failed = false;
 	holder = ct->holder;
@@ -370,7 +474,7 @@ docker_remove_end(struct docker_container *ct, int status, const char *err,
 	if (docker_is_gone(status, err)) {
 		log_debug("container %s: %s", ct->name,
 		    holder != NULL ? "not ours, left alone" : "removed");
-		docker_container_set(ct, NULL, ct->phase);
+		docker_name_set(ct, NULL, ct->phase);
 		free(ct->holder);
 		ct->holder = holder != NULL ? xstrdup(holder) : NULL;
 	} else {
@@ -518,13 +622,19 @@ docker_remove_start(struct docker_container *ct)
 	evtimer_del(ct->retry);
 	/* Removed by the name it ends with: after the rename. */
 	if (ct->renaming != NULL) {
-		ct->is_remove_due = true;
+		docker_set_state(ct, DOCKER_REMOVE_DUE);
 		return;
 	}
 	docker_remove_old_start(ct);
-	if (ct->name == NULL || ct->removing != NULL)
+	if (ct->name == NULL || ct->removing != NULL) {
+		if (ct->removing_old != NULL || docker_is_removing(ct))
+			docker_set_state(ct, DOCKER_REMOVING);
 		return;
+	}
+	/* A busy wait of either ends here: both removals run now. */
 	evtimer_del(ct->busy);
+	ct->is_busy_name = ct->is_busy_old = false;
+	docker_set_state(ct, DOCKER_REMOVING);
 	if (ct->is_created)
 		ct->removing = docker_cmd_start(rm, NULL,
 		    mcpd_opts.docker_timeout_ms, NULL, docker_removed, ct);
@@ -539,6 +649,9 @@ docker_container_remove(struct docker_container *ct, docker_removed_fn *fn,
 {
 	struct docker_waiter *w;
 
+	/* Its owner freed it: the waiter would hear nothing anyway. */
+	if (ct->state == DOCKER_DEAD)
+		return;
 	ct->is_conflict = false;
 	w = xcalloc(1, sizeof *w);
 	w->fn = fn;
@@ -566,8 +679,11 @@ void
 docker_container_wait_old(struct docker_container *ct, docker_removed_fn *fn,
     void *arg)
 {
-	struct docker_waiter *w = xcalloc(1, sizeof *w);
+	struct docker_waiter *w;
 
+	if (ct->state == DOCKER_DEAD)
+		return;
+	w = xcalloc(1, sizeof *w);
 	w->fn = fn;
 	w->arg = arg;
 	TAILQ_INSERT_TAIL(&ct->waiters, w, entry);
@@ -579,12 +695,14 @@ int
 docker_container_switch(struct docker_container *ct, const char *name,
     enum docker_phase phase)
 {
-	if (ct->old != NULL || ct->name == NULL || !ct->is_created ||
+	if ((ct->state != DOCKER_NAMED && ct->state != DOCKER_FAILED) ||
+	    ct->old != NULL || ct->name == NULL || !ct->is_created ||
 	    docker_is_removing(ct))
 		return -EBUSY;
 	ct->old = ct->name;
 	ct->name = NULL;
-	docker_container_set(ct, name, phase);
+	docker_name_set(ct, name, phase);
+	docker_set_state(ct, DOCKER_SWITCHING);
 	docker_remove_old_start(ct);
 	return 0;
 }
@@ -613,10 +731,12 @@ docker_renamed(void *arg, int status, const char *out, const char *err)
 		ct->is_created = false;
 		why = docker_describe_failure(status, err);
 	}
-	if (ct->is_remove_due) {
-		ct->is_remove_due = false;
+	if (ct->state == DOCKER_REMOVE_DUE)
 		docker_remove_start(ct);
-	}
+	else if (evtimer_pending(ct->retry, NULL))
+		docker_set_state(ct, DOCKER_FAILED); /* renamed from there */
+	else
+		docker_set_named_or_empty(ct);
 	if (fn != NULL)
 		fn(ct->renamed_arg, status == 0 ? 0 : -EIO, why);
 	free(why);
@@ -629,9 +749,11 @@ docker_container_rename(struct docker_container *ct, const char *name,
 	const char *args[] = { docker_program(), "rename", ct->name, name,
 		NULL };
 
-	if (ct->old != NULL || ct->name == NULL || !ct->is_created ||
+	if ((ct->state != DOCKER_NAMED && ct->state != DOCKER_FAILED) ||
+	    ct->old != NULL || ct->name == NULL || !ct->is_created ||
 	    docker_is_removing(ct) || ct->renaming != NULL)
 		return -EBUSY;
+	docker_set_state(ct, DOCKER_RENAMING);
 	ct->renaming = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms,
 	    NULL, docker_renamed, ct);
 	ct->renamed = fn;

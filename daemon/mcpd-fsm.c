@@ -100,4 +100,4 @@ fsm_print_dot(const struct fsm *m, FILE *f)
 }
 
 const struct fsm *const fsm_all[] = { &server_fsm, &session_fsm, &probe_fsm,
-	&oauth_fsm, NULL };
+	&oauth_fsm, &docker_fsm, NULL };
