@@ -133,8 +133,10 @@ docker_retry_due(evutil_socket_t fd, short events, void *arg)
 		docker_remove_start(ct);
 	else {
 		docker_remove_old_start(ct);
-		docker_set_state(ct,
-		    ct->name != NULL ? DOCKER_SWITCHING : DOCKER_REMOVING);
+		if (ct->removing_old != NULL)
+			docker_set_state(ct,
+			    ct->name != NULL ? DOCKER_SWITCHING :
+					       DOCKER_REMOVING);
 	}
 }
 
@@ -149,7 +151,6 @@ static void
 docker_busy_due(evutil_socket_t fd, short events, void *arg)
 {
 	struct docker_container *ct = arg;
-
 	bool is_old = ct->is_busy_old, is_name = ct->is_busy_name;
 
 	(void)fd, (void)events;

@@ -79,6 +79,13 @@ container_fake_log(void)
 	return text;
 }
 
+/* Forgets what the fake CLI was asked. */
+static void
+container_fake_forget(void)
+{
+	free(container_fake_log());
+}
+
 struct heard {
 	int times;
 	int err;
@@ -216,7 +223,7 @@ test_remove(void)
 	TAP_CHECK_INT(docker_container_state(ct), DOCKER_EMPTY);
 	docker_container_set(ct, "rax-probe-srv-1", DOCKER_PHASE_PROBE);
 	docker_container_created(ct);
-	container_fake_log();
+	container_fake_forget();
 	is_asking = true;
 	docker_container_remove(ct, container_heard, &h);
 	is_asking = false;
@@ -269,7 +276,7 @@ test_remove_fails(void)
 	TAP_CHECK_INT(h.err, 0);
 	TAP_CHECK_INT(docker_container_state(ct), DOCKER_EMPTY);
 	free(h.why);
-	container_fake_log();
+	container_fake_forget();
 	container_done(ct);
 }
 
@@ -281,7 +288,7 @@ test_rename_then_remove(void)
 	struct heard renamed = { 0 }, removed = { 0 };
 	char *log;
 
-	container_fake_log();
+	container_fake_forget();
 	TAP_CHECK_INT(docker_container_rename(ct, "rax-mcp-srv-3",
 			  DOCKER_PHASE_MANAGED, container_heard, &renamed),
 	    0);
@@ -321,7 +328,7 @@ test_rename(void)
 	TAP_CHECK_INT(docker_container_state(ct), DOCKER_NAMED);
 	TAP_CHECK(docker_container_old_name(ct) == NULL,
 	    "the old name is left");
-	container_fake_log();
+	container_fake_forget();
 	container_done(ct);
 }
 
@@ -345,7 +352,7 @@ test_switch(void)
 	    -EBUSY);
 	TAP_CHECK_INT(docker_container_state(ct), DOCKER_NAMED);
 	docker_container_created(ct);
-	container_fake_log();
+	container_fake_forget();
 	TAP_CHECK_INT(docker_container_switch(ct, "rax-mcp-srv-5",
 			  DOCKER_PHASE_MANAGED),
 	    0);
@@ -390,7 +397,7 @@ test_free_while_removing(void)
 	docker_container_free(ct); /* twice: nothing more */
 	docker_container_unref(ct);
 	event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
-	container_fake_log();
+	container_fake_forget();
 }
 
 static struct docker_container *owned;
@@ -422,7 +429,7 @@ test_free_while_telling(void)
 	TAP_CHECK_INT(first.times, 1);
 	TAP_CHECK_INT(second.times, 0);
 	free(first.why);
-	container_fake_log();
+	container_fake_forget();
 }
 
 static const struct tap_test tests[] = {
