@@ -12,12 +12,14 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fileio.h"
+#include "malloc-spy.h"
 #include "mcpd-stubs.h"
 #include "tap.h"
 
@@ -432,6 +434,43 @@ test_free_while_telling(void)
 	container_fake_forget();
 }
 
+#define HELD_NAME "srv-held-by-its-probe"
+
+/*
+ * The server goes first (it frees its record) while its probe is still
+ * closing; the probe's end still reads the record (it stops waiting on
+ * it). The probe holds a reference: the record stays, dead, until the
+ * probe goes. Without it the probe read freed memory (AddressSanitizer
+ * says so; elsewhere the malloc spy sees the record's strings freed).
+ */
+static void
+test_probe_holds_its_record(void)
+{
+	static const struct transport_cbs cbs;
+	struct server_spec spec = { .image = (char *)(uintptr_t) "img" };
+	struct probe_target target = { &spec, "default", "other" };
+	struct docker_container *ct = docker_container_new("default", HELD_NAME,
+	    NULL, NULL);
+	struct transport *t = probe_new(&target, ct, &cbs, NULL);
+
+	malloc_spy_needle = HELD_NAME;
+	malloc_spy_found = 0;
+	docker_container_free(ct);
+	for (int i = 0; i < 3; i++)
+		event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
+	TAP_CHECK_INT(docker_container_state(ct), DOCKER_DEAD);
+	if (MALLOC_SPY)
+		TAP_CHECK_INT(malloc_spy_found, 0);
+	t->ops->free(t);
+	for (int i = 0; i < 3; i++)
+		event_base_loop(mcpd_base, EVLOOP_NONBLOCK);
+	if (MALLOC_SPY)
+		TAP_CHECK(malloc_spy_found >= 2,
+		    "the record was not released with its probe (%zu)",
+		    malloc_spy_found);
+	malloc_spy_needle = NULL;
+}
+
 static const struct tap_test tests[] = {
 	{ "the table's legal and illegal moves", test_table },
 	{ "an illegal move stops a strict mcpd", test_illegal_move_stops },
@@ -444,6 +483,7 @@ static const struct tap_test tests[] = {
 	{ "a freed record is dead and its memory held",
 	    test_free_while_removing },
 	{ "a waiter of a freed record hears nothing", test_free_while_telling },
+	{ "a probe holds its server's record", test_probe_holds_its_record },
 };
 
 int
