@@ -18,7 +18,7 @@ probe_of(struct transport *t)
 
 /* ---- failures, and the handshake held for the next transport ---- */
 
-/* The session may free the probe: it stays whole until this returns. */
+/* The session's closed callback can end the probe: held until it returns. */
 static void
 probe_fail_text(struct probe *p, const char *text)
 {
@@ -503,7 +503,7 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	p->target.agent = p->agent;
 	p->target.server = p->server;
 	p->ct = ct;
-	docker_container_ref(ct); /* the server may free it first */
+	docker_container_ref(ct); /* its server can go first */
 	transport_hold_init(&p->hold, probe_resend_due, p);
 	p->step = event_new(mcpd_base, -1, 0, probe_http_switch_due, p);
 	p->deadline = evtimer_new(mcpd_base, probe_http_direct_due, p);
