@@ -23,7 +23,7 @@
 #include "mcpd-stubs.h"
 #include "tap.h"
 
-static char dir[] = "/tmp/test-container.XXXXXX";
+static char dir[] = "/tmp/test-docker-container.XXXXXX";
 static char *docker_path, *log_path;
 
 /*
