@@ -30,6 +30,9 @@ TAILQ_HEAD(request_list, request);
 TAILQ_HEAD(ask_list, ask);
 
 struct client {
+	/* Its connection's (until control_client_free), and a caller's that
+	 * keeps it across a call that may end it (control_read). */
+	int references;
 	struct bufferevent *bev; /* for writing; reading is rd's */
 	struct fdread rd;
 	int in_fd; /* rd's, when not bev's (an attached pipe): closed too */
@@ -59,6 +62,7 @@ struct client {
 	bool is_roots_project; /* its view may come from its client's roots */
 	bool has_attached;     /* it handed stdio over (mcpd/attach) */
 	bool is_closing;
+	bool is_dead; /* control_client_free ran: unlinked, its hooks ran */
 	bool is_paused;
 	bool is_eof;	    /* the client shut its side: answer, then close */
 	bool is_write_shut; /* ... seen while paused: read on when it drains */
@@ -82,8 +86,14 @@ struct client *control_client_new(int in, int out, const char *agent,
 size_t control_output_length(const struct client *);
 /* The client after c (the first for NULL), or NULL: for mcpd/clients. */
 const struct client *control_client_next(const struct client *c);
-/* Frees the client now (its caller holds no pointer to it). */
+/*
+ * Ends the client: it is unlinked and stops at once, and its hooks run
+ * (which may end other clients); its memory goes with the last reference,
+ * from the loop, so that no caller finds it freed under it. Once only.
+ */
 void control_client_free(struct client *);
+void control_client_ref(struct client *);
+void control_client_unref(struct client *);
 /* Sends msg (stolen) to the client, as one line. */
 void control_send(struct client *c, json_t *msg);
 /*

@@ -47,10 +47,46 @@ control_client_next(const struct client *c)
 	return c == NULL ? TAILQ_FIRST(&control_clients) : TAILQ_NEXT(c, entry);
 }
 
+void
+control_client_ref(struct client *c)
+{
+	c->references++;
+}
+
+static void
+control_client_release(void *arg)
+{
+	struct client *c = arg;
+
+	json_decref(c->scope);
+	free(c->profile);
+	free(c->view_error);
+	json_decref(c->who);
+	sendq_free(c->out);
+	fdread_release(&c->rd);
+	bufferevent_free(c->bev);
+	if (c->in_fd >= 0)
+		close(c->in_fd);
+	free(c->end_why);
+	free(c->bridge_exe);
+	free(c->agent);
+	free(c);
+}
+
+void
+control_client_unref(struct client *c)
+{
+	if (--c->references == 0)
+		defer_call(control_client_release, c);
+}
+
 /*
- * Frees the client and its slot at once. Its pending requests stay with
- * their owners, who answer into nothing; each gone hook runs once, so
- * that a call is cancelled upstream instead of running on for no one.
+ * Ends the client and frees its slot at once; its memory goes when the
+ * last reference does (DESIGN 10). Its pending requests stay with their
+ * owners, who answer into nothing; each gone hook runs once, so that a
+ * call is cancelled upstream instead of running on for no one. A hook
+ * may end another client (an attached one goes with the connection that
+ * attached it): that one is only marked dead and unlinked here too.
  */
 void
 control_client_free(struct client *c)
@@ -58,6 +94,18 @@ control_client_free(struct client *c)
 	struct request *r;
 	void (*fn)(void *);
 
+	if (c->is_dead)
+		return;
+	c->is_dead = true;
+	c->is_closing = true;
+	/* Nothing of the connection calls back from now on. */
+	fdread_disable(&c->rd);
+	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
+	sendq_on_drained(c->out, NULL, NULL);
+	if (c->hangup != NULL)
+		event_free(c->hangup);
+	c->hangup = NULL;
 	if (c->nrequests > 0)
 		log_debug("a control client went with %zu requests pending",
 		    c->nrequests);
@@ -76,22 +124,10 @@ control_client_free(struct client *c)
 		control_nclients--;
 	if (c->peer != NULL)
 		c->peer->gone(c->peer_arg);
-	if (c->hangup != NULL)
-		event_free(c->hangup);
+	control_forget_peer(c);
 	gateway_free(c->gateway);
-	json_decref(c->scope);
-	free(c->profile);
-	free(c->view_error);
-	json_decref(c->who);
-	sendq_free(c->out);
-	fdread_release(&c->rd);
-	bufferevent_free(c->bev);
-	if (c->in_fd >= 0)
-		close(c->in_fd);
-	free(c->end_why);
-	free(c->bridge_exe);
-	free(c->agent);
-	free(c);
+	c->gateway = NULL;
+	control_client_unref(c);
 }
 
 /*
@@ -110,6 +146,10 @@ control_peer_is_gone(struct client *c)
 void
 control_send(struct client *c, json_t *msg)
 {
+	if (c->is_dead) { /* nothing reaches a client that went */
+		json_decref(msg);
+		return;
+	}
 	sendq_push(c->out, msg);
 	json_decref(msg);
 }
@@ -445,6 +485,8 @@ control_read(void *arg)
 	size_t len;
 	int r;
 
+	/* A line's handling may end c: it stays whole until the loop ends. */
+	control_client_ref(c);
 	while (!c->is_closing && !c->is_paused && !upgrade_is_draining()) {
 		if (control_must_pause(c)) {
 			control_pause(c);
@@ -459,6 +501,7 @@ control_read(void *arg)
 		control_handle_line(c, line, len);
 		linebuf_consume(&c->lines, in);
 	}
+	control_client_unref(c);
 }
 
 static bool
@@ -593,6 +636,7 @@ control_client_new(int in, int out, const char *agent, const json_t *scope)
 {
 	struct client *c = xcalloc(1, sizeof *c);
 
+	c->references = 1; /* its connection's */
 	c->since_ms = isotime_now_ms();
 	c->agent = xstrdup(agent);
 	c->scope = json_incref((json_t *)(uintptr_t)scope);

@@ -19,7 +19,8 @@
 #include "session-int.h"
 
 /* Moves already reported (release builds): from * FSM_MAX + to, by fsm. */
-#define FSM_MAX 16
+#define FSM_MAX	     16
+#define FSM_MACHINES 8 /* machines with a report table of their own */
 
 static bool
 fsm_is_strict(void)
@@ -45,18 +46,33 @@ fsm_allows(const struct fsm *m, int from, int to)
 	    (unsigned)to < m->n && (m->next[from] & (1u << to)) != 0;
 }
 
+/* Which machine's report table m uses: its place in fsm_all. */
+static size_t
+fsm_index(const struct fsm *m)
+{
+	size_t i;
+
+	for (i = 0; fsm_all[i] != NULL && i < FSM_MACHINES - 1; i++)
+		if (fsm_all[i] == m)
+			break;
+	return i;
+}
+
 int
 fsm_move(const struct fsm *m, int from, int to, const char *who)
 {
-	static unsigned char reported[FSM_MAX * FSM_MAX];
+	static unsigned char reported[FSM_MACHINES][FSM_MAX * FSM_MAX];
+	unsigned char *seen;
 
 	if (from == to || fsm_allows(m, from, to))
 		return to;
 	if (fsm_is_strict())
 		fatalx("BUG: %s %s: illegal state transition %s -> %s", m->name,
 		    who, fsm_state_name(m, from), fsm_state_name(m, to));
-	if (from < FSM_MAX && to < FSM_MAX && !reported[from * FSM_MAX + to]) {
-		reported[from * FSM_MAX + to] = 1;
+	seen = reported[fsm_index(m)];
+	if (from >= 0 && to >= 0 && from < FSM_MAX && to < FSM_MAX &&
+	    !seen[from * FSM_MAX + to]) {
+		seen[from * FSM_MAX + to] = 1;
 		log_warnx("BUG: %s %s: illegal state transition %s -> %s "
 			  "(please report it: mcpd goes on)",
 		    m->name, who, fsm_state_name(m, from),
@@ -100,4 +116,4 @@ fsm_print_dot(const struct fsm *m, FILE *f)
 }
 
 const struct fsm *const fsm_all[] = { &server_fsm, &session_fsm, &probe_fsm,
-	&oauth_fsm, NULL };
+	&oauth_fsm, &docker_fsm, NULL };

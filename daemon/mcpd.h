@@ -1563,13 +1563,29 @@ json_t *server_not_removed_take(void);
 /* How many servers there are, and (ret_ready) how many are ready. */
 size_t server_count(size_t *ret_ready);
 
-/* docker.c: the docker CLI, container records, names and reaping. */
+/* docker.c: the docker CLI; docker-container.c: container records and names. */
 enum docker_phase {
 	DOCKER_PHASE_PROBE,   /* rax-probe-*: docker run -i, stdio */
 	DOCKER_PHASE_MANAGED, /* rax-mcp-*: docker run -d, HTTP */
 };
+/*
+ * A container record's state (docker-container.c, doc/states.md): which
+ * names it holds and what runs on them. What it knows of a name (this
+ * daemon started it, its phase, the last start's conflict) is beside it.
+ */
+enum docker_state {
+	DOCKER_EMPTY,	   /* no container of it may exist: nothing to remove */
+	DOCKER_NAMED,	   /* its names may exist; nothing runs on them */
+	DOCKER_RENAMING,   /* docker rename of old (the probe) to name runs */
+	DOCKER_REMOVE_DUE, /* ... and a removal waits for the rename to end */
+	DOCKER_SWITCHING,  /* old is removed in the background; name serves */
+	DOCKER_REMOVING,   /* a removal of name (and of old) runs or waits */
+	DOCKER_FAILED,	   /* a removal failed: its retry is due */
+	DOCKER_DEAD,	   /* its owner freed it: nothing runs, nobody hears */
+};
 struct docker_cmd;
 struct docker_container;
+extern const struct fsm docker_fsm;
 /*
  * A command ended: its wait status and output, or status -1 when it did
  * not run at all (pipes, fork or exec failed) with the reason as err.
@@ -1619,9 +1635,19 @@ struct docker_cmd *docker_cmd_start_data(const char *const *args,
 void docker_cmd_cancel(struct docker_cmd *);
 /* "docker exited with status 1: <stderr>", or why it did not run (new). */
 char *docker_describe_failure(int status, const char *err);
+/* A record of the server's containers (one reference: the caller's). */
 struct docker_container *docker_container_new(const char *agent,
     const char *server, void (*removed)(void *), void *arg);
+/*
+ * Its owner is done with it: nothing of it runs any more and no waiter
+ * hears; its memory goes with the last reference, from the loop.
+ */
 void docker_container_free(struct docker_container *);
+/* Whoever keeps the record across a callback (a probe) holds a reference. */
+void docker_container_ref(struct docker_container *);
+void docker_container_unref(struct docker_container *);
+/* Its state, for the tests and the logs. */
+enum docker_state docker_container_state(const struct docker_container *);
 /* rax-probe-<name>-<pid> or rax-mcp-<name>-<pid> (new string). */
 char *docker_container_name_for(const struct docker_container *,
     enum docker_phase);

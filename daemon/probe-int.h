@@ -22,13 +22,22 @@ struct probe;
 /* Moves the probe to phase, a move its table allows (mcpd-fsm.c). */
 void probe_set_phase(struct probe *, enum probe_phase);
 extern const struct fsm probe_fsm;
+/*
+ * Whoever keeps a probe across a callback holds a reference: its session
+ * (the transport's owner, until probe_free), a close answered from the
+ * loop, and a failure while the session's closed callback runs (it may
+ * free the session, and the probe with it).
+ */
+void probe_ref(struct probe *);
+void probe_unref(struct probe *);
 
 struct probe {
-	struct transport t;	    /* what the session holds */
+	struct transport t; /* what the session holds */
+	int references;
 	struct probe_target target; /* points into spec, agent, server */
 	struct server_spec spec;    /* a copy: values may be resolved secrets */
 	char *agent, *server;
-	struct docker_container *ct; /* the server's record, borrowed */
+	struct docker_container *ct; /* the server's record (a reference) */
 	enum probe_phase phase;
 	struct transport *inner;
 	struct child_spec run;

@@ -18,13 +18,16 @@ probe_of(struct transport *t)
 
 /* ---- failures, and the handshake held for the next transport ---- */
 
+/* The session's closed callback can end the probe: held until it returns. */
 static void
 probe_fail_text(struct probe *p, const char *text)
 {
 	if (p->is_closing)
 		return;
 	p->is_closing = true;
+	probe_ref(p);
 	p->t.cbs->closed(p->t.cb_arg, text);
+	probe_unref(p);
 }
 
 void
@@ -189,6 +192,8 @@ probe_on_stderr(void *arg, const char *line, size_t len)
 	if (p->phase == PROBE_SWITCHING || p->is_closing)
 		return;
 	p->t.cbs->stderr_line(p->t.cb_arg, line, len);
+	if (p->is_closing) /* the session went meanwhile */
+		return;
 	if (p->phase == PROBE_STDIO && !p->hold.is_confirmed &&
 	    probe_is_name_conflict(line, len))
 		p->saw_name_conflict = true;
@@ -390,6 +395,7 @@ probe_release(void *arg)
 {
 	struct probe *p = arg;
 
+	docker_container_unref(p->ct);
 	free(p->image_id);
 	free(p->remembered_id);
 	child_strv_wipe_free(p->run_argv);
@@ -404,11 +410,25 @@ probe_release(void *arg)
 	free(p);
 }
 
+void
+probe_ref(struct probe *p)
+{
+	p->references++;
+}
+
 /*
- * Nothing of the probe runs any more; its memory goes from the loop, as
- * the other transports' does, so that a caller up the stack (a failure
- * that ended in a free) never returns into a freed probe.
+ * The memory goes from the loop, as the other transports' does, so that
+ * a caller up the stack (a failure that ended in a free) never returns
+ * into a freed probe.
  */
+void
+probe_unref(struct probe *p)
+{
+	if (--p->references == 0)
+		defer_call(probe_release, p);
+}
+
+/* Nothing of the probe runs any more; the session's reference goes. */
 static void
 probe_free(struct transport *t)
 {
@@ -423,7 +443,7 @@ probe_free(struct transport *t)
 	event_free(p->deadline);
 	p->step = p->deadline = NULL;
 	p->done = NULL;
-	defer_call(probe_release, p);
+	probe_unref(p);
 }
 
 /* Its close ended; a probe freed meanwhile tells no one. */
@@ -436,6 +456,7 @@ probe_closed_now(void *arg)
 	p->done = NULL;
 	if (done != NULL)
 		done(p->done_arg);
+	probe_unref(p);
 }
 
 /* The container is removed by its owner first; this ends the pipes. */
@@ -451,6 +472,7 @@ probe_close(struct transport *t, void (*done)(void *), void *arg)
 	}
 	p->done = done;
 	p->done_arg = arg;
+	probe_ref(p); /* until the loop answers */
 	defer_call(probe_closed_now, p);
 }
 
@@ -469,6 +491,7 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 {
 	struct probe *p = xcalloc(1, sizeof *p);
 
+	p->references = 1; /* the session's, through the transport */
 	p->t.ops = &probe_ops;
 	p->t.name = "stdio";
 	p->t.cbs = cbs;
@@ -480,6 +503,7 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	p->target.agent = p->agent;
 	p->target.server = p->server;
 	p->ct = ct;
+	docker_container_ref(ct); /* its server can go first */
 	transport_hold_init(&p->hold, probe_resend_due, p);
 	p->step = event_new(mcpd_base, -1, 0, probe_http_switch_due, p);
 	p->deadline = evtimer_new(mcpd_base, probe_http_direct_due, p);

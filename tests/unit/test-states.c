@@ -6,8 +6,11 @@
  * MCPD_WRITE_STATES=1 (make states-doc) to write them anew. And the moves
  * the tables allow are checked as fsm_move checks them.
  */
+#include <sys/wait.h>
+
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "mcpd-stubs.h"
@@ -130,10 +133,65 @@ test_known_moves(void)
 	TAP_CHECK(strcmp(fsm_state_name(server, 99), "?") == 0, "no state 99");
 }
 
+/*
+ * A release build logs each illegal move once and goes on; once per
+ * machine: the same move by number in another machine is logged too.
+ */
+static void
+test_release_logs_each_machine(void)
+{
+#ifdef MCPD_STRICT_STATES
+	TAP_CHECK(true, "a strict build stops at the first illegal move");
+#else
+	const struct fsm *server = states_machine("server");
+	const struct fsm *container = states_machine("container");
+	int fds[2], status;
+	char buf[2048];
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	TAP_REQUIRE(server != NULL && container != NULL, "machines missing");
+	TAP_REQUIRE(pipe(fds) == 0, "pipe");
+	if ((pid = fork()) == 0) {
+		dup2(fds[1], 2);
+		unsetenv("MCPD_STRICT_STATES");
+		/* idle -> connecting and dead -> named: both 7 -> 1. */
+		fsm_move(server, 7, 1, "s");
+		fsm_move(server, 7, 1, "s");
+		fsm_move(container, 7, 1, "c");
+		_exit(0);
+	}
+	close(fds[1]);
+	while (len < sizeof buf - 1 &&
+	    (n = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(fds[0]);
+	TAP_CHECK_INT(waitpid(pid, &status, 0), pid);
+	TAP_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x",
+	    status);
+	TAP_CHECK(
+	    strstr(buf,
+		"BUG: server s: illegal state transition idle -> connecting") !=
+		    NULL &&
+		strstr(strstr(buf, "idle -> connecting") + 1,
+		    "idle -> connecting") == NULL,
+	    "the server's move once: %s", buf);
+	TAP_CHECK(
+	    strstr(buf,
+		"BUG: container c: illegal state transition dead -> named") !=
+		NULL,
+	    "the container's move: %s", buf);
+#endif
+}
+
 static const struct tap_test tests[] = {
 	{ "doc/states.md draws every machine's table", test_doc_is_the_tables },
 	{ "the tables name every state", test_moves },
 	{ "known moves are allowed or not", test_known_moves },
+	{ "a release build logs an illegal move once per machine",
+	    test_release_logs_each_machine },
 };
 
 int
