@@ -35,7 +35,10 @@ struct docker_cmd {
 	bool is_out_eof, is_err_eof, has_exited;
 	bool is_too_long; /* stdout passed out_max: killed, reported as -1 */
 	int status;
+	LIST_ENTRY(docker_cmd) entry; /* in docker_cmds */
 };
+
+static LIST_HEAD(, docker_cmd) docker_cmds = LIST_HEAD_INITIALIZER(docker_cmds);
 
 /* Variables the docker CLI itself reads; passed through from mcpd's. */
 static const char *const docker_env_pass[] = {
@@ -172,6 +175,16 @@ docker_cmds_running(void)
 	return docker_cmds_bounded;
 }
 
+void
+docker_cmds_kill_followers(void)
+{
+	struct docker_cmd *c;
+
+	LIST_FOREACH(c, &docker_cmds, entry)
+		if (c->line != NULL && !c->has_exited)
+			kill(-c->io.pid, SIGKILL);
+}
+
 static void
 docker_cmd_free(struct docker_cmd *c)
 {
@@ -179,6 +192,7 @@ docker_cmd_free(struct docker_cmd *c)
 		return;
 	if (c->line == NULL)
 		docker_cmds_bounded--;
+	LIST_REMOVE(c, entry);
 	if (!c->has_exited) {
 		child_unwatch(c->io.pid);
 		kill(-c->io.pid, SIGKILL);
@@ -352,6 +366,7 @@ docker_cmd_start(const char *const *args, char *const *env, int timeout_ms,
 	c->arg = arg;
 	if (line == NULL)
 		docker_cmds_bounded++;
+	LIST_INSERT_HEAD(&docker_cmds, c, entry);
 	c->out = evbuffer_new();
 	c->err = evbuffer_new();
 	c->deadline = evtimer_new(mcpd_base, docker_cmd_timeout, c);

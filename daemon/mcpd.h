@@ -1617,6 +1617,8 @@ const char *docker_instance(void);
 void docker_instance_set(const char *);
 /* Docker commands running that end by themselves (not docker logs -f). */
 size_t docker_cmds_running(void);
+/* Kills every docker logs -f: an upgrade's new process follows anew. */
+void docker_cmds_kill_followers(void);
 /*
  * Runs the docker CLI with args (args[0] is the program) and extra env
  * ("K=V", values only there). With line, output comes line by line;

@@ -300,6 +300,12 @@ upgrade_exec(void)
 	log_info("upgrade: exec %s after %llu ms of drain", upgrade->binary,
 	    (unsigned long long)(mcpd_now_ms() - upgrade->began_ms));
 	notify_reloading();
+	/*
+	 * Their pipes close at the exec, but a quiet container's never end.
+	 * Should the exec fail, their ends read as the containers' and those
+	 * servers restart (unseen by agents, as a crash).
+	 */
+	docker_cmds_kill_followers();
 	execv(upgrade->binary, upgrade_argv);
 	/* Still here: the old process goes on, nothing was handed over. */
 	notify_ready();
