@@ -1090,6 +1090,12 @@ struct transport_cbs {
 	void (*closed)(void *arg, const char *why); /* it died or ended */
 	/* A stage of a start ("probing", "http-detected"...); may be NULL. */
 	void (*progress)(void *arg, const char *stage, const char *message);
+	/*
+	 * The server's session was initialized again (a remote forgot it and
+	 * answered 404): what it held of ours (subscriptions) is gone, its
+	 * lists may differ. May be NULL.
+	 */
+	void (*renewed)(void *arg);
 };
 struct transport_ops {
 	const char *name; /* "stdio", ... */
