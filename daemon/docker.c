@@ -74,11 +74,14 @@ struct docker_container {
 	char *old_error; /* why its last removal failed, or NULL */
 	struct docker_cmd *removing_old;
 	char *holder; /* who holds name, until both removals have ended */
-	/* docker rename of old (the probe) to name, while it runs. */
+	/*
+	 * docker rename of old (the probe) to name, or docker create of
+	 * name, while it runs.
+	 */
 	struct docker_cmd *renaming;
-	docker_removed_fn *renamed; /* told how the rename ended */
+	docker_removed_fn *renamed; /* told how the rename (create) ended */
 	void *renamed_arg;
-	bool is_remove_due; /* a removal waits for the rename to end */
+	bool is_remove_due; /* a removal waits for the rename (create) */
 	bool has_failed; /* a removal failed since the last that ended well */
 	struct event *retry;
 	struct event *busy; /* pending: another removal runs; rm -f again */
@@ -978,6 +981,27 @@ docker_container_switch(struct docker_container *ct, const char *name,
 }
 
 /*
+ * The command that held the record (a rename, a create) ended, and the
+ * record says what it left: a removal that waited goes now, and whoever
+ * asked hears how it ended.
+ */
+static void
+docker_held_ended(struct docker_container *ct, int status, const char *err)
+{
+	docker_removed_fn *fn = ct->renamed;
+	char *why = status != 0 ? docker_describe_failure(status, err) : NULL;
+
+	ct->renamed = NULL;
+	if (ct->is_remove_due) {
+		ct->is_remove_due = false;
+		docker_remove_start(ct);
+	}
+	if (fn != NULL)
+		fn(ct->renamed_arg, status == 0 ? 0 : -EIO, why);
+	free(why);
+}
+
+/*
  * docker rename ended. Done, the container has only its new name. Failed,
  * it may have either: the old one (this daemon's probe) is removed by
  * name, the new one only after its labels say it is this daemon's (docker
@@ -987,27 +1011,16 @@ static void
 docker_renamed(void *arg, int status, const char *out, const char *err)
 {
 	struct docker_container *ct = arg;
-	docker_removed_fn *fn = ct->renamed;
-	char *why = NULL;
 
 	(void)out;
 	ct->renaming = NULL;
-	ct->renamed = NULL;
 	if (status == 0) {
 		log_debug("container %s: renamed %s", ct->old, ct->name);
 		free(ct->old);
 		ct->old = NULL;
-	} else {
+	} else
 		ct->is_created = false;
-		why = docker_describe_failure(status, err);
-	}
-	if (ct->is_remove_due) {
-		ct->is_remove_due = false;
-		docker_remove_start(ct);
-	}
-	if (fn != NULL)
-		fn(ct->renamed_arg, status == 0 ? 0 : -EIO, why);
-	free(why);
+	docker_held_ended(ct, status, err);
 }
 
 int
@@ -1027,6 +1040,36 @@ docker_container_rename(struct docker_container *ct, const char *name,
 	ct->old = ct->name;
 	ct->name = xstrdup(name);
 	ct->phase = phase;
+	return 0;
+}
+
+/*
+ * docker create ended: the container exists under name (status 0), or
+ * the engine made nothing. Only now may a removal go.
+ */
+static void
+docker_created(void *arg, int status, const char *out, const char *err)
+{
+	struct docker_container *ct = arg;
+
+	(void)out;
+	ct->renaming = NULL;
+	if (status == 0)
+		ct->is_created = true;
+	docker_held_ended(ct, status, err);
+}
+
+int
+docker_container_create(struct docker_container *ct, char *const *argv,
+    char *const *env, docker_removed_fn *fn, void *arg)
+{
+	if (ct->name == NULL || docker_is_removing(ct) || ct->renaming != NULL)
+		return -EBUSY;
+	/* The load's deadline bounds it (a pull), not docker's usual one. */
+	ct->renaming = docker_cmd_start((const char *const *)argv, env,
+	    mcpd_opts.load_timeout_ms, NULL, docker_created, ct);
+	ct->renamed = fn;
+	ct->renamed_arg = arg;
 	return 0;
 }
 

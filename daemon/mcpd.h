@@ -1535,7 +1535,7 @@ size_t server_count(size_t *ret_ready);
 /* docker.c: the docker CLI, container records, names and reaping. */
 enum docker_phase {
 	DOCKER_PHASE_PROBE,   /* rax-probe-*: docker run -i, stdio */
-	DOCKER_PHASE_MANAGED, /* rax-mcp-*: docker run -d, HTTP */
+	DOCKER_PHASE_MANAGED, /* rax-mcp-*: docker create and start, HTTP */
 };
 struct docker_cmd;
 struct docker_container;
@@ -1646,6 +1646,15 @@ int docker_container_rebase(struct docker_container *, const char *server,
     docker_removed_fn *fn, void *arg);
 int docker_container_rename(struct docker_container *, const char *name,
     enum docker_phase, docker_removed_fn *fn, void *arg);
+/*
+ * docker create (argv; env's values in its environment) of the recorded
+ * name: fn hears how it ended, from the loop. It is never killed for a
+ * removal, which waits for it instead: a docker rm -f while the engine
+ * still creates finds nothing, and the container would come after it.
+ * -EBUSY (fn not called) when the record is busy.
+ */
+int docker_container_create(struct docker_container *, char *const *argv,
+    char *const *env, docker_removed_fn *fn, void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
 
@@ -1722,7 +1731,7 @@ int probe_detect_http(const char *line, size_t len, int *ret_port,
  * JSON: {"8080/tcp": {}, ...} or null), at most max of them, in ports.
  */
 size_t probe_detect_exposed(const char *json, int *ports, size_t max);
-/* probe-argv.c: docker run argv of one phase (names, labels, the image). */
+/* probe-argv.c: docker run -i (probe) or docker create (managed) argv. */
 char **probe_argv(const struct probe_target *, const char *name,
     enum docker_phase, const int *ports, size_t nports);
 
