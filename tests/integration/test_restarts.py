@@ -112,7 +112,8 @@ def test_a_restart_with_other_tools_is_announced_once(mcpd, clients,  # noqa
 # new one, once, and sends the request it refused again. mcp-testserver
 # --http forgets every session at POST /forget, and with --forget-on-call
 # each session that a tools/call comes on; it logs "initialize: session
-# ID" and "tools/call on forgotten session ID: 404".
+# ID", "tools/call on forgotten session ID: 404", and "answered METHOD on
+# session ID" once an answer is sent.
 
 FORGOTTEN = re.compile(r"^(initialize: session \w+|"
                        r"tools/call on forgotten session \w+: 404)$", re.M)
@@ -194,3 +195,29 @@ def test_a_second_404_in_a_row_fails_the_call(mcpd, peers):
                         x["restarts"] == 1)
     assert got["generation"] > r["generation"], got
     assert remote.err().count("tools/call on forgotten session") == 2
+
+
+def test_a_forgotten_session_is_subscribed_again(mcpd, peers,
+                                                 clients):  # noqa: F811
+    uri = "test://watched-resource"
+    remote, port = http_testserver(peers, "--conformance")
+    mcpd.load_url(f"http://127.0.0.1:{port}/mcp", name="conf",
+                  allow_local=True)
+    c = clients(mcpd.sock, env=mcpd.env)
+    assert c.ask("subscribe", uri=uri) == {"result": {}}
+    (first,) = sessions(remote)
+    remote.wait_output(rf"^answered resources/subscribe on session {first}$",
+                       stream="err")
+    assert forget_sessions(port) == "forgot 1 sessions"
+    r = c.ask("call", name="conf__test_simple_text")
+    assert r["result"]["content"][0]["text"] == \
+        "This is a simple text response for testing.", r
+    # The new session knows nothing of the old one's subscription: mcpd
+    # makes it again there, once.
+    second = sessions(remote)[1]
+    remote.wait_output(
+        rf"^answered resources/subscribe on session {second}$",
+        stream="err")
+    assert remote.err().count(f"resources/subscribe {uri}") == 2
+    assert sessions(remote) == [first, second]
+    assert row(mcpd, "conf")["restarts"] == 0
