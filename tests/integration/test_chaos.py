@@ -99,12 +99,14 @@ class Chaos:
         pids = [p for p in descendants(self.d.pid) if is_alive(p)]
         if pids:
             pid = self.rng.choice(pids)
-            argv = cmdline(pid)
+            argv = cmdline(pid) or []
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 return
-            if argv[:1] == [DOCKER] and argv[1:2] == ["create"]:
+            # mcpd runs "docker" from PATH, or its --docker path.
+            if argv[1:2] == ["create"] and \
+                    os.path.basename(argv[0]) == "docker":
                 self.killed_creates += 1
 
     def kill_container(self):
