@@ -54,8 +54,9 @@ struct docker_container {
 	struct docker_cmd *removing_old;
 	char *holder; /* who holds name, until both removals have ended */
 	/* docker rename of old (the probe) to name, while it runs. */
+	/* docker rename of old (the probe) to name, or docker create of name. */
 	struct docker_cmd *renaming;
-	docker_removed_fn *renamed; /* told how the rename ended */
+	docker_removed_fn *renamed; /* told how the rename (create) ended */
 	void *renamed_arg;
 	/* A removal failed since the last that ended well: when a retry ends
 	 * well with no one waiting, the owner hears (removed). */
@@ -83,11 +84,14 @@ static const unsigned docker_state_next[] = {
 	[DOCKER_EMPTY] = S(NAMED) | S(DEAD),
 	[DOCKER_NAMED] = S(EMPTY) | S(RENAMING) | S(SWITCHING) | S(REMOVING) |
 	    S(DEAD),
-	[DOCKER_RENAMING] = S(REMOVE_DUE) | S(NAMED) | S(FAILED) | S(DEAD),
+	[DOCKER_RENAMING] = S(REMOVE_DUE) | S(NAMED) | S(SWITCHING) |
+	    S(FAILED) | S(DEAD),
 	[DOCKER_REMOVE_DUE] = S(REMOVING) | S(DEAD),
-	[DOCKER_SWITCHING] = S(REMOVING) | S(NAMED) | S(FAILED) | S(DEAD),
+	[DOCKER_SWITCHING] = S(REMOVING) | S(NAMED) | S(RENAMING) |
+	    S(REMOVE_DUE) | S(FAILED) | S(DEAD),
 	[DOCKER_REMOVING] = S(EMPTY) | S(NAMED) | S(FAILED) | S(DEAD),
-	[DOCKER_FAILED] = S(REMOVING) | S(SWITCHING) | S(RENAMING) | S(DEAD),
+	[DOCKER_FAILED] = S(REMOVING) | S(SWITCHING) | S(RENAMING) |
+	    S(REMOVE_DUE) | S(DEAD),
 	[DOCKER_DEAD] = 0,
 #undef S
 };
@@ -106,8 +110,13 @@ docker_set_state(struct docker_container *ct, enum docker_state state)
 static void
 docker_set_named_or_empty(struct docker_container *ct)
 {
-	docker_set_state(ct,
-	    ct->name != NULL || ct->old != NULL ? DOCKER_NAMED : DOCKER_EMPTY);
+	/* A create still runs on name: nothing may remove it before it ends. */
+	if (ct->renaming != NULL)
+		docker_set_state(ct, DOCKER_RENAMING);
+	else
+		docker_set_state(ct,
+		    ct->name != NULL || ct->old != NULL ? DOCKER_NAMED :
+							  DOCKER_EMPTY);
 }
 
 enum docker_state
@@ -407,6 +416,9 @@ docker_settle(struct docker_container *ct)
 	bool was_retry;
 
 	if (docker_is_removing(ct) || ct->removing_old != NULL)
+		return;
+	/* A removal waits for the create: it starts when that ends. */
+	if (ct->state == DOCKER_REMOVE_DUE)
 		return;
 	if (ct->error != NULL || ct->old_error != NULL) {
 		docker_set_state(ct, DOCKER_FAILED);
@@ -709,6 +721,31 @@ docker_container_switch(struct docker_container *ct, const char *name,
 }
 
 /*
+ * The command that held the record (a rename, a create) ended: a removal
+ * that waited for it goes now, a probe still being removed goes on, and
+ * whoever asked hears how it ended.
+ */
+static void
+docker_held_ended(struct docker_container *ct, int status, const char *err)
+{
+	docker_removed_fn *fn = ct->renamed;
+	char *why = status != 0 ? docker_describe_failure(status, err) : NULL;
+
+	ct->renamed = NULL;
+	if (ct->state == DOCKER_REMOVE_DUE)
+		docker_remove_start(ct);
+	else if (evtimer_pending(ct->retry, NULL))
+		docker_set_state(ct, DOCKER_FAILED); /* held from there */
+	else if (ct->removing_old != NULL)
+		docker_set_state(ct, DOCKER_SWITCHING);
+	else
+		docker_set_named_or_empty(ct);
+	if (fn != NULL)
+		fn(ct->renamed_arg, status == 0 ? 0 : -EIO, why);
+	free(why);
+}
+
+/*
  * docker rename ended. Done, the container has only its new name. Failed,
  * it may have either: the old one (this daemon's probe) is removed by
  * name, the new one only after its labels say it is this daemon's (docker
@@ -718,29 +755,16 @@ static void
 docker_renamed(void *arg, int status, const char *out, const char *err)
 {
 	struct docker_container *ct = arg;
-	docker_removed_fn *fn = ct->renamed;
-	char *why = NULL;
 
 	(void)out;
 	ct->renaming = NULL;
-	ct->renamed = NULL;
 	if (status == 0) {
 		log_debug("container %s: renamed %s", ct->old, ct->name);
 		free(ct->old);
 		ct->old = NULL;
-	} else {
+	} else
 		ct->is_created = false;
-		why = docker_describe_failure(status, err);
-	}
-	if (ct->state == DOCKER_REMOVE_DUE)
-		docker_remove_start(ct);
-	else if (evtimer_pending(ct->retry, NULL))
-		docker_set_state(ct, DOCKER_FAILED); /* renamed from there */
-	else
-		docker_set_named_or_empty(ct);
-	if (fn != NULL)
-		fn(ct->renamed_arg, status == 0 ? 0 : -EIO, why);
-	free(why);
+	docker_held_ended(ct, status, err);
 }
 
 int
@@ -762,6 +786,40 @@ docker_container_rename(struct docker_container *ct, const char *name,
 	ct->old = ct->name;
 	ct->name = xstrdup(name);
 	ct->phase = phase;
+	return 0;
+}
+
+/*
+ * docker create ended: the container exists under name (status 0), or
+ * the engine made nothing. Only now may a removal go.
+ */
+static void
+docker_created(void *arg, int status, const char *out, const char *err)
+{
+	struct docker_container *ct = arg;
+
+	(void)out;
+	ct->renaming = NULL;
+	if (status == 0)
+		ct->is_created = true;
+	docker_held_ended(ct, status, err);
+}
+
+int
+docker_container_create(struct docker_container *ct, char *const *argv,
+    char *const *env, docker_removed_fn *fn, void *arg)
+{
+	if (ct->state == DOCKER_DEAD || ct->name == NULL ||
+	    docker_is_removing(ct) || ct->renaming != NULL)
+		return -EBUSY;
+	/* The load's deadline bounds it (a pull), not docker's usual one. */
+	ct->renaming = docker_cmd_start((const char *const *)argv, env,
+	    mcpd_opts.load_timeout_ms, NULL, docker_created, ct);
+	ct->renamed = fn;
+	ct->renamed_arg = arg;
+	/* While the probe is removed it stays switching, then renaming. */
+	if (ct->state != DOCKER_SWITCHING)
+		docker_set_state(ct, DOCKER_RENAMING);
 	return 0;
 }
 

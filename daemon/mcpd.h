@@ -1120,6 +1120,12 @@ struct transport_cbs {
 	void (*closed)(void *arg, const char *why); /* it died or ended */
 	/* A stage of a start ("probing", "http-detected"...); may be NULL. */
 	void (*progress)(void *arg, const char *stage, const char *message);
+	/*
+	 * The server's session was initialized again (a remote forgot it and
+	 * answered 404): what it held of ours (subscriptions) is gone, its
+	 * lists may differ. May be NULL.
+	 */
+	void (*renewed)(void *arg);
 };
 struct transport_ops {
 	const char *name; /* "stdio", ... */
@@ -1566,7 +1572,7 @@ size_t server_count(size_t *ret_ready);
 /* docker.c: the docker CLI; docker-container.c: container records and names. */
 enum docker_phase {
 	DOCKER_PHASE_PROBE,   /* rax-probe-*: docker run -i, stdio */
-	DOCKER_PHASE_MANAGED, /* rax-mcp-*: docker run -d, HTTP */
+	DOCKER_PHASE_MANAGED, /* rax-mcp-*: docker create and start, HTTP */
 };
 /*
  * A container record's state (docker-container.c, doc/states.md): which
@@ -1576,8 +1582,8 @@ enum docker_phase {
 enum docker_state {
 	DOCKER_EMPTY,	   /* no container of it may exist: nothing to remove */
 	DOCKER_NAMED,	   /* its names may exist; nothing runs on them */
-	DOCKER_RENAMING,   /* docker rename of old (the probe) to name runs */
-	DOCKER_REMOVE_DUE, /* ... and a removal waits for the rename to end */
+	DOCKER_RENAMING,   /* docker rename of old to name, or create, runs */
+	DOCKER_REMOVE_DUE, /* ... and a removal waits for it to end */
 	DOCKER_SWITCHING,  /* old is removed in the background; name serves */
 	DOCKER_REMOVING,   /* a removal of name (and of old) runs or waits */
 	DOCKER_FAILED,	   /* a removal failed: its retry is due */
@@ -1709,6 +1715,15 @@ int docker_container_rebase(struct docker_container *, const char *server,
     docker_removed_fn *fn, void *arg);
 int docker_container_rename(struct docker_container *, const char *name,
     enum docker_phase, docker_removed_fn *fn, void *arg);
+/*
+ * docker create (argv; env's values in its environment) of the recorded
+ * name: fn hears how it ended, from the loop. It is never killed for a
+ * removal, which waits for it instead: a docker rm -f while the engine
+ * still creates finds nothing, and the container would come after it.
+ * -EBUSY (fn not called) when the record is busy.
+ */
+int docker_container_create(struct docker_container *, char *const *argv,
+    char *const *env, docker_removed_fn *fn, void *arg);
 /* Forgets the waits of arg: fn will not be called for it. */
 void docker_container_unwait(struct docker_container *, void *arg);
 
@@ -1785,7 +1800,7 @@ int probe_detect_http(const char *line, size_t len, int *ret_port,
  * JSON: {"8080/tcp": {}, ...} or null), at most max of them, in ports.
  */
 size_t probe_detect_exposed(const char *json, int *ports, size_t max);
-/* probe-argv.c: docker run argv of one phase (names, labels, the image). */
+/* probe-argv.c: docker run -i (probe) or docker create (managed) argv. */
 char **probe_argv(const struct probe_target *, const char *name,
     enum docker_phase, const int *ports, size_t nports);
 

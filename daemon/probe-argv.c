@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* The docker run argv of a container start, in either phase. */
+/* The docker argv of a container start: run -i (probe) or create (managed). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +33,12 @@ probe_argv(const struct probe_target *target, const char *name,
 	size_t n = 0;
 
 	probe_argv_push(&v, &n, "%s", docker_program());
-	probe_argv_push(&v, &n, "run");
-	probe_argv_push(&v, &n, ph == DOCKER_PHASE_PROBE ? "-i" : "-d");
+	/* Managed: created, then started (probe-http.c says why). */
+	if (ph == DOCKER_PHASE_PROBE) {
+		probe_argv_push(&v, &n, "run");
+		probe_argv_push(&v, &n, "-i");
+	} else
+		probe_argv_push(&v, &n, "create");
 	probe_argv_push(&v, &n, "--name=%s", name);
 	probe_argv_push(&v, &n, "--label=io.mcpd.owner=%s", identity_did());
 	probe_argv_push(&v, &n, "--label=io.mcpd.agent=%s", target->agent);

@@ -190,25 +190,52 @@ probe_managed_started(void *arg, int status, const char *out, const char *err)
 	p->cmd = NULL;
 	if (status != 0) {
 		why = docker_describe_failure(status, err);
-		p->saw_name_conflict = status > 0 &&
-		    probe_is_name_conflict(err, strlen(err));
 		probe_run_failed(p, "cannot start container %s: %s", why);
 		free(why);
 		return;
 	}
-	docker_container_created(p->ct);
 	probe_inspect_managed(p);
 }
 
-/* docker run -d of the managed container, its name recorded already. */
+/* Created: docker start may be cut off, docker rm -f finds it now. */
+static void
+probe_managed_created(void *arg, int err, const char *why)
+{
+	struct probe *p = arg;
+	const char *args[] = { docker_program(), "start",
+		docker_container_name(p->ct), NULL };
+
+	p->is_creating = false;
+	if (err < 0) {
+		p->saw_name_conflict = why != NULL &&
+		    probe_is_name_conflict(why, strlen(why));
+		probe_run_failed(p, "cannot create container %s: %s", why);
+		return;
+	}
+	p->cmd = docker_cmd_start(args, NULL, mcpd_opts.docker_timeout_ms, NULL,
+	    probe_managed_started, p);
+}
+
+/*
+ * The managed container, its name recorded already: docker create, then
+ * docker start. Not docker run -d: a run -d client killed (an unload, the
+ * load's deadline) may leave the engine making the container after the
+ * docker rm -f of its name found nothing; the record waits for a create
+ * instead (docker_container_create), and once it has answered the name
+ * is there to remove.
+ */
 static void
 probe_run_managed(struct probe *p)
 {
 	char **argv = probe_argv(&p->target, docker_container_name(p->ct),
 	    DOCKER_PHASE_MANAGED, &p->port, 1);
 
-	p->cmd = docker_cmd_start((const char *const *)argv,
-	    p->target.spec->env, 0, NULL, probe_managed_started, p);
+	if (docker_container_create(p->ct, argv, p->target.spec->env,
+		probe_managed_created, p) < 0)
+		probe_fail(p, "cannot create container %s: %s",
+		    "its record is busy");
+	else
+		p->is_creating = true;
 	child_strv_wipe_free(argv);
 }
 
@@ -348,8 +375,8 @@ probe_http_direct_due(evutil_socket_t fd, short events, void *arg)
 	struct timeval tv = { 0, PROBE_RESEND_MS * 1000 };
 
 	(void)fd, (void)events;
-	/* A docker run -d that is cut off could still leave a container. */
-	if (p->cmd != NULL)
+	/* Its docker create or start first: the fallback removes it then. */
+	if (p->cmd != NULL || p->is_creating)
 		evtimer_add(p->deadline, &tv);
 	else if (p->is_direct && !p->hold.is_confirmed)
 		probe_http_fall_back(p, "no HTTP answer in time", true);
@@ -429,6 +456,10 @@ probe_http_fall_back(struct probe *p, const char *why, bool forget)
 	if (forget)
 		imagemem_forget(p->remembered_id);
 	p->is_direct = false;
+	/* A create under way ends (the removal waits), unheard by the probe. */
+	if (p->is_creating)
+		docker_container_unwait(p->ct, p);
+	p->is_creating = false;
 	docker_cmd_cancel(p->cmd);
 	docker_cmd_cancel(p->logs);
 	p->cmd = p->logs = NULL;

@@ -50,7 +50,7 @@ struct probe {
 	int host_port; /* published on 127.0.0.1 */
 	char *path;
 	struct transport_hold hold; /* the handshake, until an answer */
-	struct docker_cmd *cmd;	    /* docker run -d or docker port */
+	struct docker_cmd *cmd;	    /* docker start, inspect, ... */
 	struct docker_cmd *logs;    /* docker logs -f of the managed one */
 	struct event *step;	/* the switch, out of the inner's callback */
 	struct event *deadline; /* of a remembered image's first answer */
@@ -58,6 +58,7 @@ struct probe {
 	char *remembered_id;	/* the image ID remembered as HTTP, or NULL */
 	bool is_direct;		/* started managed at once, from the memory */
 	bool is_known_stdio;	/* the memory says the image answered stdio */
+	bool is_creating;	/* the record runs its docker create for it */
 	char *run_failed; /* why docker run failed, while its name is checked */
 	bool saw_name_conflict; /* docker said the name is already in use */
 	bool is_closing;

@@ -223,12 +223,22 @@ probe_on_closed(void *arg, const char *why)
 		probe_fail(p, "the HTTP connection to %s ended: %s", why);
 }
 
+static void
+probe_on_renewed(void *arg)
+{
+	struct probe *p = arg;
+
+	if (!p->is_closing && p->t.cbs->renewed != NULL)
+		p->t.cbs->renewed(p->t.cb_arg);
+}
+
 const struct transport_cbs probe_inner_cbs = {
 	.raw = probe_on_raw,
 	.message = probe_on_message,
 	.failed = probe_on_failed,
 	.stderr_line = probe_on_stderr,
 	.closed = probe_on_closed,
+	.renewed = probe_on_renewed,
 };
 
 /* ---- the transport the session sees ---- */

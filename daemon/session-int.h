@@ -54,6 +54,11 @@ struct session {
 	uint64_t tools_serial; /* unique to each listing that made tools */
 	json_t *listing;       /* tools gathered by the listing under way */
 	json_t *seen_cursors;  /* object used as a set */
+	/*
+	 * URIs subscribed to (resources/subscribe sent, not unsubscribed): a
+	 * session the server initialized again knows none, they go again.
+	 */
+	json_t *subscribed;
 	int pages;
 	bool is_modern;		 /* 2026-07-28: _meta on every request */
 	bool is_denied;		 /* the handshake was refused by policy */
@@ -61,6 +66,8 @@ struct session {
 	bool has_retried_discover;
 	bool is_listing;
 	bool wants_relist;
+	bool
+	    is_relist_quiet; /* after a renewal: tools_changed only if changed */
 	void (*close_done)(void *);
 	void *close_arg;
 };

@@ -61,12 +61,21 @@ static void
 session_list_done(struct session *s)
 {
 	static uint64_t serial;
+	/* A new session of the same server with the same tools: no news. */
+	bool is_same = s->is_relist_quiet && s->phase == SESSION_READY &&
+	    json_equal(s->tools, s->listing);
 
 	if (s->is_modern)
 		session_drop_invalid_tools(s);
-	json_decref(s->tools);
-	s->tools = s->listing;
-	s->tools_serial = ++serial;
+	if (!s->wants_relist)
+		s->is_relist_quiet = false;
+	if (is_same)
+		json_decref(s->listing);
+	else {
+		json_decref(s->tools);
+		s->tools = s->listing;
+		s->tools_serial = ++serial;
+	}
 	s->listing = NULL;
 	json_decref(s->seen_cursors);
 	s->seen_cursors = NULL;
@@ -79,7 +88,7 @@ session_list_done(struct session *s)
 	if (s->phase == SESSION_LISTING) {
 		session_set_phase(s, SESSION_READY);
 		s->cbs->ready(s->arg, s);
-	} else if (s->cbs->tools_changed != NULL)
+	} else if (!is_same && s->cbs->tools_changed != NULL)
 		s->cbs->tools_changed(s->arg, s);
 }
 
@@ -90,6 +99,7 @@ session_list_abort(struct session *s, const char *why)
 	json_decref(s->seen_cursors);
 	s->listing = s->seen_cursors = NULL;
 	s->is_listing = false;
+	s->is_relist_quiet = false;
 	if (s->phase != SESSION_READY) {
 		session_fail(s, "listing tools failed: %s", why);
 		return;

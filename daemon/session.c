@@ -212,7 +212,8 @@ session_cancel(struct session *s, int64_t id, const char *reason)
 
 	if ((p = session_pending_take(s, id)) == NULL)
 		return -ENOENT;
-	if (session_send_cancel(s, id, reason) == 1)
+	/* 1 or 2: it had not gone (a free slot, a login, a new session). */
+	if (session_send_cancel(s, id, reason) >= 1)
 		session_pending_later(p, ERRORS_TIMEOUT,
 		    "the request was cancelled (%s) before it could be sent; it did not run",
 		    reason);
@@ -296,6 +297,21 @@ session_pending_sent(struct session *s, struct pending *p, int r)
 	return p->id;
 }
 
+/* Keeps the URIs subscribed to upstream, to subscribe them again. */
+static void
+session_note_subscription(struct session *s, const char *method,
+    const json_t *params)
+{
+	const char *uri = json_string_value(json_object_get(params, "uri"));
+
+	if (uri == NULL)
+		return;
+	if (strcmp(method, "resources/subscribe") == 0)
+		json_object_set_new(s->subscribed, uri, json_true());
+	else if (strcmp(method, "resources/unsubscribe") == 0)
+		json_object_del(s->subscribed, uri);
+}
+
 int64_t
 session_request_raw(struct session *s, const char *method, json_t *params,
     int timeout_ms, session_reply_fn *cb, session_raw_fn *raw_cb, void *arg)
@@ -313,6 +329,7 @@ session_request_raw(struct session *s, const char *method, json_t *params,
 	}
 	if (s->is_modern || strcmp(method, "server/discover") == 0)
 		params = era_with_meta(params, ERA_MODERN);
+	session_note_subscription(s, method, params);
 	id = json_integer(p->id);
 	msg = jsonrpc_request(id, method, params);
 	json_decref(id);
@@ -576,6 +593,39 @@ session_on_closed(void *arg, const char *why)
 	session_fail(arg, "%s", why);
 }
 
+static void
+session_ignore(void *arg, const struct session_reply *r)
+{
+	(void)arg, (void)r;
+}
+
+/*
+ * The server initialized our session again (a remote forgot it): it
+ * knows none of our subscriptions, and may list other tools. Only a
+ * change of them is told (tools_changed); the owner sees nothing else.
+ */
+static void
+session_on_renewed(void *arg)
+{
+	struct session *s = arg;
+	json_t *subscribed, *v;
+	const char *uri;
+
+	if (s->phase != SESSION_READY)
+		return;
+	subscribed = json_copy(s->subscribed); /* each request notes it */
+	json_object_foreach(subscribed, uri, v)
+		session_request(s, "resources/subscribe",
+		    json_pack("{s:s}", "uri", uri), mcpd_opts.call_timeout_ms,
+		    session_ignore, NULL);
+	json_decref(subscribed);
+	s->is_relist_quiet = true;
+	if (s->is_listing)
+		s->wants_relist = true;
+	else
+		session_list_next(s, NULL);
+}
+
 static const struct transport_cbs session_transport_cbs = {
 	.raw = session_on_raw,
 	.message = session_on_message,
@@ -583,6 +633,7 @@ static const struct transport_cbs session_transport_cbs = {
 	.stderr_line = session_on_stderr,
 	.closed = session_on_closed,
 	.progress = session_on_progress,
+	.renewed = session_on_renewed,
 };
 
 /* A connection's phases: which may follow which (doc/states.md). */
@@ -639,6 +690,7 @@ session_new(struct transport *t, const struct session_cbs *cbs, void *arg,
 	s->arg = arg;
 	s->timeout_ms = timeout_ms;
 	s->tools = xjson(json_array());
+	s->subscribed = xjson(json_object());
 	for (size_t i = 0; i < SESSION_BUCKETS; i++)
 		LIST_INIT(&s->buckets[i]);
 	t->cbs = &session_transport_cbs;
@@ -658,6 +710,7 @@ session_release(void *arg)
 	json_decref(s->tools);
 	json_decref(s->listing);
 	json_decref(s->seen_cursors);
+	json_decref(s->subscribed);
 	free(s);
 }
 

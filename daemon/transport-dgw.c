@@ -178,12 +178,22 @@ dgw_http_closed(void *arg, const char *why)
 	dgw_fail(arg, "the HTTP connection to the gateway ended: %s", why);
 }
 
+static void
+dgw_http_renewed(void *arg)
+{
+	struct dgw *d = arg;
+
+	if (!d->is_closing && d->t.cbs->renewed != NULL)
+		d->t.cbs->renewed(d->t.cb_arg);
+}
+
 static const struct transport_cbs dgw_http_cbs = {
 	.raw = dgw_http_raw,
 	.message = dgw_http_message,
 	.failed = dgw_http_failed,
 	.stderr_line = dgw_http_stderr,
 	.closed = dgw_http_closed,
+	.renewed = dgw_http_renewed,
 };
 
 /* ---- the transport the session sees ---- */

@@ -42,6 +42,15 @@ struct shttp_transport {
 	char *post_path;    /* HTTP+SSE: where the endpoint event says */
 	void (*done)(void *);
 	void *done_arg;
+	/*
+	 * The server forgot our session (HTTP 404): the session's initialize
+	 * (init_msg) goes again (renewing), and the requests it refused wait
+	 * in held, as [msg, tool] pairs, to go again once it is answered.
+	 */
+	json_t *init_msg;
+	struct shttp_post *renewing;
+	json_t *held;
+	unsigned epoch;	     /* sessions initialized again so far */
 	char *held_why;	     /* why the last request cancelled unsent waited */
 	struct event *timer; /* deferred release, or DELETE deadline */
 	struct event *flush; /* sends what waited for initialized */
@@ -58,7 +67,10 @@ struct shttp_post {
 	bool is_sse;
 	bool is_answered; /* the response to id came */
 	bool is_counted;  /* a request: it holds one of ht->nrequests */
-	/* With OAuth: what to send again once authorized. */
+	bool is_resent;	  /* sent again on a new session: no third time */
+	bool is_resumed;  /* its answer's stream resumed: the server took it */
+	unsigned epoch;	  /* of the session it was sent on (ht->epoch) */
+	/* A request's, to send again (once authorized, on a new session). */
 	char *verb;
 	json_t *msg;
 	json_t *tool;
@@ -73,12 +85,31 @@ struct shttp_post {
 };
 
 /* transport-http.c */
+/* A new exchange of ht, for msg (borrowed; NULL for a GET or DELETE). */
+struct shttp_post *shttp_post_new(struct shttp_transport *, const json_t *msg);
+/* Sends msg now, or queues it for a free slot; is_resent: a second time. */
+int shttp_send_now(struct shttp_transport *, const json_t *msg,
+    const json_t *tool, bool is_resent);
+/* The connection is over (why): the session hears it once. */
+void shttp_report(struct shttp_transport *, const char *why);
+/* The protocolVersion of an initialize result (borrowed), or NULL. */
+const char *shttp_version_of(const json_t *msg);
 /* Sends (again) what p carries: verb, and msg with tool's headers. */
 void shttp_post_start(struct shttp_transport *, struct shttp_post *,
     const char *verb, const json_t *msg, const json_t *tool);
 void shttp_post_free(struct shttp_post *);
 /* Tells the session that the request of p will get no answer. */
 void shttp_fail_request(struct shttp_post *, enum errors_kind, const char *why);
+
+/* transport-http-renew.c: a session the server forgot, initialized again. */
+/* p was answered 404 for our session: hold or fail it, initialize again. */
+void shttp_session_lost(struct shttp_post *);
+/* The answer to mcpd's initialize again: the held requests go, or fail. */
+void shttp_renewed(struct shttp_transport *, json_t *msg);
+/* Initializing again failed (why): what was held fails, the connection ends. */
+void shttp_renew_failed(struct shttp_transport *, const char *why);
+/* 2 when msg cancels a request held for the new session, else 0. */
+int shttp_renew_unpark(struct shttp_transport *, const json_t *msg);
 
 /* transport-http-auth.c: OAuth on the wire. */
 /*

@@ -28,11 +28,15 @@ shttp_post_free(struct shttp_post *p)
 	LIST_REMOVE(p, entry);
 	if (p->ht->initialized == p) {
 		p->ht->initialized = NULL;
-		if (!p->ht->is_closing && json_array_size(p->ht->queued) > 0)
+		if (!p->ht->is_closing &&
+		    (json_array_size(p->ht->queued) > 0 ||
+			json_array_size(p->ht->waiting) > 0))
 			event_active(p->ht->flush, EV_TIMEOUT, 0);
 	}
 	if (p->ht->listen == p)
 		p->ht->listen = NULL;
+	if (p->ht->renewing == p)
+		p->ht->renewing = NULL;
 	if (p->is_counted && --p->ht->nrequests < mcpd_opts.max_http_requests &&
 	    !p->ht->is_closing && json_array_size(p->ht->waiting) > 0)
 		event_active(p->ht->flush, EV_TIMEOUT, 0);
@@ -52,7 +56,7 @@ shttp_post_free(struct shttp_post *p)
 	free(p);
 }
 
-static struct shttp_post *
+struct shttp_post *
 shttp_post_new(struct shttp_transport *ht, const json_t *msg)
 {
 	struct shttp_post *p = xcalloc(1, sizeof *p);
@@ -76,7 +80,7 @@ shttp_post_new(struct shttp_transport *ht, const json_t *msg)
 	return p;
 }
 
-static void
+void
 shttp_report(struct shttp_transport *ht, const char *why)
 {
 	if (ht->is_closing)
@@ -85,19 +89,31 @@ shttp_report(struct shttp_transport *ht, const char *why)
 	ht->t.cbs->closed(ht->t.cb_arg, why);
 }
 
-/* Notes what initialize agreed, which later requests must carry. */
+const char *
+shttp_version_of(const json_t *msg)
+{
+	return json_string_value(json_object_get(json_object_get(msg, "result"),
+	    "protocolVersion"));
+}
+
+/*
+ * Notes what initialize agreed, which later requests must carry, and the
+ * initialize itself, to send again if the server forgets the session.
+ */
 static void
 shttp_note_initialize(struct shttp_post *p, json_t *msg)
 {
-	const char *v = json_string_value(json_object_get(json_object_get(msg,
-							      "result"),
-	    "protocolVersion"));
+	const char *v = shttp_version_of(msg);
 
 	if (p->method == NULL || strcmp(p->method, "initialize") != 0 ||
 	    v == NULL)
 		return;
 	free(p->ht->version);
 	p->ht->version = xstrdup(v);
+	/* It speaks Streamable HTTP: a later 404 is not a fallback. */
+	p->ht->may_fall_back = false;
+	if (p->ht->init_msg == NULL)
+		p->ht->init_msg = json_incref(p->initialize);
 }
 
 static void shttp_deliver_msg(struct shttp_post *, json_t *);
@@ -129,6 +145,11 @@ shttp_deliver_msg(struct shttp_post *p, json_t *msg)
 	if (p->id != NULL && id != NULL && json_equal(id, p->id) &&
 	    json_object_get(msg, "method") == NULL) {
 		p->is_answered = true;
+		if (p == ht->renewing) {
+			/* mcpd's own initialize: the session never sees it. */
+			shttp_renewed(ht, msg);
+			return;
+		}
 		shttp_note_initialize(p, msg);
 	}
 	ht->t.cbs->message(ht->t.cb_arg, msg);
@@ -243,6 +264,11 @@ shttp_fail_request(struct shttp_post *p, enum errors_kind kind, const char *why)
 	if (p->id == NULL || p->is_answered || p->ht->is_closing)
 		return;
 	p->is_answered = true;
+	if (p == p->ht->renewing) {
+		p->ht->renewing = NULL;
+		shttp_renew_failed(p->ht, why);
+		return;
+	}
 	p->ht->t.cbs->failed(p->ht->t.cb_arg, p->id, kind, why);
 }
 
@@ -252,6 +278,7 @@ shttp_resume_due(evutil_socket_t fd, short events, void *arg)
 	struct shttp_post *p = arg;
 
 	(void)fd, (void)events;
+	p->is_resumed = true;
 	shttp_post_start(p->ht, p, "GET", NULL, NULL);
 }
 
@@ -373,10 +400,7 @@ shttp_post_ended(struct shttp_post *p, int err, const char *why)
 	if (err == 0 && shttp_falls_back(p))
 		return;
 	if (err == 0 && shttp_is_session_lost(p)) {
-		snprintf(text, sizeof text,
-		    "the server no longer knows our session (HTTP %d); it will be re-initialized",
-		    p->status);
-		shttp_report(p->ht, text);
+		shttp_session_lost(p);
 		return;
 	}
 	if (err == 0 && p->status >= 400 && shttp_deliver_error(p))
@@ -474,7 +498,9 @@ shttp_fields(struct shttp_transport *ht, struct shttp_post *p, const char *verb,
 	if (ht->session_id != NULL && modern == NULL)
 		f[n++] = (struct http_field){ "Mcp-Session-Id",
 			ht->session_id };
-	if (ht->version != NULL && modern == NULL)
+	/* Not on an initialize sent again: it starts a session afresh. */
+	if (ht->version != NULL && modern == NULL &&
+	    (p == NULL || p->initialize == NULL))
 		f[n++] = (struct http_field){ "MCP-Protocol-Version",
 			ht->version };
 	if (p != NULL && strcmp(verb, "GET") == 0 &&
@@ -503,6 +529,7 @@ shttp_post_start(struct shttp_transport *ht, struct shttp_post *p,
 
 	p->status = 0;
 	p->is_sse = false;
+	p->epoch = ht->epoch;
 	evbuffer_drain(p->body, evbuffer_get_length(p->body));
 	if (shttp_auth_prepare(p, verb, msg, tool, &authorization) == 1) {
 		json_decref(modern); /* parked: it goes once refreshed */
@@ -537,9 +564,9 @@ shttp_open_listen(struct shttp_transport *ht)
 	shttp_post_start(ht, ht->listen, "GET", NULL, NULL);
 }
 
-static int
+int
 shttp_send_now(struct shttp_transport *ht, const json_t *msg,
-    const json_t *tool)
+    const json_t *tool, bool is_resent)
 {
 	const char *method = json_string_value(json_object_get(msg, "method"));
 	bool is_request = method != NULL && json_object_get(msg, "id") != NULL;
@@ -550,11 +577,16 @@ shttp_send_now(struct shttp_transport *ht, const json_t *msg,
 		return 1;
 	if (is_request && ht->nrequests >= mcpd_opts.max_http_requests)
 		return json_array_append_new(ht->waiting,
-		    json_pack("[OO]", msg, tool != NULL ? tool : json_null()));
+		    json_pack("[OOb]", msg, tool != NULL ? tool : json_null(),
+			is_resent));
 	p = shttp_post_new(ht, msg);
 	if (is_request) {
 		p->is_counted = true;
+		p->is_resent = is_resent;
 		ht->nrequests++;
+		/* Kept: a 404 for the session (it did not run) sends it again. */
+		p->msg = json_incref((json_t *)(uintptr_t)msg);
+		p->tool = json_incref((json_t *)(uintptr_t)tool);
 	}
 	if (method != NULL && strcmp(method, "notifications/initialized") == 0)
 		ht->initialized = p;
@@ -590,6 +622,7 @@ static bool
 shttp_is_ready(const struct shttp_transport *ht)
 {
 	return ht->client != NULL && ht->initialized == NULL &&
+	    ht->renewing == NULL &&
 	    (!ht->is_legacy_sse || ht->post_path != NULL);
 }
 
@@ -606,7 +639,8 @@ shttp_start_waiting(struct shttp_transport *ht)
 		shttp_send_now(ht, json_array_get(pair, 0),
 		    json_is_null(json_array_get(pair, 1)) ?
 			NULL :
-			json_array_get(pair, 1));
+			json_array_get(pair, 1),
+		    json_is_true(json_array_get(pair, 2)));
 		json_decref(pair);
 	}
 }
@@ -631,7 +665,7 @@ shttp_flush_queue(struct shttp_transport *ht)
 
 	ht->queued = json_array();
 	json_array_foreach(queued, i, msg)
-		shttp_send_now(ht, msg, NULL);
+		shttp_send_now(ht, msg, NULL, false);
 	json_decref(queued);
 }
 
@@ -659,11 +693,12 @@ shttp_send(struct transport *t, const json_t *msg, const json_t *tool)
 
 	if (ht->is_closing)
 		return -EPIPE;
-	if ((r = shttp_auth_unpark(ht, msg)) != 0)
+	if ((r = shttp_auth_unpark(ht, msg)) != 0 ||
+	    (r = shttp_renew_unpark(ht, msg)) != 0)
 		return r;
 	if (!shttp_is_ready(ht))
 		return json_array_append(ht->queued, (json_t *)(uintptr_t)msg);
-	return shttp_send_now(ht, msg, tool);
+	return shttp_send_now(ht, msg, tool, false);
 }
 
 static void
@@ -680,6 +715,8 @@ shttp_release(void *arg)
 	event_free(ht->flush);
 	json_decref(ht->queued);
 	json_decref(ht->waiting);
+	json_decref(ht->held);
+	json_decref(ht->init_msg);
 	free(ht->path);
 	free(ht->post_path);
 	free(ht->session_id);
@@ -781,6 +818,7 @@ transport_http_new(const struct remote_spec *spec,
 	ht->t.name = spec->is_sse ? "sse" : "streamable-http";
 	ht->queued = xjson(json_array());
 	ht->waiting = xjson(json_array());
+	ht->held = xjson(json_array());
 	ht->timer = evtimer_new(mcpd_base, shttp_closed, ht);
 	ht->flush = evtimer_new(mcpd_base, shttp_flush_due, ht);
 	LIST_INIT(&ht->posts);

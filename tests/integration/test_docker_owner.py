@@ -424,7 +424,7 @@ def breaking_docker(dp, after):
     """A script in front of the real CLI that, once `docker <after>` ran,
     points MCPD_DOCKER at a file that cannot be executed. A script is
     needed because the break must come between two commands mcpd runs on
-    its own (run -d, then container inspect, then logs); the failure itself is real
+    its own (create, start, then container inspect, then logs); the failure itself is real
     (exec of a non-executable file)."""
     script = dp.dir / "breaker"
     noexec = dp.targets["noexec"]
@@ -442,12 +442,12 @@ def breaking_docker(dp, after):
 
 
 @pytest.mark.parametrize("after,what", [
-    ("run -d", "cannot read the published port of {c}"),
+    ("start", "cannot read the published port of {c}"),
     ("container inspect", "cannot follow container {c}"),
 ])
 def test_port_and_logs_fail_cleanly_when_docker_cannot_exec(
         start, tmp_path, after, what):
-    """docker container inspect (the published port, after docker run -d)
+    """docker container inspect (the published port, after docker start)
     and docker logs --follow (after that inspect) cannot be run: the load fails saying so, the managed
     container cannot be removed either (the same docker), stays listed,
     and goes once docker can run again. See breaking_docker for the
@@ -457,8 +457,8 @@ def test_port_and_logs_fail_cleanly_when_docker_cannot_exec(
     breaking_docker(dp, after)
     cname = f"rax-mcp-web-{d.pid}"
     try:
-        # On 9090, which the image does not expose: docker run -d starts
-        # the managed one (a promoted probe has no docker run -d).
+        # On 9090, which the image does not expose: docker create and
+        # start make the managed one (a promoted probe has neither).
         e = load_fails(d, "mcpd-test/http", name="web",
                        args=["--http", "9090"])
         assert e["code"] == UNAVAILABLE, e

@@ -96,7 +96,8 @@ static struct {
 	int is_port_only_message;
 	int is_modern; /* 2026-07-28 only: server/discover, _meta required */
 	int is_conformance; /* the harness's fixtures (testserver-conformance.c) */
-	int is_echo_input; /* each stdin line to stderr as "in: LINE" */
+	int is_echo_input;     /* each stdin line to stderr as "in: LINE" */
+	int is_forget_on_call; /* HTTP: each tools/call forgets its session */
 } opt = { .exit_after = -1, .http_port = -1 };
 
 static struct {
@@ -114,6 +115,8 @@ static struct {
 	size_t nconns;
 	char sessions[TS_SESSIONS_MAX][33];
 	unsigned nsessions;
+	char forgotten[TS_SESSIONS_MAX][33]; /* answered 404 from then on */
+	unsigned nforgotten;
 } ts;
 
 static void ts_http_reply_json(struct ts_conn *, int, json_t *);
@@ -1152,6 +1155,24 @@ ts_session_find(const char *id)
 	return NULL;
 }
 
+/* The session id s is forgotten: its requests get 404 from now on. */
+static void
+ts_session_forget(char *s)
+{
+	memcpy(ts.forgotten[ts.nforgotten++ % TS_SESSIONS_MAX], s, 33);
+	ts_log("forgot session %s", s);
+	s[0] = '\0';
+}
+
+static bool
+ts_session_is_forgotten(const char *id)
+{
+	for (size_t i = 0; id != NULL && *id && i < TS_SESSIONS_MAX; i++)
+		if (strcmp(ts.forgotten[i], id) == 0)
+			return true;
+	return false;
+}
+
 /* Makes a random session id; past the limit the oldest one goes. */
 static const char *
 ts_session_new(void)
@@ -1240,6 +1261,8 @@ ts_http_fail(struct ts_conn *c, int status)
 static void
 ts_http_post(struct ts_conn *c, struct ts_http_req *r)
 {
+	const char *method;
+	char *live = NULL;
 	json_error_t err;
 	json_t *msg;
 
@@ -1249,11 +1272,24 @@ ts_http_post(struct ts_conn *c, struct ts_http_req *r)
 		    ts_error(NULL, -32700, "Parse error: %s", err.text));
 		return;
 	}
-	if (ts_is_request(msg) &&
-	    strcmp(json_string_value(json_object_get(msg, "method")),
-		"initialize") == 0)
+	method = json_string_value(json_object_get(msg, "method"));
+	if (ts_is_request(msg) && strcmp(method, "initialize") == 0) {
 		c->session_out = ts_session_new();
-	else if (ts_session_find(r->session) == NULL) {
+		ts_log("initialize: session %s", c->session_out);
+	} else if (ts_session_is_forgotten(r->session) ||
+	    (opt.is_forget_on_call && method != NULL &&
+		strcmp(method, "tools/call") == 0 &&
+		(live = ts_session_find(r->session)) != NULL)) {
+		/* As the spec says of a session the server ended: 404. */
+		if (live != NULL)
+			ts_session_forget(live);
+		ts_log("%s on forgotten session %s: 404",
+		    method != NULL ? method : "a response", r->session);
+		ts_http_reply_json(c, 404,
+		    ts_error(NULL, -32001, "Session not found"));
+		json_decref(msg);
+		return;
+	} else if (ts_session_find(r->session) == NULL) {
 		ts_http_reply_json(c, 400,
 		    ts_error(NULL, -32000, TS_NO_SESSION));
 		json_decref(msg);
@@ -1263,6 +1299,9 @@ ts_http_post(struct ts_conn *c, struct ts_http_req *r)
 	ts_dispatch(msg, c);
 	if (c->is_busy && !ts_is_request(msg))
 		ts_http_reply(c, 202, NULL, "");
+	/* After the answer went: a test that sees this line knows it is sent. */
+	if (ts_is_request(msg) && !c->is_busy && r->session != NULL)
+		ts_log("answered %s on session %s", method, r->session);
 	json_decref(msg);
 }
 
@@ -1346,13 +1385,31 @@ ts_http_parse(struct ts_conn *c, struct ts_http_req *r)
 	return c->in.len >= r->total;
 }
 
+/* POST /forget: every session is forgotten, as a restarted server would. */
+static void
+ts_http_forget(struct ts_conn *c)
+{
+	char text[64];
+	int n = 0;
+
+	for (size_t i = 0; i < TS_SESSIONS_MAX; i++)
+		if (ts.sessions[i][0] != '\0') {
+			ts_session_forget(ts.sessions[i]);
+			n++;
+		}
+	snprintf(text, sizeof(text), "forgot %d sessions", n);
+	ts_http_reply(c, 200, NULL, text);
+}
+
 static void
 ts_http_handle(struct ts_conn *c, struct ts_http_req *r)
 {
 	r->path[strcspn(r->path, "?")] = '\0';
 	if (r->is_close)
 		c->is_closing = true;
-	if (strcmp(r->path, "/mcp") != 0)
+	if (strcmp(r->path, "/forget") == 0 && strcmp(r->method, "POST") == 0)
+		ts_http_forget(c);
+	else if (strcmp(r->path, "/mcp") != 0)
 		ts_http_reply(c, 404, NULL, NULL);
 	else if (strcmp(r->method, "POST") == 0)
 		ts_http_post(c, r);
@@ -1562,6 +1619,7 @@ ts_options(int argc, char **argv)
 		{ "modern", no_argument, &opt.is_modern, 1 },
 		{ "conformance", no_argument, &opt.is_conformance, 1 },
 		{ "echo-input", no_argument, &opt.is_echo_input, 1 },
+		{ "forget-on-call", no_argument, &opt.is_forget_on_call, 1 },
 		{ NULL, 0, NULL, 0 }
 	};
 	long *numbers[] = { &opt.start_delay_ms, &opt.exit_after,
@@ -1592,7 +1650,8 @@ ts_options(int argc, char **argv)
 		       "\t[--repeat-cursor] [--tools N] [--modern] "
 		       "[--conformance] [--log-file PATH] [--echo-input]\n"
 		       "\t[--variant-file PATH]\n"
-		       "\t[--http PORT [--http-port-only-message]]");
+		       "\t[--http PORT [--http-port-only-message] "
+		       "[--forget-on-call]]");
 		exit(2);
 	}
 	if (opt.is_repeat_cursor && opt.page_size == 0)

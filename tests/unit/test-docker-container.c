@@ -172,8 +172,15 @@ test_table(void)
 	    "remove-due -> named");
 	TAP_CHECK(!fsm_allows(m, DOCKER_FAILED, DOCKER_EMPTY),
 	    "failed -> empty");
-	TAP_CHECK(!fsm_allows(m, DOCKER_SWITCHING, DOCKER_RENAMING),
+	TAP_CHECK(!fsm_allows(m, DOCKER_REMOVING, DOCKER_RENAMING),
+	    "removing -> renaming");
+	/* A create while the probe goes: it settles renaming, or removal due. */
+	TAP_CHECK(fsm_allows(m, DOCKER_SWITCHING, DOCKER_RENAMING),
 	    "switching -> renaming");
+	TAP_CHECK(fsm_allows(m, DOCKER_SWITCHING, DOCKER_REMOVE_DUE),
+	    "switching -> remove-due");
+	TAP_CHECK(fsm_allows(m, DOCKER_RENAMING, DOCKER_SWITCHING),
+	    "renaming -> switching");
 	for (int s = DOCKER_EMPTY; s <= DOCKER_DEAD; s++)
 		TAP_CHECK(!fsm_allows(m, DOCKER_DEAD, s), "dead -> %s",
 		    fsm_state_name(m, s));
@@ -311,6 +318,45 @@ test_rename_then_remove(void)
 	log = container_fake_log();
 	TAP_CHECK_STR(log,
 	    "rename rax-probe-srv-3 rax-mcp-srv-3\nrm -f rax-mcp-srv-3\n");
+	free(log);
+	container_done(ct);
+}
+
+/*
+ * A create, and a removal asked during it (the load's deadline): the
+ * removal waits for the create, so the engine cannot make the container
+ * after docker rm -f looked.
+ */
+static void
+test_create_then_remove(void)
+{
+	struct docker_container *ct = docker_container_new("default", "srv",
+	    NULL, NULL);
+	struct heard created = { 0 }, removed = { 0 };
+	char *const argv[] = { docker_path, "create", "--name", "rax-mcp-srv-9",
+		"img", NULL };
+	char *log;
+
+	docker_container_set(ct, "rax-mcp-srv-9", DOCKER_PHASE_MANAGED);
+	container_fake_forget();
+	TAP_CHECK_INT(docker_container_create(ct, argv, NULL, container_heard,
+			  &created),
+	    0);
+	TAP_CHECK_INT(docker_container_state(ct), DOCKER_RENAMING);
+	TAP_CHECK_INT(docker_container_create(ct, argv, NULL, container_heard,
+			  &created),
+	    -EBUSY);
+	docker_container_remove(ct, container_heard, &removed);
+	TAP_CHECK_INT(docker_container_state(ct), DOCKER_REMOVE_DUE);
+	container_wait(&removed);
+	TAP_CHECK_INT(created.times, 1);
+	TAP_CHECK_INT(created.err, 0);
+	TAP_CHECK_INT(removed.times, 1);
+	TAP_CHECK_INT(removed.err, 0);
+	TAP_CHECK_INT(docker_container_state(ct), DOCKER_EMPTY);
+	log = container_fake_log();
+	TAP_CHECK_STR(log,
+	    "create --name rax-mcp-srv-9 img\nrm -f rax-mcp-srv-9\n");
 	free(log);
 	container_done(ct);
 }
@@ -479,6 +525,8 @@ static const struct tap_test tests[] = {
 	{ "a removal asked during a rename waits for it",
 	    test_rename_then_remove },
 	{ "a rename ends named", test_rename },
+	{ "a removal asked during a create waits for it",
+	    test_create_then_remove },
 	{ "a switch removes the probe in the background", test_switch },
 	{ "a freed record is dead and its memory held",
 	    test_free_while_removing },
