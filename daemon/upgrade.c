@@ -470,12 +470,18 @@ upgrade_fall_back(int state_fd, const char *why)
 {
 	const char *prev = getenv("MCPD_UPGRADE_PREV");
 	int fd = prev != NULL ? atoi(prev) : -1;
+	char num[16];
 
 	log_warnx("upgrade: this binary cannot take the state over: %s", why);
 	if (fd >= 0 && getenv("MCPD_UPGRADE_FAILED") == NULL &&
 	    lseek(state_fd, 0, SEEK_SET) == 0) {
+		/* upgrade_state() took it out: the binary before reads it. */
+		snprintf(num, sizeof num, "%d", state_fd);
+		setenv("MCPD_UPGRADE_STATE", num, 1);
 		setenv("MCPD_UPGRADE_FAILED", why, 1);
 		unsetenv("MCPD_UPGRADE_PREV");
+		/* The test's knob was this binary's, not the one before's. */
+		unsetenv("MCPD_TEST_UPGRADE_REFUSE");
 		fexecve(fd, upgrade_argv, environ);
 		log_warn("upgrade: cannot exec the binary before");
 	}
