@@ -135,7 +135,14 @@ def load_servers(d, tmp_path):
 
 
 def server_pids(d):
-    return {r["name"]: r["pid"] for r in d.list()}
+    """Each server's pid, once every server is ready: mcpd answers the
+    upgrade while the kept servers' sessions list their tools again, and
+    a server is listed with no pid until then."""
+    def ready():
+        rows = d.list()
+        return rows if all(r["state"] == "ready" for r in rows) else None
+    rows = poll(ready, what="every server to be ready")
+    return {r["name"]: r["pid"] for r in rows}
 
 
 def calls_run(tmp_path):
