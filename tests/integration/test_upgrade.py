@@ -23,6 +23,7 @@ import pytest
 from conftest import (MCPCTL, MCPD, NODE, PEERS, descendants, free_port,
                       poll)
 from test_bridge_reconnect import clients  # noqa: F401 (a fixture)
+from test_gateway import SDK_CLIENT
 
 HERE = Path(__file__).resolve().parent
 LOOP_CLIENT = HERE / "upgrade-client.mjs"
@@ -477,3 +478,35 @@ def test_systemctl_reload_upgrades_through_the_fd_store():
     assert "ExecReload=" in unit, (
         "systemd/mcpd.service has no ExecReload=: systemctl --user reload "
         "mcpd does not upgrade mcpd in place")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a GET stream opened on a keep-alive connection that carried a POST "
+    "before gets nothing, not even what was held for the session (with no "
+    "upgrade too); the SDK opens its GET again on such a connection 1 s "
+    "after the exec closed it"))
+def test_an_http_client_hears_list_changed_after_an_upgrade(mcpd_factory,
+                                                             tmp_path):
+    """The session's GET stream closes at the exec; the SDK opens it
+    again, and what the session is told meanwhile comes on it."""
+    d = front(mcpd_factory)
+    d.load_testserver("ts")
+    c = subprocess.Popen([NODE, str(SDK_CLIENT), str(PEERS), "--http",
+                          d.url, d.token], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=d.env)
+    try:
+        def ask(line):
+            c.stdin.write(line + "\n")
+            c.stdin.flush()
+            return json.loads(c.stdout.readline())
+        assert "ts__echo" in ask("tools")["tools"]
+        upgrade(d, new_binary(tmp_path))
+        r = ask('call ts__echo {"message":"after"}')
+        assert r["result"]["structuredContent"] == {"message": "after"}, r
+        d.load_testserver("more", "--tools", "1")
+        assert ask("changed 10000")["changed"] == 1
+        assert "more__t0" in ask("tools")["tools"]
+    finally:
+        c.stdin.write("quit\n")
+        c.stdin.close()
+        c.wait(timeout=10)
