@@ -61,11 +61,11 @@ json_t *
 control_client_save(struct client *c)
 {
 	json_t *who = c->who != NULL ? json_incref(c->who) : json_null();
-	json_t *scope = c->scope != NULL ? json_incref(c->scope) : json_null();
 
+	/* No scope (every server) is no key: a null would be an empty one. */
 	return json_pack(
-	    "{s:s, s:o, s:o, s:s?, s:s?, s:I, s:i, s:i, s:s?, s:b, s:b, s:b, s:o}",
-	    "agent", c->agent, "who", who, "scope", scope, "profile",
+	    "{s:s, s:o, s:O*, s:s?, s:s?, s:I, s:i, s:i, s:s?, s:b, s:b, s:b, s:o}",
+	    "agent", c->agent, "who", who, "scope", c->scope, "profile",
 	    c->profile, "view_error", c->view_error, "since_ms",
 	    (json_int_t)c->since_ms, "pid", (int)c->pid, "bridge_pid",
 	    (int)c->bridge_pid, "bridge_exe", c->bridge_exe, "is_bridge",

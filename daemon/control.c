@@ -192,7 +192,7 @@ static void
 control_maybe_resume(struct client *c)
 {
 	if (!c->is_paused || c->is_closing || c->is_eof ||
-	    control_must_pause(c) || upgrade_is_draining())
+	    control_must_pause(c) || (c->peer == NULL && upgrade_is_draining()))
 		return;
 	c->is_paused = false;
 	if (c->hangup != NULL)
@@ -487,7 +487,12 @@ control_read(void *arg)
 
 	/* A line's handling may end c: it stays whole until the loop ends. */
 	control_client_ref(c);
-	while (!c->is_closing && !c->is_paused && !upgrade_is_draining()) {
+	/*
+	 * An upgrade's drain holds socket clients; an HTTP session's requests
+	 * are answered (Connection: close), else the drain never ends.
+	 */
+	while (!c->is_closing && !c->is_paused &&
+	    (c->peer != NULL || !upgrade_is_draining())) {
 		if (control_must_pause(c)) {
 			control_pause(c);
 			break;
@@ -574,8 +579,8 @@ control_peer_line(struct client *c, const char *line, size_t len)
 	 * the socketpair, where the client reads it in turn.
 	 */
 	if (c->is_closing || c->is_paused || c->is_eof ||
-	    upgrade_is_draining() || len > mcpd_opts.max_message ||
-	    evbuffer_get_length(c->rd.in) > 0 || control_must_pause(c))
+	    len > mcpd_opts.max_message || evbuffer_get_length(c->rd.in) > 0 ||
+	    control_must_pause(c))
 		return false;
 	control_handle_line(c, line, len);
 	return true;
