@@ -72,6 +72,22 @@ struct httpd_session {
 
 TAILQ_HEAD(httpd_session_list, httpd_session);
 
+/* httpd-conns.c */
+typedef void httpd_closed_fn(struct evhttp_connection *, void *);
+struct evhttp_connection;
+/* A request came on its connection: the connection is known from now. */
+void httpd_conn_seen(struct evhttp_request *);
+/* fn (NULL: nobody) hears the connection's close; it replaces the one before. */
+void httpd_conn_on_close(struct evhttp_connection *, httpd_closed_fn *fn,
+    void *arg);
+/*
+ * Closes the connections with no stream on them (kept alive) that have
+ * been quiet for quiet_ms; says how many such are left, quiet for less.
+ */
+size_t httpd_conns_close_quiet(uint64_t quiet_ms);
+/* The front goes: no close reaches the list any more. */
+void httpd_conns_forget(void);
+
 /* httpd.c */
 extern struct evhttp *httpd;
 extern struct evhttp_bound_socket *httpd_bound;

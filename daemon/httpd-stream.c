@@ -36,7 +36,7 @@ httpd_stream_unwatch(struct httpd_pending *p)
 
 	if (p->req != NULL &&
 	    (conn = evhttp_request_get_connection(p->req)) != NULL)
-		evhttp_connection_set_closecb(conn, NULL, NULL);
+		httpd_conn_on_close(conn, NULL, NULL);
 }
 
 static void
@@ -45,7 +45,7 @@ httpd_stream_watch(struct httpd_pending *p)
 	struct evhttp_connection *conn = evhttp_request_get_connection(p->req);
 
 	if (conn != NULL)
-		evhttp_connection_set_closecb(conn, httpd_stream_gone, p);
+		httpd_conn_on_close(conn, httpd_stream_gone, p);
 }
 
 /*
@@ -210,7 +210,7 @@ httpd_stream_drop(struct evhttp_request *req, const char *what)
 	log_warnx(
 	    "HTTP front: the client of %s does not read it; past --max-client-output (%zu bytes) its connection is closed",
 	    what, mcpd_opts.max_client_output);
-	evhttp_connection_set_closecb(conn, NULL, NULL);
+	httpd_conn_on_close(conn, NULL, NULL);
 	evhttp_connection_free(conn);
 }
 

@@ -12,6 +12,13 @@
 #include "log.h"
 #include "mcpd.h"
 
+/*
+ * Quiet when no request waits for its answer and no connection that may
+ * carry another is open. A kept-alive connection ends on its next answer
+ * (it says Connection: close); one quiet for --upgrade-http-wait is closed
+ * (its client is not calling in a loop; a request it writes at that very
+ * moment is lost, as at any server's close of an idle connection).
+ */
 const char *
 httpd_upgrade_busy(void)
 {
@@ -20,6 +27,9 @@ httpd_upgrade_busy(void)
 	TAILQ_FOREACH(hs, &httpd_sessions, entry)
 		if (!TAILQ_EMPTY(&hs->pending))
 			return "HTTP requests are being answered";
+	if (httpd_conns_close_quiet((uint64_t)mcpd_opts.upgrade_http_wait_ms) >
+	    0)
+		return "HTTP connections kept alive are still open";
 	return NULL;
 }
 

@@ -97,8 +97,8 @@ httpd_session_free(struct httpd_session *hs)
 		httpd_stream_free(p, false);
 	if (hs->stream != NULL) {
 		/* Its close must not reach this session any more. */
-		evhttp_connection_set_closecb(
-		    evhttp_request_get_connection(hs->stream), NULL, NULL);
+		httpd_conn_on_close(evhttp_request_get_connection(hs->stream),
+		    NULL, NULL);
 		httpd_stream_timeouts(hs->stream, false);
 		evhttp_send_reply_end(hs->stream);
 	}
@@ -640,7 +640,7 @@ httpd_get(struct evhttp_request *req, struct httpd_session *hs)
 	evhttp_send_reply_start(req, 200, "OK");
 	httpd_stream_timeouts(req, true);
 	hs->stream = req;
-	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
+	httpd_conn_on_close(evhttp_request_get_connection(req),
 	    httpd_get_closed, hs);
 }
 
@@ -657,6 +657,7 @@ httpd_handle(struct evhttp_request *req, void *arg)
 	json_t *scope;
 
 	(void)arg;
+	httpd_conn_seen(req);
 	/* An upgrade drains: the client's next request goes to the new one. */
 	if (upgrade_is_draining())
 		evhttp_add_header(evhttp_request_get_output_headers(req),
@@ -772,12 +773,13 @@ httpd_close(void)
 			struct evhttp_connection *conn =
 			    evhttp_request_get_connection(hs->stream);
 
-			evhttp_connection_set_closecb(conn, NULL, NULL);
+			httpd_conn_on_close(conn, NULL, NULL);
 			hs->stream = NULL;
 			evhttp_connection_free(conn);
 		}
 	while ((hs = TAILQ_FIRST(&httpd_sessions)) != NULL)
 		httpd_session_free(hs);
+	httpd_conns_forget();
 	if (httpd != NULL)
 		evhttp_free(httpd);
 	httpd = NULL;

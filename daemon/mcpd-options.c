@@ -100,6 +100,7 @@ static const struct options_def options_defs[] = {
 	OPT_NUM("stop-grace", stop_grace_ms, 1, 3600000),
 	OPT_NUM("stop-force", stop_force_ms, 1, 3600000),
 	OPT_NUM("upgrade-drain", upgrade_drain_ms, 1, 3600000),
+	OPT_NUM("upgrade-http-wait", upgrade_http_wait_ms, 0, 3600000),
 	OPT_STR("secrets-key", secrets_key, NULL, NULL),
 	OPT_STR("listen-http", listen_http, NULL, NULL),
 	OPT_STR("registry", registry, "MCPD_REGISTRY", NULL),

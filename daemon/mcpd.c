@@ -42,6 +42,7 @@ struct mcpd_options mcpd_opts = {
 	.stop_grace_ms = 15000,
 	.stop_force_ms = 15000,
 	.upgrade_drain_ms = 10000,
+	.upgrade_http_wait_ms = 250,
 	.registry_timeout_ms = 30000,
 	.registry_max_bytes = 4 * 1024 * 1024,
 	.registry_problems = 4,
@@ -304,6 +305,7 @@ static void __attribute__((noreturn)) mcpd_usage(int status)
 	    "            [--ca-file PATH] [--dns-server IP[:PORT]]\n"
 	    "            [--docker PATH] [--docker-timeout MS] [--docker-catalog REF]\n"
 	    "            [--stop-grace MS] [--stop-force MS] [--upgrade-drain MS]\n"
+	    "            [--upgrade-http-wait MS]\n"
 	    "            [--secrets-key PATH]\n"
 	    "            [--listen-http 127.0.0.1:PORT]\n"
 	    "            [--registry URL] [--registry-allow-local]\n"

@@ -63,6 +63,7 @@ struct mcpd_options {
 	int stop_grace_ms;	  /* shutdown: admitted jobs end, then force */
 	int stop_force_ms;	  /* forced: docker rm -f of all, then exit */
 	int upgrade_drain_ms;	  /* an upgrade waits this long for quiet */
+	int upgrade_http_wait_ms; /* ... and for kept-alive HTTP connections */
 	char *secrets_key;	  /* the secret store's key file, or NULL */
 	char *listen_http;	  /* the HTTP front's loopback ADDR:PORT */
 	char *docker_catalog;	  /* Docker's MCP catalog image reference */
@@ -2420,6 +2421,7 @@ json_t *server_upgrade_save(void);
 void server_upgrade_adopt(const json_t *servers);
 
 /* httpd-upgrade.c */
+/* Why the front is not quiet yet (a static text), or NULL. */
 const char *httpd_upgrade_busy(void);
 void httpd_upgrade_hold(bool hold);
 json_t *httpd_upgrade_save(void);
