@@ -14,13 +14,20 @@ static const struct option ctl_upgrade_options[] = {
 static void
 ctl_upgrade_print(const json_t *result)
 {
+	const json_t *not_ready = json_object_get(result, "not_ready"), *e;
+	size_t i;
+
 	printf(
-	    "mcpd upgraded from %s to %s in place (pid %lld, %lld servers kept, clients paused %lld ms)\n",
+	    "mcpd upgraded from %s to %s in place (pid %lld, %lld servers kept, clients paused %lld ms, servers ready after %lld ms)\n",
 	    json_string_value(json_object_get(result, "from")),
 	    json_string_value(json_object_get(result, "to")),
 	    (long long)json_integer_value(json_object_get(result, "pid")),
 	    (long long)json_integer_value(json_object_get(result, "servers")),
-	    (long long)json_integer_value(json_object_get(result, "pause_ms")));
+	    (long long)json_integer_value(json_object_get(result, "pause_ms")),
+	    (long long)json_integer_value(json_object_get(result, "ready_ms")));
+	json_array_foreach(not_ready, i, e)
+		printf("not ready again: %s (mcpctl list says why)\n",
+		    json_string_value(e));
 }
 
 static int

@@ -2418,7 +2418,11 @@ void gateway_search_restore(struct gateway_search *, const json_t *);
 /* Why the servers are not quiet yet (a static text), or NULL. */
 const char *server_upgrade_busy(void);
 json_t *server_upgrade_save(void);
-void server_upgrade_adopt(const json_t *servers);
+/* not_ready: the names of the servers that did not come back (borrowed). */
+typedef void server_adopted_fn(void *arg, const json_t *not_ready);
+/* Makes the servers of the state; done once each is ready again, or not. */
+void server_upgrade_adopt(const json_t *servers, server_adopted_fn *done,
+    void *arg);
 
 /* httpd-upgrade.c */
 /* Why the front is not quiet yet (a static text), or NULL. */

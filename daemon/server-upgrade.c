@@ -144,13 +144,27 @@ server_connection_save(struct server *s)
 	    session_save(s->session));
 }
 
+/* Its stderr lines so far: mcpctl logs goes on as if nothing happened. */
+static json_t *
+server_logs_carry(const struct server *s)
+{
+	char *text;
+	size_t len;
+	json_t *out;
+
+	logring_save(s->logs, &text, &len);
+	out = json_stringn(text, len);
+	free(text);
+	return out != NULL ? out : json_null(); /* not UTF-8: not carried */
+}
+
 static json_t *
 server_save(struct server *s)
 {
 	char digest[2 * SPEC_DIGEST_LEN + 1];
 
 	sodium_bin2hex(digest, sizeof digest, s->digest, sizeof s->digest);
-	return json_pack(
+	json_t *saved = json_pack(
 	    "{s:s, s:s, s:s, s:i, s:o, s:s, s:b, s:b, s:i, s:I, s:O?, s:o, s:s}",
 	    "agent", s->agent, "id", s->id, "name", s->name, "mode",
 	    (int)s->mode, "spec", server_spec_save(&s->spec), "state",
@@ -158,6 +172,8 @@ server_save(struct server *s)
 	    "is_on_demand", s->is_on_demand, "idle_stop_ms", s->idle_stop_ms,
 	    "generation", (json_int_t)s->generation, "kept", s->kept,
 	    "connection", server_connection_save(s), "digest", digest);
+	json_object_set_new(saved, "logs", server_logs_carry(s));
+	return saved;
 }
 
 json_t *
@@ -173,25 +189,55 @@ server_upgrade_save(void)
 	return all;
 }
 
-static void
-server_adopted(void *arg, const char *error)
-{
-	char *name = arg;
+/* The servers an upgrade adopts, until each is ready again (or not). */
+struct server_adoption {
+	size_t left;
+	json_t *not_ready; /* names */
+	server_adopted_fn *done;
+	void *arg;
+};
 
-	if (error != NULL)
-		log_warnx("upgrade: %s did not come back: %s", name, error);
-	free(name);
+struct server_adoptee {
+	struct server_adoption *all;
+	char *name;
+};
+
+static void
+server_adoption_end(struct server_adoption *all)
+{
+	all->done(all->arg, all->not_ready);
+	json_decref(all->not_ready);
+	free(all);
 }
 
 static void
-server_adopt(const json_t *e)
+server_adopted(void *arg, const char *error)
 {
+	struct server_adoptee *one = arg;
+	struct server_adoption *all = one->all;
+
+	if (error != NULL) {
+		log_warnx("upgrade: %s did not come back: %s", one->name,
+		    error);
+		json_array_append_new(all->not_ready, json_string(one->name));
+	}
+	free(one->name);
+	free(one);
+	if (--all->left == 0)
+		server_adoption_end(all);
+}
+
+static void
+server_adopt(const json_t *e, struct server_adoption *all)
+{
+	struct server_adoptee *one;
 	const char *agent = json_string_value(json_object_get(e, "agent"));
 	const char *id = json_string_value(json_object_get(e, "id"));
 	const char *name = json_string_value(json_object_get(e, "name"));
 	const char *state = json_string_value(json_object_get(e, "state"));
 	const json_t *kept = json_object_get(e, "kept");
-	const char *text;
+	const char *text, *logs;
+	char *cause = NULL;
 	struct server_spec spec;
 	struct server *s;
 
@@ -216,7 +262,11 @@ server_adopt(const json_t *e)
 	if (text != NULL)
 		sodium_hex2bin(s->digest, sizeof s->digest, text, strlen(text),
 		    NULL, NULL, NULL);
-	server_logs_restore(s);
+	logs = json_string_value(json_object_get(e, "logs"));
+	if (logs == NULL ||
+	    logring_load(s->logs, logs,
+		json_string_length(json_object_get(e, "logs")), &cause) < 0)
+		free(cause); /* a ring it cannot read starts empty */
 	if (strcmp(state, "idle") == 0 && s->kept != NULL) {
 		server_set_state(s, SERVER_IDLE);
 		server_logs_note(s, "upgrade: idle with its kept lists");
@@ -226,18 +276,36 @@ server_adopt(const json_t *e)
 		s->carried = json_incref(json_object_get(e, "connection"));
 	server_logs_note(s, "upgrade: %s",
 	    s->carried != NULL ? "its process is kept" : "it starts again");
-	server_restore(s, NULL, 0, server_adopted, xstrdup(name));
+	one = xcalloc(1, sizeof *one);
+	one->all = all;
+	one->name = xstrdup(name);
+	all->left++;
+	server_restore(s, NULL, 0, server_adopted, one);
 	/* Read back before the upgrade: not read again. */
 	s->is_persistent = json_is_true(json_object_get(e, "is_persistent"));
 	s->needs_recheck = false;
 }
 
-void
-server_upgrade_adopt(const json_t *servers)
+static void
+server_adoption_none(void *arg)
 {
+	server_adoption_end(arg);
+}
+
+void
+server_upgrade_adopt(const json_t *servers, server_adopted_fn *done, void *arg)
+{
+	struct server_adoption *all = xcalloc(1, sizeof *all);
 	const json_t *e;
 	size_t i;
 
+	all->not_ready = json_array();
+	all->done = done;
+	all->arg = arg;
+	/* Counted from 1 until every job is queued: none ends before. */
+	all->left = 1;
 	json_array_foreach(servers, i, e)
-		server_adopt(e);
+		server_adopt(e, all);
+	if (--all->left == 0)
+		defer_call(server_adoption_none, all);
 }

@@ -505,42 +505,81 @@ upgrade_forget_prev(void)
 	unsetenv("MCPD_UPGRADE_FAILED");
 }
 
+/* What the answer of the upgrade needs once the servers are back. */
+struct upgrade_answer {
+	struct request *req;
+	char *from, *binary, *failed;
+	uint64_t began_ms, resumed_ms;
+	size_t servers;
+};
+
+/*
+ * Every adopted server is ready again (or said why not): the upgrade's
+ * request is answered, by the new binary, or failed by the old one that
+ * a new binary handed everything back to.
+ */
+static void
+upgrade_answer(void *arg, const json_t *not_ready)
+{
+	struct upgrade_answer *a = arg;
+	uint64_t now = mcpd_now_ms();
+
+	if (a->failed != NULL) {
+		log_warnx("upgrade failed, mcpd %s goes on: %s", MCPD_VERSION,
+		    a->failed);
+		if (a->req != NULL)
+			control_fail(a->req, ERRORS_UNAVAILABLE, NULL,
+			    "the new binary could not take the state over (%s); mcpd %s went back to the binary before, with every server and client",
+			    a->failed, MCPD_VERSION);
+	} else {
+		log_info(
+		    "upgraded from mcpd %s to %s: %zu servers, %zu not ready again; clients paused %llu ms",
+		    a->from != NULL ? a->from : "?", MCPD_VERSION, a->servers,
+		    json_array_size(not_ready),
+		    (unsigned long long)(a->resumed_ms - a->began_ms));
+		if (a->req != NULL)
+			control_reply(a->req,
+			    json_pack(
+				"{s:s?, s:s, s:s?, s:i, s:I, s:I, s:I, s:O}",
+				"from", a->from, "to", MCPD_VERSION, "binary",
+				a->binary, "pid", (int)getpid(), "servers",
+				(json_int_t)a->servers, "pause_ms",
+				(json_int_t)(a->resumed_ms - a->began_ms),
+				"ready_ms", (json_int_t)(now - a->began_ms),
+				"not_ready", not_ready));
+	}
+	free(a->from);
+	free(a->binary);
+	free(a->failed);
+	free(a);
+}
+
+static char *
+upgrade_strdup_or_null(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
 void
 upgrade_adopt(void)
 {
 	const json_t *st = upgrade_saved;
-	const char *failed = getenv("MCPD_UPGRADE_FAILED");
-	const char *from = json_string_value(json_object_get(st, "from"));
-	uint64_t began = (uint64_t)json_integer_value(json_object_get(st,
-	    "began_ms"));
-	size_t nservers = json_array_size(json_object_get(st, "servers"));
-	struct request *req;
-	json_t *result;
+	struct upgrade_answer *a = xcalloc(1, sizeof *a);
 
-	server_upgrade_adopt(json_object_get(st, "servers"));
-	req = control_upgrade_adopt(json_object_get(st, "control"));
+	a->failed = upgrade_strdup_or_null(getenv("MCPD_UPGRADE_FAILED"));
+	a->from = upgrade_strdup_or_null(json_string_value(json_object_get(st,
+	    "from")));
+	a->binary = upgrade_strdup_or_null(json_string_value(json_object_get(st,
+	    "binary")));
+	a->began_ms = (uint64_t)json_integer_value(json_object_get(st,
+	    "began_ms"));
+	a->servers = json_array_size(json_object_get(st, "servers"));
+	/* Answered once they are back (from the loop): list shows them ready. */
+	server_upgrade_adopt(json_object_get(st, "servers"), upgrade_answer, a);
+	a->req = control_upgrade_adopt(json_object_get(st, "control"));
+	a->resumed_ms = mcpd_now_ms();
 	/* A child that ended during the exec was not reaped by anyone yet. */
 	child_reap_now();
-	if (failed != NULL) {
-		log_warnx("upgrade failed, mcpd %s goes on: %s", MCPD_VERSION,
-		    failed);
-		if (req != NULL)
-			control_fail(req, ERRORS_UNAVAILABLE, NULL,
-			    "the new binary could not take the state over (%s); mcpd %s went back to the binary before, with every server and client",
-			    failed, MCPD_VERSION);
-	} else {
-		log_info("upgraded from mcpd %s to %s: %zu servers kept",
-		    from != NULL ? from : "?", MCPD_VERSION, nservers);
-		result = json_pack("{s:s?, s:s, s:s?, s:i, s:I, s:I}", "from",
-		    from, "to", MCPD_VERSION, "binary",
-		    json_string_value(json_object_get(st, "binary")), "pid",
-		    (int)getpid(), "servers", (json_int_t)nservers, "pause_ms",
-		    (json_int_t)(mcpd_now_ms() - began));
-		if (req != NULL)
-			control_reply(req, result);
-		else
-			json_decref(result);
-	}
 	upgrade_forget_prev();
 	json_decref(upgrade_saved);
 	upgrade_saved = NULL;

@@ -313,7 +313,10 @@ def test_sixteen_clients_go_on_through_ten_upgrades(mcpd_factory, loopers,
 
     assert answers == [{"from": v, "to": v, "binary": str(binary),
                         "pid": d.pid, "servers": len(SERVERS),
-                        "pause_ms": a["pause_ms"]} for a in answers]
+                        "pause_ms": a["pause_ms"],
+                        "ready_ms": a["ready_ms"], "not_ready": []}
+                       for a in answers]
+    assert all(a["ready_ms"] >= a["pause_ms"] for a in answers)
     assert exe(d.pid) == str(binary)
     assert server_pids(d) == pids
     assert sorted(descendants(d.pid)) == kids_before
