@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -402,17 +403,50 @@ httpd_agent(struct evhttp_request *req, const char **ret_profile)
 	return agent;
 }
 
-/* "/mcp": the agent's servers; "/mcp/<server>": that one (new scope). */
+/* Whether path is MCP's: "/mcp", or "/mcp/<server>" for one server. */
 static bool
-httpd_scope(const char *path, json_t **ret)
+httpd_path_is_mcp(const char *path)
 {
-	*ret = NULL;
-	if (strcmp(path, "/mcp") == 0)
-		return true;
-	if (strncmp(path, "/mcp/", 5) != 0 || !names_valid(path + 5))
-		return false;
-	*ret = json_pack("[s]", path + 5);
-	return true;
+	return strcmp(path, "/mcp") == 0 ||
+	    (strncmp(path, "/mcp/", 5) == 0 && names_valid(path + 5));
+}
+
+/*
+ * The scope of a new session on an MCP path (new): NULL for "/mcp", the
+ * agent's servers; ["<server>"] for "/mcp/<server>". Only a request that
+ * makes a session needs it: one in a session pays nothing for it.
+ */
+static json_t *
+httpd_scope_new(const char *path)
+{
+	return strcmp(path, "/mcp") == 0 ? NULL : json_pack("[s]", path + 5);
+}
+
+/*
+ * The Date header of every answer, made once a second: libevent would
+ * format it for each reply (a third of what writing a reply's head costs).
+ */
+static void
+httpd_date(struct evhttp_request *req)
+{
+	/* RFC 9110's names, whatever the locale. */
+	static const char days[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu",
+		"Fri", "Sat" };
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May",
+		"Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	static char date[64];
+	static time_t made = (time_t)-1;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (now != made) {
+		gmtime_r(&now, &tm);
+		snprintf(date, sizeof date, "%s, %02d %s %d %02d:%02d:%02d GMT",
+		    days[tm.tm_wday % 7], tm.tm_mday, months[tm.tm_mon % 12],
+		    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		made = now;
+	}
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Date", date);
 }
 
 /* ---- the verbs ---- */
@@ -540,14 +574,14 @@ httpd_scope_missing(const char *agent, const json_t *scope, const json_t *msg)
 
 static void
 httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
-    const char *path, const json_t *scope)
+    const char *path)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
 	size_t len = evbuffer_get_length(in);
 	const char *body = (const char *)evbuffer_pullup(in, -1);
 	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
-	json_t *msg = NULL, *refusal = NULL;
+	json_t *msg = NULL, *refusal = NULL, *scope = NULL;
 	struct httpd_session *hs = NULL;
 	const char *method;
 	char *cause = NULL;
@@ -561,6 +595,9 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
 	method = json_string_value(json_object_get(msg, "method"));
 	is_modern = json_is_object(msg) && sid == NULL &&
 	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"), msg);
+	/* Without a session id, the request may make a session. */
+	if (sid == NULL)
+		scope = httpd_scope_new(path);
 
 	if (!json_is_object(msg))
 		httpd_refuse(req, 400, "Bad Request",
@@ -587,6 +624,7 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
 		httpd_forward(hs, req, msg, body, len);
 	free(cause);
 	json_decref(refusal);
+	json_decref(scope);
 	json_decref(msg);
 }
 
@@ -637,18 +675,18 @@ httpd_handle(struct evhttp_request *req, void *arg)
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	struct httpd_session *hs;
 	const char *agent, *profile;
-	json_t *scope;
 
 	(void)arg;
+	httpd_date(req);
 	if ((agent = httpd_agent(req, &profile)) == NULL)
 		return;
-	if (path == NULL || !httpd_scope(path, &scope)) {
+	if (path == NULL || !httpd_path_is_mcp(path)) {
 		httpd_refuse(req, 404, "Not Found",
 		    "MCP is at /mcp, or /mcp/<server> for one server");
 		return;
 	}
 	if (cmd == EVHTTP_REQ_POST)
-		httpd_post(req, agent, profile, path, scope);
+		httpd_post(req, agent, profile, path);
 	else if (sid == NULL &&
 	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"),
 		NULL)) {
@@ -668,7 +706,6 @@ httpd_handle(struct evhttp_request *req, void *arg)
 		httpd_session_free(hs);
 		httpd_reply(req, 200, "OK", NULL);
 	}
-	json_decref(scope);
 }
 
 /* ---- the listener ---- */
