@@ -452,44 +452,54 @@ httpd_date(struct evhttp_request *req)
 /* ---- the verbs ---- */
 
 /*
- * The line goes to the control client: in-process while it takes lines
- * now, else (and from then on, to keep their order) through the
- * socketpair. Whether it went in-process.
+ * The body goes to the control client: in-process while it takes
+ * messages now (whole, the message the front parsed: no second parse;
+ * NULL, the body's line), else (and from then on, to keep their order)
+ * through the socketpair. Whether it went in-process.
  */
 static bool
-httpd_session_send(struct httpd_session *hs, const char *line, size_t len)
+httpd_session_send(struct httpd_session *hs, json_t *whole, const char *body,
+    size_t len)
 {
+	char *line = NULL;
+
 	if (!hs->is_via_socket && hs->client != NULL &&
-	    control_peer_line(hs->client, line, len))
+	    (whole != NULL ? control_peer_message(hs->client, whole) :
+			     control_peer_line(hs->client, body, len)))
 		return true;
 	hs->is_via_socket = true;
-	bufferevent_write(hs->bev, line, len);
+	/*
+	 * One line: a pretty-printed body is made one, the socket is NDJSON
+	 * (a body with a newline is always parsed whole).
+	 */
+	if (whole != NULL && memchr(body, '\n', len) != NULL) {
+		line = xnonnull(json_dumps(whole, JSON_COMPACT));
+		body = line;
+		len = strlen(line);
+	}
+	bufferevent_write(hs->bev, body, len);
 	bufferevent_write(hs->bev, "\n", 1);
+	free(line);
 	return false;
 }
 
-/* A message for the session: a request waits for its answer. */
+/*
+ * A message for the session (is_whole: msg is all of it, else only what
+ * the front needs of the body): a request waits for its answer.
+ */
 static void
 httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
-    const char *body, size_t len)
+    bool is_whole, const char *body, size_t len)
 {
 	bool is_request = json_object_get(msg, "id") != NULL &&
 	    json_object_get(msg, "method") != NULL;
 	bool is_sent;
-	char *line = NULL;
 
 	httpd_session_touch(hs);
-	/* One line: a pretty-printed body is made one, the socket is NDJSON. */
-	if (memchr(body, '\n', len) != NULL) {
-		line = xnonnull(json_dumps(msg, JSON_COMPACT));
-		body = line;
-		len = strlen(line);
-	}
 	/* Its answer is delivered on a later loop turn: it finds it waiting. */
 	if (is_request)
 		httpd_stream_new(hs, req, msg);
-	is_sent = httpd_session_send(hs, body, len);
-	free(line);
+	is_sent = httpd_session_send(hs, is_whole ? msg : NULL, body, len);
 	if (is_request)
 		return;
 	httpd_reply(req, 202, "Accepted", NULL);
@@ -585,13 +595,13 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
 	struct httpd_session *hs = NULL;
 	const char *method;
 	char *cause = NULL;
-	bool is_modern;
+	bool is_modern, is_whole = false;
 
 	/* In a session, a one-line body needs no parse (it goes as it is). */
 	if (sid != NULL && len > 0 && memchr(body, '\n', len) == NULL)
 		msg = httpd_parse_light(body, len);
 	if (msg == NULL && len > 0)
-		msg = jsonrpc_parse(body, len, NULL);
+		is_whole = (msg = jsonrpc_parse(body, len, NULL)) != NULL;
 	method = json_string_value(json_object_get(msg, "method"));
 	is_modern = json_is_object(msg) && sid == NULL &&
 	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"), msg);
@@ -621,7 +631,7 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
 		httpd_refuse(req, 503, "Service Unavailable",
 		    cause != NULL ? cause : "no session");
 	else
-		httpd_forward(hs, req, msg, body, len);
+		httpd_forward(hs, req, msg, is_whole, body, len);
 	free(cause);
 	json_decref(refusal);
 	json_decref(scope);
