@@ -306,6 +306,35 @@ httpd_session_room(const char *agent, char **cause)
 	return 0;
 }
 
+/*
+ * A new session's id, 32 hex digits: random for a session a client names
+ * in its requests; a one-request (2026-07-28) session is never named, so
+ * a count (first: mcpd/clients shows the start) and a random part made
+ * once do, with no getrandom call for each request.
+ */
+static void
+httpd_session_id(char id[33], bool is_stateless)
+{
+	static unsigned char salt[12];
+	static uint32_t count;
+	unsigned char raw[16];
+
+	if (!is_stateless) {
+		randombytes_buf(raw, sizeof raw);
+		sodium_bin2hex(id, 33, raw, sizeof raw);
+		return;
+	}
+	if (count == 0)
+		randombytes_buf(salt, sizeof salt);
+	count++;
+	raw[0] = (unsigned char)(count >> 24);
+	raw[1] = (unsigned char)(count >> 16);
+	raw[2] = (unsigned char)(count >> 8);
+	raw[3] = (unsigned char)count;
+	memcpy(raw + 4, salt, sizeof salt);
+	sodium_bin2hex(id, 33, raw, sizeof raw);
+}
+
 static struct httpd_session *
 httpd_session_new(struct evhttp_request *req, const char *agent,
     const char *profile, const char *path, const json_t *scope,
@@ -313,7 +342,6 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 {
 	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	struct httpd_session *hs;
-	unsigned char raw[16];
 	char *addr = NULL; /* libevent's, borrowed */
 	ev_uint16_t port = 0;
 	int sv[2];
@@ -334,8 +362,7 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 	/* An HTTP client is known by its token's id, never the token. */
 	control_client_set_who(hs->client,
 	    json_pack("{s:s}", "token", tokens_id(agent, profile)));
-	randombytes_buf(raw, sizeof raw);
-	sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
+	httpd_session_id(hs->id, is_stateless);
 	if (conn != NULL)
 		evhttp_connection_get_peer(conn, &addr, &port);
 	snprintf(hs->remote, sizeof hs->remote,
@@ -351,7 +378,13 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 	TAILQ_INIT(&hs->pending);
 	bufferevent_setcb(hs->bev, httpd_session_read, NULL,
 	    httpd_session_event, hs);
-	bufferevent_enable(hs->bev, EV_READ | EV_WRITE);
+	/*
+	 * Writing is enabled once something goes through the socketpair
+	 * (httpd_session_send): enabled now, its event would be added,
+	 * found writable and taken off again, two epoll_ctl calls and a
+	 * loop turn for each session, most of which write nothing.
+	 */
+	bufferevent_enable(hs->bev, EV_READ);
 	TAILQ_INSERT_TAIL(&httpd_sessions, hs, entry);
 	httpd_nsessions++;
 	if ((hs->idle_timer = evtimer_new(mcpd_base, httpd_session_idle, hs)) ==
@@ -468,6 +501,7 @@ httpd_session_send(struct httpd_session *hs, json_t *whole, const char *body,
 			     control_peer_line(hs->client, body, len)))
 		return true;
 	hs->is_via_socket = true;
+	bufferevent_enable(hs->bev, EV_WRITE);
 	/*
 	 * One line: a pretty-printed body is made one, the socket is NDJSON
 	 * (a body with a newline is always parsed whole).
