@@ -16,6 +16,7 @@
 #define AUDIT_DIGEST_BYTES 16	/* BLAKE2b-128, as the definition digest */
 #define AUDIT_CUT	   1024 /* a string's bytes kept in an over-long line */
 #define AUDIT_MASK	   "***"
+#define AUDIT_CANON_DEPTH  32 /* deeper arguments are parsed for their digest */
 
 struct audit_call {
 	char time[32];	   /* RFC 3339, UTC, milliseconds */
@@ -370,20 +371,124 @@ audit_arguments(const json_t *args)
  * JSON_SORT_KEYS), and its length in bytes_in.
  */
 static void
-audit_digest(struct audit_call *ac, const json_t *args)
+audit_digest_text(struct audit_call *ac, const char *text, size_t len)
 {
 	unsigned char digest[AUDIT_DIGEST_BYTES];
+
+	ac->bytes_in = len;
+	crypto_generichash(digest, sizeof digest, (const unsigned char *)text,
+	    len, NULL, 0);
+	sodium_bin2hex(ac->args_digest, sizeof ac->args_digest, digest,
+	    sizeof digest);
+}
+
+static void
+audit_digest(struct audit_call *ac, const json_t *args)
+{
 	char *text = json_dumps(args,
 	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 
 	if (text == NULL)
 		return;
-	ac->bytes_in = strlen(text);
-	crypto_generichash(digest, sizeof digest, (unsigned char *)text,
-	    ac->bytes_in, NULL, 0);
-	sodium_bin2hex(ac->args_digest, sizeof ac->args_digest, digest,
-	    sizeof digest);
+	audit_digest_text(ac, text, strlen(text));
 	free(text);
+}
+
+/* A string of the canonical text: no escape (jansson would write it so). */
+static bool
+audit_canon_string(const char **p, const char *end, const char **ret_start)
+{
+	const char *q = memchr(*p + 1, '"', (size_t)(end - *p - 1));
+
+	if (q == NULL || memchr(*p, '\\', (size_t)(q - *p)) != NULL)
+		return false;
+	*ret_start = *p + 1;
+	*p = q + 1;
+	return true;
+}
+
+/*
+ * Whether the value at *p (checked JSON, the scanner's) is written as
+ * json_dumps writes it with JSON_COMPACT | JSON_SORT_KEYS: no white space,
+ * each object's keys in byte order and none twice, no escape, integers
+ * only (a real's text is jansson's own), none of more than 18 digits or
+ * "-0", at most depth deep. Then the text is its own canonical form.
+ */
+static bool
+audit_canon_value(const char **p, const char *end, int depth)
+{
+	const char *key = NULL, *prev = NULL, *start;
+	size_t prev_len = 0, n;
+
+	if (*p >= end || depth == 0)
+		return false;
+	switch (**p) {
+	case '"':
+		return audit_canon_string(p, end, &start);
+	case '{':
+	case '[':
+		break;
+	case 't':
+	case 'f':
+	case 'n':
+		n = **p == 'f' ? 5 : 4;
+		*p += n; /* the scanner checked the word */
+		return *p <= end;
+	default:
+		start = *p;
+		if (**p == '-')
+			(*p)++;
+		while (*p < end && **p >= '0' && **p <= '9')
+			(*p)++;
+		n = (size_t)(*p - start) - (*start == '-');
+		return n > 0 && n <= 18 &&
+		    !(*start == '-' && start[1] == '0') &&
+		    (*p == end || (**p != '.' && **p != 'e' && **p != 'E'));
+	}
+	if ((*p)[0] == '{' && *p + 1 < end && (*p)[1] == '}')
+		return (*p += 2), true;
+	if ((*p)[0] == '[' && *p + 1 < end && (*p)[1] == ']')
+		return (*p += 2), true;
+	for (char close = **p == '{' ? '}' : ']'; *p < end;) {
+		(*p)++;
+		if (close == '}') {
+			if (*p >= end || **p != '"' ||
+			    !audit_canon_string(p, end, &key))
+				return false;
+			n = (size_t)(*p - key - 1);
+			/* After the one before it, as jansson sorts (memcmp). */
+			if (prev != NULL &&
+			    (memcmp(prev, key, prev_len < n ? prev_len : n) >
+				    0 ||
+				(memcmp(prev, key,
+				     prev_len < n ? prev_len : n) == 0 &&
+				    prev_len >= n)))
+				return false;
+			prev = key;
+			prev_len = n;
+			if (*p >= end || **p != ':')
+				return false;
+			(*p)++;
+		}
+		if (!audit_canon_value(p, end, depth - 1) || *p >= end)
+			return false;
+		if (**p == close)
+			return (*p)++, true;
+		if (**p != ',')
+			return false;
+	}
+	return false;
+}
+
+/* Whether the arguments' text (checked JSON) is their canonical text. */
+static bool
+audit_canon(const char *text, size_t len)
+{
+	const char *p = text;
+
+	return len > 0 && *text == '{' &&
+	    audit_canon_value(&p, text + len, AUDIT_CANON_DEPTH) &&
+	    p == text + len;
 }
 
 struct audit_call *
@@ -424,6 +529,17 @@ audit_call_new_text(const struct request *req, const char *method,
 
 	if (!audit_is_on())
 		return NULL;
+	/*
+	 * Arguments written as jansson writes them are their own canonical
+	 * text: no parse and no dump for the digest (a sixth of a call's cost
+	 * over HTTP), unless the line keeps them.
+	 */
+	if (!mcpd_opts.is_audit_arguments && audit_canon(args, len)) {
+		ac = audit_call_new(req, method, server, tool, definition,
+		    NULL);
+		audit_digest_text(ac, args, len);
+		return ac;
+	}
 	parsed = json_loadb(args, len, 0, NULL);
 	ac = audit_call_new(req, method, server, tool, definition, parsed);
 	json_decref(parsed);
