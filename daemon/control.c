@@ -570,19 +570,33 @@ control_adopt(int fd, const char *agent, const json_t *scope,
 	return c;
 }
 
+/*
+ * Whether a peer's message may go straight to the gateway: nothing of the
+ * peer's waits before it and the client may take a request now; else the
+ * peer writes it to the socketpair, where the client reads it in turn.
+ */
+static bool
+control_peer_may_take(struct client *c)
+{
+	return !c->is_closing && !c->is_paused && !c->is_eof &&
+	    evbuffer_get_length(c->rd.in) == 0 && !control_must_pause(c);
+}
+
 bool
 control_peer_line(struct client *c, const char *line, size_t len)
 {
-	/*
-	 * Straight to the gateway when nothing of the peer's waits before it
-	 * and the client may take a request now; else the peer writes it to
-	 * the socketpair, where the client reads it in turn.
-	 */
-	if (c->is_closing || c->is_paused || c->is_eof ||
-	    len > mcpd_opts.max_message || evbuffer_get_length(c->rd.in) > 0 ||
-	    control_must_pause(c))
+	if (len > mcpd_opts.max_message || !control_peer_may_take(c))
 		return false;
 	control_handle_line(c, line, len);
+	return true;
+}
+
+bool
+control_peer_message(struct client *c, json_t *msg)
+{
+	if (!control_peer_may_take(c))
+		return false;
+	control_handle_message(c, msg);
 	return true;
 }
 

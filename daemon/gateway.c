@@ -702,6 +702,69 @@ gateway_tools_list(struct gateway *gw, struct request *req, const char *method,
 }
 
 /*
+ * Catalogs by exposed name made lately, for the next session of the same
+ * view: a 2026-07-28 request is a session of its own, and naming every
+ * tool of every server again for each was a third of what it cost. Each
+ * is read only; an entry is used while its key and the profiles'
+ * generation hold, as a session's own table is.
+ */
+#define GATEWAY_BY_NAME_KEPT 8
+
+static struct gateway_by_name_kept {
+	char *agent;
+	char *profile; /* the client's, NULL: none */
+	json_t *scope;
+	uint64_t key, gen;
+	json_t *by_name; /* NULL: a free slot */
+} gateway_by_name_kept[GATEWAY_BY_NAME_KEPT];
+static size_t gateway_by_name_next; /* the slot the next one takes */
+
+/* A kept table of req's view at key, or NULL. */
+static json_t *
+gateway_by_name_find(const struct request *req, uint64_t key)
+{
+	const char *profile = control_profile(req);
+
+	for (size_t i = 0; i < GATEWAY_BY_NAME_KEPT; i++) {
+		const struct gateway_by_name_kept *k = &gateway_by_name_kept[i];
+
+		if (k->by_name != NULL && k->key == key &&
+		    k->gen == profile_generation() &&
+		    strcmp(k->agent, control_agent(req)) == 0 &&
+		    (k->profile == NULL ? profile == NULL :
+					  profile != NULL &&
+				strcmp(k->profile, profile) == 0) &&
+		    (k->scope == NULL ?
+			    control_scope(req) == NULL :
+			    json_equal(k->scope, control_scope(req))))
+			return k->by_name;
+	}
+	return NULL;
+}
+
+/* Keeps by_name, req's view's table at key, in place of the oldest. */
+static void
+gateway_by_name_keep(const struct request *req, uint64_t key, json_t *by_name)
+{
+	struct gateway_by_name_kept *k =
+	    &gateway_by_name_kept[gateway_by_name_next];
+	const char *profile = control_profile(req);
+
+	gateway_by_name_next = (gateway_by_name_next + 1) %
+	    GATEWAY_BY_NAME_KEPT;
+	free(k->agent);
+	free(k->profile);
+	json_decref(k->scope);
+	json_decref(k->by_name);
+	k->agent = xstrdup(control_agent(req));
+	k->profile = profile != NULL ? xstrdup(profile) : NULL;
+	k->scope = json_deep_copy(control_scope(req)); /* NULL: none */
+	k->key = key;
+	k->gen = profile_generation();
+	k->by_name = json_incref(by_name);
+}
+
+/*
  * The scope's catalog by exposed name (borrowed). It is made again only
  * when what it is made of changed: a call does not name every tool of
  * every server again.
@@ -711,14 +774,18 @@ gateway_by_name(struct gateway *gw, struct request *req)
 {
 	uint64_t key = server_gateway_key(control_agent(req),
 	    control_scope(req));
-	json_t *all, *e;
+	json_t *all, *e, *kept;
 	size_t i;
 
 	if (gw->by_name != NULL && key == gw->by_name_key &&
 	    gw->by_name_gen == profile_generation())
 		return gw->by_name;
-	all = gateway_catalog_all(control_agent(req), control_scope(req));
 	json_decref(gw->by_name);
+	gw->by_name_key = key;
+	gw->by_name_gen = profile_generation();
+	if ((kept = gateway_by_name_find(req, key)) != NULL)
+		return gw->by_name = json_incref(kept);
+	all = gateway_catalog_all(control_agent(req), control_scope(req));
 	gw->by_name = xjson(json_object());
 	/* Outside the view is marked, so that a call's check is a lookup. */
 	json_array_foreach(all, i, e) {
@@ -728,8 +795,7 @@ gateway_by_name(struct gateway *gw, struct request *req)
 		    json_string_value(json_object_get(e, "name")), e);
 	}
 	json_decref(all);
-	gw->by_name_key = key;
-	gw->by_name_gen = profile_generation();
+	gateway_by_name_keep(req, key, gw->by_name);
 	return gw->by_name;
 }
 

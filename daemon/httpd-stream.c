@@ -436,7 +436,12 @@ httpd_stream_whole(struct httpd_pending *p, const char *line, size_t len)
 	p->stream = ++p->hs->streams;
 	httpd_stream_priming(buf, p->stream);
 	httpd_stream_event(buf, p, line, len);
-	httpd_stream_headers(p->req);
+	/*
+	 * Its type alone: a reply with a length is neither cached nor held
+	 * back by a proxy, and each header more is a tenth of its head's cost.
+	 */
+	evhttp_add_header(evhttp_request_get_output_headers(p->req),
+	    "Content-Type", "text/event-stream");
 	evhttp_send_reply(p->req, 200, "OK", buf);
 	evbuffer_free(buf);
 	p->req = NULL;
@@ -478,8 +483,8 @@ httpd_stream_defer(struct httpd_pending *p)
 
 /*
  * The answer of p (msg, line; msg may be NULL in a 2025 session, which
- * does not need it). True when that ended (and freed) a one-request
- * session.
+ * does not need it, and for a 2026-07-28 result with its resultType).
+ * True when that ended (and freed) a one-request session.
  */
 static bool
 httpd_stream_answer(struct httpd_session *hs, struct httpd_pending *p,
@@ -622,15 +627,32 @@ httpd_stream_route(struct httpd_session *hs, const json_t *msg,
  * message. True when that ended (and freed) a one-request session.
  */
 /*
- * The hot path: an answer (a result or an error, no method) in a 2025
- * session goes to its request as it is, found by its id without a parse.
- * False for anything else, which httpd_stream_line parses.
+ * Whether result (the span m of line) is an object that says its
+ * resultType, as a 2026-07-28 answer must: it then goes as it is, with
+ * status 200, and needs no parse.
  */
 static bool
-httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len)
+httpd_stream_is_complete(const char *line, const struct jsonscan_member *m)
+{
+	struct jsonscan_member t[] = { { "resultType", false, 0, 0 } };
+
+	return m->is_found && line[m->off] == '{' &&
+	    jsonscan_object(line + m->off, m->len, t, 1) >= 0 && t[0].is_found;
+}
+
+/*
+ * The hot path: an answer (a result or an error, no method) in a 2025
+ * session, or a result with its resultType in a 2026-07-28 one, goes to
+ * its request as it is, found by its id without a parse. False for
+ * anything else, which httpd_stream_line parses. *ret_gone: the answer
+ * ended (and freed) a one-request session.
+ */
+static bool
+httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len,
+    bool *ret_gone)
 {
 	struct jsonscan_member m[] = { { "id", false, 0, 0 },
-		{ "method", false, 0, 0 } };
+		{ "method", false, 0, 0 }, { "result", false, 0, 0 } };
 	static const char answer[] = "{\"jsonrpc\":\"2.0\",\"id\":";
 	struct httpd_pending *p;
 	json_t *id;
@@ -640,10 +662,11 @@ httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len)
 	 * jansson's order): a notification, of any size, is not scanned
 	 * before it is parsed.
 	 */
-	if (hs->is_stateless || len < sizeof answer - 1 ||
+	if (len < sizeof answer - 1 ||
 	    memcmp(line, answer, sizeof answer - 1) != 0 ||
-	    jsonscan_object(line, len, m, 2) < 0 || !m[0].is_found ||
+	    jsonscan_object(line, len, m, 3) < 0 || !m[0].is_found ||
 	    m[1].is_found ||
+	    (hs->is_stateless && !httpd_stream_is_complete(line, &m[2])) ||
 	    (id = json_loadb(line + m[0].off, m[0].len, JSON_DECODE_ANY,
 		 NULL)) == NULL)
 		return false;
@@ -651,8 +674,7 @@ httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len)
 		if (!p->is_done && json_equal(p->id, id))
 			break;
 	json_decref(id);
-	if (p != NULL)
-		httpd_stream_answer(hs, p, NULL, line, len);
+	*ret_gone = p != NULL && httpd_stream_answer(hs, p, NULL, line, len);
 	return true;
 }
 
@@ -722,8 +744,8 @@ httpd_stream_line(struct httpd_session *hs, const char *line, size_t len)
 	struct httpd_pending *p;
 	bool is_gone = false;
 
-	if (httpd_stream_answer_text(hs, line, len))
-		return false;
+	if (httpd_stream_answer_text(hs, line, len, &is_gone))
+		return is_gone;
 	if ((msg = httpd_stream_scan(line, len)) != NULL) {
 		httpd_stream_route(hs, msg, line, len);
 		json_decref(msg);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -306,6 +307,35 @@ httpd_session_room(const char *agent, char **cause)
 	return 0;
 }
 
+/*
+ * A new session's id, 32 hex digits: random for a session a client names
+ * in its requests; a one-request (2026-07-28) session is never named, so
+ * a count (first: mcpd/clients shows the start) and a random part made
+ * once do, with no getrandom call for each request.
+ */
+static void
+httpd_session_id(char id[33], bool is_stateless)
+{
+	static unsigned char salt[12];
+	static uint32_t count;
+	unsigned char raw[16];
+
+	if (!is_stateless) {
+		randombytes_buf(raw, sizeof raw);
+		sodium_bin2hex(id, 33, raw, sizeof raw);
+		return;
+	}
+	if (count == 0)
+		randombytes_buf(salt, sizeof salt);
+	count++;
+	raw[0] = (unsigned char)(count >> 24);
+	raw[1] = (unsigned char)(count >> 16);
+	raw[2] = (unsigned char)(count >> 8);
+	raw[3] = (unsigned char)count;
+	memcpy(raw + 4, salt, sizeof salt);
+	sodium_bin2hex(id, 33, raw, sizeof raw);
+}
+
 static struct httpd_session *
 httpd_session_new(struct evhttp_request *req, const char *agent,
     const char *profile, const char *path, const json_t *scope,
@@ -313,7 +343,6 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 {
 	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	struct httpd_session *hs;
-	unsigned char raw[16];
 	char *addr = NULL; /* libevent's, borrowed */
 	ev_uint16_t port = 0;
 
@@ -322,8 +351,7 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 	if ((hs = httpd_session_make(agent, profile, path, scope, cause)) ==
 	    NULL)
 		return NULL;
-	randombytes_buf(raw, sizeof raw);
-	sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
+	httpd_session_id(hs->id, is_stateless);
 	if (conn != NULL)
 		evhttp_connection_get_peer(conn, &addr, &port);
 	snprintf(hs->remote, sizeof hs->remote,
@@ -367,7 +395,13 @@ httpd_session_make(const char *agent, const char *profile, const char *path,
 	TAILQ_INIT(&hs->pending);
 	bufferevent_setcb(hs->bev, httpd_session_read, NULL,
 	    httpd_session_event, hs);
-	bufferevent_enable(hs->bev, EV_READ | EV_WRITE);
+	/*
+	 * Writing is enabled once something goes through the socketpair
+	 * (httpd_session_send): enabled now, its event would be added,
+	 * found writable and taken off again, two epoll_ctl calls and a
+	 * loop turn for each session, most of which write nothing.
+	 */
+	bufferevent_enable(hs->bev, EV_READ);
 	TAILQ_INSERT_TAIL(&httpd_sessions, hs, entry);
 	httpd_nsessions++;
 	if ((hs->idle_timer = evtimer_new(mcpd_base, httpd_session_idle, hs)) ==
@@ -419,60 +453,104 @@ httpd_agent(struct evhttp_request *req, const char **ret_profile)
 	return agent;
 }
 
-/* "/mcp": the agent's servers; "/mcp/<server>": that one (new scope). */
+/* Whether path is MCP's: "/mcp", or "/mcp/<server>" for one server. */
 static bool
-httpd_scope(const char *path, json_t **ret)
+httpd_path_is_mcp(const char *path)
 {
-	*ret = NULL;
-	if (strcmp(path, "/mcp") == 0)
-		return true;
-	if (strncmp(path, "/mcp/", 5) != 0 || !names_valid(path + 5))
-		return false;
-	*ret = json_pack("[s]", path + 5);
-	return true;
+	return strcmp(path, "/mcp") == 0 ||
+	    (strncmp(path, "/mcp/", 5) == 0 && names_valid(path + 5));
+}
+
+/*
+ * The scope of a new session on an MCP path (new): NULL for "/mcp", the
+ * agent's servers; ["<server>"] for "/mcp/<server>". Only a request that
+ * makes a session needs it: one in a session pays nothing for it.
+ */
+static json_t *
+httpd_scope_new(const char *path)
+{
+	return strcmp(path, "/mcp") == 0 ? NULL : json_pack("[s]", path + 5);
+}
+
+/*
+ * The Date header of every answer, made once a second: libevent would
+ * format it for each reply (a third of what writing a reply's head costs).
+ */
+static void
+httpd_date(struct evhttp_request *req)
+{
+	/* RFC 9110's names, whatever the locale. */
+	static const char days[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu",
+		"Fri", "Sat" };
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May",
+		"Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	static char date[64];
+	static time_t made = (time_t)-1;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (now != made) {
+		gmtime_r(&now, &tm);
+		snprintf(date, sizeof date, "%s, %02d %s %d %02d:%02d:%02d GMT",
+		    days[tm.tm_wday % 7], tm.tm_mday, months[tm.tm_mon % 12],
+		    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		made = now;
+	}
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Date", date);
 }
 
 /* ---- the verbs ---- */
 
 /*
- * The line goes to the control client: in-process while it takes lines
- * now, else (and from then on, to keep their order) through the
- * socketpair. Whether it went in-process.
+ * The body goes to the control client: in-process while it takes
+ * messages now (whole, the message the front parsed: no second parse;
+ * NULL, the body's line), else (and from then on, to keep their order)
+ * through the socketpair. Whether it went in-process.
  */
 static bool
-httpd_session_send(struct httpd_session *hs, const char *line, size_t len)
+httpd_session_send(struct httpd_session *hs, json_t *whole, const char *body,
+    size_t len)
 {
+	char *line = NULL;
+
 	if (!hs->is_via_socket && hs->client != NULL &&
-	    control_peer_line(hs->client, line, len))
+	    (whole != NULL ? control_peer_message(hs->client, whole) :
+			     control_peer_line(hs->client, body, len)))
 		return true;
 	hs->is_via_socket = true;
-	bufferevent_write(hs->bev, line, len);
+	bufferevent_enable(hs->bev, EV_WRITE);
+	/*
+	 * One line: a pretty-printed body is made one, the socket is NDJSON
+	 * (a body with a newline is always parsed whole).
+	 */
+	if (whole != NULL && memchr(body, '\n', len) != NULL) {
+		line = xnonnull(json_dumps(whole, JSON_COMPACT));
+		body = line;
+		len = strlen(line);
+	}
+	bufferevent_write(hs->bev, body, len);
 	bufferevent_write(hs->bev, "\n", 1);
+	free(line);
 	return false;
 }
 
-/* A message for the session: a request waits for its answer. */
+/*
+ * A message for the session (is_whole: msg is all of it, else only what
+ * the front needs of the body): a request waits for its answer.
+ */
 static void
 httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
-    const char *body, size_t len)
+    bool is_whole, const char *body, size_t len)
 {
 	bool is_request = json_object_get(msg, "id") != NULL &&
 	    json_object_get(msg, "method") != NULL;
 	bool is_sent;
-	char *line = NULL;
 
 	httpd_session_touch(hs);
-	/* One line: a pretty-printed body is made one, the socket is NDJSON. */
-	if (memchr(body, '\n', len) != NULL) {
-		line = xnonnull(json_dumps(msg, JSON_COMPACT));
-		body = line;
-		len = strlen(line);
-	}
 	/* Its answer is delivered on a later loop turn: it finds it waiting. */
 	if (is_request)
 		httpd_stream_new(hs, req, msg);
-	is_sent = httpd_session_send(hs, body, len);
-	free(line);
+	is_sent = httpd_session_send(hs, is_whole ? msg : NULL, body, len);
 	if (is_request)
 		return;
 	httpd_reply(req, 202, "Accepted", NULL);
@@ -557,27 +635,30 @@ httpd_scope_missing(const char *agent, const json_t *scope, const json_t *msg)
 
 static void
 httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
-    const char *path, const json_t *scope)
+    const char *path)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
 	size_t len = evbuffer_get_length(in);
 	const char *body = (const char *)evbuffer_pullup(in, -1);
 	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
-	json_t *msg = NULL, *refusal = NULL;
+	json_t *msg = NULL, *refusal = NULL, *scope = NULL;
 	struct httpd_session *hs = NULL;
 	const char *method;
 	char *cause = NULL;
-	bool is_modern;
+	bool is_modern, is_whole = false;
 
 	/* In a session, a one-line body needs no parse (it goes as it is). */
 	if (sid != NULL && len > 0 && memchr(body, '\n', len) == NULL)
 		msg = httpd_parse_light(body, len);
 	if (msg == NULL && len > 0)
-		msg = jsonrpc_parse(body, len, NULL);
+		is_whole = (msg = jsonrpc_parse(body, len, NULL)) != NULL;
 	method = json_string_value(json_object_get(msg, "method"));
 	is_modern = json_is_object(msg) && sid == NULL &&
 	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"), msg);
+	/* Without a session id, the request may make a session. */
+	if (sid == NULL)
+		scope = httpd_scope_new(path);
 
 	if (!json_is_object(msg))
 		httpd_refuse(req, 400, "Bad Request",
@@ -601,9 +682,10 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
 		httpd_refuse(req, 503, "Service Unavailable",
 		    cause != NULL ? cause : "no session");
 	else
-		httpd_forward(hs, req, msg, body, len);
+		httpd_forward(hs, req, msg, is_whole, body, len);
 	free(cause);
 	json_decref(refusal);
+	json_decref(scope);
 	json_decref(msg);
 }
 
@@ -654,7 +736,6 @@ httpd_handle(struct evhttp_request *req, void *arg)
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	struct httpd_session *hs;
 	const char *agent, *profile;
-	json_t *scope;
 
 	(void)arg;
 	httpd_conn_seen(req);
@@ -662,15 +743,16 @@ httpd_handle(struct evhttp_request *req, void *arg)
 	if (upgrade_is_draining())
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Connection", "close");
+	httpd_date(req);
 	if ((agent = httpd_agent(req, &profile)) == NULL)
 		return;
-	if (path == NULL || !httpd_scope(path, &scope)) {
+	if (path == NULL || !httpd_path_is_mcp(path)) {
 		httpd_refuse(req, 404, "Not Found",
 		    "MCP is at /mcp, or /mcp/<server> for one server");
 		return;
 	}
 	if (cmd == EVHTTP_REQ_POST)
-		httpd_post(req, agent, profile, path, scope);
+		httpd_post(req, agent, profile, path);
 	else if (sid == NULL &&
 	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"),
 		NULL)) {
@@ -690,7 +772,6 @@ httpd_handle(struct evhttp_request *req, void *arg)
 		httpd_session_free(hs);
 		httpd_reply(req, 200, "OK", NULL);
 	}
-	json_decref(scope);
 }
 
 /* ---- the listener ---- */

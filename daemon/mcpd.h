@@ -233,6 +233,8 @@ struct client *control_adopt(int fd, const char *agent, const json_t *scope,
  * to the socketpair, so that they keep their order.
  */
 bool control_peer_line(struct client *, const char *line, size_t len);
+/* The same for a message the peer parsed already (borrowed): no parse. */
+bool control_peer_message(struct client *, json_t *msg);
 /* The peer goes first: the client no longer asks it anything. */
 void control_forget_peer(struct client *);
 /* The gateway's view of control connections (DESIGN 11). */

@@ -456,3 +456,38 @@ def test_a_line_over_the_bound_is_cut(mcpd_factory):
     assert first["bytes_in"] == 100000 + len('{"message":""}')
     assert second["arguments"] == {"message": "small"} and \
         "cut" not in second, second
+
+
+def test_digest_of_arguments_as_written(mcpd_factory):
+    """A plain call's arguments go upstream as the client wrote them; the
+    digest is still of their canonical text (keys sorted, compact, escapes
+    and numbers as jansson writes them), and text that already is
+    canonical is hashed as it is (no parse): each form gets the digest of
+    the canonical one."""
+    d = mcpd_factory()
+    d.load_testserver("ts")
+    written = [
+        '{"message":"hi"}',
+        '{ "message" : "hi" }',
+        '{"z":1,"message":"hi"}',
+        '{"message":"a\\"b\\u00e9\\/"}',
+        '{"message":"m","n":-0}',
+        '{"message":"m","x":2.50}',
+        '{"message":"m","n":-12,"o":{"z":true,"y":[1,{"b":null,"a":false}]}}',
+        '{"message":"m","o":{"b":{},"a":[]},"p":[[],{}]}',
+        '{"a":"\u00e9","message":"m"}',
+    ]
+    with d.client() as c:
+        for i, w in enumerate(written):
+            c.send_raw(('{"jsonrpc":"2.0","id":"w%d","method":"mcpd/call",'
+                        '"params":{"server":"ts","tool":"echo",'
+                        '"arguments":%s}}\n' % (i, w)).encode())
+            c.response("w%d" % i)
+    recs = wait_lines(d, len(written))
+    assert len(recs) == len(written), recs
+    for w, rec in zip(written, recs):
+        canon = json.dumps(json.loads(w), sort_keys=True, ensure_ascii=False,
+                           separators=(",", ":")).encode()
+        assert (rec["arguments_digest"], rec["bytes_in"]) == (
+            hashlib.blake2b(canon, digest_size=16).hexdigest(),
+            len(canon)), (w, canon, rec)

@@ -414,3 +414,48 @@ def test_a_profiles_budget_and_pins_make_its_view_search(front, clients):
     assert r.rc == 0, r
     c2 = bridge(front, clients, "--profile", "tight")
     assert "mcpd__find_tools" not in c2.ask("tools")["tools"]
+
+
+def test_modern_requests_each_get_their_own_view(front):
+    """Each 2026-07-28 request is a session of its own, and the gateway
+    keeps its catalog by name for the next session of the same view: a
+    request of another profile, another path or after the profile changed
+    must not be served another view's catalog."""
+    from test_gateway_http import modern
+    narrow = token(front, "create", "--profile", "narrow")
+    plain = token(front)
+    ts = front.url + "/ts"
+
+    def call(url, tok, name):
+        body, h = modern("tools/call", {"name": name,
+                                        "arguments": {"message": "m"}})
+        st, _, text = post(url, body, tok, headers=h)
+        return st, json.loads(text)
+
+    outside = {"code": -32602, "message": OUTSIDE,
+               "data": {"tool": "ts__fail", "profile": "narrow"}}
+    for _ in range(2):
+        st, r = call(front.url, narrow, "ts__fail")
+        assert (st, r["error"]) == (400, outside), r
+        st, r = call(front.url, plain, "ts__fail")
+        assert st == 200 and r["result"]["isError"] is True, r
+        # One server's path names its tools unprefixed; /mcp does not.
+        st, r = call(ts, plain, "fail")
+        assert st == 200 and r["result"]["isError"] is True, r
+        st, r = call(front.url, plain, "fail")
+        assert r["error"]["message"] == \
+            "unknown tool fail: list the tools again (tools/list)", r
+    # With ts alone, /mcp and /mcp/ts have the same servers: only the
+    # scope tells their names apart.
+    assert front.ctl("unload", "more").rc == 0
+    for _ in range(2):
+        st, r = call(ts, plain, "fail")
+        assert st == 200 and r["result"]["isError"] is True, r
+        st, r = call(front.url, plain, "fail")
+        assert r["error"]["message"] == \
+            "unknown tool fail: list the tools again (tools/list)", r
+    r = front.ctl("profile", "set", "narrow", "--tool", "ts__e*", "--tool",
+                  "ts__add", "--tool", "ts__fail")
+    assert r.rc == 0, r
+    st, r = call(front.url, narrow, "ts__fail")
+    assert st == 200 and r["result"]["isError"] is True, r
