@@ -13,6 +13,7 @@
 
 #include <event2/buffer.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "mcpd.h"
 
@@ -30,6 +31,7 @@ struct upgrade {
 	int check_out;	     /* memory file: the check's stdout and stderr */
 	struct event *timer; /* the check's deadline, then the drain's poll */
 	uint64_t began_ms, drain_deadline_ms;
+	const char *busy; /* why the drain waited at its last look */
 	bool is_draining;
 };
 
@@ -333,6 +335,11 @@ upgrade_drain_poll(evutil_socket_t fd, short events, void *arg)
 		upgrade_exec();
 		return;
 	}
+	if (busy != upgrade->busy) /* each reason once, for mcpd -v */
+		log_debug("upgrade: draining %llu ms: %s",
+		    (unsigned long long)(mcpd_now_ms() - upgrade->began_ms),
+		    busy);
+	upgrade->busy = busy;
 	if (mcpd_now_ms() < upgrade->drain_deadline_ms) {
 		upgrade_poll_soon();
 		return;
@@ -439,14 +446,25 @@ upgrade_fall_back(int state_fd, const char *why)
 	fatalx("upgrade: no binary to fall back to; stopping");
 }
 
-/* The state's JSON, read whole from fd. */
+/*
+ * The state's JSON, read whole from fd first: jansson's json_loadfd reads
+ * a byte a system call (a state with full log rings took 250 ms so).
+ */
 static json_t *
 upgrade_state_read(int fd, char **cause)
 {
 	json_error_t jerr;
 	json_t *state;
+	char *text = NULL;
+	size_t len;
+	int r;
 
-	state = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr);
+	if ((r = fileio_read_fd(fd, UPGRADE_STATE_MAX, &text, &len)) < 0) {
+		xasprintf(cause, "the state cannot be read: %s", strerror(-r));
+		return NULL;
+	}
+	state = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	if (state == NULL)
 		xasprintf(cause, "the state does not parse: %s", jerr.text);
 	return state;
