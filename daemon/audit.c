@@ -197,6 +197,10 @@ audit_put_json(struct audit_line *l, const json_t *v)
 	json_t *one;
 	size_t i;
 
+	if (v == NULL) { /* no client, say: one that went */
+		audit_put(l, "null", 4);
+		return;
+	}
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		audit_put(l, "{", 1);

@@ -498,8 +498,18 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 	while (s->state == SERVER_STOPPED &&
 	    (job = TAILQ_FIRST(&s->jobs)) != NULL) {
 		TAILQ_REMOVE(&s->jobs, job, entry);
-		server_job_error(job, ERRORS_NOT_FOUND, NULL,
-		    "server %s was unloaded meanwhile", s->name);
+		/*
+		 * An unload asked while only its container was left (a retried
+		 * removal that has just ended): what it asked is done.
+		 */
+		if (job->kind == SERVER_JOB_UNLOAD)
+			server_job_reply(job,
+			    json_pack("{s:s, s:s, s:b, s:b, s:b}", "id", s->id,
+				"name", s->name, "stopped_live", 0,
+				"removed_saved", 0, "container_removed", 0));
+		else
+			server_job_error(job, ERRORS_NOT_FOUND, NULL,
+			    "server %s was unloaded meanwhile", s->name);
 		server_job_free(job);
 	}
 	if (s->state == SERVER_STOPPED) {
