@@ -67,10 +67,26 @@ struct httpd_session {
 	struct linebuf delivered; /* what the control side delivers */
 	TAILQ_HEAD(, httpd_pending) pending;
 	struct evhttp_request *stream; /* the GET stream, or NULL */
+	/* Told while it had none, since it had one (httpd-unheard.c). */
+	bool has_listened;
+	bool is_unheard_over; /* ... some were dropped: over the limit */
+	json_t *unheard;      /* ... the notifications' lines, or NULL */
+	size_t unheard_bytes;
 	TAILQ_ENTRY(httpd_session) entry;
 };
 
 TAILQ_HEAD(httpd_session_list, httpd_session);
+
+/* httpd-unheard.c */
+/* line, a notification for hs, kept while hs has no GET stream. */
+void httpd_unheard_keep(struct httpd_session *hs, const char *line, size_t len);
+/* hs has a GET stream now: what was kept for it goes on it first. */
+void httpd_unheard_send(struct httpd_session *hs);
+/* Frees what hs kept. */
+void httpd_unheard_free(struct httpd_session *hs);
+/* What hs kept, for an upgrade, and takes it back. */
+json_t *httpd_unheard_save(const struct httpd_session *hs);
+void httpd_unheard_adopt(struct httpd_session *hs, const json_t *saved);
 
 /* httpd-conns.c */
 typedef void httpd_closed_fn(struct evhttp_connection *, void *);
@@ -116,6 +132,9 @@ void httpd_stream_free(struct httpd_pending *, bool is_answered);
 bool httpd_stream_line(struct httpd_session *, const char *line, size_t len);
 /* A GET with Last-Event-ID of a call whose client went; false: none. */
 bool httpd_stream_resume(struct evhttp_request *, struct httpd_session *);
+/* A notification for hs: on its GET stream, else kept for the next. */
+void httpd_stream_notify(struct httpd_session *hs, const char *line,
+    size_t len);
 void httpd_stream_headers(struct evhttp_request *);
 /* The connection's timeout off while its stream lasts, back after it. */
 void httpd_stream_timeouts(struct evhttp_request *, bool is_streaming);

@@ -268,10 +268,11 @@ httpd_stream_event(struct evbuffer *buf, struct httpd_pending *p,
 }
 
 /*
- * A notification of the gateway: on the GET stream when there is one;
- * a GET stream that is not read goes (the client may open another).
+ * A notification of the gateway: on the GET stream when there is one,
+ * else kept for the next one; a GET stream that is not read goes (the
+ * client may open another).
  */
-static void
+void
 httpd_stream_notify(struct httpd_session *hs, const char *line, size_t len)
 {
 	struct evbuffer *buf;
@@ -280,8 +281,12 @@ httpd_stream_notify(struct httpd_session *hs, const char *line, size_t len)
 		httpd_stream_drop(hs->stream, "a session's GET stream");
 		hs->stream = NULL;
 	}
-	if (hs->stream == NULL || (buf = evbuffer_new()) == NULL)
+	if (hs->stream == NULL) {
+		httpd_unheard_keep(hs, line, len);
 		return;
+	}
+	if ((buf = evbuffer_new()) == NULL)
+		fatal("evbuffer_new");
 	httpd_stream_event(buf, NULL, line, len);
 	evhttp_send_reply_chunk(hs->stream, buf);
 	evbuffer_free(buf);
@@ -606,12 +611,10 @@ httpd_stream_route(struct httpd_session *hs, const json_t *msg,
 			httpd_stream_give_up(p);
 		return;
 	}
-	if (hs->stream != NULL) {
-		httpd_stream_notify(hs, line, len);
+	if (id == NULL || hs->stream != NULL) {
+		httpd_stream_notify(hs, line, len); /* or kept for its next */
 		return;
 	}
-	if (id == NULL)
-		return; /* nobody listens: a notification is dropped */
 	refusal = jsonrpc_error((json_t *)(uintptr_t)id, JSONRPC_INTERNAL_ERROR,
 	    "the HTTP client has no stream open for requests: call with Accept: text/event-stream, or open the GET stream",
 	    NULL);

@@ -66,10 +66,10 @@ httpd_upgrade_hold(bool hold)
 static json_t *
 httpd_session_save(struct httpd_session *hs)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "id", hs->id,
+	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:o, s:o}", "id", hs->id,
 	    "remote", hs->remote, "agent", hs->agent, "path", hs->path,
 	    "streams", (int)hs->streams, "client",
-	    control_client_save(hs->client));
+	    control_client_save(hs->client), "unheard", httpd_unheard_save(hs));
 }
 
 json_t *
@@ -116,6 +116,7 @@ httpd_session_adopt(const json_t *e)
 	hs->streams = (unsigned)json_integer_value(json_object_get(e,
 	    "streams"));
 	control_client_restore(hs->client, client);
+	httpd_unheard_adopt(hs, json_object_get(e, "unheard"));
 }
 
 int

@@ -109,6 +109,7 @@ httpd_session_free(struct httpd_session *hs)
 	if (hs->client != NULL)
 		control_forget_peer(hs->client);
 	bufferevent_free(hs->bev); /* the control side sees its client go */
+	httpd_unheard_free(hs);
 	free(hs->agent);
 	free(hs->path);
 	free(hs);
@@ -724,6 +725,7 @@ httpd_get(struct evhttp_request *req, struct httpd_session *hs)
 	hs->stream = req;
 	httpd_conn_on_close(evhttp_request_get_connection(req),
 	    httpd_get_closed, hs);
+	httpd_unheard_send(hs);
 }
 
 static void

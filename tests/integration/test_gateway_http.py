@@ -507,3 +507,69 @@ def test_a_paused_session_keeps_every_request(mcpd_factory):
     call(14, "echo", {"message": "after"})
     assert answers[14][1]["result"]["content"][0]["text"] == "after"
     assert http_calls() == [5]
+
+
+def open_stream(d, sid):
+    """The session's GET stream on a connection of its own: the socket,
+    once its headers came."""
+    port = int(d.url.split(":")[2].split("/")[0])
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall((f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+               f"Authorization: Bearer {d.token}\r\n"
+               f"Mcp-Session-Id: {sid}\r\n"
+               f"Accept: text/event-stream\r\n\r\n").encode())
+    got = b""
+    while b"\r\n\r\n" not in got:
+        got += s.recv(4096)
+    assert got.startswith(b"HTTP/1.1 200 "), got
+    return s, got.split(b"\r\n\r\n", 1)[1]
+
+
+def stream_methods(s, got, want):
+    """The methods of the notifications on stream s until want came."""
+    while got.count(b"\ndata: ") < want:
+        got += s.recv(65536)
+    return [json.loads(line[6:])["method"]
+            for line in got.decode().split("\n") if line.startswith("data: ")]
+
+
+def close_seen(s):
+    """Closes s and waits until mcpd closed its end too: the client's end
+    is then in TIME_WAIT (FIN_WAIT2 while mcpd has not seen the close)."""
+    port = f"{s.getsockname()[1]:04X}"
+    s.close()
+
+    def state():
+        with open("/proc/net/tcp") as f:
+            for line in f.readlines()[1:]:
+                local, remote, st = line.split()[1:4]
+                if local.endswith(":" + port):
+                    return st
+        return None
+    poll(lambda: state() in ("06", None), what="mcpd to close its end")
+
+
+LIST_CHANGED = ["notifications/tools/list_changed",
+                "notifications/prompts/list_changed",
+                "notifications/resources/list_changed"]
+
+
+def test_notifications_wait_for_the_next_get_stream(front):
+    """A session whose GET stream closed (an upgrade, a blip: the SDK
+    opens it again after the retry time) hears what changed meanwhile on
+    its next one, each list_changed once however often it changed."""
+    sid = session(front)
+    status, _, _ = post(front.url, {"jsonrpc": "2.0",
+                                    "method": "notifications/initialized"},
+                        front.token, sid)
+    assert status == 202
+    s, got = open_stream(front, sid)
+    close_seen(s)
+    front.load_testserver("a")
+    front.load_testserver("b")
+    s, got = open_stream(front, sid)
+    with s:
+        assert stream_methods(s, got, 3) == LIST_CHANGED
+        # Nothing more was kept: what comes next is what happens now.
+        front.ctl("unload", "b")
+        assert stream_methods(s, b"", 3) == LIST_CHANGED

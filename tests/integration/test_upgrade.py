@@ -483,11 +483,6 @@ def test_systemctl_reload_upgrades_through_the_fd_store():
         "mcpd does not upgrade mcpd in place")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a GET stream opened on a keep-alive connection that carried a POST "
-    "before gets nothing, not even what was held for the session (with no "
-    "upgrade too); the SDK opens its GET again on such a connection 1 s "
-    "after the exec closed it"))
 def test_an_http_client_hears_list_changed_after_an_upgrade(mcpd_factory,
                                                              tmp_path):
     """The session's GET stream closes at the exec; the SDK opens it
