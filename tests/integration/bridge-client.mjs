@@ -15,15 +15,12 @@
 // An error is {code, message, data} as the SDK gives it.
 // usage: node bridge-client.mjs PEERS_DIR COMMAND [ARGS...]
 
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
+
+import { sdkOf } from './sdk-load.mjs';
 
 const [peers, command, ...args] = process.argv.slice(2);
-const require = createRequire(join(peers, 'package.json'));
-const sdk = (path) => import(pathToFileURL(
-    require.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
+const sdk = sdkOf(peers);
 
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');

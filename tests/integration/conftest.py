@@ -879,6 +879,20 @@ def listening_ports():
     return {port for _, port in tcp_listening()}
 
 
+def end_client(proc, quit_line, timeout=20):
+    """Ends a client script driven over stdin: quit_line, then its end
+    within timeout seconds, else it is killed."""
+    if proc.poll() is not None:
+        return
+    try:
+        proc.stdin.write(quit_line + "\n")
+        proc.stdin.close()
+        proc.wait(timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def kill_all(pids):
     """SIGKILL to each of pids that is still there."""
     for p in pids:

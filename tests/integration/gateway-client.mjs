@@ -11,16 +11,11 @@
 // MCPD_TEST_ROOTS (JSON, default file:///mcpd-test-root), which the command
 // "roots" changes. The command "asked" tells what it answered.
 
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-
 import { serve, transportOf } from './gateway-commands.mjs';
+import { sdkOf } from './sdk-load.mjs';
 
 const [peers, command, ...args] = process.argv.slice(2);
-const require = createRequire(join(peers, 'package.json'));
-const sdk = (path) => import(pathToFileURL(
-    require.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
+const sdk = sdkOf(peers);
 
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');

@@ -19,7 +19,8 @@ import pytest
 
 from conftest import (MCPCTL, MCPD, NODE, OUTCOME_UNKNOWN, PEERS,
                       TESTSERVER_TOOLS, child_env, cmdline, descendants,
-                      find_procs, is_alive, poll, proc_stat, wait_gone)
+                      end_client, find_procs, is_alive, poll, proc_stat,
+                      wait_gone)
 from test_bridge import fresh  # noqa: F401 - the autostart fixture
 
 HERE = Path(__file__).resolve().parent
@@ -79,14 +80,7 @@ class BridgeClient:
         return self.err_path.read_text()
 
     def close(self):
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.write(json.dumps({"op": "quit"}) + "\n")
-                self.proc.stdin.close()
-                self.proc.wait(timeout=20)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+        end_client(self.proc, json.dumps({"op": "quit"}))
         self.err_file.close()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (INVALID_PARAMS, MCPCTL, NODE, PEERS, STALE_HANDLE,
-                      TESTSERVER_TOOLS, everything_cmd, poll)
+                      TESTSERVER_TOOLS, end_client, everything_cmd, poll)
 
 HERE = Path(__file__).resolve().parent
 SDK_CLIENT = HERE / "gateway-client.mjs"
@@ -47,14 +47,7 @@ class SdkClient:
         return json.loads(out)
 
     def close(self):
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.write("quit\n")
-                self.proc.stdin.close()
-                self.proc.wait(timeout=10)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+        end_client(self.proc, "quit", timeout=10)
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (MCPCTL, MCPD, NODE, PEERS, descendants, free_port,
-                      poll)
+from conftest import (MCPCTL, MCPD, NODE, PEERS, descendants, end_client,
+                      free_port, poll)
 from test_bridge_reconnect import clients  # noqa: F401 (a fixture)
 from test_gateway import SDK_CLIENT
 
@@ -82,14 +82,7 @@ class LoopClient:
         return self.err_path.read_text()
 
     def close(self):
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.write("quit\n")
-                self.proc.stdin.close()
-                self.proc.wait(timeout=20)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+        end_client(self.proc, "quit")
         self.err_file.close()
 
 

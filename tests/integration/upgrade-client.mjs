@@ -26,18 +26,14 @@
 // usage: node upgrade-client.mjs PEERS_DIR COMMAND [ARGS...]
 //        node upgrade-client.mjs PEERS_DIR --http URL TOKEN
 
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
 
 import { failed, transportOf } from './gateway-commands.mjs';
+import { sdkOf } from './sdk-load.mjs';
 
 const [peers, command, ...args] = process.argv.slice(2);
-const require = createRequire(join(peers, 'package.json'));
-const sdk = (path) => import(pathToFileURL(
-    require.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
+const sdk = sdkOf(peers);
 
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
