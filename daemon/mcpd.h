@@ -26,6 +26,7 @@ struct client;
 struct request;
 struct server;
 struct server_reply;
+struct call_who;
 struct server_spec;
 struct session;
 struct transport;
@@ -204,6 +205,10 @@ const char *control_ask_refusal(int r);
 const json_t *control_request_id(const struct request *);
 /* Who the request's client is, for the audit log (borrowed; may be NULL). */
 const json_t *control_who(const struct request *);
+/* Who makes the request, as the policy and the audit log take it. */
+void control_call_who(const struct request *, struct call_who *ret);
+/* The request a reply of control_server_reply stands for. */
+struct request *control_reply_request(const struct server_reply *);
 const struct client *control_request_client(const struct request *);
 /*
  * An in-process peer of a control client (an HTTP session of the HTTP
@@ -414,13 +419,6 @@ bool gateway_takes_roots(const struct gateway *);
 uint64_t gateway_calls(const struct gateway *);
 /* Its initialize's clientInfo as "name version" (borrowed), or NULL. */
 const char *gateway_client_name(const struct gateway *);
-/*
- * Client capabilities caps (may be NULL) declare what a server's request
- * to its client needs (sampling/createMessage, elicitation/create in its
- * mode, roots/list; params borrowed).
- */
-bool gateway_caps_take(const json_t *caps, const char *method,
-    const json_t *params);
 /* A listed {server, tool: item, name} (may be NULL): routes come from it. */
 void gateway_remember(struct gateway *, const char *key, const json_t *e);
 /* Answers req with result (stolen), with what its era asks of a result. */
@@ -556,8 +554,8 @@ void gateway_subs_renew(const char *agent, const char *server);
  * (subscriptions/listen): a use of the server, as a subscription is.
  */
 bool gateway_listens_see(const char *agent, const char *server);
-/* Whether an HTTP session of agent that sees server has its GET stream open. */
-bool httpd_streams_see(const char *agent, const char *server);
+/* What the gateway hears from the server layer (server-watch.h). */
+extern const struct server_watch gateway_server_watch;
 
 /* cmd.c: the command table and the central check of params shapes. */
 #define CMD_ANY	     (-1)
@@ -1315,6 +1313,13 @@ struct transport *session_transport(const struct session *);
 void session_answer(struct session *, json_t *msg);
 /* A request a server may send its client that mcpd relays to a caller. */
 bool session_is_client_method(const char *method);
+/*
+ * Client capabilities caps (may be NULL) declare what a server's request
+ * to its client needs (sampling/createMessage, elicitation/create in its
+ * mode, roots/list; params borrowed). session-start.c.
+ */
+bool session_caps_take(const json_t *caps, const char *method,
+    const json_t *params);
 
 /* server.c: configured connections, their gates and restart policy. */
 enum server_state {
@@ -1881,6 +1886,8 @@ int tokens_revoke(const char *agent, const char *profile, bool *ret_revoked,
 bool tokens_has_profile(const char *agent, const char *profile);
 
 /* httpd.c: MCP over Streamable HTTP on loopback, in front of the gateway. */
+/* What the front hears from the server layer: its open GET streams use servers. */
+extern const struct server_watch httpd_server_watch;
 /* Listens on addr ("127.0.0.1:PORT", "[::1]:PORT"): loopback only. */
 int httpd_listen(const char *addr, char **cause);
 /* HTTP sessions open now (mcpd/status). */
@@ -2182,8 +2189,8 @@ json_t *policy_decide(const char *agent, const char *profile,
     const char *server, const json_t *tool);
 /* Whether a decision lets the call go. */
 bool policy_is_allow(const json_t *decision);
-/* Whether req's session lists the catalog entry e (denied: not listed). */
-bool policy_lists(const struct request *req, const json_t *e);
+/* Whether who's session lists the catalog entry e (denied: not listed). */
+bool policy_lists(const struct call_who *who, const json_t *e);
 /* Removes from a catalog (entries {server, tool}) what agent may not call. */
 void policy_filter(json_t *all, const char *agent, const char *profile);
 /* The error text of a denial of tool name to agent (new). */
@@ -2196,14 +2203,15 @@ enum policy_verdict {
 	POLICY_ASK,
 };
 /*
- * The verdict on req's call of tool of s (a lookup once decided): GO or
- * ASK with its decision in *ret_decision (new), or REFUSED after req
+ * The verdict on who's call of tool of s (a lookup once decided): GO or
+ * ASK with its decision in *ret_decision (new), or REFUSED after rep
  * failed (denied) and its audit line was written.
  */
-enum policy_verdict policy_call_check(struct request *req, struct server *s,
-    const char *tool, json_t **ret_decision);
-/* Writes the audit line of req's call of tool of s, denied by decision. */
-void policy_audit_denied(struct request *req, struct server *s,
+enum policy_verdict policy_call_check(const struct call_who *who,
+    struct server_reply *rep, struct server *s, const char *tool,
+    json_t **ret_decision);
+/* Writes the audit line of who's call of tool of s, denied by decision. */
+void policy_audit_denied(const struct call_who *who, struct server *s,
     const char *tool, const json_t *decision);
 
 /* policy-ask.c: calls an ask rule holds until approved, denied or timed out. */
@@ -2261,6 +2269,17 @@ json_t *project_list(void);
 /* audit.c: the audit log's records (doc/policy.md, DESIGN 14). */
 #define AUDIT_LINE_MAX 65536 /* a line's bytes, newline included */
 struct audit_call;
+/*
+ * Who makes a call, as the audit log and the policy take it: values of the
+ * caller's, borrowed, read when the call is checked or recorded (the
+ * caller's layer fills them: control_call_who, a reply's who).
+ */
+struct call_who {
+	const char *agent;    /* "default" once the caller's client went */
+	const char *profile;  /* the profile its connection chose, or NULL */
+	const json_t *client; /* the audit log's client field, or NULL */
+	const void *session;  /* its gateway session (an identity), or NULL */
+};
 /* How a call ended: its outcome, error (code 0: none), result's bytes. */
 struct audit_end {
 	const char *outcome; /* ok, tool-error, error, outcome-unknown ... */
@@ -2269,15 +2288,15 @@ struct audit_end {
 	size_t bytes_out;
 };
 /*
- * The record of a call of req's client, begun now (NULL when the log is
- * off): the tool's definition digest (or NULL) and its arguments (or
- * NULL), digested, and kept masked with --audit-arguments.
+ * The record of a call by who, begun now (NULL when the log is off): the
+ * tool's definition digest (or NULL) and its arguments (or NULL),
+ * digested, and kept masked with --audit-arguments.
  */
-struct audit_call *audit_call_new(const struct request *req, const char *method,
-    const char *server, const char *tool, const char *definition,
-    const json_t *args);
+struct audit_call *audit_call_new(const struct call_who *who,
+    const char *method, const char *server, const char *tool,
+    const char *definition, const json_t *args);
 /* The same with the arguments as the client's JSON text. */
-struct audit_call *audit_call_new_text(const struct request *req,
+struct audit_call *audit_call_new_text(const struct call_who *who,
     const char *method, const char *server, const char *tool,
     const char *definition, const char *args, size_t len);
 /*
@@ -2285,9 +2304,12 @@ struct audit_call *audit_call_new_text(const struct request *req,
  * sent: -errno when it cannot be, and the call must then be refused.
  */
 int audit_call_admit(struct audit_call *);
-/* The same, but req fails (and ac is freed) when it cannot be: false. */
-bool audit_admit(struct audit_call *ac, struct request *req,
-    const char *server);
+/*
+ * The same, but when it cannot be, ac is freed and the refusal of the
+ * call to server is returned (new text: the caller fails with
+ * ERRORS_STORAGE); NULL when the call may go.
+ */
+char *audit_admit(struct audit_call *ac, const char *server);
 /* The call's line with how it ended; ac is freed (may be NULL). */
 void audit_call_end(struct audit_call *, const struct audit_end *);
 /*
@@ -2299,7 +2321,7 @@ void audit_call_free(struct audit_call *);
 /* The policy decision the record says (stolen; NULL: the default allow). */
 void audit_call_set_decision(struct audit_call *, json_t *decision);
 /* A call refused before it was sent: code, or kind's (ERRORS_KIND_COUNT: none). */
-void audit_refused(const struct request *req, const char *method,
+void audit_refused(const struct call_who *who, const char *method,
     const char *server, const char *tool, int code, enum errors_kind kind);
 /* What the journal's fields take of a record (borrowed). */
 const char *audit_call_agent(const struct audit_call *);
