@@ -1186,6 +1186,59 @@ void transport_hold_confirm(struct transport_hold *);
 void transport_hold_retry(struct transport_hold *, int ms);
 /* No resend is due (the session closes, the transport switches). */
 void transport_hold_stop(struct transport_hold *);
+/*
+ * transport-wrap.c: a wrapper transport (the probe, the Docker gateway
+ * transport), which the session holds: it passes its inner transport's
+ * callbacks (transport_wrap_cbs, with the wrapper as their argument) on
+ * to the session, holding the handshake until the first answer. What
+ * differs between wrappers, the hooks say.
+ */
+struct transport_wrap;
+struct transport_wrap_hooks {
+	/* Whether the inner transport is heard now (NULL: always). */
+	bool (*is_heard)(const struct transport_wrap *);
+	/*
+	 * Whether the inner one may not listen yet (a server that starts
+	 * behind HTTP): a failure before the first answer is then retried,
+	 * not passed on (NULL: always).
+	 */
+	bool (*waits_listen)(const struct transport_wrap *);
+	/* What waits, for the log ("container NAME"). */
+	void (*describe)(const struct transport_wrap *, char *buf, size_t size);
+	/* The first answer came (may be NULL). */
+	void (*confirmed)(struct transport_wrap *);
+	/* A message, before the session hears it (may be NULL). */
+	void (*message)(struct transport_wrap *);
+	/* A stderr line the session heard, for the wrapper too (may be NULL). */
+	void (*stderr_line)(struct transport_wrap *, const char *line,
+	    size_t len);
+	/* The inner transport ended (the wrapper is not closing). */
+	void (*closed)(struct transport_wrap *, const char *why);
+};
+struct transport_wrap {
+	struct transport t;	    /* what the session holds: first */
+	struct transport *inner;    /* the transport wrapped now, or NULL */
+	struct transport_hold hold; /* the handshake, until an answer */
+	const struct transport_wrap_hooks *hooks;
+	int resend_ms; /* between tries while the inner one does not listen */
+	bool is_closing;
+	void (*done)(void *); /* a close's, told by transport_wrap_closed_now */
+	void *done_arg;
+};
+extern const struct transport_cbs transport_wrap_cbs;
+void transport_wrap_init(struct transport_wrap *,
+    const struct transport_ops *ops, const char *name,
+    const struct transport_wrap_hooks *hooks, int resend_ms,
+    const struct transport_cbs *cbs, void *arg);
+/* Frees the inner transport and the hold; a close is told nothing. */
+void transport_wrap_free(struct transport_wrap *);
+/* Ends it with why (the session's closed callback), once. */
+void transport_wrap_fail(struct transport_wrap *, const char *text);
+/* A stage of the start, to the session (not once it closes). */
+void transport_wrap_progress(struct transport_wrap *, const char *stage,
+    const char *text);
+/* The close ended: done is told (and forgotten), unless it was freed. */
+void transport_wrap_closed_now(struct transport_wrap *);
 /* Keeps its own copy of the spec. */
 struct transport *transport_stdio_new(const struct child_spec *,
     const struct transport_cbs *, void *arg);
