@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "control-int.h"
 #include "log.h"
 #include "server-reply.h"

@@ -2,6 +2,7 @@
 /* The gateway's side of the server layer's completion interface: MCP callers. */
 #include <stdbool.h>
 
+#include "gateway.h"
 #include "server-reply.h"
 
 /* A 2026-07-28 caller's result goes through the gateway's answer. */

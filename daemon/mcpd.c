@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "httpd.h"
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
 #include "paths.h"

@@ -11,6 +11,7 @@
 
 #include <event2/event.h>
 
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
 #include "server-reply.h"

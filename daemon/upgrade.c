@@ -13,6 +13,7 @@
 
 #include <event2/buffer.h>
 
+#include "httpd.h"
 #include "fileio.h"
 #include "log.h"
 #include "mcpd.h"

@@ -24,6 +24,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "httpd.h"
+#include "gateway.h"
 #include "log.h"
 #include "mcpd-stubs.h"
 #include "server-int.h"
