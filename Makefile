@@ -273,6 +273,12 @@ lint:
 	@# The server layer answers its callers through server-reply.h only.
 	@! grep -n 'control_[a-z_]*\|control-int\.h' daemon/server*.[ch] || \
 	    { echo "daemon/server*: the server layer calls the control layer; answer through struct server_reply (doc/architecture.md)" >&2; exit 1; }
+	@# ... and tells the gateway and the HTTP front through server-watch.h only.
+	@! grep -n '\<\(gateway\|httpd\)_[a-z_]*\|struct gateway\>\|"\(gateway\|httpd\|httpd-int\)\.h"' daemon/server*.[ch] || \
+	    { echo "daemon/server*: the server layer calls the gateway or the HTTP front; tell them through struct server_watch (daemon/server-watch.h, doc/architecture.md)" >&2; exit 1; }
+	@# ... and hands the policy and the audit log values, never a request.
+	@! grep -n 'struct request\>\|->req\>' daemon/server*.[ch] || \
+	    { echo "daemon/server*: the server layer handles a control request; give the policy and the audit log a struct call_who (doc/architecture.md)" >&2; exit 1; }
 
 install: $(MCPD) $(MCPCTL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

@@ -86,15 +86,36 @@ paths_mkdir_p(const char *dir, unsigned int mode)
 	return r;
 }
 
-char *
-paths_proc_exe(int pid)
+/* What the symbolic link names (new), or NULL. */
+static char *
+paths_link_read(const char *link)
 {
-	char link[32], exe[4097];
+	char exe[4097];
 	ssize_t n;
 
-	snprintf(link, sizeof link, "/proc/%d/exe", pid);
 	if ((n = readlink(link, exe, sizeof exe - 1)) <= 0)
 		return NULL;
 	exe[n] = '\0';
 	return strdup(exe);
+}
+
+char *
+paths_proc_exe(int pid)
+{
+	char link[32];
+
+	snprintf(link, sizeof link, "/proc/%d/exe", pid);
+	return paths_link_read(link);
+}
+
+char *
+paths_self_exe(void)
+{
+	char *exe = paths_link_read("/proc/self/exe");
+	size_t n = exe != NULL ? strlen(exe) : 0;
+
+	/* Replaced on disk (a package upgrade): the path names the new one. */
+	if (n > 10 && strcmp(exe + n - 10, " (deleted)") == 0)
+		exe[n - 10] = '\0';
+	return exe;
 }

@@ -21,5 +21,10 @@ int paths_mkdir_p(const char *dir, unsigned int mode);
  * string, or NULL when the kernel does not say (gone, not ours to see).
  */
 char *paths_proc_exe(int pid);
+/*
+ * The program that runs, as /proc/self/exe names it, without the
+ * " (deleted)" of a binary replaced on disk since: a new string, or NULL.
+ */
+char *paths_self_exe(void);
 
 #endif

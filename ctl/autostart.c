@@ -64,22 +64,20 @@ autostart_is_program(const char *path)
 static char *
 autostart_find_mcpd(void)
 {
-	char self[PATH_MAX], *slash, *p;
+	char *self = paths_self_exe(), *slash, *p;
 	const char *path = getenv("PATH");
-	ssize_t n;
 
-	n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			if (asprintf(&p, "%s/mcpd", self) >= 0) {
-				if (autostart_is_program(p))
-					return p;
-				free(p);
+	if (self != NULL && (slash = strrchr(self, '/')) != NULL) {
+		*slash = '\0';
+		if (asprintf(&p, "%s/mcpd", self) >= 0) {
+			if (autostart_is_program(p)) {
+				free(self);
+				return p;
 			}
+			free(p);
 		}
 	}
+	free(self);
 	while (path != NULL && *path != '\0') {
 		size_t len = strcspn(path, ":");
 

@@ -12,6 +12,7 @@
 #include "ctl-client-config.h"
 #include "fileio.h"
 #include "mcpctl.h"
+#include "paths.h"
 
 #define CC_NAME CTL_CLIENT_CONFIG_NAME
 #define CC_CLIENTS \
@@ -41,19 +42,6 @@ static const struct option ctl_client_config_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* mcpctl's own absolute path, or NULL. */
-static char *
-cc_self(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return strdup(buf);
-}
-
 /* The socket path as an absolute one (a new string), or NULL. */
 static char *
 cc_socket(const char *path)
@@ -75,7 +63,7 @@ static json_t *
 cc_entry(const struct mcpctl *m, const struct ctl_client_config_client *client,
     const json_t *servers)
 {
-	char *self = cc_self(), *sock = cc_socket(m->socket_path);
+	char *self = paths_self_exe(), *sock = cc_socket(m->socket_path);
 	json_t *entry = json_object(), *args = json_array(), *s;
 	size_t i;
 

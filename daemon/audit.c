@@ -496,7 +496,7 @@ audit_canon(const char *text, size_t len)
 }
 
 struct audit_call *
-audit_call_new(const struct request *req, const char *method,
+audit_call_new(const struct call_who *who, const char *method,
     const char *server, const char *tool, const char *definition,
     const json_t *args)
 {
@@ -507,8 +507,8 @@ audit_call_new(const struct request *req, const char *method,
 	ac = xcalloc(1, sizeof *ac);
 	audit_time(ac->time);
 	ac->start_us = audit_now_us();
-	ac->agent = xstrdup(control_agent(req));
-	ac->client = json_incref((json_t *)(uintptr_t)control_who(req));
+	ac->agent = xstrdup(who->agent);
+	ac->client = json_incref((json_t *)(uintptr_t)who->client);
 	ac->method = method;
 	ac->server = server != NULL ? xstrdup(server) : NULL;
 	ac->tool = xstrdup(tool != NULL ? tool : "");
@@ -524,7 +524,7 @@ audit_call_new(const struct request *req, const char *method,
 }
 
 struct audit_call *
-audit_call_new_text(const struct request *req, const char *method,
+audit_call_new_text(const struct call_who *who, const char *method,
     const char *server, const char *tool, const char *definition,
     const char *args, size_t len)
 {
@@ -539,13 +539,13 @@ audit_call_new_text(const struct request *req, const char *method,
 	 * over HTTP), unless the line keeps them.
 	 */
 	if (!mcpd_opts.is_audit_arguments && audit_canon(args, len)) {
-		ac = audit_call_new(req, method, server, tool, definition,
+		ac = audit_call_new(who, method, server, tool, definition,
 		    NULL);
 		audit_digest_text(ac, args, len);
 		return ac;
 	}
 	parsed = json_loadb(args, len, 0, NULL);
-	ac = audit_call_new(req, method, server, tool, definition, parsed);
+	ac = audit_call_new(who, method, server, tool, definition, parsed);
 	json_decref(parsed);
 	return ac;
 }
@@ -603,17 +603,19 @@ audit_call_admit(struct audit_call *ac)
 	return audit_call_write(ac, &admitted);
 }
 
-bool
-audit_admit(struct audit_call *ac, struct request *req, const char *server)
+char *
+audit_admit(struct audit_call *ac, const char *server)
 {
+	char *why;
+
 	if (audit_call_admit(ac) == 0)
-		return true;
+		return NULL;
 	audit_call_free(ac);
-	control_fail(req, ERRORS_STORAGE, NULL,
+	xasprintf(&why,
 	    "the audit log cannot be written (%s) and mcpd runs with --audit-required, so the call to %s was refused; nothing was sent; see mcpctl status",
 	    audit_failure() != NULL ? audit_failure() : "unknown error",
 	    server);
-	return false;
+	return why;
 }
 
 void
@@ -626,11 +628,11 @@ audit_call_end(struct audit_call *ac, const struct audit_end *end)
 }
 
 void
-audit_refused(const struct request *req, const char *method, const char *server,
-    const char *tool, int code, enum errors_kind kind)
+audit_refused(const struct call_who *who, const char *method,
+    const char *server, const char *tool, int code, enum errors_kind kind)
 {
 	struct audit_end end = { "refused", code, NULL, 0 };
-	struct audit_call *ac = audit_call_new(req, method, server, tool, NULL,
+	struct audit_call *ac = audit_call_new(who, method, server, tool, NULL,
 	    NULL);
 
 	if (ac == NULL)

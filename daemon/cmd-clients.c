@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "gateway.h"
 #include "control-int.h"
 #include "isotime.h"
 #include "paths.h"

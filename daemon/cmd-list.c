@@ -2,6 +2,7 @@
 /* mcpd/list: every server of the caller's agent (or of all agents). */
 #include <string.h>
 
+#include "gateway.h"
 #include "mcpd.h"
 
 /*

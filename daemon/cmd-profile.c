@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "mcpd.h"
 #include "names.h"
 

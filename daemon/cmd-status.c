@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "httpd.h"
 #include "log.h"
 #include "mcpd.h"
 

@@ -6,6 +6,7 @@
  * default view's tools/list costs (gateway-cost.c).
  */
 
+#include "gateway.h"
 #include "mcpd.h"
 
 static void

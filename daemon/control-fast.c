@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "jsonscan.h"
 #include "mcpd.h"
 #include "control-int.h"

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /* A control request's life: what it may know, and how it is answered. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "control-int.h"
 #include "log.h"
 #include "server-reply.h"
@@ -226,6 +228,15 @@ control_who(const struct request *r)
 	return r->client != NULL ? r->client->who : NULL;
 }
 
+void
+control_call_who(const struct request *r, struct call_who *ret)
+{
+	ret->agent = control_agent(r);
+	ret->profile = control_profile(r);
+	ret->client = control_who(r);
+	ret->session = control_gateway_of(r);
+}
+
 const struct client *
 control_request_client(const struct request *r)
 {
@@ -342,81 +353,91 @@ control_fail_code(struct request *r, int code, json_t *data, const char *fmt,
 
 /* ---- the completion interface of the server layer (server-reply.h) ---- */
 
+struct request *
+control_reply_request(const struct server_reply *rep)
+{
+	/* The reply lives inside its request (control_server_reply). */
+	return (struct request *)((char *)(uintptr_t)rep -
+	    offsetof(struct request, reply));
+}
+
 static void
 control_rep_reply(struct server_reply *rep, json_t *result)
 {
-	control_reply(rep->req, result);
+	control_reply(control_reply_request(rep), result);
 }
 
 static void
 control_rep_reply_raw(struct server_reply *rep, const char *result, size_t len)
 {
-	control_reply_raw(rep->req, result, len);
+	control_reply_raw(control_reply_request(rep), result, len);
 }
 
 static void
 control_rep_reply_error(struct server_reply *rep, const json_t *error)
 {
-	control_reply_error(rep->req, error);
+	control_reply_error(control_reply_request(rep), error);
 }
 
 static void
 control_rep_fail(struct server_reply *rep, enum errors_kind kind, json_t *data,
     const char *message)
 {
-	control_fail(rep->req, kind, data, "%s", message);
+	control_fail(control_reply_request(rep), kind, data, "%s", message);
 }
 
 static void
 control_rep_fail_code(struct server_reply *rep, int code, json_t *data,
     const char *message)
 {
-	control_fail_code(rep->req, code, data, "%s", message);
+	control_fail_code(control_reply_request(rep), code, data, "%s",
+	    message);
 }
 
 static void
 control_rep_progress(struct server_reply *rep, const char *server,
     const char *stage, const char *message)
 {
-	control_progress(rep->req, server, stage, message);
+	control_progress(control_reply_request(rep), server, stage, message);
 }
 
 static int
 control_rep_notify(struct server_reply *rep, const char *method, json_t *params)
 {
-	return control_notify(rep->req, method, params);
+	return control_notify(control_reply_request(rep), method, params);
 }
 
 static int
 control_rep_notify_mcp(struct server_reply *rep, const char *method,
     json_t *params)
 {
-	return control_notify_mcp(rep->req, method, params);
+	return control_notify_mcp(control_reply_request(rep), method, params);
 }
 
 static bool
 control_rep_wants_progress(const struct server_reply *rep)
 {
-	return control_wants_progress(rep->req);
+	return control_wants_progress(control_reply_request(rep));
 }
 
 static bool
 control_rep_is_live(const struct server_reply *rep)
 {
-	return control_is_live(rep->req);
+	return control_is_live(control_reply_request(rep));
 }
 
 static void
 control_rep_on_gone(struct server_reply *rep, void (*fn)(void *), void *arg)
 {
-	control_on_gone(rep->req, fn, arg);
+	control_on_gone(control_reply_request(rep), fn, arg);
 }
 
 static const char *
 control_rep_ask(struct server_reply *rep, int timeout_ms, const char *method,
     json_t *params, server_answer_fn *cb, void *arg)
 {
-	int r = control_ask(rep->req, timeout_ms, method, params, cb, arg);
+	int r = control_ask(control_reply_request(rep), timeout_ms, method,
+	    params, cb, arg);
 
 	return r < 0 ? control_ask_refusal(r) : NULL;
 }
@@ -436,6 +457,12 @@ control_rep_wants_log(const struct server_reply *rep, const char *level)
 	return false;
 }
 
+static void
+control_rep_who(const struct server_reply *rep, struct call_who *ret)
+{
+	control_call_who(control_reply_request(rep), ret);
+}
+
 const struct server_reply_ops control_reply_ops = {
 	.reply = control_rep_reply,
 	.reply_raw = control_rep_reply_raw,
@@ -451,12 +478,13 @@ const struct server_reply_ops control_reply_ops = {
 	.ask = control_rep_ask,
 	.caps = control_rep_caps,
 	.wants_log = control_rep_wants_log,
+	.who = control_rep_who,
 };
 
 struct server_reply *
 control_server_reply(struct request *r, const struct server_reply_ops *ops)
 {
-	server_reply_init(&r->reply, ops != NULL ? ops : &control_reply_ops, r,
+	server_reply_init(&r->reply, ops != NULL ? ops : &control_reply_ops,
 	    r->client, control_agent(r), control_scope(r));
 	return &r->reply;
 }

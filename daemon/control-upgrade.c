@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gateway.h"
 #include "control-int.h"
 #include "log.h"
 

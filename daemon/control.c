@@ -18,6 +18,7 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 
+#include "gateway.h"
 #include "control-int.h"
 #include "isotime.h"
 #include "log.h"

@@ -2,6 +2,7 @@
 /* What a view's tools/list costs an agent's context: bytes and tokens. */
 #include <string.h>
 
+#include "gateway.h"
 #include "mcpd.h"
 
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
 

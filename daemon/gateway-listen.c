@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "mcpd.h"
 
 #define LISTEN_ID_KEY "io.modelcontextprotocol/subscriptionId"

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
 
@@ -230,16 +231,21 @@ gateway_forward(struct request *req, const char *server, const char *method,
     json_t *params)
 {
 	struct gateway_fwd *fwd = xcalloc(1, sizeof *fwd);
+	struct call_who who;
+	char *why;
 
 	fwd->req = req;
 	fwd->method = method;
 	if (strcmp(method, "prompts/get") == 0 ||
 	    strcmp(method, "resources/read") == 0) {
-		fwd->audit = audit_call_new(req, method, server,
+		control_call_who(req, &who);
+		fwd->audit = audit_call_new(&who, method, server,
 		    json_string_value(json_object_get(params,
 			strcmp(method, "prompts/get") == 0 ? "name" : "uri")),
 		    NULL, json_object_get(params, "arguments"));
-		if (!audit_admit(fwd->audit, req, server)) {
+		if ((why = audit_admit(fwd->audit, server)) != NULL) {
+			control_fail(req, ERRORS_STORAGE, NULL, "%s", why);
+			free(why);
 			free(fwd);
 			json_decref(params);
 			return;

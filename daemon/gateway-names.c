@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "log.h"
 #include "fnv.h"
 #include "mcpd.h"

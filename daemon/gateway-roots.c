@@ -14,6 +14,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
 

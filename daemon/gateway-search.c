@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "mcpd.h"
 #include "toolsearch.h"
 

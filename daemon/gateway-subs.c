@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
+#include "server-watch.h"
 
 /* A session subscribed to a URI of a server. */
 struct gateway_sub {
@@ -197,3 +199,19 @@ gateway_subs_restore(struct client *c, const json_t *saved)
 		TAILQ_INSERT_TAIL(&gateway_subs, sub, entry);
 	}
 }
+
+/* A subscription or a listen of agent's sessions uses the server. */
+static bool
+gateway_subs_uses(const char *agent, const char *server)
+{
+	return gateway_subs_has(agent, server) ||
+	    gateway_listens_see(agent, server);
+}
+
+const struct server_watch gateway_server_watch = {
+	.tools_changed = gateway_tools_changed,
+	.subs_renew = gateway_subs_renew,
+	.subs_updated = gateway_subs_updated,
+	.is_used = gateway_subs_uses,
+	.roots_answer = gateway_roots_answer,
+};

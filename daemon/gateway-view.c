@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "gateway.h"
 #include "fnv.h"
 #include "mcpd.h"
 

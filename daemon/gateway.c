@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
 
@@ -170,7 +171,7 @@ bool
 gateway_takes_roots(const struct gateway *gw)
 {
 	return gw->is_listening && !gateway_is_modern(gw) &&
-	    gateway_caps_take(gw->client_caps, "roots/list", NULL);
+	    session_caps_take(gw->client_caps, "roots/list", NULL);
 }
 
 uint64_t
@@ -200,30 +201,6 @@ gateway_note_client(struct gateway *gw, const json_t *params)
 		xasprintf(&gw->client_name, "%.*s%s%.*s", GATEWAY_NAME_MAX,
 		    name, version != NULL ? " " : "", GATEWAY_NAME_MAX,
 		    version != NULL ? version : "");
-}
-
-/*
- * Whether caps declare what a server's request needs: sampling, roots,
- * or elicitation in the mode asked (an empty elicitation object is form
- * mode, as before modes existed).
- */
-bool
-gateway_caps_take(const json_t *caps, const char *method, const json_t *params)
-{
-	const char *mode = json_string_value(json_object_get(params, "mode"));
-	const json_t *e;
-
-	if (strcmp(method, "sampling/createMessage") == 0)
-		return json_is_object(json_object_get(caps, "sampling"));
-	if (strcmp(method, "roots/list") == 0)
-		return json_is_object(json_object_get(caps, "roots"));
-	if (strcmp(method, "elicitation/create") != 0 ||
-	    !json_is_object(e = json_object_get(caps, "elicitation")))
-		return false;
-	if (mode != NULL && strcmp(mode, "url") == 0)
-		return json_is_object(json_object_get(e, "url"));
-	return json_object_size(e) == 0 ||
-	    json_is_object(json_object_get(e, "form"));
 }
 
 /* Every tool of the scope, named; held ones marked is_held. */
@@ -264,6 +241,17 @@ gateway_tool_view(const json_t *e)
 }
 
 /* ---- methods ---- */
+
+/* The audit log's line of req's request refused before it was sent. */
+static void
+gateway_refused(const struct request *req, const char *method,
+    const char *server, const char *what, int code, enum errors_kind kind)
+{
+	struct call_who who;
+
+	control_call_who(req, &who);
+	audit_refused(&who, method, server, what, code, kind);
+}
 
 static void
 gateway_fail(struct request *req, int code, const char *fmt, const char *arg)
@@ -435,7 +423,7 @@ gateway_prompts_get(struct gateway *gw, struct request *req, json_t *params,
 		return;
 	}
 	if (seen == NULL) {
-		audit_refused(req, "prompts/get", NULL, name,
+		gateway_refused(req, "prompts/get", NULL, name,
 		    JSONRPC_INVALID_PARAMS, ERRORS_KIND_COUNT);
 		gateway_fail(req, JSONRPC_INVALID_PARAMS,
 		    "unknown prompt %s: none of this scope's servers lists it (prompts/list)",
@@ -461,7 +449,7 @@ gateway_resource_route(struct gateway *gw, struct request *req, json_t *params,
 	if (may_learn && uri != NULL)
 		gateway_learn_first(req, "resources", fn, params);
 	else { /* SEP-2164: -32602, with the URI in data */
-		audit_refused(req, "resources/read", NULL, uri,
+		gateway_refused(req, "resources/read", NULL, uri,
 		    JSONRPC_INVALID_PARAMS, ERRORS_KIND_COUNT);
 		control_fail_code(req, JSONRPC_INVALID_PARAMS,
 		    json_pack("{s:s?}", "uri", uri),
@@ -559,7 +547,7 @@ gateway_initialize(struct gateway *gw, struct request *req, const char *method,
 	gateway_note_client(gw, params);
 	/* Its view may come from its roots: lists and calls wait for it. */
 	if (gw->rootview == NULL && control_client_roots_project(gw->client) &&
-	    gateway_caps_take(gw->client_caps, "roots/list", NULL))
+	    session_caps_take(gw->client_caps, "roots/list", NULL))
 		gw->rootview = gateway_rootview_new(gw);
 	result = json_pack("{s:s, s:o, s:o}", "protocolVersion", version,
 	    "capabilities", gateway_capabilities(), "serverInfo",
@@ -623,11 +611,13 @@ json_t *
 gateway_view_catalog(struct request *req)
 {
 	json_t *all = gateway_catalog(control_agent(req), control_scope(req));
+	struct call_who who;
 	size_t i = 0;
 
+	control_call_who(req, &who);
 	while (i < json_array_size(all))
 		if (!gateway_in_view(req, json_array_get(all, i)) ||
-		    !policy_lists(req, json_array_get(all, i)))
+		    !policy_lists(&who, json_array_get(all, i)))
 			json_array_remove(all, i);
 		else
 			i++;
@@ -813,7 +803,7 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 	if (e == NULL ||
 	    (s = server_find(control_agent(req),
 		 json_string_value(json_object_get(e, "id")))) == NULL) {
-		audit_refused(req, "tools/call", NULL, name,
+		gateway_refused(req, "tools/call", NULL, name,
 		    JSONRPC_INVALID_PARAMS, ERRORS_KIND_COUNT);
 		gateway_fail(req, JSONRPC_INVALID_PARAMS,
 		    "unknown tool %s: list the tools again (tools/list)", name);
@@ -835,7 +825,7 @@ gateway_call_target(struct gateway *gw, struct request *req, const char *name,
 		 json_object_get(e, "id")) ||
 		!json_equal(json_object_get(seen, "def"),
 		    json_object_get(e, "tool")))) {
-		audit_refused(req, "tools/call", server_name(s), name, 0,
+		gateway_refused(req, "tools/call", server_name(s), name, 0,
 		    ERRORS_STALE_HANDLE);
 		control_fail(req, ERRORS_STALE_HANDLE,
 		    json_pack("{s:s}", "tool", name),

@@ -11,6 +11,7 @@
 
 #include <event2/http.h>
 
+#include "httpd.h"
 #include "errors.h"
 #include "mcpd.h"
 

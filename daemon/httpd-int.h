@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "httpd.h"
 #include "linebuf.h"
 
 struct evhttp_request;

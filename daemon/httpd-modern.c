@@ -7,6 +7,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "errors.h"
+#include "httpd.h"
 #include "jsonrpc.h"
 #include "mcpd.h"
 

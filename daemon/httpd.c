@@ -27,6 +27,7 @@
 #include "log.h"
 #include "mcpd.h"
 #include "names.h"
+#include "server-watch.h"
 
 #define HTTPD_ID_SHOWN	  8 /* hex digits of a session id mcpd/clients shows */
 #define HTTPD_HEADERS_MAX (64 * 1024)
@@ -201,7 +202,8 @@ static const struct control_peer httpd_session_peer = {
 	httpd_session_describe,
 };
 
-bool
+/* Whether an HTTP session of agent that sees server has its GET stream open. */
+static bool
 httpd_streams_see(const char *agent, const char *server)
 {
 	const struct httpd_session *hs;
@@ -213,6 +215,10 @@ httpd_streams_see(const char *agent, const char *server)
 			return true;
 	return false;
 }
+
+const struct server_watch httpd_server_watch = {
+	.is_used = httpd_streams_see,
+};
 
 void
 httpd_session_touch(struct httpd_session *hs)

@@ -12,9 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "httpd.h"
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
 #include "paths.h"
+#include "server-watch.h"
 #include "url.h"
 
 #define MCPD_REGISTRY_DEFAULT "https://registry.modelcontextprotocol.io"
@@ -507,6 +510,9 @@ main(int argc, char **argv)
 	mcpd_prepare_state();
 	audit_open(mcpd_opts.state_dir, to_journal);
 	child_init();
+	/* The layers above the servers hear them before any server starts. */
+	server_watch_add(&gateway_server_watch);
+	server_watch_add(&httpd_server_watch);
 	mcpd_sigterm = mcpd_signal_new(SIGTERM);
 	mcpd_sigint = mcpd_signal_new(SIGINT);
 	mcpd_sighup = mcpd_signal_new(SIGHUP);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* The daemon's one internal header, one section per file. */
+/* The daemon's internal header, one section per file; the gateway's and the HTTP front's are gateway.h and httpd.h. */
 #ifndef MCPD_H
 #define MCPD_H
 
@@ -23,9 +23,12 @@
 #include "xalloc.h" /* out of memory is fatal in the daemon */
 
 struct client;
+struct gateway;
+struct gateway_search;
 struct request;
 struct server;
 struct server_reply;
+struct call_who;
 struct server_spec;
 struct session;
 struct transport;
@@ -204,6 +207,10 @@ const char *control_ask_refusal(int r);
 const json_t *control_request_id(const struct request *);
 /* Who the request's client is, for the audit log (borrowed; may be NULL). */
 const json_t *control_who(const struct request *);
+/* Who makes the request, as the policy and the audit log take it. */
+void control_call_who(const struct request *, struct call_who *ret);
+/* The request a reply of control_server_reply stands for. */
+struct request *control_reply_request(const struct server_reply *);
 const struct client *control_request_client(const struct request *);
 /*
  * An in-process peer of a control client (an HTTP session of the HTTP
@@ -299,265 +306,6 @@ struct server_reply_ops;
 struct server_reply *control_server_reply(struct request *,
     const struct server_reply_ops *ops);
 extern const struct server_reply_ops control_reply_ops;
-
-/* gateway-names.c */
-/*
- * Names each {server, tool} entry of all ("name" added): <server>__<tool>
- * (just <tool> unless is_prefixed), other characters than [A-Za-z0-9_-] as
- * '_'; a name too long for 64 characters, empty, or given to two entries is
- * cut and ends in '_' and 6 hex digits of a hash of server and tool, so
- * that it is the same on every run.
- */
-void gateway_names(json_t *all, bool is_prefixed);
-/*
- * The name a tool gets when it fits: <server>__<tool> (just <tool> unless
- * is_prefixed), other characters than [A-Za-z0-9_-] as '_' (new).
- */
-char *gateway_name_plain(const char *server, const char *tool,
-    bool is_prefixed);
-
-/* gateway-instructions.c */
-/*
- * What a gateway session of agent's scope (NULL: all) is told at
- * initialize: mcpd's line and each server's instructions under a heading
- * naming it, within --max-instructions bytes (a text cut says so); for a
- * one-server scope, that server's own text alone. New, or NULL for none.
- */
-char *gateway_instructions(const char *agent, const json_t *scope);
-
-/* gateway-roots.c: a server's roots/list that no call raised. */
-/*
- * Answers request id of agent's server (over sess) with the roots of the
- * agent's gateway sessions that see it and declared roots, asked each
- * within --roots-timeout: theirs when they all agree, else an empty list
- * (the log says why, at debug level). The answer goes from the loop.
- */
-void gateway_roots_answer(const char *agent, const char *server,
-    struct session *sess, const json_t *id);
-
-/* gateway.c: mcpd answering MCP on the control socket (DESIGN 11). */
-struct gateway *gateway_new(struct client *);
-void gateway_free(struct gateway *);
-/* An MCP request on a control connection. */
-void gateway_dispatch(struct request *, const char *method, json_t *params);
-/*
- * gateway-reply.c: req's completion for the server layer, for an MCP
- * caller whose tools/call params are params: the control layer's, with its
- * session's capabilities and log level, and a 2026-07-28 caller's result
- * shaped by gateway_answer.
- */
-struct server_reply *gateway_server_reply(struct request *,
-    const json_t *params);
-/* Whether a plain tools/call of this session may take the hot path. */
-bool gateway_takes_text(const struct gateway *);
-/*
- * The hot path of tools/call (daemon/control-fast.c): a call of name with
- * its arguments as JSON text, answered as gateway_dispatch would.
- */
-void gateway_tools_call_text(struct gateway *, struct request *,
-    const char *name, const char *args, size_t len);
-/* An MCP notification of the client (initialized, roots changed ...). */
-void gateway_notification(struct gateway *, const char *method,
-    const json_t *params);
-/* The tools of agent's scope changed: list_changed to its sessions. */
-void gateway_tools_changed(const char *agent);
-/*
- * Agent's profile name changed (or, is_default, which one is its
- * default): list_changed to the sessions whose view it makes.
- */
-void gateway_profile_changed(const char *agent, const char *name,
-    bool is_default);
-/* True when the session (may be NULL) takes log messages of level. */
-/* gateway-listen.c: 2026-07-28 subscriptions/listen of one session. */
-struct gateway_listen;
-/* Opens a listen on req (the session's previous one ends first). */
-void gateway_listen_start(struct gateway_listen **slot, struct request *,
-    const json_t *params);
-/* The scope's lists changed: the notifications the listen asked for. */
-void gateway_listen_changed(const struct gateway_listen *);
-/* Ends the session's listen, if any (its answer goes from the loop). */
-void gateway_listen_end(struct gateway_listen **slot);
-json_t *gateway_listen_save(const struct gateway_listen *);
-void gateway_listen_restore(struct gateway_listen **slot, struct client *,
-    const json_t *saved);
-bool gateway_wants_log(const struct gateway *, const char *level);
-/* What the session declared at initialize (borrowed), or NULL. */
-const json_t *gateway_client_caps_peek(const struct gateway *);
-/* The session after gw (NULL: the first), or NULL after the last. */
-struct gateway *gateway_next(const struct gateway *gw);
-struct client *gateway_client(const struct gateway *);
-/*
- * The session's view is made anew (its client's scope or profile changed);
- * list_changed goes to it when is_announced.
- */
-void gateway_view_changed(struct gateway *, bool is_announced);
-
-/* gateway-rootview.c: the view from the project file of the client's roots */
-struct gateway_rootview;
-/* For a session of a roots_project connection that declared roots. */
-struct gateway_rootview *gateway_rootview_new(struct gateway *);
-/* The session said initialized, or its roots changed: they are asked. */
-void gateway_rootview_roots(struct gateway_rootview *);
-/* Whether the view is being made (rv may be NULL: no). */
-bool gateway_rootview_pending(const struct gateway_rootview *);
-/*
- * True when req waits for the view (it runs through gateway_dispatch once
- * the view is made); false when it may run now.
- */
-bool gateway_rootview_holds(struct gateway_rootview *, struct request *,
-    const char *method, const json_t *params);
-/* The session goes: what waits is dropped, what is in flight ends alone. */
-void gateway_rootview_free(struct gateway_rootview *);
-/* It is initialized, of a 2025 era, and declared roots: mcpd may ask it. */
-bool gateway_takes_roots(const struct gateway *);
-/* The tools/call requests the session sent (0 for NULL). */
-uint64_t gateway_calls(const struct gateway *);
-/* Its initialize's clientInfo as "name version" (borrowed), or NULL. */
-const char *gateway_client_name(const struct gateway *);
-/*
- * Client capabilities caps (may be NULL) declare what a server's request
- * to its client needs (sampling/createMessage, elicitation/create in its
- * mode, roots/list; params borrowed).
- */
-bool gateway_caps_take(const json_t *caps, const char *method,
-    const json_t *params);
-/* A listed {server, tool: item, name} (may be NULL): routes come from it. */
-void gateway_remember(struct gateway *, const char *key, const json_t *e);
-/* Answers req with result (stolen), with what its era asks of a result. */
-void gateway_answer(struct request *, const char *method, json_t *result);
-
-/* gateway-view.c: what a session sees, by its profile (DESIGN 13). */
-/*
- * What req's view is made of (agent, scope, profile and the generation of
- * profiles): equal keys, equal views, for caches of a view.
- */
-uint64_t gateway_view_key(const struct request *req);
-/* req's catalog cut to its view (new array). */
-json_t *gateway_view_catalog(struct request *req);
-/* Whether catalog entry e ({server, tool}) is in req's view. */
-bool gateway_in_view(const struct request *req, const json_t *e);
-/*
- * The servers of req's view: its scope (NULL: all) cut to its profile's
- * servers (new reference, or NULL).
- */
-json_t *gateway_view_scope(const struct request *req);
-/* Fails req, a call of name (entry e) outside its view, saying how to add it. */
-void gateway_fail_outside(struct request *req, const char *name,
-    const json_t *e);
-
-/*
- * Whether mcpd/call of tool of s may go: always, unless the connection
- * chose a profile (mcpd/hello) whose view lacks it; then req is failed.
- */
-bool gateway_view_call_ok(struct request *req, const struct server *s,
-    const char *tool);
-
-/*
- * The scope's tools, each with the name a session sees, held ones left
- * out (new array).
- */
-json_t *gateway_catalog(const char *agent, const json_t *scope);
-/* The Tool a client sees of a named catalog entry (new). */
-json_t *gateway_tool_view(const json_t *e);
-/* A session's tools/call (params: name, arguments, _meta), checked. */
-void gateway_tools_call(struct gateway *, struct request *, json_t *params);
-/* The session saw e's definition: a call checks it against this one. */
-void gateway_listed(struct gateway *, const json_t *e);
-/*
- * Is the session's view over its budget (it lists search)? all: its named
- * catalog, or NULL; the answer is kept until the catalog changes.
- */
-bool gateway_is_searching(struct gateway *, struct request *,
-    const json_t *all);
-/* Tells the session its tools changed (next loop turn), if it listens. */
-void gateway_tools_due(struct gateway *);
-/* What the session found (gateway-search.c). */
-struct gateway_search *gateway_search_of(const struct gateway *);
-
-/* gateway-cost.c: what a view's tools/list costs (doc/views.md). */
-/* The estimated tokens of so many bytes of JSON. */
-size_t gateway_cost_tokens(size_t bytes);
-/* The bytes of a tools/list result listing these Tool objects. */
-size_t gateway_cost_views(const json_t *tools);
-/* The same for named catalog entries, shown as a session sees them. */
-size_t gateway_cost_entries(const json_t *all);
-/*
- * The view's budget in estimated tokens (0: never over it) and the globs of
- * its pinned tools (borrowed): the one place a profile's replace the
- * defaults (--tool-budget, nothing pinned); gw NULL: the agent's default.
- */
-long long gateway_view_budget(const struct gateway *gw);
-const json_t *gateway_view_pins(const struct gateway *gw);
-/* Does a tools/list of so many bytes exceed gw's budget? */
-bool gateway_is_over_budget(const struct gateway *gw, size_t bytes);
-/*
- * The cost of the default view of agent's scope: {tools, bytes, tokens,
- * budget, servers: [{server, tools, bytes, tokens}], search: {tools, bytes,
- * tokens} when over the budget}.
- */
-json_t *gateway_cost(const char *agent, const json_t *scope);
-
-/* gateway-search.c: a view over its budget (doc/views.md, "Search"). */
-#define GATEWAY_FIND_TOOLS "mcpd__find_tools"
-#define GATEWAY_CALL_TOOL  "mcpd__call_tool"
-struct gateway_search;
-struct gateway_search *gateway_search_new(void);
-void gateway_search_free(struct gateway_search *);
-/* The Tool objects of mcpd__find_tools and mcpd__call_tool (new array). */
-json_t *gateway_search_tools(void);
-/* Is name mcpd__find_tools or mcpd__call_tool? */
-bool gateway_search_is_own(const char *name);
-/* The entries of all a view over budget lists: pinned, or found (gs may be NULL). */
-json_t *gateway_search_view(const struct gateway_search *gs, const json_t *all,
-    const json_t *pins);
-/*
- * A tools/call of mcpd__find_tools or mcpd__call_tool (name), answered
- * when the session's view is over its budget, else refused as unknown.
- */
-void gateway_search_call(struct gateway *, struct request *, const char *name,
-    json_t *params);
-
-/* gateway-lists.c: prompts, resources and completions of every server. */
-/* prompts/list, resources/list or resources/templates/list, merged. */
-void gateway_fan_out(struct request *, const char *method);
-/* method (params stolen) to server; its answer to req as it is. */
-void gateway_forward(struct request *, const char *server, const char *method,
-    json_t *params);
-/*
- * Lists what ("prompts", or "resources" and their templates) for req's
- * session, then calls fn(req, params, arg) (params is stolen): a name or
- * URI the session was not shown may be known then.
- */
-void gateway_learn(struct request *, const char *what,
-    void (*fn)(struct request *, json_t *params, void *arg), void *arg,
-    json_t *params);
-
-/* gateway-subs.c: resources/subscribe, one upstream subscription a URI. */
-/* Subscribes c to params.uri of server (routed): forwarded there. */
-void gateway_subs_subscribe(struct client *, struct request *,
-    const char *server, const json_t *params);
-/* Unsubscribes; upstream too when c was the agent's last subscriber. */
-void gateway_subs_unsubscribe(struct client *, struct request *,
-    const json_t *params);
-/* c goes: its subscriptions too. */
-void gateway_subs_drop(struct client *);
-/* An upstream's notifications/resources/updated, to the subscribed. */
-void gateway_subs_updated(const char *agent, const char *server,
-    const json_t *params);
-/* A session of agent is subscribed to a resource of server. */
-bool gateway_subs_has(const char *agent, const char *server);
-/*
- * The server's connection is new (a restart): each URI its agent's
- * sessions subscribed to is subscribed to again upstream.
- */
-void gateway_subs_renew(const char *agent, const char *server);
-/*
- * Whether a 2026-07-28 session of agent that sees server listens
- * (subscriptions/listen): a use of the server, as a subscription is.
- */
-bool gateway_listens_see(const char *agent, const char *server);
-/* Whether an HTTP session of agent that sees server has its GET stream open. */
-bool httpd_streams_see(const char *agent, const char *server);
 
 /* cmd.c: the command table and the central check of params shapes. */
 #define CMD_ANY	     (-1)
@@ -1188,6 +936,59 @@ void transport_hold_confirm(struct transport_hold *);
 void transport_hold_retry(struct transport_hold *, int ms);
 /* No resend is due (the session closes, the transport switches). */
 void transport_hold_stop(struct transport_hold *);
+/*
+ * transport-wrap.c: a wrapper transport (the probe, the Docker gateway
+ * transport), which the session holds: it passes its inner transport's
+ * callbacks (transport_wrap_cbs, with the wrapper as their argument) on
+ * to the session, holding the handshake until the first answer. What
+ * differs between wrappers, the hooks say.
+ */
+struct transport_wrap;
+struct transport_wrap_hooks {
+	/* Whether the inner transport is heard now (NULL: always). */
+	bool (*is_heard)(const struct transport_wrap *);
+	/*
+	 * Whether the inner one may not listen yet (a server that starts
+	 * behind HTTP): a failure before the first answer is then retried,
+	 * not passed on (NULL: always).
+	 */
+	bool (*waits_listen)(const struct transport_wrap *);
+	/* What waits, for the log ("container NAME"). */
+	void (*describe)(const struct transport_wrap *, char *buf, size_t size);
+	/* The first answer came (may be NULL). */
+	void (*confirmed)(struct transport_wrap *);
+	/* A message, before the session hears it (may be NULL). */
+	void (*message)(struct transport_wrap *);
+	/* A stderr line the session heard, for the wrapper too (may be NULL). */
+	void (*stderr_line)(struct transport_wrap *, const char *line,
+	    size_t len);
+	/* The inner transport ended (the wrapper is not closing). */
+	void (*closed)(struct transport_wrap *, const char *why);
+};
+struct transport_wrap {
+	struct transport t;	    /* what the session holds: first */
+	struct transport *inner;    /* the transport wrapped now, or NULL */
+	struct transport_hold hold; /* the handshake, until an answer */
+	const struct transport_wrap_hooks *hooks;
+	int resend_ms; /* between tries while the inner one does not listen */
+	bool is_closing;
+	void (*done)(void *); /* a close's, told by transport_wrap_closed_now */
+	void *done_arg;
+};
+extern const struct transport_cbs transport_wrap_cbs;
+void transport_wrap_init(struct transport_wrap *,
+    const struct transport_ops *ops, const char *name,
+    const struct transport_wrap_hooks *hooks, int resend_ms,
+    const struct transport_cbs *cbs, void *arg);
+/* Frees the inner transport and the hold; a close is told nothing. */
+void transport_wrap_free(struct transport_wrap *);
+/* Ends it with why (the session's closed callback), once. */
+void transport_wrap_fail(struct transport_wrap *, const char *text);
+/* A stage of the start, to the session (not once it closes). */
+void transport_wrap_progress(struct transport_wrap *, const char *stage,
+    const char *text);
+/* The close ended: done is told (and forgotten), unless it was freed. */
+void transport_wrap_closed_now(struct transport_wrap *);
 /* Keeps its own copy of the spec. */
 struct transport *transport_stdio_new(const struct child_spec *,
     const struct transport_cbs *, void *arg);
@@ -1315,6 +1116,13 @@ struct transport *session_transport(const struct session *);
 void session_answer(struct session *, json_t *msg);
 /* A request a server may send its client that mcpd relays to a caller. */
 bool session_is_client_method(const char *method);
+/*
+ * Client capabilities caps (may be NULL) declare what a server's request
+ * to its client needs (sampling/createMessage, elicitation/create in its
+ * mode, roots/list; params borrowed). session-start.c.
+ */
+bool session_caps_take(const json_t *caps, const char *method,
+    const json_t *params);
 
 /* server.c: configured connections, their gates and restart policy. */
 enum server_state {
@@ -1880,36 +1688,6 @@ int tokens_revoke(const char *agent, const char *profile, bool *ret_revoked,
 /* Whether a token of agent is bound to profile. */
 bool tokens_has_profile(const char *agent, const char *profile);
 
-/* httpd.c: MCP over Streamable HTTP on loopback, in front of the gateway. */
-/* Listens on addr ("127.0.0.1:PORT", "[::1]:PORT"): loopback only. */
-int httpd_listen(const char *addr, char **cause);
-/* HTTP sessions open now (mcpd/status). */
-size_t httpd_session_count(void);
-void httpd_close(void);
-/* httpd-access.c: who may use the HTTP front, and where it listens. */
-struct evkeyvalq;
-/*
- * The agent of a request with headers h: Host and Origin (when sent) must
- * name loopback, the bearer token an agent's (*ret_profile: the profile
- * it is bound to, or NULL); else NULL, with the HTTP status (403, 401)
- * and why.
- */
-const char *httpd_access_agent(struct evkeyvalq *h, const char **ret_profile,
-    int *ret_status, const char **ret_why);
-/* addr "127.0.0.1:PORT" or "[::1]:PORT": a loopback address, split. */
-int httpd_access_addr(const char *addr, char *host, size_t size, int *ret_port,
-    char **cause);
-/* httpd-modern.c: a 2026-07-28 request over HTTP. */
-/* Its MCP-Protocol-Version header or _meta says a version other than 2025's. */
-bool httpd_modern_is(const char *header, const json_t *msg);
-/*
- * NULL when msg's headers h and _meta are what 2026-07-28 asks; else the
- * JSON-RPC error to answer with (new), HTTP status httpd_modern_status.
- */
-json_t *httpd_modern_refusal(struct evkeyvalq *h, const json_t *msg);
-/* The HTTP status of a 2026-07-28 answer: 404 for -32601, 400 for ... */
-int httpd_modern_status(const json_t *answer);
-
 /* state-lock.c: one daemon per state dir. */
 /*
  * Takes the exclusive lock of dir (mcpd.lock, holding the pid and the
@@ -2182,8 +1960,8 @@ json_t *policy_decide(const char *agent, const char *profile,
     const char *server, const json_t *tool);
 /* Whether a decision lets the call go. */
 bool policy_is_allow(const json_t *decision);
-/* Whether req's session lists the catalog entry e (denied: not listed). */
-bool policy_lists(const struct request *req, const json_t *e);
+/* Whether who's session lists the catalog entry e (denied: not listed). */
+bool policy_lists(const struct call_who *who, const json_t *e);
 /* Removes from a catalog (entries {server, tool}) what agent may not call. */
 void policy_filter(json_t *all, const char *agent, const char *profile);
 /* The error text of a denial of tool name to agent (new). */
@@ -2196,14 +1974,15 @@ enum policy_verdict {
 	POLICY_ASK,
 };
 /*
- * The verdict on req's call of tool of s (a lookup once decided): GO or
- * ASK with its decision in *ret_decision (new), or REFUSED after req
+ * The verdict on who's call of tool of s (a lookup once decided): GO or
+ * ASK with its decision in *ret_decision (new), or REFUSED after rep
  * failed (denied) and its audit line was written.
  */
-enum policy_verdict policy_call_check(struct request *req, struct server *s,
-    const char *tool, json_t **ret_decision);
-/* Writes the audit line of req's call of tool of s, denied by decision. */
-void policy_audit_denied(struct request *req, struct server *s,
+enum policy_verdict policy_call_check(const struct call_who *who,
+    struct server_reply *rep, struct server *s, const char *tool,
+    json_t **ret_decision);
+/* Writes the audit line of who's call of tool of s, denied by decision. */
+void policy_audit_denied(const struct call_who *who, struct server *s,
     const char *tool, const json_t *decision);
 
 /* policy-ask.c: calls an ask rule holds until approved, denied or timed out. */
@@ -2261,6 +2040,17 @@ json_t *project_list(void);
 /* audit.c: the audit log's records (doc/policy.md, DESIGN 14). */
 #define AUDIT_LINE_MAX 65536 /* a line's bytes, newline included */
 struct audit_call;
+/*
+ * Who makes a call, as the audit log and the policy take it: values of the
+ * caller's, borrowed, read when the call is checked or recorded (the
+ * caller's layer fills them: control_call_who, a reply's who).
+ */
+struct call_who {
+	const char *agent;    /* "default" once the caller's client went */
+	const char *profile;  /* the profile its connection chose, or NULL */
+	const json_t *client; /* the audit log's client field, or NULL */
+	const void *session;  /* its gateway session (an identity), or NULL */
+};
 /* How a call ended: its outcome, error (code 0: none), result's bytes. */
 struct audit_end {
 	const char *outcome; /* ok, tool-error, error, outcome-unknown ... */
@@ -2269,15 +2059,15 @@ struct audit_end {
 	size_t bytes_out;
 };
 /*
- * The record of a call of req's client, begun now (NULL when the log is
- * off): the tool's definition digest (or NULL) and its arguments (or
- * NULL), digested, and kept masked with --audit-arguments.
+ * The record of a call by who, begun now (NULL when the log is off): the
+ * tool's definition digest (or NULL) and its arguments (or NULL),
+ * digested, and kept masked with --audit-arguments.
  */
-struct audit_call *audit_call_new(const struct request *req, const char *method,
-    const char *server, const char *tool, const char *definition,
-    const json_t *args);
+struct audit_call *audit_call_new(const struct call_who *who,
+    const char *method, const char *server, const char *tool,
+    const char *definition, const json_t *args);
 /* The same with the arguments as the client's JSON text. */
-struct audit_call *audit_call_new_text(const struct request *req,
+struct audit_call *audit_call_new_text(const struct call_who *who,
     const char *method, const char *server, const char *tool,
     const char *definition, const char *args, size_t len);
 /*
@@ -2285,9 +2075,12 @@ struct audit_call *audit_call_new_text(const struct request *req,
  * sent: -errno when it cannot be, and the call must then be refused.
  */
 int audit_call_admit(struct audit_call *);
-/* The same, but req fails (and ac is freed) when it cannot be: false. */
-bool audit_admit(struct audit_call *ac, struct request *req,
-    const char *server);
+/*
+ * The same, but when it cannot be, ac is freed and the refusal of the
+ * call to server is returned (new text: the caller fails with
+ * ERRORS_STORAGE); NULL when the call may go.
+ */
+char *audit_admit(struct audit_call *ac, const char *server);
 /* The call's line with how it ended; ac is freed (may be NULL). */
 void audit_call_end(struct audit_call *, const struct audit_end *);
 /*
@@ -2299,7 +2092,7 @@ void audit_call_free(struct audit_call *);
 /* The policy decision the record says (stolen; NULL: the default allow). */
 void audit_call_set_decision(struct audit_call *, json_t *decision);
 /* A call refused before it was sent: code, or kind's (ERRORS_KIND_COUNT: none). */
-void audit_refused(const struct request *req, const char *method,
+void audit_refused(const struct call_who *who, const char *method,
     const char *server, const char *tool, int code, enum errors_kind kind);
 /* What the journal's fields take of a record (borrowed). */
 const char *audit_call_agent(const struct audit_call *);
@@ -2408,14 +2201,6 @@ const json_t *control_client_saved_scope(const json_t *saved);
 struct request *control_upgrade_adopt(const json_t *state);
 int control_upgrade_listen_fd(void);
 
-/* gateway.c, for an upgrade */
-json_t *gateway_save(const struct gateway *);
-void gateway_restore(struct gateway *, const json_t *);
-json_t *gateway_subs_save(const struct client *);
-void gateway_subs_restore(struct client *, const json_t *);
-json_t *gateway_search_save(const struct gateway_search *);
-void gateway_search_restore(struct gateway_search *, const json_t *);
-
 /* server-upgrade.c */
 /* Why the servers are not quiet yet (a static text), or NULL. */
 const char *server_upgrade_busy(void);
@@ -2425,14 +2210,6 @@ typedef void server_adopted_fn(void *arg, const json_t *not_ready);
 /* Makes the servers of the state; done once each is ready again, or not. */
 void server_upgrade_adopt(const json_t *servers, server_adopted_fn *done,
     void *arg);
-
-/* httpd-upgrade.c */
-/* Why the front is not quiet yet (a static text), or NULL. */
-const char *httpd_upgrade_busy(void);
-void httpd_upgrade_hold(bool hold);
-json_t *httpd_upgrade_save(void);
-/* The front on the saved listening socket, with its sessions. */
-int httpd_upgrade_adopt(const char *addr, const json_t *http, char **cause);
 
 /* transport-stdio.c and session-start.c, for an upgrade */
 /* The child's process and pipes (kept across the exec). */

@@ -12,6 +12,7 @@
 #include <sodium.h>
 
 #include "form.h"
+#include "jsonutil.h"
 #include "jsonwipe.h"
 #include "log.h"
 #include "oauth-int.h"
@@ -37,22 +38,14 @@ oauth_client_clear(struct oauth_client *c)
 	memset(c, 0, sizeof *c);
 }
 
-static char *
-oauth_string_or_null(const json_t *obj, const char *key)
-{
-	const char *v = json_string_value(json_object_get(obj, key));
-
-	return v != NULL ? xstrdup(v) : NULL;
-}
-
 void
 oauth_client_from_json(const json_t *obj, struct oauth_client *c)
 {
 	memset(c, 0, sizeof *c);
-	c->id = oauth_string_or_null(obj, "id");
-	c->secret = oauth_string_or_null(obj, "secret");
-	c->method = oauth_string_or_null(obj, "method");
-	c->kind = oauth_string_or_null(obj, "kind");
+	c->id = jsonutil_string_dup(obj, "id");
+	c->secret = jsonutil_string_dup(obj, "secret");
+	c->method = jsonutil_string_dup(obj, "method");
+	c->kind = jsonutil_string_dup(obj, "kind");
 }
 
 json_t *
@@ -269,8 +262,8 @@ oauth_registered(void *arg, int err, const char *why,
 		t->registered_cb(t->arg, -EACCES, text, NULL);
 		goto out;
 	}
-	c.id = oauth_string_or_null(r->json, "client_id");
-	c.secret = oauth_string_or_null(r->json, "client_secret");
+	c.id = jsonutil_string_dup(r->json, "client_id");
+	c.secret = jsonutil_string_dup(r->json, "client_secret");
 	method = json_string_value(json_object_get(r->json,
 	    "token_endpoint_auth_method"));
 	if (!oauth_is_known_method(method))

@@ -11,6 +11,7 @@
 
 #include <event2/event.h>
 
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
 #include "server-reply.h"
@@ -130,8 +131,10 @@ policy_ask_refuse(struct policy_ask *a, bool is_timeout)
 	json_t *data = json_pack("{s:s, s:s, s:O, s:I}", "tool", a->name,
 	    "agent", agent, "rule", json_object_get(d, "rule"), "approval",
 	    a->id);
+	struct call_who who;
 
-	policy_audit_denied(a->req, a->s, a->tool, d);
+	control_call_who(a->req, &who);
+	policy_audit_denied(&who, a->s, a->tool, d);
 	if (is_timeout)
 		control_fail(a->req, ERRORS_DENIED, data,
 		    "nobody answered approval %lld (tool %s of agent %s, asked by %s) within %d s (mcpd --approval-timeout), so it timed out and was denied; nothing was sent",
@@ -150,18 +153,20 @@ static void
 policy_ask_due(evutil_socket_t fd, short events, void *arg)
 {
 	struct policy_ask *a = arg;
+	struct call_who who;
 
 	(void)fd, (void)events;
 	control_on_gone(a->req, NULL, NULL);
+	control_call_who(a->req, &who);
 	if (a->is_stopped) {
-		audit_refused(a->req, "tools/call", server_name(a->s), a->tool,
-		    0, ERRORS_UNAVAILABLE);
+		audit_refused(&who, "tools/call", server_name(a->s), a->tool, 0,
+		    ERRORS_UNAVAILABLE);
 		control_fail(a->req, ERRORS_UNAVAILABLE, NULL,
 		    "mcpd is shutting down: the call of %s waited for approval %lld and was not sent",
 		    a->name, (long long)a->id);
 	} else if (a->is_gone) {
-		audit_refused(a->req, "tools/call", server_name(a->s), a->tool,
-		    0, ERRORS_TIMEOUT);
+		audit_refused(&who, "tools/call", server_name(a->s), a->tool, 0,
+		    ERRORS_TIMEOUT);
 		control_fail(a->req, ERRORS_TIMEOUT, NULL,
 		    "the call of %s was cancelled (its client went or cancelled it) while it waited for approval %lld; it did not run",
 		    a->name, (long long)a->id);
@@ -257,7 +262,7 @@ policy_ask_elicit(struct policy_ask *a)
 	json_t *params;
 	json_int_t *id;
 
-	if (!gateway_caps_take(caps, "elicitation/create", NULL)) {
+	if (!session_caps_take(caps, "elicitation/create", NULL)) {
 		free(text);
 		free(why);
 		return;
@@ -349,7 +354,7 @@ policy_ask_hold(struct server_reply *rep, struct server *s, uint64_t generation,
 	struct timeval tv = { mcpd_opts.approval_timeout_s, 0 };
 
 	a->id = policy_ask_next++;
-	a->req = rep->req;
+	a->req = control_reply_request(rep);
 	a->reply = rep;
 	a->s = s;
 	server_ref(s);

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway.h"
 #include "log.h"
 #include "mcpd.h"
 #include "policyrules.h"
+#include "server-reply.h"
 
 #define POLICY_FILE	 "policy.json"
 #define POLICY_ROW	 "@policy" /* one row per agent: its default, rules */
@@ -324,11 +326,10 @@ policy_is_deny(const json_t *decision)
 }
 
 bool
-policy_lists(const struct request *req, const json_t *e)
+policy_lists(const struct call_who *who, const json_t *e)
 {
-	const char *agent = control_agent(req);
-	json_t *d = policy_decide(agent,
-	    profile_effective(agent, control_profile(req)),
+	json_t *d = policy_decide(who->agent,
+	    profile_effective(who->agent, who->profile),
 	    json_string_value(json_object_get(e, "server")),
 	    json_object_get(e, "tool"));
 	bool yes = !policy_is_deny(d);
@@ -380,12 +381,13 @@ policy_denial(const char *agent, const char *name, const json_t *d)
 	return text;
 }
 
-/* The decision of a call of tool of s by req: looked up once made. */
+/* The decision of a call of tool of s by who: looked up once made. */
 static json_t *
-policy_decision_of(struct request *req, struct server *s, const char *tool)
+policy_decision_of(const struct call_who *who, struct server *s,
+    const char *tool)
 {
-	const char *agent = control_agent(req);
-	const char *profile = profile_effective(agent, control_profile(req));
+	const char *agent = who->agent;
+	const char *profile = profile_effective(agent, who->profile);
 	const char *digest = server_tool_definition(s, tool);
 	json_t *d;
 	char *key;
@@ -410,14 +412,14 @@ policy_decision_of(struct request *req, struct server *s, const char *tool)
 }
 
 void
-policy_audit_denied(struct request *req, struct server *s, const char *tool,
-    const json_t *decision)
+policy_audit_denied(const struct call_who *who, struct server *s,
+    const char *tool, const json_t *decision)
 {
 	struct audit_end denied = { "denied", errors_kind_code(ERRORS_DENIED),
 		errors_kind_name(ERRORS_DENIED), 0 };
 	struct audit_call *ac;
 
-	if ((ac = audit_call_new(req, "tools/call", server_name(s), tool,
+	if ((ac = audit_call_new(who, "tools/call", server_name(s), tool,
 		 server_tool_definition(s, tool), NULL)) != NULL) {
 		audit_call_set_decision(ac,
 		    json_incref((json_t *)(uintptr_t)decision));
@@ -426,10 +428,10 @@ policy_audit_denied(struct request *req, struct server *s, const char *tool,
 }
 
 enum policy_verdict
-policy_call_check(struct request *req, struct server *s, const char *tool,
-    json_t **ret_decision)
+policy_call_check(const struct call_who *who, struct server_reply *rep,
+    struct server *s, const char *tool, json_t **ret_decision)
 {
-	json_t *d = policy_decision_of(req, s, tool);
+	json_t *d = policy_decision_of(who, s, tool);
 	const char *digest, *by;
 	char *name, *text;
 
@@ -439,11 +441,9 @@ policy_call_check(struct request *req, struct server *s, const char *tool,
 			return POLICY_GO;
 		/* An ask answered for always or for this session goes. */
 		digest = server_tool_definition(s, tool);
-		if (policy_always_has(control_agent(req), server_name(s), tool,
-			digest))
+		if (policy_always_has(who->agent, server_name(s), tool, digest))
 			by = "approval-always";
-		else if (policy_ask_session_has(control_gateway_of(req), s,
-			     tool, digest))
+		else if (policy_ask_session_has(who->session, s, tool, digest))
 			by = "approval-session";
 		else
 			return POLICY_ASK;
@@ -453,12 +453,12 @@ policy_call_check(struct request *req, struct server *s, const char *tool,
 		return POLICY_GO;
 	}
 	name = gateway_name_plain(server_name(s), tool, true);
-	policy_audit_denied(req, s, tool, d);
-	text = policy_denial(control_agent(req), name, d);
-	control_fail(req, ERRORS_DENIED,
-	    json_pack("{s:s, s:s, s:O}", "tool", name, "agent",
-		control_agent(req), "rule", json_object_get(d, "rule")),
-	    "%s", text);
+	policy_audit_denied(who, s, tool, d);
+	text = policy_denial(who->agent, name, d);
+	rep->ops->fail(rep, ERRORS_DENIED,
+	    json_pack("{s:s, s:s, s:O}", "tool", name, "agent", who->agent,
+		"rule", json_object_get(d, "rule")),
+	    text);
 	free(text);
 	free(name);
 	json_decref(d);

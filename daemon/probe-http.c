@@ -18,8 +18,8 @@ probe_logs_line(void *arg, const char *line, size_t len, bool is_stderr)
 	struct probe *p = arg;
 
 	(void)is_stderr;
-	if (!p->is_closing)
-		p->t.cbs->stderr_line(p->t.cb_arg, line, len);
+	if (!p->w.is_closing)
+		p->w.t.cbs->stderr_line(p->w.t.cb_arg, line, len);
 }
 
 /* docker logs -f ends when the managed container does. */
@@ -31,7 +31,7 @@ probe_logs_ended(void *arg, int status, const char *out, const char *err)
 
 	(void)out;
 	p->logs = NULL;
-	if (p->is_direct && !p->hold.is_confirmed) {
+	if (p->is_direct && !p->w.hold.is_confirmed) {
 		probe_http_fall_back(p, "the container stopped", true);
 		free(why);
 		return;
@@ -72,12 +72,12 @@ probe_connect(struct probe *p, int host_port)
 	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", host_port, p->path);
 	p->remote.allow_local = true;
 	probe_follow_logs(p);
-	p->inner = transport_http_new(&p->remote, &probe_inner_cbs, p);
+	p->w.inner = transport_http_new(&p->remote, &transport_wrap_cbs, &p->w);
 	probe_set_phase(p, PROBE_HTTP);
 	log_debug("container %s: HTTP on %s", docker_container_name(p->ct),
 	    p->remote.url);
 	probe_progress(p, "connecting", "connecting to %s", p->remote.url);
-	if (p->inner->ops->open(p->inner, &cause) < 0) {
+	if (p->w.inner->ops->open(p->w.inner, &cause) < 0) {
 		probe_fail(p, "cannot connect to container %s: %s",
 		    cause != NULL ? cause : "unknown error");
 		free(cause);
@@ -310,8 +310,8 @@ probe_http_switch_due(evutil_socket_t fd, short events, void *arg)
 	char *name = docker_container_name_for(p->ct, DOCKER_PHASE_MANAGED);
 
 	(void)fd, (void)events;
-	p->inner->ops->free(p->inner);
-	p->inner = NULL;
+	p->w.inner->ops->free(p->w.inner);
+	p->w.inner = NULL;
 	if (probe_is_published(p, p->port))
 		probe_promote(p, name);
 	else if (docker_container_switch(p->ct, name, DOCKER_PHASE_MANAGED) ==
@@ -361,7 +361,7 @@ probe_http_switch(struct probe *p, int port, char *path)
 	probe_set_phase(p, PROBE_SWITCHING);
 	p->port = port;
 	p->path = path;
-	p->t.name = "streamable-http";
+	p->w.t.name = "streamable-http";
 	event_active(p->step, EV_TIMEOUT, 0);
 }
 
@@ -378,7 +378,7 @@ probe_http_direct_due(evutil_socket_t fd, short events, void *arg)
 	/* Its docker create or start first: the fallback removes it then. */
 	if (p->cmd != NULL || p->is_creating)
 		evtimer_add(p->deadline, &tv);
-	else if (p->is_direct && !p->hold.is_confirmed)
+	else if (p->is_direct && !p->w.hold.is_confirmed)
 		probe_http_fall_back(p, "no HTTP answer in time", true);
 }
 
@@ -395,7 +395,7 @@ probe_http_start_direct(struct probe *p, char *id, int port, char *path)
 	p->port = port;
 	p->path = path;
 	probe_set_phase(p, PROBE_SWITCHING);
-	p->t.name = "streamable-http";
+	p->w.t.name = "streamable-http";
 	log_server(LOG_INFO, p->target.server,
 	    "image %s (%s) answered HTTP on port %d before: starting %s directly",
 	    p->target.spec->image, id, port, name);
@@ -419,9 +419,9 @@ probe_direct_removed(void *arg, int err, const char *why)
 		probe_fail(p, "cannot remove container %s: %s", why);
 		return;
 	}
-	if (p->inner != NULL)
-		p->inner->ops->free(p->inner);
-	p->inner = NULL;
+	if (p->w.inner != NULL)
+		p->w.inner->ops->free(p->w.inner);
+	p->w.inner = NULL;
 	free(p->remote.url);
 	p->remote.url = NULL;
 	free(p->path);
@@ -429,7 +429,7 @@ probe_direct_removed(void *arg, int err, const char *why)
 	free(p->image_id);
 	p->image_id = NULL;
 	p->is_direct = false;
-	p->t.name = "stdio";
+	p->w.t.name = "stdio";
 	probe_look(p);
 }
 
@@ -443,8 +443,8 @@ probe_http_fall_back(struct probe *p, const char *why, bool forget)
 {
 	const char *name = docker_container_name(p->ct);
 
-	if (p->is_closing || !p->is_direct || p->phase == PROBE_STDIO ||
-	    p->hold.is_confirmed)
+	if (p->w.is_closing || !p->is_direct || p->phase == PROBE_STDIO ||
+	    p->w.hold.is_confirmed)
 		return;
 	log_server(LOG_WARNING, p->target.server,
 	    "container %s of image %s did not answer HTTP as remembered (%s): %sremoving it and probing the image",
@@ -463,7 +463,7 @@ probe_http_fall_back(struct probe *p, const char *why, bool forget)
 	docker_cmd_cancel(p->cmd);
 	docker_cmd_cancel(p->logs);
 	p->cmd = p->logs = NULL;
-	transport_hold_stop(&p->hold);
+	transport_hold_stop(&p->w.hold);
 	evtimer_del(p->deadline);
 	probe_set_phase(p, PROBE_SWITCHING);
 	docker_container_remove(p->ct, probe_direct_removed, p);
@@ -477,9 +477,9 @@ probe_adopt_stdio(struct probe *p, const json_t *saved, char **cause)
 	    json_string_value(json_object_get(saved, "name")),
 	    DOCKER_PHASE_PROBE);
 	probe_set_phase(p, PROBE_STDIO);
-	p->inner = transport_stdio_adopt(json_object_get(saved, "stdio"));
-	p->inner->cbs = &probe_inner_cbs;
-	p->inner->cb_arg = p;
+	p->w.inner = transport_stdio_adopt(json_object_get(saved, "stdio"));
+	p->w.inner->cbs = &transport_wrap_cbs;
+	p->w.inner->cb_arg = &p->w;
 	(void)cause;
 	return 0;
 }
@@ -500,13 +500,13 @@ probe_adopt_http(struct probe *p, const json_t *saved, char **cause)
 	xasprintf(&p->remote.url, "http://127.0.0.1:%d%s", p->host_port,
 	    p->path);
 	p->remote.allow_local = true;
-	p->t.name = "streamable-http";
+	p->w.t.name = "streamable-http";
 	probe_set_phase(p, PROBE_SWITCHING);
 	probe_set_phase(p, PROBE_HTTP);
 	probe_follow_logs(p);
-	p->inner = transport_http_adopt(&p->remote,
-	    json_object_get(saved, "http"), &probe_inner_cbs, p, cause);
-	return p->inner != NULL ? 0 : -EIO;
+	p->w.inner = transport_http_adopt(&p->remote,
+	    json_object_get(saved, "http"), &transport_wrap_cbs, &p->w, cause);
+	return p->w.inner != NULL ? 0 : -EIO;
 }
 
 struct transport *
@@ -517,7 +517,7 @@ probe_adopt(const struct probe_target *target, struct docker_container *ct,
 	struct probe *p = (struct probe *)t;
 	int r;
 
-	p->hold.is_confirmed = true;
+	p->w.hold.is_confirmed = true;
 	if (json_object_get(saved, "stdio") != NULL)
 		r = probe_adopt_stdio(p, saved, cause);
 	else

@@ -32,14 +32,13 @@ void probe_ref(struct probe *);
 void probe_unref(struct probe *);
 
 struct probe {
-	struct transport t; /* what the session holds */
+	struct transport_wrap w; /* what the session holds, and its inner one */
 	int references;
 	struct probe_target target; /* points into spec, agent, server */
 	struct server_spec spec;    /* a copy: values may be resolved secrets */
 	char *agent, *server;
 	struct docker_container *ct; /* the server's record (a reference) */
 	enum probe_phase phase;
-	struct transport *inner;
 	struct child_spec run;
 	char **run_argv, **run_env;
 	struct remote_spec remote;
@@ -49,25 +48,20 @@ struct probe {
 	char *since;   /* a promoted probe's logs are followed from then on */
 	int host_port; /* published on 127.0.0.1 */
 	char *path;
-	struct transport_hold hold; /* the handshake, until an answer */
-	struct docker_cmd *cmd;	    /* docker start, inspect, ... */
-	struct docker_cmd *logs;    /* docker logs -f of the managed one */
-	struct event *step;	/* the switch, out of the inner's callback */
-	struct event *deadline; /* of a remembered image's first answer */
-	char *image_id;		/* what the managed container runs */
-	char *remembered_id;	/* the image ID remembered as HTTP, or NULL */
-	bool is_direct;		/* started managed at once, from the memory */
-	bool is_known_stdio;	/* the memory says the image answered stdio */
-	bool is_creating;	/* the record runs its docker create for it */
+	struct docker_cmd *cmd;	 /* docker start, inspect, ... */
+	struct docker_cmd *logs; /* docker logs -f of the managed one */
+	struct event *step;	 /* the switch, out of the inner's callback */
+	struct event *deadline;	 /* of a remembered image's first answer */
+	char *image_id;		 /* what the managed container runs */
+	char *remembered_id;	 /* the image ID remembered as HTTP, or NULL */
+	bool is_direct;		 /* started managed at once, from the memory */
+	bool is_known_stdio;	 /* the memory says the image answered stdio */
+	bool is_creating;	 /* the record runs its docker create for it */
 	char *run_failed; /* why docker run failed, while its name is checked */
 	bool saw_name_conflict; /* docker said the name is already in use */
-	bool is_closing;
-	void (*done)(void *);
-	void *done_arg;
 };
 
 /* probe.c */
-extern const struct transport_cbs probe_inner_cbs;
 /* Fails the start: fmt has two %s, the container's name and why. */
 void probe_fail(struct probe *, const char *fmt, const char *why);
 /*

@@ -22,11 +22,8 @@ probe_of(struct transport *t)
 static void
 probe_fail_text(struct probe *p, const char *text)
 {
-	if (p->is_closing)
-		return;
-	p->is_closing = true;
 	probe_ref(p);
-	p->t.cbs->closed(p->t.cb_arg, text);
+	transport_wrap_fail(&p->w, text);
 	probe_unref(p);
 }
 
@@ -88,7 +85,7 @@ probe_run_failed(struct probe *p, const char *fmt, const char *why)
 {
 	const char *name = docker_container_name(p->ct);
 
-	if (p->is_closing || p->run_failed != NULL)
+	if (p->w.is_closing || p->run_failed != NULL)
 		return;
 	xasprintf(&p->run_failed, fmt, name != NULL ? name : "(none)",
 	    why != NULL ? why : "");
@@ -99,17 +96,7 @@ probe_run_failed(struct probe *p, const char *fmt, const char *why)
 void
 probe_send_held(struct probe *p)
 {
-	transport_hold_send(&p->hold, p->inner);
-}
-
-static void
-probe_resend_due(evutil_socket_t fd, short events, void *arg)
-{
-	struct probe *p = arg;
-
-	(void)fd, (void)events;
-	if (p->phase == PROBE_HTTP && !p->hold.is_confirmed)
-		probe_send_held(p);
+	transport_hold_send(&p->w.hold, p->w.inner);
 }
 
 /* Tells the session (and a client following the load) how far it got. */
@@ -119,103 +106,93 @@ probe_progress(struct probe *p, const char *stage, const char *fmt, ...)
 	va_list ap;
 	char text[512];
 
-	if (p->t.cbs == NULL || p->t.cbs->progress == NULL || p->is_closing)
-		return;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	p->t.cbs->progress(p->t.cb_arg, stage, text);
+	transport_wrap_progress(&p->w, stage, text);
 }
 
-/* ---- the inner transport's callbacks ---- */
+/* ---- what the probe adds to the wrapper's forwarding (transport-wrap.c) ---- */
 
+static struct probe *
+probe_of_wrap(const struct transport_wrap *w)
+{
+	return (struct probe *)(uintptr_t)w;
+}
+
+/* An inner transport it is switching away from is not heard. */
 static bool
-probe_on_raw(void *arg, const char *line, size_t len)
+probe_is_heard(const struct transport_wrap *w)
 {
-	struct probe *p = arg;
-
-	if (p->t.cbs->raw == NULL || !p->t.cbs->raw(p->t.cb_arg, line, len))
-		return false;
-	p->hold.is_confirmed = true;
-	return true;
-}
-
-static void
-probe_on_message(void *arg, json_t *msg)
-{
-	struct probe *p = arg;
-
-	if (p->phase == PROBE_SWITCHING)
-		return;
-	if (!p->hold.is_confirmed) {
-		transport_hold_confirm(&p->hold);
-		evtimer_del(p->deadline);
-		/* Its next probe need not ask which ports it exposes. */
-		if (p->phase == PROBE_STDIO && !p->is_known_stdio)
-			imagemem_remember_stdio(p->target.spec->image);
-		/* The transport that won, for the next start of this image. */
-		if (p->phase == PROBE_HTTP && !p->is_direct &&
-		    p->image_id != NULL)
-			imagemem_remember(p->target.spec->image, p->image_id,
-			    p->port, p->path);
-	}
-	if (p->phase == PROBE_STDIO)
-		docker_container_created(p->ct);
-	p->t.cbs->message(p->t.cb_arg, msg);
+	return probe_of_wrap(w)->phase != PROBE_SWITCHING;
 }
 
 /* Over HTTP, until the server first answers, a failure means "not yet". */
-static void
-probe_on_failed(void *arg, const json_t *id, enum errors_kind kind,
-    const char *why)
+static bool
+probe_waits_listen(const struct transport_wrap *w)
 {
-	struct probe *p = arg;
-
-	if (p->phase == PROBE_SWITCHING)
-		return;
-	if (p->phase == PROBE_HTTP && !p->hold.is_confirmed) {
-		log_debug("container %s not answering yet: %s",
-		    docker_container_name(p->ct), why);
-		transport_hold_retry(&p->hold, PROBE_RESEND_MS);
-		return;
-	}
-	p->t.cbs->failed(p->t.cb_arg, id, kind, why);
+	return probe_of_wrap(w)->phase == PROBE_HTTP;
 }
 
 static void
-probe_on_stderr(void *arg, const char *line, size_t len)
+probe_describe(const struct transport_wrap *w, char *buf, size_t size)
 {
-	struct probe *p = arg;
+	snprintf(buf, size, "container %s",
+	    docker_container_name(probe_of_wrap(w)->ct));
+}
+
+/* The first answer: the image's transport is remembered. */
+static void
+probe_confirmed(struct transport_wrap *w)
+{
+	struct probe *p = probe_of_wrap(w);
+
+	evtimer_del(p->deadline);
+	/* Its next probe need not ask which ports it exposes. */
+	if (p->phase == PROBE_STDIO && !p->is_known_stdio)
+		imagemem_remember_stdio(p->target.spec->image);
+	/* The transport that won, for the next start of this image. */
+	if (p->phase == PROBE_HTTP && !p->is_direct && p->image_id != NULL)
+		imagemem_remember(p->target.spec->image, p->image_id, p->port,
+		    p->path);
+}
+
+static void
+probe_on_message(struct transport_wrap *w)
+{
+	struct probe *p = probe_of_wrap(w);
+
+	if (p->phase == PROBE_STDIO)
+		docker_container_created(p->ct);
+}
+
+/* Until the server answers, the probe's stderr may say it speaks HTTP. */
+static void
+probe_on_stderr(struct transport_wrap *w, const char *line, size_t len)
+{
+	struct probe *p = probe_of_wrap(w);
 	char *path = NULL;
 	int port;
 
-	if (p->phase == PROBE_SWITCHING || p->is_closing)
+	if (p->phase != PROBE_STDIO || p->w.hold.is_confirmed)
 		return;
-	p->t.cbs->stderr_line(p->t.cb_arg, line, len);
-	if (p->is_closing) /* the session went meanwhile */
-		return;
-	if (p->phase == PROBE_STDIO && !p->hold.is_confirmed &&
-	    probe_is_name_conflict(line, len))
+	if (probe_is_name_conflict(line, len))
 		p->saw_name_conflict = true;
-	if (p->phase == PROBE_STDIO && !p->hold.is_confirmed &&
-	    (strstr(line, "Unable to find image") != NULL ||
-		strstr(line, "Pulling from") != NULL))
+	if (strstr(line, "Unable to find image") != NULL ||
+	    strstr(line, "Pulling from") != NULL)
 		probe_progress(p, "pulling", "%.*s", (int)len, line);
-	if (p->phase == PROBE_STDIO && !p->hold.is_confirmed &&
-	    probe_detect_http(line, len, &port, &path) > 0)
+	if (probe_detect_http(line, len, &port, &path) > 0)
 		probe_http_switch(p, port, path);
 }
 
 static void
-probe_on_closed(void *arg, const char *why)
+probe_on_closed(struct transport_wrap *w, const char *why)
 {
-	struct probe *p = arg;
+	struct probe *p = probe_of_wrap(w);
 
-	if (p->phase == PROBE_SWITCHING || p->is_closing)
-		return;
-	if (p->phase == PROBE_STDIO && !p->hold.is_confirmed)
+	if (p->phase == PROBE_STDIO && !p->w.hold.is_confirmed)
 		probe_run_failed(p, "docker run of %s ended: %s", why);
-	else if (p->is_direct && !p->hold.is_confirmed)
+	else if (p->is_direct && !p->w.hold.is_confirmed)
 		probe_http_fall_back(p, why, true);
 	else if (p->phase == PROBE_STDIO)
 		probe_fail(p, "docker run of %s ended: %s", why);
@@ -223,22 +200,14 @@ probe_on_closed(void *arg, const char *why)
 		probe_fail(p, "the HTTP connection to %s ended: %s", why);
 }
 
-static void
-probe_on_renewed(void *arg)
-{
-	struct probe *p = arg;
-
-	if (!p->is_closing && p->t.cbs->renewed != NULL)
-		p->t.cbs->renewed(p->t.cb_arg);
-}
-
-const struct transport_cbs probe_inner_cbs = {
-	.raw = probe_on_raw,
+static const struct transport_wrap_hooks probe_hooks = {
+	.is_heard = probe_is_heard,
+	.waits_listen = probe_waits_listen,
+	.describe = probe_describe,
+	.confirmed = probe_confirmed,
 	.message = probe_on_message,
-	.failed = probe_on_failed,
 	.stderr_line = probe_on_stderr,
 	.closed = probe_on_closed,
-	.renewed = probe_on_renewed,
 };
 
 /* ---- the transport the session sees ---- */
@@ -284,11 +253,11 @@ probe_start_stdio(struct probe *p, char **cause)
 	p->run.env = p->run_env;
 	free(name);
 	probe_set_phase(p, PROBE_STDIO);
-	p->inner = transport_stdio_new(&p->run, &probe_inner_cbs, p);
+	p->w.inner = transport_stdio_new(&p->run, &transport_wrap_cbs, &p->w);
 	probe_progress(p, "probing",
 	    "running %s: stdio handshake, stderr watched for HTTP",
 	    docker_container_name(p->ct));
-	r = p->inner->ops->open(p->inner, cause);
+	r = p->w.inner->ops->open(p->w.inner, cause);
 	if (r < 0) /* docker did not even start: nothing can exist */
 		docker_container_set(p->ct, NULL, DOCKER_PHASE_PROBE);
 	return r;
@@ -371,11 +340,12 @@ probe_send(struct transport *t, const json_t *msg, const json_t *tool)
 	struct probe *p = probe_of(t);
 
 	/* Over stdio the cancel goes on: the probe reads what it was sent. */
-	if (transport_hold_note(&p->hold, msg, tool) && p->phase != PROBE_STDIO)
+	if (transport_hold_note(&p->w.hold, msg, tool) &&
+	    p->phase != PROBE_STDIO)
 		return 0;
 	if (p->phase == PROBE_SWITCHING || p->phase == PROBE_LOOKING)
 		return 0;
-	return p->inner->ops->send(p->inner, msg, tool);
+	return p->w.inner->ops->send(p->w.inner, msg, tool);
 }
 
 static void
@@ -383,19 +353,19 @@ probe_drain(struct transport *t)
 {
 	struct probe *p = probe_of(t);
 
-	if (p->inner != NULL && p->inner->ops->drain != NULL)
-		p->inner->ops->drain(p->inner);
+	if (p->w.inner != NULL && p->w.inner->ops->drain != NULL)
+		p->w.inner->ops->drain(p->w.inner);
 }
 
 static void
 probe_stop_helpers(struct probe *p)
 {
-	p->is_closing = true;
+	p->w.is_closing = true;
 	docker_container_unwait(p->ct, p);
 	docker_cmd_cancel(p->cmd);
 	docker_cmd_cancel(p->logs);
 	p->cmd = p->logs = NULL;
-	transport_hold_stop(&p->hold);
+	transport_hold_stop(&p->w.hold);
 	event_del(p->step);
 	evtimer_del(p->deadline);
 }
@@ -445,14 +415,10 @@ probe_free(struct transport *t)
 	struct probe *p = probe_of(t);
 
 	probe_stop_helpers(p);
-	if (p->inner != NULL)
-		p->inner->ops->free(p->inner);
-	p->inner = NULL;
-	transport_hold_free(&p->hold);
+	transport_wrap_free(&p->w);
 	event_free(p->step);
 	event_free(p->deadline);
 	p->step = p->deadline = NULL;
-	p->done = NULL;
 	probe_unref(p);
 }
 
@@ -461,11 +427,8 @@ static void
 probe_closed_now(void *arg)
 {
 	struct probe *p = arg;
-	void (*done)(void *) = p->done;
 
-	p->done = NULL;
-	if (done != NULL)
-		done(p->done_arg);
+	transport_wrap_closed_now(&p->w);
 	probe_unref(p);
 }
 
@@ -476,12 +439,12 @@ probe_close(struct transport *t, void (*done)(void *), void *arg)
 	struct probe *p = probe_of(t);
 
 	probe_stop_helpers(p);
-	if (p->inner != NULL) {
-		p->inner->ops->close(p->inner, done, arg);
+	if (p->w.inner != NULL) {
+		p->w.inner->ops->close(p->w.inner, done, arg);
 		return;
 	}
-	p->done = done;
-	p->done_arg = arg;
+	p->w.done = done;
+	p->w.done_arg = arg;
 	probe_ref(p); /* until the loop answers */
 	defer_call(probe_closed_now, p);
 }
@@ -502,10 +465,8 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	struct probe *p = xcalloc(1, sizeof *p);
 
 	p->references = 1; /* the session's, through the transport */
-	p->t.ops = &probe_ops;
-	p->t.name = "stdio";
-	p->t.cbs = cbs;
-	p->t.cb_arg = arg;
+	transport_wrap_init(&p->w, &probe_ops, "stdio", &probe_hooks,
+	    PROBE_RESEND_MS, cbs, arg);
 	spec_copy(&p->spec, target->spec);
 	p->agent = xstrdup(target->agent);
 	p->server = xstrdup(target->server);
@@ -514,13 +475,12 @@ probe_new(const struct probe_target *target, struct docker_container *ct,
 	p->target.server = p->server;
 	p->ct = ct;
 	docker_container_ref(ct); /* its server can go first */
-	transport_hold_init(&p->hold, probe_resend_due, p);
 	p->step = event_new(mcpd_base, -1, 0, probe_http_switch_due, p);
 	p->deadline = evtimer_new(mcpd_base, probe_http_direct_due, p);
 	p->run_env = docker_env(p->spec.env);
 	if (p->step == NULL || p->deadline == NULL)
 		fatal("out of memory");
-	return &p->t;
+	return &p->w.t;
 }
 
 json_t *
@@ -532,15 +492,15 @@ probe_save(struct transport *t)
 	if (t == NULL || t->ops != &probe_ops)
 		return NULL;
 	p = probe_of(t);
-	if (!p->hold.is_confirmed || p->is_closing ||
+	if (!p->w.hold.is_confirmed || p->w.is_closing ||
 	    docker_container_name(p->ct) == NULL)
 		return NULL;
 	if (p->phase == PROBE_STDIO &&
-	    (inner = transport_stdio_save(p->inner)) != NULL)
+	    (inner = transport_stdio_save(p->w.inner)) != NULL)
 		return json_pack("{s:s, s:o}", "name",
 		    docker_container_name(p->ct), "stdio", inner);
 	if (p->phase == PROBE_HTTP &&
-	    (inner = transport_http_save(p->inner)) != NULL)
+	    (inner = transport_http_save(p->w.inner)) != NULL)
 		return json_pack("{s:s, s:i, s:s?, s:o}", "name",
 		    docker_container_name(p->ct), "host_port", p->host_port,
 		    "path", p->path, "http", inner);

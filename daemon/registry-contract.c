@@ -11,6 +11,7 @@
 #include "jsonschema.h"
 #include "log.h"
 #include "mcpd.h"
+#include "paths.h"
 #include "textesc.h"
 
 #ifndef MCPD_DATADIR
@@ -29,26 +30,25 @@ registry_data_path(const char *given, const char *name)
 {
 	/* Beside the program: installed elsewhere, or in its source tree. */
 	static const char *const near[] = { "../share/mcpd", "../data" };
-	char exe[PATH_MAX], found[PATH_MAX], *path, *alt, *dir;
-	ssize_t n;
+	char found[PATH_MAX], *exe, *path, *alt, *dir;
 
 	if (given != NULL)
 		return xstrdup(given);
 	xasprintf(&path, "%s/%s", MCPD_DATADIR, name);
-	if (access(path, F_OK) == 0 ||
-	    (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
+	if (access(path, F_OK) == 0 || (exe = paths_self_exe()) == NULL)
 		return path;
-	exe[n] = '\0';
 	dir = dirname(exe);
 	for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
 		xasprintf(&alt, "%s/%s/%s", dir, near[i], name);
 		if (realpath(alt, found) != NULL) {
 			free(alt);
 			free(path);
+			free(exe);
 			return xstrdup(found);
 		}
 		free(alt);
 	}
+	free(exe);
 	return path;
 }
 

@@ -76,7 +76,7 @@ server_ask_caller(struct server *s, struct session *sess, const char *method,
 		snprintf(why, size,
 		    "the client whose call is in flight on %s speaks 2026-07-28, where a server asks for input with an input_required result; mcpd does not turn %s into one",
 		    s->name, method);
-	else if (gateway_caps_take(caller->caps, method, params))
+	else if (session_caps_take(caller->caps, method, params))
 		return caller;
 	else if (caller->is_mcp)
 		snprintf(why, size,
@@ -142,7 +142,7 @@ server_ask(struct server *s, struct session *sess, const char *method,
 	/* A server asks at start and after list_changed: no call raised it. */
 	if (strcmp(method, "roots/list") == 0 &&
 	    !server_ask_has_call(s, sess)) {
-		gateway_roots_answer(s->agent, s->name, sess, id);
+		server_watch_roots_answer(s->agent, s->name, sess, id);
 		return;
 	}
 	if ((caller = server_ask_caller(s, sess, method, params, why,

@@ -393,12 +393,60 @@ server_call_notify(struct server *s, const char *method, const json_t *params)
 	}
 }
 
-/* The audit log's line of a call refused before it was sent. */
-static void
-server_call_refused(struct server *s, const char *tool,
+void
+server_call_refused(const struct server *s, const char *tool,
     struct server_reply *rep, enum errors_kind kind)
 {
-	audit_refused(rep->req, "tools/call", s->name, tool, 0, kind);
+	struct call_who who;
+
+	rep->ops->who(rep, &who);
+	audit_refused(&who, "tools/call", s->name, tool, 0, kind);
+}
+
+/*
+ * The policy's verdict on rep's call of tool of s: GO with its decision
+ * (*ret_decision, new), ASK (the call is held with it), or REFUSED (rep
+ * failed).
+ */
+static enum policy_verdict
+server_call_check(struct server *s, const char *tool, struct server_reply *rep,
+    json_t **ret_decision)
+{
+	struct call_who who;
+
+	rep->ops->who(rep, &who);
+	return policy_call_check(&who, rep, s, tool, ret_decision);
+}
+
+/*
+ * The record of rep's call of tool of s (arguments parsed, or as text
+ * when args is not NULL), admitted; NULL with *ret_refused set when the
+ * audit log must be written and cannot be (rep failed), else the record
+ * (NULL too when the log is off).
+ */
+static struct audit_call *
+server_call_record(struct server *s, const char *tool, struct server_reply *rep,
+    const json_t *arguments, const char *args, size_t len, json_t *decision,
+    bool *ret_refused)
+{
+	struct audit_call *ac;
+	struct call_who who;
+	char *why;
+
+	rep->ops->who(rep, &who);
+	ac = args != NULL ?
+	    audit_call_new_text(&who, "tools/call", s->name, tool,
+		server_tool_definition(s, tool), args, len) :
+	    audit_call_new(&who, "tools/call", s->name, tool,
+		server_tool_definition(s, tool), arguments);
+	audit_call_set_decision(ac, decision);
+	*ret_refused = false;
+	if ((why = audit_admit(ac, s->name)) == NULL)
+		return ac;
+	*ret_refused = true;
+	rep->ops->fail(rep, ERRORS_STORAGE, NULL, why);
+	free(why);
+	return NULL;
 }
 
 /* Whether s can take a call of tool now; else rep fails saying why. */
@@ -532,6 +580,7 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 {
 	struct server_pending_call *pc;
 	struct audit_call *ac;
+	bool is_refused;
 	json_t *params, *decision = decided;
 
 	if (server_idle_hold_call(s, generation, tool, arguments, timeout_ms,
@@ -544,7 +593,7 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 	}
 	/* The policy decides once: an approved call is not asked again. */
 	if (decided == NULL)
-		switch (policy_call_check(rep->req, s, tool, &decision)) {
+		switch (server_call_check(s, tool, rep, &decision)) {
 		case POLICY_REFUSED:
 			return;
 		case POLICY_ASK:
@@ -554,10 +603,9 @@ server_call_start(struct server *s, uint64_t generation, const char *tool,
 		case POLICY_GO:
 			break;
 		}
-	ac = audit_call_new(rep->req, "tools/call", s->name, tool,
-	    server_tool_definition(s, tool), arguments);
-	audit_call_set_decision(ac, decision);
-	if (!audit_admit(ac, rep->req, s->name))
+	ac = server_call_record(s, tool, rep, arguments, NULL, 0, decision,
+	    &is_refused);
+	if (is_refused)
 		return;
 	pc = server_pending_call_new(s, timeout_ms, rep, mcp_params, opts);
 	pc->audit = ac;
@@ -607,6 +655,7 @@ server_call_text(struct server *s, const char *tool, const char *args,
 {
 	struct server_pending_call *pc;
 	struct audit_call *ac;
+	bool is_refused;
 	json_t *arguments, *decision;
 	struct iovec params[] = { { (void *)(uintptr_t) "{\"name\":\"", 9 },
 		{ (void *)(uintptr_t)tool, strlen(tool) },
@@ -628,7 +677,7 @@ server_call_text(struct server *s, const char *tool, const char *args,
 	}
 	if (!server_call_allowed(s, 0, tool, rep))
 		return;
-	switch (policy_call_check(rep->req, s, tool, &decision)) {
+	switch (server_call_check(s, tool, rep, &decision)) {
 	case POLICY_REFUSED:
 		return;
 	case POLICY_ASK:
@@ -644,10 +693,9 @@ server_call_text(struct server *s, const char *tool, const char *args,
 	case POLICY_GO:
 		break;
 	}
-	ac = audit_call_new_text(rep->req, "tools/call", s->name, tool,
-	    server_tool_definition(s, tool), args, len);
-	audit_call_set_decision(ac, decision);
-	if (!audit_admit(ac, rep->req, s->name))
+	ac = server_call_record(s, tool, rep, NULL, args, len, decision,
+	    &is_refused);
+	if (is_refused)
 		return;
 	pc = server_pending_call_new(s, timeout_ms, rep, mcp_params, NULL);
 	pc->audit = ac;

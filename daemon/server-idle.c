@@ -108,9 +108,7 @@ server_idle_is_busy(const struct server *s)
 	 */
 	return !TAILQ_EMPTY(&s->calls) || !TAILQ_EMPTY(&s->waiters) ||
 	    session_is_busy(s->session) ||
-	    gateway_subs_has(s->agent, s->name) ||
-	    httpd_streams_see(s->agent, s->name) ||
-	    gateway_listens_see(s->agent, s->name);
+	    server_watch_is_used(s->agent, s->name);
 }
 
 /* A job of s's gate that no request waits for. */
@@ -263,7 +261,7 @@ server_idle_lists_kept(struct server *s, bool changed)
 	/* Only then: a start that found what was kept says nothing. */
 	if (tells && changed) {
 		server_logs_note(s, "its lists changed while it was idle");
-		gateway_tools_changed(s->agent);
+		server_watch_tools_changed(s->agent);
 	}
 	if (stops && s->is_on_demand && !server_idle_is_busy(s))
 		server_idle_enqueue(s, SERVER_JOB_IDLE, NULL, NULL)
@@ -304,8 +302,7 @@ server_waiter_fail(struct server_waiter *w, enum errors_kind kind,
 	if (w->kind == SERVER_WAIT_FORWARD)
 		w->cb(w->arg, &r);
 	else {
-		audit_refused(w->reply->req, "tools/call", w->server->name,
-		    w->tool, 0, kind);
+		server_call_refused(w->server, w->tool, w->reply, kind);
 		w->reply->ops->fail(w->reply, kind, NULL, why);
 	}
 	server_waiter_free(w);
@@ -404,7 +401,7 @@ server_idle_state_changed(struct server *s)
 	if (s->is_recovering && s->state != SERVER_READY &&
 	    s->state != SERVER_RESTARTING) {
 		s->is_recovering = false;
-		gateway_tools_changed(s->agent);
+		server_watch_tools_changed(s->agent);
 	}
 	if (TAILQ_EMPTY(&s->waiters) || s->has_waiters_due)
 		return;
@@ -443,8 +440,7 @@ server_idle_knows(struct server *s, const char *tool, struct server_reply *rep)
 {
 	if (server_tool_peek(s, tool) != NULL)
 		return true;
-	audit_refused(rep->req, "tools/call", s->name, tool, 0,
-	    ERRORS_NOT_FOUND);
+	server_call_refused(s, tool, rep, ERRORS_NOT_FOUND);
 	server_reply_fail(rep, ERRORS_NOT_FOUND,
 	    json_pack("{s:s}", "what", "tool"),
 	    "server %s has no tool named %s (it is idle: its kept tools)",

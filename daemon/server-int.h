@@ -5,6 +5,7 @@
 
 #include "mcpd.h"
 #include "server-reply.h"
+#include "server-watch.h"
 
 #define SERVER_BACKOFF_FIRST_MS 500
 #define SERVER_BACKOFF_MAX_MS	30000
@@ -177,6 +178,9 @@ void server_restart_due(evutil_socket_t fd, short events, void *arg);
 void server_job_start(struct server *s, struct server_job *job);
 
 /* server-call.c */
+/* The audit log's line of rep's call of tool of s, refused before it was sent. */
+void server_call_refused(const struct server *s, const char *tool,
+    struct server_reply *rep, enum errors_kind kind);
 /* s belongs to agent, is ready, and scope (NULL: all) names it. */
 bool server_in_gateway_scope(const struct server *s, const char *agent,
     const json_t *scope);

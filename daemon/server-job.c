@@ -49,12 +49,8 @@ server_job_error(struct server_job *job, enum errors_kind kind, json_t *data,
 	char *text;
 
 	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
+	text = server_reply_vfail(job->reply, kind, 0, data, fmt, ap);
 	va_end(ap);
-	if (job->reply != NULL)
-		job->reply->ops->fail(job->reply, kind, data, text);
-	else
-		json_decref(data);
 	if (job->done != NULL)
 		job->done(job->done_arg, text);
 	job->reply = NULL;
@@ -182,7 +178,7 @@ server_unload_close(void *arg, int err, const char *why)
 	(void)err, (void)why;
 	s->session = NULL;
 	if (sess != NULL)
-		gateway_tools_changed(s->agent);
+		server_watch_tools_changed(s->agent);
 	if (sess != NULL)
 		session_close(sess, server_unload_done, s);
 	else
@@ -474,7 +470,7 @@ server_job_rename(struct server *s, struct server_job *job)
 		oauth_rename(s->auth, s->name);
 	log_server(LOG_INFO, s->name, "renamed from %s", job->old_name);
 	server_logs_note(s, "renamed from %s", job->old_name);
-	gateway_tools_changed(s->agent);
+	server_watch_tools_changed(s->agent);
 	if (s->container == NULL)
 		server_job_renamed(s, 0, NULL);
 	else if ((r = docker_container_rebase(s->container, s->name,

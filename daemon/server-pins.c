@@ -285,8 +285,7 @@ server_pins_call_ok(const struct server *s, const char *tool,
 
 	if (status == NULL)
 		return true;
-	audit_refused(rep->req, "tools/call", s->name, tool, 0,
-	    ERRORS_TOOL_HELD);
+	server_call_refused(s, tool, rep, ERRORS_TOOL_HELD);
 	data = json_pack("{s:s, s:s, s:s}", "server", s->name, "tool", tool,
 	    "status", status);
 	if (strcmp(status, "unsaved") == 0)
@@ -419,7 +418,7 @@ server_pins_accept(struct server *s, const char *tool, json_t **ret_accepted,
 		log_server(LOG_INFO, s->name,
 		    "accepted %zu changed or new tool definitions",
 		    json_array_size(accepted));
-		gateway_tools_changed(s->agent);
+		server_watch_tools_changed(s->agent);
 	}
 	*ret_accepted = accepted;
 	return 0;

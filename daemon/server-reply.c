@@ -9,13 +9,11 @@
 
 void
 server_reply_init(struct server_reply *rep, const struct server_reply_ops *ops,
-    struct request *req, const void *client, const char *agent,
-    const json_t *scope)
+    const void *client, const char *agent, const json_t *scope)
 {
 	json_t *held = rep->scope;
 
 	rep->ops = ops;
-	rep->req = req;
 	rep->client = client;
 	/* Agent names are checked to fit (names_valid): never cut here. */
 	snprintf(rep->agent, sizeof rep->agent, "%s", agent);
@@ -30,18 +28,31 @@ server_reply_clear(struct server_reply *rep)
 	rep->scope = NULL;
 }
 
+char *
+server_reply_vfail(struct server_reply *rep, enum errors_kind kind, int code,
+    json_t *data, const char *fmt, va_list ap)
+{
+	char *text;
+
+	xvasprintf(&text, fmt, ap);
+	if (rep == NULL)
+		json_decref(data);
+	else if (kind == ERRORS_KIND_COUNT)
+		rep->ops->fail_code(rep, code, data, text);
+	else
+		rep->ops->fail(rep, kind, data, text);
+	return text;
+}
+
 void
 server_reply_fail(struct server_reply *rep, enum errors_kind kind, json_t *data,
     const char *fmt, ...)
 {
 	va_list ap;
-	char *text;
 
 	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
+	free(server_reply_vfail(rep, kind, 0, data, fmt, ap));
 	va_end(ap);
-	rep->ops->fail(rep, kind, data, text);
-	free(text);
 }
 
 void
@@ -49,11 +60,8 @@ server_reply_fail_code(struct server_reply *rep, int code, json_t *data,
     const char *fmt, ...)
 {
 	va_list ap;
-	char *text;
 
 	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
+	free(server_reply_vfail(rep, ERRORS_KIND_COUNT, code, data, fmt, ap));
 	va_end(ap);
-	rep->ops->fail_code(rep, code, data, text);
-	free(text);
 }

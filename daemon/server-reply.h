@@ -3,6 +3,8 @@
 #ifndef MCPD_SERVER_REPLY_H
 #define MCPD_SERVER_REPLY_H
 
+#include <stdarg.h>
+
 #include "mcpd.h"
 #include "names.h"
 
@@ -71,6 +73,11 @@ struct server_reply_ops {
 	const json_t *(*caps)(const struct server_reply *);
 	/* An MCP caller takes log messages of level (MCP's logging/setLevel). */
 	bool (*wants_log)(const struct server_reply *, const char *level);
+	/*
+	 * Who the caller is now, as the policy and the audit log take it
+	 * (values borrowed until the call returns to the loop).
+	 */
+	void (*who)(const struct server_reply *, struct call_who *ret);
 };
 
 /*
@@ -79,11 +86,6 @@ struct server_reply_ops {
  */
 struct server_reply {
 	const struct server_reply_ops *ops;
-	/*
-	 * The request, opaque to the server layer: passed on as it is to the
-	 * policy and the audit log, which know the caller's layer.
-	 */
-	struct request *req;
 	/* Whose: callers with the same client share one connection. */
 	const void *client;
 	char agent[NAMES_MAX + 1]; /* the agent the caller speaks for */
@@ -95,10 +97,18 @@ void server_reply_fail(struct server_reply *, enum errors_kind, json_t *data,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void server_reply_fail_code(struct server_reply *, int code, json_t *data,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* Fills rep's values (agent, scope: a reference taken); ops and req as given. */
+/*
+ * What both use: fails rep (NULL: nobody; data is dropped) with the text
+ * fmt makes from ap, an application error of kind, or a JSON-RPC standard
+ * code when kind is ERRORS_KIND_COUNT; returns that text (new).
+ */
+char *server_reply_vfail(struct server_reply *, enum errors_kind, int code,
+    json_t *data, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
+/* Fills rep's values (agent, scope: a reference taken); ops as given. */
 void server_reply_init(struct server_reply *rep,
-    const struct server_reply_ops *ops, struct request *req, const void *client,
-    const char *agent, const json_t *scope);
+    const struct server_reply_ops *ops, const void *client, const char *agent,
+    const json_t *scope);
 /* Drops what server_reply_init took (the scope's reference). */
 void server_reply_clear(struct server_reply *rep);
 

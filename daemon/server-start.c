@@ -224,9 +224,9 @@ server_promote(struct server *s)
 	server_retire_session(old);
 	server_pins_observe(s); /* a first sight pins, before any list */
 	if (!server_idle_promoted(s))
-		gateway_tools_changed(s->agent);
+		server_watch_tools_changed(s->agent);
 	/* A new connection knows no subscription: each is made again. */
-	gateway_subs_renew(s->agent, s->name);
+	server_watch_subs_renew(s->agent, s->name);
 	total = server_count(&ready);
 	notify_status("%zu of %zu servers ready", ready, total);
 }
@@ -463,7 +463,7 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 	s->is_recovering = s->kept != NULL && !s->is_job_running &&
 	    !mcpd_is_stopping();
 	if (!s->is_recovering)
-		gateway_tools_changed(s->agent);
+		server_watch_tools_changed(s->agent);
 	evtimer_del(s->healthy_timer);
 	if (s->is_job_running && s->container != NULL)
 		return; /* the job removed its container on purpose */
@@ -485,7 +485,7 @@ server_on_tools_changed(void *arg, struct session *sess)
 	    json_array_size(session_tools_peek(sess)));
 	if (sess == s->session) {
 		server_pins_observe(s);
-		gateway_tools_changed(s->agent);
+		server_watch_tools_changed(s->agent);
 		server_kept_take(s);
 	}
 }
@@ -505,10 +505,11 @@ server_on_notification(void *arg, const char *method, const json_t *params)
 	struct server *s = arg;
 
 	if (strcmp(method, "notifications/resources/updated") == 0)
-		gateway_subs_updated(s->agent, s->name, params);
+		server_watch_subs_updated(s->agent, s->name, params);
 	else if (strcmp(method, "notifications/prompts/list_changed") == 0 ||
 	    strcmp(method, "notifications/resources/list_changed") == 0) {
-		gateway_tools_changed(s->agent); /* the sessions list again */
+		server_watch_tools_changed(
+		    s->agent); /* the sessions list again */
 		server_kept_take(s);
 	} else
 		server_call_notify(s, method, params);
@@ -562,7 +563,7 @@ server_container_cleared(void *arg, int err, const char *why)
 	/* The new container's lists are compared with the kept ones. */
 	s->is_recovering = s->kept != NULL;
 	if (!s->is_recovering)
-		gateway_tools_changed(s->agent);
+		server_watch_tools_changed(s->agent);
 	server_job_connect(s, TAILQ_FIRST(&s->jobs));
 }
 

@@ -5,6 +5,7 @@
 
 #include <sodium.h>
 
+#include "jsonutil.h"
 #include "log.h"
 #include "server-int.h"
 
@@ -56,14 +57,6 @@ server_strv_load(const json_t *a)
 	return v;
 }
 
-static char *
-server_str_load(const json_t *obj, const char *key)
-{
-	const char *v = json_string_value(json_object_get(obj, key));
-
-	return v != NULL ? xstrdup(v) : NULL;
-}
-
 /* The spec as given (variables unresolved: no secret value is in it). */
 static json_t *
 server_spec_save(const struct server_spec *spec)
@@ -89,8 +82,8 @@ server_spec_load(const json_t *saved, struct server_spec *spec)
 	memset(spec, 0, sizeof *spec);
 	spec->argv = server_strv_load(json_object_get(saved, "argv"));
 	spec->env = server_strv_load(json_object_get(saved, "env"));
-	spec->cwd = server_str_load(saved, "cwd");
-	spec->remote.url = server_str_load(saved, "url");
+	spec->cwd = jsonutil_string_dup(saved, "cwd");
+	spec->remote.url = jsonutil_string_dup(saved, "url");
 	spec->remote.allow_local = json_is_true(json_object_get(saved,
 	    "allow_local"));
 	spec->remote.is_sse = json_is_true(json_object_get(saved, "is_sse"));
@@ -101,11 +94,11 @@ server_spec_load(const json_t *saved, struct server_spec *spec)
 	    NULL;
 	spec->remote.oauth = json_is_object(oauth) ? json_deep_copy(oauth) :
 						     NULL;
-	spec->transport = server_str_load(saved, "transport");
-	spec->image = server_str_load(saved, "image");
+	spec->transport = jsonutil_string_dup(saved, "transport");
+	spec->image = jsonutil_string_dup(saved, "image");
 	spec->args = server_strv_load(json_object_get(saved, "args"));
 	spec->volumes = server_strv_load(json_object_get(saved, "volumes"));
-	spec->network = server_str_load(saved, "network");
+	spec->network = jsonutil_string_dup(saved, "network");
 }
 
 /*

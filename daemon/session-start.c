@@ -338,6 +338,30 @@ session_start(struct session *s, char **cause)
 	return 0;
 }
 
+/*
+ * Whether caps declare what a server's request needs: sampling, roots,
+ * or elicitation in the mode asked (an empty elicitation object is form
+ * mode, as before modes existed).
+ */
+bool
+session_caps_take(const json_t *caps, const char *method, const json_t *params)
+{
+	const char *mode = json_string_value(json_object_get(params, "mode"));
+	const json_t *e;
+
+	if (strcmp(method, "sampling/createMessage") == 0)
+		return json_is_object(json_object_get(caps, "sampling"));
+	if (strcmp(method, "roots/list") == 0)
+		return json_is_object(json_object_get(caps, "roots"));
+	if (strcmp(method, "elicitation/create") != 0 ||
+	    !json_is_object(e = json_object_get(caps, "elicitation")))
+		return false;
+	if (mode != NULL && strcmp(mode, "url") == 0)
+		return json_is_object(json_object_get(e, "url"));
+	return json_object_size(e) == 0 ||
+	    json_is_object(json_object_get(e, "form"));
+}
+
 json_t *
 session_save(const struct session *s)
 {

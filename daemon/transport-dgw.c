@@ -19,17 +19,14 @@
 #define DGW_TOKEN_LEN 32  /* random bytes of a start's bearer token */
 
 struct dgw {
-	struct transport t; /* what the session holds */
-	char **argv;	    /* docker mcp gateway run ..., less --port */
+	/* What the session holds; its inner transport is Streamable HTTP to
+	 * 127.0.0.1:port/mcp. */
+	struct transport_wrap w;
+	char **argv; /* docker mcp gateway run ..., less --port */
 	char *cwd;
 	struct transport *proc; /* stdio transport: holds the process */
-	struct transport *http; /* Streamable HTTP to 127.0.0.1:port/mcp */
 	struct remote_spec remote;
 	int port;
-	struct transport_hold hold; /* the handshake, until it answers */
-	bool is_closing;
-	void (*done)(void *);
-	void *done_arg;
 };
 
 static struct dgw *
@@ -64,11 +61,10 @@ dgw_fail(struct dgw *d, const char *fmt, const char *why)
 {
 	char *text;
 
-	if (d->is_closing)
+	if (d->w.is_closing)
 		return;
-	d->is_closing = true;
 	xasprintf(&text, fmt, why != NULL ? why : "");
-	d->t.cbs->closed(d->t.cb_arg, text);
+	transport_wrap_fail(&d->w, text);
 	free(text);
 }
 
@@ -82,8 +78,8 @@ dgw_proc_message(void *arg, json_t *msg)
 	    "[mcpd: the gateway wrote JSON on stdout; with --transport streaming it speaks HTTP]";
 
 	(void)msg;
-	if (!d->is_closing)
-		d->t.cbs->stderr_line(d->t.cb_arg, note, sizeof note - 1);
+	if (!d->w.is_closing)
+		d->w.t.cbs->stderr_line(d->w.t.cb_arg, note, sizeof note - 1);
 }
 
 static void
@@ -98,8 +94,8 @@ dgw_proc_stderr(void *arg, const char *line, size_t len)
 {
 	struct dgw *d = arg;
 
-	if (!d->is_closing)
-		d->t.cbs->stderr_line(d->t.cb_arg, line, len);
+	if (!d->w.is_closing)
+		d->w.t.cbs->stderr_line(d->w.t.cb_arg, line, len);
 }
 
 static void
@@ -115,95 +111,29 @@ static const struct transport_cbs dgw_proc_cbs = {
 	.closed = dgw_proc_closed,
 };
 
-/* ---- Streamable HTTP to it ---- */
+/* ---- Streamable HTTP to it: the wrapped transport ---- */
 
 static void
-dgw_resend_due(evutil_socket_t fd, short events, void *arg)
+dgw_describe(const struct transport_wrap *w, char *buf, size_t size)
 {
-	struct dgw *d = arg;
-
-	(void)fd, (void)events;
-	if (!d->hold.is_confirmed && !d->is_closing)
-		transport_hold_send(&d->hold, d->http);
-}
-
-static bool
-dgw_http_raw(void *arg, const char *line, size_t len)
-{
-	struct dgw *d = arg;
-
-	if (d->t.cbs->raw == NULL || !d->t.cbs->raw(d->t.cb_arg, line, len))
-		return false;
-	transport_hold_confirm(&d->hold);
-	return true;
+	snprintf(buf, size, "gateway on port %d",
+	    ((const struct dgw *)w)->port);
 }
 
 static void
-dgw_http_message(void *arg, json_t *msg)
+dgw_http_closed(struct transport_wrap *w, const char *why)
 {
-	struct dgw *d = arg;
-
-	transport_hold_confirm(&d->hold);
-	d->t.cbs->message(d->t.cb_arg, msg);
+	dgw_fail((struct dgw *)w,
+	    "the HTTP connection to the gateway ended: %s", why);
 }
 
 /* Until the gateway first answers, a failure means "not listening yet". */
-static void
-dgw_http_failed(void *arg, const json_t *id, enum errors_kind kind,
-    const char *why)
-{
-	struct dgw *d = arg;
-
-	if (!d->hold.is_confirmed) {
-		log_debug("gateway on port %d not answering yet: %s", d->port,
-		    why);
-		transport_hold_retry(&d->hold, DGW_RESEND_MS);
-		return;
-	}
-	d->t.cbs->failed(d->t.cb_arg, id, kind, why);
-}
-
-static void
-dgw_http_stderr(void *arg, const char *line, size_t len)
-{
-	struct dgw *d = arg;
-
-	if (!d->is_closing)
-		d->t.cbs->stderr_line(d->t.cb_arg, line, len);
-}
-
-static void
-dgw_http_closed(void *arg, const char *why)
-{
-	dgw_fail(arg, "the HTTP connection to the gateway ended: %s", why);
-}
-
-static void
-dgw_http_renewed(void *arg)
-{
-	struct dgw *d = arg;
-
-	if (!d->is_closing && d->t.cbs->renewed != NULL)
-		d->t.cbs->renewed(d->t.cb_arg);
-}
-
-static const struct transport_cbs dgw_http_cbs = {
-	.raw = dgw_http_raw,
-	.message = dgw_http_message,
-	.failed = dgw_http_failed,
-	.stderr_line = dgw_http_stderr,
+static const struct transport_wrap_hooks dgw_hooks = {
+	.describe = dgw_describe,
 	.closed = dgw_http_closed,
-	.renewed = dgw_http_renewed,
 };
 
 /* ---- the transport the session sees ---- */
-
-static void
-dgw_progress(struct dgw *d, const char *stage, const char *text)
-{
-	if (d->t.cbs->progress != NULL)
-		d->t.cbs->progress(d->t.cb_arg, stage, text);
-}
 
 static int
 dgw_open(struct transport *t, char **cause)
@@ -245,7 +175,7 @@ dgw_open(struct transport *t, char **cause)
 	free(extra[0]);
 	snprintf(text, sizeof text,
 	    "docker mcp gateway run on port %d, reached at 127.0.0.1", d->port);
-	dgw_progress(d, "starting", text);
+	transport_wrap_progress(&d->w, "starting", text);
 	if ((r = d->proc->ops->open(d->proc, cause)) < 0) {
 		explicit_bzero(token, sizeof token);
 		return r;
@@ -257,9 +187,9 @@ dgw_open(struct transport *t, char **cause)
 	d->remote.headers = xjson(json_pack("{s:s}", "Authorization", auth));
 	explicit_bzero(auth, strlen(auth));
 	free(auth);
-	d->http = transport_http_new(&d->remote, &dgw_http_cbs, d);
-	dgw_progress(d, "connecting", d->remote.url);
-	return d->http->ops->open(d->http, cause);
+	d->w.inner = transport_http_new(&d->remote, &transport_wrap_cbs, &d->w);
+	transport_wrap_progress(&d->w, "connecting", d->remote.url);
+	return d->w.inner->ops->open(d->w.inner, cause);
 }
 
 static int
@@ -267,11 +197,11 @@ dgw_send(struct transport *t, const json_t *msg, const json_t *tool)
 {
 	struct dgw *d = dgw_of(t);
 
-	if (d->http == NULL || d->is_closing)
+	if (d->w.inner == NULL || d->w.is_closing)
 		return -EPIPE;
-	if (transport_hold_note(&d->hold, msg, tool))
+	if (transport_hold_note(&d->w.hold, msg, tool))
 		return 0;
-	return d->http->ops->send(d->http, msg, tool);
+	return d->w.inner->ops->send(d->w.inner, msg, tool);
 }
 
 static void
@@ -287,12 +217,7 @@ dgw_drain(struct transport *t)
 static void
 dgw_proc_ended(void *arg)
 {
-	struct dgw *d = arg;
-	void (*done)(void *) = d->done;
-
-	d->done = NULL;
-	if (done != NULL)
-		done(d->done_arg);
+	transport_wrap_closed_now(arg);
 }
 
 /* HTTP first, then the process: stdin closed, SIGTERM, SIGKILL. */
@@ -309,12 +234,12 @@ dgw_close(struct transport *t, void (*done)(void *), void *arg)
 {
 	struct dgw *d = dgw_of(t);
 
-	d->is_closing = true;
-	d->done = done;
-	d->done_arg = arg;
-	transport_hold_stop(&d->hold);
-	if (d->http != NULL)
-		d->http->ops->close(d->http, dgw_http_ended, d);
+	d->w.is_closing = true;
+	d->w.done = done;
+	d->w.done_arg = arg;
+	transport_hold_stop(&d->w.hold);
+	if (d->w.inner != NULL)
+		d->w.inner->ops->close(d->w.inner, dgw_http_ended, d);
 	else if (d->proc != NULL)
 		d->proc->ops->close(d->proc, dgw_proc_ended, d);
 	else {
@@ -341,13 +266,10 @@ dgw_free(struct transport *t)
 {
 	struct dgw *d = dgw_of(t);
 
-	if (d->http != NULL)
-		d->http->ops->free(d->http);
+	transport_wrap_free(&d->w);
 	if (d->proc != NULL)
 		d->proc->ops->free(d->proc);
-	d->http = d->proc = NULL;
-	transport_hold_free(&d->hold);
-	d->done = NULL;
+	d->proc = NULL;
 	defer_call(dgw_release, d);
 }
 
@@ -374,13 +296,10 @@ transport_dgw_new(const struct server_spec *spec,
 {
 	struct dgw *d = xcalloc(1, sizeof *d);
 
-	d->t.ops = &dgw_ops;
-	d->t.name = "streamable-http";
-	d->t.cbs = cbs;
-	d->t.cb_arg = arg;
+	transport_wrap_init(&d->w, &dgw_ops, "streamable-http", &dgw_hooks,
+	    DGW_RESEND_MS, cbs, arg);
 	d->argv = child_strv_copy(spec->argv);
 	if (spec->cwd != NULL)
 		d->cwd = xstrdup(spec->cwd);
-	transport_hold_init(&d->hold, dgw_resend_due, d);
-	return &d->t;
+	return &d->w.t;
 }

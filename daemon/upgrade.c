@@ -13,9 +13,11 @@
 
 #include <event2/buffer.h>
 
+#include "httpd.h"
 #include "fileio.h"
 #include "log.h"
 #include "mcpd.h"
+#include "paths.h"
 
 #define UPGRADE_CHECK_MS  10000	      /* the new binary's start check */
 #define UPGRADE_POLL_MS	  1	      /* how often a drain looks for quiet */
@@ -50,23 +52,6 @@ bool
 upgrade_is_draining(void)
 {
 	return upgrade != NULL && upgrade->is_draining;
-}
-
-/* The path of the binary that runs, as it was exec'd. */
-static char *
-upgrade_self_path(void)
-{
-	char buf[4096], *deleted;
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	/* Replaced on disk (a package upgrade): the path names the new one. */
-	if ((deleted = strstr(buf, " (deleted)")) != NULL &&
-	    deleted[10] == '\0')
-		*deleted = '\0';
-	return xstrdup(buf);
 }
 
 static void
@@ -366,7 +351,7 @@ upgrade_start(struct request *req, const char *binary)
 		    "an upgrade to %s is already under way", upgrade->binary);
 		return;
 	}
-	path = binary != NULL ? xstrdup(binary) : upgrade_self_path();
+	path = binary != NULL ? xstrdup(binary) : paths_self_exe();
 	if (path == NULL || path[0] != '/' || stat(path, &st) < 0 ||
 	    !S_ISREG(st.st_mode) || access(path, X_OK) < 0) {
 		control_fail_code(req, JSONRPC_INVALID_PARAMS, NULL,

@@ -464,11 +464,13 @@ def user_manager():
     return None
 
 
-def test_systemctl_reload_upgrades_through_the_fd_store():
+def test_systemctl_reload_upgrades_in_place():
     why = user_manager()
     if why is not None:
-        pytest.skip(f"{why}: systemctl --user reload mcpd (the upgrade "
-                    f"through systemd's fd store) needs a user manager")
+        pytest.skip(f"{why}: systemctl --user reload mcpd (an upgrade in "
+                    f"place through the unit's ExecReload=, which keeps no "
+                    f"descriptor in systemd's fd store: doc/lifecycle.md) "
+                    f"needs a user manager")
     unit = (Path(__file__).resolve().parents[2] / "systemd" /
             "mcpd.service").read_text()
     assert "ExecReload=" in unit, (

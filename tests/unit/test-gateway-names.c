@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "gateway.h"
 #include "mcpd-stubs.h"
 #include "tap.h"
 

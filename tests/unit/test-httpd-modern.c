@@ -11,6 +11,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
+#include "httpd.h"
 #include "mcpd-stubs.h"
 #include "tap.h"
 

@@ -4,15 +4,15 @@
  * server-start.c, server-idle.c, server-kept.c, server-call.c): the state
  * table, the gate's order, answers from the loop, and an on-demand
  * server's idle and wake. Its callers answer through a struct server_reply
- * of the test's: no control layer is linked (the archive links only what
- * is named, and nothing here names control_*).
+ * of the test's, and what it tells the layers above goes to a watcher of
+ * the test's (server-watch.h): no control layer, gateway or HTTP front is
+ * linked (the archive links only what is named), and a test checks that.
  *
  * Stubbed, and only these: the transport (transport_stdio_new and _pid: a loopback
  * whose "server" answers from the loop, a handshake only when the test
- * lets it), and what the server layer tells or asks of the layers above
- * it (gateway_*, policy_*, audit_*, httpd_streams_see), which would link
- * the control layer; the stubs let every call go and record what agents
- * are told.
+ * lets it), and the policy and the audit log, the layer beside the
+ * server, which would link the gateway's views; the stubs let every call
+ * go.
  */
 #include <sys/wait.h>
 
@@ -24,6 +24,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "httpd.h"
+#include "gateway.h"
 #include "log.h"
 #include "mcpd-stubs.h"
 #include "server-int.h"
@@ -68,70 +70,40 @@ test_sink(int priority, const char *server, const char *msg)
 			event_add_text("%s", msg);
 }
 
-/* ---- the layers above, stubbed (see the top) ---- */
+/* ---- the layers above: a watcher of the test's, and stubs (see the top) ---- */
 
 static int tools_changed;
 
-void
-gateway_tools_changed(const char *agent)
+static void
+test_tools_changed(const char *agent)
 {
 	(void)agent;
 	tools_changed++;
 }
 
-void
-gateway_subs_renew(const char *agent, const char *server)
-{
-	(void)agent, (void)server;
-}
+static const struct server_watch test_watch = {
+	.tools_changed = test_tools_changed,
+};
 
-void
-gateway_subs_updated(const char *agent, const char *server,
-    const json_t *params)
-{
-	(void)agent, (void)server, (void)params;
-}
-
-bool
-gateway_subs_has(const char *agent, const char *server)
-{
-	(void)agent, (void)server;
-	return false;
-}
-
-bool
-gateway_listens_see(const char *agent, const char *server)
-{
-	(void)agent, (void)server;
-	return false;
-}
-
-bool
-httpd_streams_see(const char *agent, const char *server)
-{
-	(void)agent, (void)server;
-	return false;
-}
-
-bool
-gateway_caps_take(const json_t *caps, const char *method, const json_t *params)
-{
-	(void)caps, (void)method, (void)params;
-	return false;
-}
-
-void
-gateway_roots_answer(const char *agent, const char *server,
-    struct session *sess, const json_t *id)
-{
-	(void)agent, (void)server, (void)sess, (void)id;
-}
+/*
+ * The link check: none of the layers above is linked. A weak reference
+ * pulls nothing from the archive, so each of these stays NULL unless a
+ * module the test links names it for real (and so links its file).
+ */
+#pragma weak gateway_dispatch
+#pragma weak gateway_subs_has
+#pragma weak gateway_roots_answer
+#pragma weak gateway_server_watch
+#pragma weak httpd_listen
+#pragma weak httpd_server_watch
+#pragma weak control_listen
+#pragma weak control_reply
 
 enum policy_verdict
-policy_call_check(struct request *req, struct server *s, const char *tool,
-    json_t **decision)
+policy_call_check(const struct call_who *who, struct server_reply *rep,
+    struct server *s, const char *tool, json_t **decision)
 {
-	(void)req, (void)s, (void)tool;
+	(void)who, (void)rep, (void)s, (void)tool;
 	*decision = NULL;
 	return POLICY_GO;
 }
@@ -147,21 +119,21 @@ policy_ask_hold(struct server_reply *rep, struct server *s, uint64_t generation,
 }
 
 struct audit_call *
-audit_call_new(const struct request *req, const char *method,
+audit_call_new(const struct call_who *who, const char *method,
     const char *server, const char *tool, const char *definition,
     const json_t *arguments)
 {
-	(void)req, (void)method, (void)server, (void)tool, (void)definition;
+	(void)who, (void)method, (void)server, (void)tool, (void)definition;
 	(void)arguments;
 	return NULL;
 }
 
 struct audit_call *
-audit_call_new_text(const struct request *req, const char *method,
+audit_call_new_text(const struct call_who *who, const char *method,
     const char *server, const char *tool, const char *definition,
     const char *args, size_t len)
 {
-	(void)req, (void)method, (void)server, (void)tool, (void)definition;
+	(void)who, (void)method, (void)server, (void)tool, (void)definition;
 	(void)args, (void)len;
 	return NULL;
 }
@@ -173,11 +145,11 @@ audit_call_set_decision(struct audit_call *ac, json_t *decision)
 	json_decref(decision);
 }
 
-bool
-audit_admit(struct audit_call *ac, struct request *req, const char *server)
+char *
+audit_admit(struct audit_call *ac, const char *server)
 {
-	(void)ac, (void)req, (void)server;
-	return true;
+	(void)ac, (void)server;
+	return NULL;
 }
 
 void
@@ -193,10 +165,10 @@ audit_call_end_reply(struct audit_call *ac, const struct session_reply *r)
 }
 
 void
-audit_refused(const struct request *req, const char *method, const char *server,
-    const char *tool, int code, enum errors_kind kind)
+audit_refused(const struct call_who *who, const char *method,
+    const char *server, const char *tool, int code, enum errors_kind kind)
 {
-	(void)req, (void)method, (void)server, (void)tool, (void)code;
+	(void)who, (void)method, (void)server, (void)tool, (void)code;
 	(void)kind;
 }
 
@@ -485,6 +457,15 @@ tr_wants_log(const struct server_reply *rep, const char *level)
 	return false;
 }
 
+static void
+tr_who(const struct server_reply *rep, struct call_who *ret)
+{
+	ret->agent = rep->agent;
+	ret->profile = NULL;
+	ret->client = NULL;
+	ret->session = NULL;
+}
+
 static const struct server_reply_ops tr_ops = {
 	.reply = tr_reply,
 	.reply_raw = tr_reply_raw,
@@ -500,6 +481,7 @@ static const struct server_reply_ops tr_ops = {
 	.ask = tr_ask,
 	.caps = tr_caps,
 	.wants_log = tr_wants_log,
+	.who = tr_who,
 };
 
 static void
@@ -507,7 +489,7 @@ tr_init(struct test_reply *tr, const char *name)
 {
 	memset(tr, 0, sizeof *tr);
 	tr->name = name;
-	server_reply_init(&tr->rep, &tr_ops, NULL, tr, "default", NULL);
+	server_reply_init(&tr->rep, &tr_ops, tr, "default", NULL);
 }
 
 /* ---- helpers ---- */
@@ -736,7 +718,24 @@ test_on_demand_idle_and_wake(void)
 	TAP_CHECK(unload(s), "the unload should answer and end it");
 }
 
+/* The server layer links without the gateway, the HTTP front or control. */
+static void
+test_links_alone(void)
+{
+	TAP_CHECK(&gateway_dispatch == NULL, "gateway.c is linked");
+	TAP_CHECK(&gateway_subs_has == NULL, "gateway-subs.c is linked");
+	TAP_CHECK(&gateway_roots_answer == NULL, "gateway-roots.c is linked");
+	TAP_CHECK(&gateway_server_watch == NULL,
+	    "the gateway's watch is linked");
+	TAP_CHECK(&httpd_listen == NULL, "httpd.c is linked");
+	TAP_CHECK(&httpd_server_watch == NULL, "the front's watch is linked");
+	TAP_CHECK(&control_listen == NULL, "control.c is linked");
+	TAP_CHECK(&control_reply == NULL, "control-request.c is linked");
+}
+
 static const struct tap_test tests[] = {
+	{ "the server layer links without the layers above it",
+	    test_links_alone },
 	{ "an illegal move of the server table stops mcpd (strict)",
 	    test_illegal_move_stops },
 	{ "legal moves of the server table go", test_legal_moves },
@@ -770,6 +769,7 @@ main(int argc, char **argv)
 	mcpd_opts.state_dir = state_dir;
 	if (server_pins_open(state_dir) < 0)
 		return 99;
+	server_watch_add(&test_watch);
 	r = tap_run(tests, TAP_COUNT(tests));
 	server_pins_close();
 	event_base_free(mcpd_base);
