@@ -591,7 +591,9 @@ remove_tree(const char *dir)
  * any move was checked), by their argument: a stopped server moved to
  * ready; a server that is only a container to remove (a failed first load
  * whose container would not go) moved to ready; a server whose restart is
- * due moved to stopping without its timer deleted.
+ * due moved to stopping without its timer deleted; a server with a
+ * connection being started (never touched: the child stops first) and no
+ * job running moved on.
  */
 static void __attribute__((noreturn)) child_illegal_move(const char *what)
 {
@@ -611,6 +613,9 @@ static void __attribute__((noreturn)) child_illegal_move(const char *what)
 		server_set_state(s, SERVER_RESTARTING);
 		evtimer_add(s->restart_timer, &later);
 		server_set_state(s, SERVER_STOPPING);
+	} else if (strcmp(what, "--next-without-job") == 0) {
+		s->next = (struct session *)(uintptr_t)1;
+		server_set_state(s, SERVER_CONNECTING);
 	}
 	_exit(3); /* it went on */
 }
@@ -682,6 +687,13 @@ test_restart_due_only_while_restarting(void)
 {
 	check_child_stops("--restart-due",
 	    "BUG: server x: a restart is due in state stopping\n");
+}
+
+static void
+test_next_only_with_its_job(void)
+{
+	check_child_stops("--next-without-job",
+	    "BUG: server x: a connection is being started in state connecting\n");
 }
 
 static void
@@ -939,6 +951,8 @@ static const struct tap_test tests[] = {
 	    test_removing_moves },
 	{ "a restart due in any state but restarting stops mcpd (strict)",
 	    test_restart_due_only_while_restarting },
+	{ "a connection started with no job running stops mcpd (strict)",
+	    test_next_only_with_its_job },
 	{ "a waking server is listed as idle, then connecting; calls wait",
 	    test_waking_is_listed_as_before },
 	{ "a wake that cannot start goes back to idle and fails its calls",
