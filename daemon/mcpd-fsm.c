@@ -81,6 +81,20 @@ fsm_move(const struct fsm *m, int from, int to, const char *who)
 	return to;
 }
 
+void
+fsm_check(const struct fsm *m, bool holds, const char *who, const char *what,
+    int state)
+{
+	if (holds)
+		return;
+	if (fsm_is_strict())
+		fatalx("BUG: %s %s: %s in state %s", m->name, who, what,
+		    fsm_state_name(m, state));
+	/* Rare, and each one worth seeing: no once-only table here. */
+	log_warnx("BUG: %s %s: %s in state %s (please report it: mcpd goes on)",
+	    m->name, who, what, fsm_state_name(m, state));
+}
+
 const char *
 fsm_state_name(const struct fsm *m, int state)
 {

@@ -460,6 +460,13 @@ struct fsm {
  */
 int fsm_move(const struct fsm *, int from, int to, const char *who);
 bool fsm_allows(const struct fsm *, int from, int to);
+/*
+ * What an object of m keeps beside its state must agree with it (what says
+ * what does not, in state): a broken rule is a bug, stopped or logged as
+ * fsm_move's illegal moves are.
+ */
+void fsm_check(const struct fsm *m, bool holds, const char *who,
+    const char *what, int state);
 const char *fsm_state_name(const struct fsm *, int state);
 /* The table as text (one line a state) and as Graphviz, for doc/states.md. */
 void fsm_print(const struct fsm *, FILE *);
@@ -1133,7 +1140,11 @@ enum server_state {
 	SERVER_STOPPING,
 	SERVER_STOPPED,
 	SERVER_FAILED,
-	SERVER_IDLE, /* on demand: stopped on purpose, its lists kept */
+	SERVER_IDLE,	   /* on demand: stopped on purpose, its lists kept */
+	SERVER_WAKING,	   /* ... a start for the calls that wait for it */
+	SERVER_RECOVERING, /* its connection died: its kept lists stand */
+	SERVER_RESUMING,   /* ... and a start runs for it (or an upgrade's) */
+	SERVER_REMOVING,   /* unloaded: only its container is left */
 };
 struct server_spec {
 	char **argv;

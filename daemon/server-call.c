@@ -475,7 +475,7 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 		    s->generation, s->name, s->name);
 		return false;
 	}
-	if (s->state == SERVER_FAILED) {
+	if (s->state == SERVER_FAILED || s->state == SERVER_REMOVING) {
 		/* Waiting does not help: it will not start by itself. */
 		server_call_refused(s, tool, rep, ERRORS_UNAVAILABLE);
 		server_reply_fail(rep, ERRORS_UNAVAILABLE, NULL,
@@ -489,7 +489,7 @@ server_call_allowed(struct server *s, uint64_t generation, const char *tool,
 		server_call_refused(s, tool, rep, ERRORS_UNAVAILABLE);
 		server_reply_fail(rep, ERRORS_UNAVAILABLE, NULL,
 		    "server %s is %s; try again when it is ready%s%s%s",
-		    s->name, server_state_name(s->state),
+		    s->name, server_state_shown(s),
 		    s->last_error != NULL ? " (last error: " : "",
 		    s->last_error != NULL ? s->last_error : "",
 		    s->last_error != NULL ? ")" : "");

@@ -76,16 +76,16 @@ server_count_idle(void)
 	struct server *s;
 	size_t n = 0;
 
+	/* As listed: a server waking for a call is idle until it connects. */
 	TAILQ_FOREACH(s, &server_list, entry)
-		n += s->state == SERVER_IDLE;
+		n += strcmp(server_state_shown(s), "idle") == 0;
 	return n;
 }
 
 bool
 server_idle_is_listed(const struct server *s)
 {
-	return s->kept != NULL &&
-	    (s->state == SERVER_IDLE || s->is_waking || s->is_recovering);
+	return s->kept != NULL && server_is_standing_in(s);
 }
 
 /* A call now goes to the start of s instead of its connection. */
@@ -93,8 +93,7 @@ static bool
 server_idle_holds(const struct server *s)
 {
 	/* Stopping, mcpd starts nothing: the call fails as it would. */
-	return (s->state == SERVER_IDLE || s->is_waking || s->is_recovering) &&
-	    !mcpd_is_stopping();
+	return server_is_standing_in(s) && !mcpd_is_stopping();
 }
 
 /* Something keeps s in use: it does not stop now. */
@@ -181,9 +180,9 @@ server_idle_used(struct server *s)
 static void
 server_idle_wake(struct server *s)
 {
-	if (s->is_waking || s->state != SERVER_IDLE || mcpd_is_stopping())
+	if (s->state != SERVER_IDLE || mcpd_is_stopping())
 		return;
-	s->is_waking = true;
+	server_set_state(s, SERVER_WAKING);
 	server_logs_note(s, "a call needs it: starting");
 	server_idle_enqueue(s, SERVER_JOB_WAKE, NULL, NULL);
 }
@@ -198,8 +197,8 @@ server_idle_configure(struct server *s, bool is_on_demand, int idle_stop_ms)
 	evtimer_del(s->idle_timer);
 	if (!is_on_demand) {
 		/* Always on now: an idle server starts. */
-		if (s->state == SERVER_IDLE && !s->is_waking) {
-			s->is_waking = true;
+		if (s->state == SERVER_IDLE) {
+			server_set_state(s, SERVER_WAKING);
 			server_idle_enqueue(s, SERVER_JOB_WAKE, NULL, NULL);
 		}
 		return;
@@ -223,9 +222,8 @@ server_idle_restore(struct server *s, void (*done)(void *, const char *),
 		free(cause);
 		return false;
 	}
-	/* Saved already: its row is read again before it serves. */
+	/* Saved already: its first start reads the row again (job start). */
 	s->is_persistent = true;
-	s->needs_recheck = true;
 	server_set_state(s, SERVER_IDLE);
 	server_logs_note(s, "restored idle with its kept lists");
 	server_idle_enqueue(s, SERVER_JOB_IDLE, done, arg);
@@ -233,17 +231,14 @@ server_idle_restore(struct server *s, void (*done)(void *, const char *),
 }
 
 bool
-server_idle_promoted(struct server *s)
+server_idle_promoted(struct server *s, bool was_waking)
 {
-	bool was_waking = s->is_waking;
 	/*
 	 * With lists kept (a wake, a restart, a reload), only a change of
 	 * them is told: the lists it brings are compared with them first.
 	 */
 	bool tells = s->kept != NULL;
 
-	s->is_waking = false;
-	s->is_recovering = false;
 	s->stops_when_kept = s->is_on_demand && !was_waking;
 	s->tells_when_kept = tells;
 	s->last_used_ms = mcpd_now_ms();
@@ -367,8 +362,7 @@ server_idle_run_waiters(void *arg)
 	char *why = NULL;
 
 	s->has_waiters_due = false;
-	if (s->is_dead || s->state == SERVER_STARTING ||
-	    s->state == SERVER_CONNECTING) {
+	if (s->is_dead || server_is_starting(s)) {
 		server_unref(s);
 		return; /* gone, or starting again: the next change runs them */
 	}
@@ -388,21 +382,17 @@ server_idle_run_waiters(void *arg)
 }
 
 void
-server_idle_state_changed(struct server *s)
+server_idle_state_changed(struct server *s, enum server_state from)
 {
 	if (s->state != SERVER_READY)
 		evtimer_del(s->idle_timer);
-	if (s->state == SERVER_STARTING || s->state == SERVER_CONNECTING)
-		return; /* a start runs: its calls wait */
-	/* Ready: server_idle_promoted ends the wake; anything else failed it. */
-	if (s->state != SERVER_READY)
-		s->is_waking = false;
 	/* It gave up, or goes: its kept lists no longer stand for it. */
-	if (s->is_recovering && s->state != SERVER_READY &&
-	    s->state != SERVER_RESTARTING) {
-		s->is_recovering = false;
+	if ((from == SERVER_RECOVERING || from == SERVER_RESUMING) &&
+	    s->state != SERVER_READY && s->state != SERVER_RECOVERING &&
+	    s->state != SERVER_RESUMING)
 		server_watch_tools_changed(s->agent);
-	}
+	if (server_is_starting(s))
+		return; /* a start runs: its calls wait */
 	if (TAILQ_EMPTY(&s->waiters) || s->has_waiters_due)
 		return;
 	s->has_waiters_due = true;

@@ -44,6 +44,7 @@ struct server_job {
 	bool has_new_row;   /* a load saved a row that was not there */
 	bool has_drained;   /* a shutdown: the calls in flight have ended */
 	bool is_at_once;    /* an idle stop: its lists are kept, no wait */
+	bool needs_recheck; /* a restore: the row is read again before ready */
 	char *failed_why;   /* a failed start, while its container goes */
 	char *new_name;	    /* a rename: the name asked for */
 	char *old_name;	    /* ... and the one it had */
@@ -67,32 +68,30 @@ struct server {
 	json_t *definitions;
 	const struct session *definitions_of;
 	uint64_t definitions_serial;
-	struct session *next; /* being started by the running job */
+	/* Being started by the running job: never without one (checked). */
+	struct session *next;
 	json_t *carried; /* an upgrade: the connection to adopt, not start */
 	bool is_adopted; /* ... adopted: its generation (and handles) go on */
 	json_t *next_session; /* ... its handshake, for the session made */
 	/* What the serving and the starting connections run with. */
 	unsigned char digest[SPEC_DIGEST_LEN], next_digest[SPEC_DIGEST_LEN];
 	TAILQ_HEAD(, server_job) jobs;
-	bool is_job_running;
+	/*
+	 * The gate: the job that runs (the first of jobs), or NULL. Not a
+	 * state: a job (a rename, a reload beside a serving connection)
+	 * runs in any state (doc/states.md).
+	 */
+	struct server_job *running;
 	struct logring *logs;
 	TAILQ_HEAD(, server_follower) followers; /* of its stderr */
 	TAILQ_HEAD(, server_pending_call) calls; /* in flight */
 	struct docker_container *container; /* a container server's record */
 	struct oauth *auth; /* a remote server's authorization (OAuth) */
-	bool is_unloading;  /* unloaded; only its container is left */
-	/*
-	 * Its connection died (or a reload replaces its container): it
-	 * restarts, its kept lists stand for it and calls wait for it, so
-	 * its agents' sessions notice nothing (doc/lifecycle.md).
-	 */
-	bool is_recovering;
 	bool is_persistent; /* its row is saved: it comes back at start */
-	bool needs_recheck; /* restored: the row is read again before ready */
 	unsigned restarts;
 	unsigned failures; /* failed restarts in a row */
 	int backoff_ms;
-	struct event *restart_timer;
+	struct event *restart_timer; /* pending: restarting or recovering */
 	struct event *healthy_timer;
 	char *last_error;
 	time_t last_error_at;
@@ -102,7 +101,6 @@ struct server {
 	json_t *kept; /* tools, prompts, resources, templates, digests */
 	uint64_t kept_serial;
 	bool is_on_demand;
-	bool is_waking;	      /* a start for waiting calls is queued or runs */
 	bool stops_when_kept; /* a first start: idle once its lists are kept */
 	bool tells_when_kept; /* a wake: list_changed if its lists differ */
 	bool has_waiters_due; /* the waiters run on the next loop turn */
@@ -141,6 +139,15 @@ extern void *server_all_stopped_arg;
 extern const struct fsm server_fsm;
 /* Moves s to state; a transition the table does not allow is a bug. */
 void server_set_state(struct server *s, enum server_state state);
+/* The state mcpctl list shows (a folded-in state shows as before). */
+const char *server_state_shown(const struct server *s);
+/*
+ * Its kept lists stand for it (idle, waking, recovering, resuming): they
+ * are listed, and calls wait for its start (doc/lifecycle.md).
+ */
+bool server_is_standing_in(const struct server *s);
+/* A start runs or is queued for it: calls that wait go on waiting. */
+bool server_is_starting(const struct server *s);
 void server_set_error(struct server *s, const char *why);
 /* Marks s dead and takes it out of the list; memory goes at the last unref. */
 void server_kill(struct server *s);
@@ -198,6 +205,10 @@ void server_job_end(struct server *s);
 /* The gate's next step, on a later loop turn (never inside the caller). */
 void server_job_schedule(struct server *s);
 void server_job_run(evutil_socket_t fd, short events, void *arg);
+/* A load of s's saved row (server_restore's, without the read back). */
+struct server_job *server_job_restore(struct server *s,
+    struct server_reply *rep, int timeout_ms,
+    void (*done)(void *arg, const char *error), void *arg);
 void server_container_gone(void *arg);
 
 /* server-start.c */
@@ -227,10 +238,13 @@ void server_idle_init(struct server *s);
 void server_idle_release(struct server *s);
 /* s is idle or being woken: its kept lists are listed. */
 bool server_idle_is_listed(const struct server *s);
-/* s moved to a new state (server_set_state). */
-void server_idle_state_changed(struct server *s);
-/* s's new connection is ready: false when the gateway must be told. */
-bool server_idle_promoted(struct server *s);
+/* s moved to a new state from from (server_set_state). */
+void server_idle_state_changed(struct server *s, enum server_state from);
+/*
+ * s's new connection is ready (it was woken for calls, or not): false when
+ * the gateway must be told.
+ */
+bool server_idle_promoted(struct server *s, bool was_waking);
 /* The lists of s are kept; changed says they differ from before. */
 void server_idle_lists_kept(struct server *s, bool changed);
 /* A call or request for s: it counts as use. */

@@ -65,7 +65,7 @@ server_job_end(struct server *s)
 
 	TAILQ_REMOVE(&s->jobs, job, entry);
 	server_job_free(job);
-	s->is_job_running = false;
+	s->running = NULL;
 	server_job_schedule(s);
 }
 
@@ -122,8 +122,7 @@ server_unload_kept(struct server *s, struct server_job *job)
 	    "container %s could not be removed: %s; mcpd retries every 10 s and at shutdown; unload again to retry now",
 	    name, why != NULL ? why : "unknown error");
 	server_set_error(s, text);
-	server_set_state(s, SERVER_FAILED);
-	s->is_unloading = true;
+	server_set_state(s, SERVER_REMOVING);
 	server_job_error(job, ERRORS_UNAVAILABLE,
 	    json_pack("{s:s, s:s, s:s}", "server", s->name, "container", name,
 		"error", why != NULL ? why : ""),
@@ -300,7 +299,7 @@ server_container_gone(void *arg)
 	struct server *s = arg;
 
 	log_server(LOG_INFO, s->name, "its container was removed at last");
-	if (!s->is_unloading)
+	if (s->state != SERVER_REMOVING)
 		return;
 	server_set_state(s, SERVER_STOPPED);
 	server_job_schedule(s);
@@ -489,7 +488,7 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 	struct server_job *job;
 
 	(void)fd, (void)events;
-	if (s->is_job_running || s->is_dead)
+	if (s->running != NULL || s->is_dead)
 		return;
 	while (s->state == SERVER_STOPPED &&
 	    (job = TAILQ_FIRST(&s->jobs)) != NULL) {
@@ -515,7 +514,7 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 	}
 	if ((job = TAILQ_FIRST(&s->jobs)) == NULL)
 		return;
-	s->is_job_running = true;
+	s->running = job;
 	switch (job->kind) {
 	case SERVER_JOB_LOAD:
 		if (!server_job_save(s, job)) {
@@ -534,7 +533,6 @@ server_job_run(evutil_socket_t fd, short events, void *arg)
 		/* FALLTHROUGH */
 	case SERVER_JOB_RELOAD:
 	case SERVER_JOB_RESTART:
-		evtimer_del(s->restart_timer);
 		server_job_start(s, job);
 		break;
 	case SERVER_JOB_UNLOAD:
@@ -587,18 +585,25 @@ server_load(struct server *s, struct server_reply *rep, int timeout_ms,
 	job->spec = spec;
 }
 
-void
-server_restore(struct server *s, struct server_reply *rep, int timeout_ms,
+struct server_job *
+server_job_restore(struct server *s, struct server_reply *rep, int timeout_ms,
     void (*done)(void *arg, const char *error), void *arg)
 {
 	struct server_job *job = server_enqueue(s, SERVER_JOB_LOAD, rep,
 	    timeout_ms);
 
-	/* Saved already: it is read back again before it serves. */
 	s->is_persistent = true;
-	s->needs_recheck = true;
 	job->done = done;
 	job->done_arg = arg;
+	return job;
+}
+
+void
+server_restore(struct server *s, struct server_reply *rep, int timeout_ms,
+    void (*done)(void *arg, const char *error), void *arg)
+{
+	/* Saved already: it is read back again before it serves. */
+	server_job_restore(s, rep, timeout_ms, done, arg)->needs_recheck = true;
 }
 
 void

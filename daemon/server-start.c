@@ -73,6 +73,21 @@ server_transport_new(struct server *s, struct server_spec *run,
 	return transport_stdio_new(child, NULL, NULL);
 }
 
+/*
+ * The state of s as its new connection starts (is_handshake: its handshake
+ * is sent): a start whose calls wait keeps its own, a replacement of
+ * a connection that died resumes, any other starts, then connects.
+ */
+static enum server_state
+server_start_state(const struct server *s, bool is_handshake)
+{
+	if (s->state == SERVER_WAKING)
+		return SERVER_WAKING;
+	if (s->state == SERVER_RECOVERING || s->state == SERVER_RESUMING)
+		return SERVER_RESUMING;
+	return is_handshake ? SERVER_CONNECTING : SERVER_STARTING;
+}
+
 /* Starts a connection in s->next; the callbacks say how it went. */
 static int
 server_connect(struct server *s, int timeout_ms, char **cause)
@@ -104,7 +119,7 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 	}
 	s->next = session_new(t, &server_session_cbs, s, timeout_ms);
 	if (s->session == NULL)
-		server_set_state(s, SERVER_STARTING);
+		server_set_state(s, server_start_state(s, false));
 	if (s->next_session != NULL) {
 		/* Adopted: the handshake of before stands. */
 		session_adopt(s->next, s->next_session);
@@ -121,7 +136,7 @@ server_connect(struct server *s, int timeout_ms, char **cause)
 		return r;
 	}
 	if (s->session == NULL)
-		server_set_state(s, SERVER_CONNECTING);
+		server_set_state(s, server_start_state(s, true));
 	server_progress(s, "connecting", "handshake started");
 	return 0;
 }
@@ -131,9 +146,9 @@ static void
 server_progress(void *arg, const char *stage, const char *message)
 {
 	struct server *s = arg;
-	struct server_job *job = TAILQ_FIRST(&s->jobs);
+	struct server_job *job = s->running;
 
-	if (job != NULL && s->is_job_running && job->reply != NULL)
+	if (job != NULL && job->reply != NULL)
 		job->reply->ops->progress(job->reply, s->name, stage, message);
 }
 
@@ -195,7 +210,11 @@ server_schedule_restart(struct server *s)
 					     s->backoff_ms * 2;
 	if (s->backoff_ms > SERVER_BACKOFF_MAX_MS)
 		s->backoff_ms = SERVER_BACKOFF_MAX_MS;
-	server_set_state(s, SERVER_RESTARTING);
+	/* Its kept lists go on standing for it while it waits. */
+	server_set_state(s,
+	    s->state == SERVER_RECOVERING || s->state == SERVER_RESUMING ?
+		SERVER_RECOVERING :
+		SERVER_RESTARTING);
 	server_logs_note(s, "restarting in %d ms", s->backoff_ms);
 	tv.tv_sec = s->backoff_ms / 1000;
 	tv.tv_usec = (s->backoff_ms % 1000) * 1000;
@@ -209,6 +228,7 @@ server_promote(struct server *s)
 	size_t total, ready;
 	struct timeval healthy = { SERVER_HEALTHY_MS / 1000, 0 };
 	struct session *old = s->session;
+	bool was_waking = s->state == SERVER_WAKING;
 
 	s->session = s->next;
 	s->next = NULL;
@@ -223,7 +243,7 @@ server_promote(struct server *s)
 	evtimer_add(s->healthy_timer, &healthy);
 	server_retire_session(old);
 	server_pins_observe(s); /* a first sight pins, before any list */
-	if (!server_idle_promoted(s))
+	if (!server_idle_promoted(s, was_waking))
 		server_watch_tools_changed(s->agent);
 	/* A new connection knows no subscription: each is made again. */
 	server_watch_subs_renew(s->agent, s->name);
@@ -238,7 +258,6 @@ server_recheck(struct server *s)
 	char *cause = NULL, *why;
 	int r = enable_recheck(s->agent, s->id, &cause);
 
-	s->needs_recheck = false;
 	if (r == 1)
 		return true;
 	if (r == 0)
@@ -263,7 +282,7 @@ server_on_ready(void *arg, struct session *sess)
 	if (sess != s->next || job == NULL)
 		return;
 	server_progress_connected(s, sess);
-	if (s->needs_recheck && !server_recheck(s)) {
+	if (job->needs_recheck && !server_recheck(s)) {
 		/* A copy: the failure replaces last_error. */
 		char *why = xstrdup(s->last_error);
 
@@ -376,10 +395,10 @@ server_start_failed_now(struct server *s, const char *why)
 		/* A first load that failed leaves nothing behind... */
 		server_job_fail_first(s, job, why);
 		/* ... but a saved row, or a container that would not go, stays listed. */
-		s->is_unloading = has_container && !s->is_persistent;
 		server_set_state(s,
-		    !has_container && !s->is_persistent ? SERVER_STOPPED :
-							  SERVER_FAILED);
+		    s->is_persistent  ? SERVER_FAILED :
+			has_container ? SERVER_REMOVING :
+					SERVER_STOPPED);
 	} else {
 		server_job_fail(s, job, "cannot start %s: %s", why);
 		if (job->kind == SERVER_JOB_RESTART && !needs_login) {
@@ -404,8 +423,8 @@ server_oauth_authorized(void *arg)
 	struct server *s = arg;
 
 	/* A login came for a server that had failed for want of one. */
-	if (s->is_dead || s->state != SERVER_FAILED || s->is_unloading ||
-	    s->is_job_running || !TAILQ_EMPTY(&s->jobs) || mcpd_is_stopping())
+	if (s->is_dead || s->state != SERVER_FAILED || s->running != NULL ||
+	    !TAILQ_EMPTY(&s->jobs) || mcpd_is_stopping())
 		return;
 	server_logs_note(s, "authorized: connecting again");
 	server_reload(s, NULL, mcpd_opts.load_timeout_ms);
@@ -460,18 +479,18 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 	session_free(s->session);
 	s->session = NULL;
 	/* Restarting, its kept lists stand for it: its agents hear nothing. */
-	s->is_recovering = s->kept != NULL && !s->is_job_running &&
-	    !mcpd_is_stopping();
-	if (!s->is_recovering)
+	if (s->kept != NULL && s->running == NULL && !mcpd_is_stopping())
+		server_set_state(s, SERVER_RECOVERING);
+	else
 		server_watch_tools_changed(s->agent);
 	evtimer_del(s->healthy_timer);
-	if (s->is_job_running && s->container != NULL)
+	if (s->running != NULL && s->container != NULL)
 		return; /* the job removed its container on purpose */
 	server_set_error(s, why);
 	server_logs_note(s, "connection lost: %s", why);
 	log_server(LOG_WARNING, s->name, "connection lost: %s", why);
 	/* A running job (a reload, an unload removing its container) takes over. */
-	if (s->is_job_running)
+	if (s->running != NULL)
 		return;
 	server_schedule_restart(s);
 }
@@ -561,9 +580,10 @@ server_container_cleared(void *arg, int err, const char *why)
 	server_retire_session(s->session);
 	s->session = NULL;
 	/* The new container's lists are compared with the kept ones. */
-	s->is_recovering = s->kept != NULL;
-	if (!s->is_recovering)
+	if (s->kept == NULL)
 		server_watch_tools_changed(s->agent);
+	else if (s->state != SERVER_WAKING)
+		server_set_state(s, SERVER_RESUMING);
 	server_job_connect(s, TAILQ_FIRST(&s->jobs));
 }
 
@@ -578,7 +598,16 @@ server_job_start(struct server *s, struct server_job *job)
 
 	if (job->kind == SERVER_JOB_RESTART)
 		s->restarts++;
-	s->is_unloading = false;
+	evtimer_del(s->restart_timer); /* this start is the one it waited for */
+	/* Started again, it is no longer only a container to remove. */
+	if (s->state == SERVER_REMOVING)
+		server_set_state(s, SERVER_FAILED);
+	/*
+	 * Restored idle, it has had no connection (an idle stop needs one,
+	 * which gives it a generation): its first start reads the row back.
+	 */
+	if (s->state == SERVER_IDLE || s->state == SERVER_WAKING)
+		job->needs_recheck |= s->generation == 0;
 	server_progress(s, "starting", s->endpoint);
 	/* An adopted container is the one that runs: it is not removed. */
 	if (s->mode != SERVER_CONTAINER || s->carried != NULL) {

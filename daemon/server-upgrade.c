@@ -19,7 +19,7 @@ server_upgrade_busy(void)
 	if (docker_cmds_running() > 0)
 		return "docker commands are running";
 	TAILQ_FOREACH(s, &server_list, entry) {
-		if (s->is_job_running || !TAILQ_EMPTY(&s->jobs) ||
+		if (s->running != NULL || !TAILQ_EMPTY(&s->jobs) ||
 		    s->next != NULL)
 			return "a server is starting, stopping or reloading";
 		if (!TAILQ_EMPTY(&s->calls) || !TAILQ_EMPTY(&s->waiters))
@@ -249,8 +249,6 @@ server_adopt(const json_t *e, struct server_adoption *all)
 		s->kept = json_deep_copy(kept);
 		s->kept_serial++;
 	}
-	/* Listed from its kept lists meanwhile; calls wait for it. */
-	s->is_recovering = s->kept != NULL;
 	text = json_string_value(json_object_get(e, "digest"));
 	if (text != NULL)
 		sodium_hex2bin(s->digest, sizeof s->digest, text, strlen(text),
@@ -265,6 +263,9 @@ server_adopt(const json_t *e, struct server_adoption *all)
 		server_logs_note(s, "upgrade: idle with its kept lists");
 		return;
 	}
+	/* Listed from its kept lists meanwhile; calls wait for it. */
+	if (s->kept != NULL)
+		server_set_state(s, SERVER_RESUMING);
 	if (json_is_object(json_object_get(e, "connection")))
 		s->carried = json_incref(json_object_get(e, "connection"));
 	server_logs_note(s, "upgrade: %s",
@@ -273,10 +274,9 @@ server_adopt(const json_t *e, struct server_adoption *all)
 	one->all = all;
 	one->name = xstrdup(name);
 	all->left++;
-	server_restore(s, NULL, 0, server_adopted, one);
 	/* Read back before the upgrade: not read again. */
+	server_job_restore(s, NULL, 0, server_adopted, one);
 	s->is_persistent = json_is_true(json_object_get(e, "is_persistent"));
-	s->needs_recheck = false;
 }
 
 static void

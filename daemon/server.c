@@ -32,12 +32,52 @@ static const char *const server_state_names[] = {
 	[SERVER_STOPPED] = "stopped",
 	[SERVER_FAILED] = "failed",
 	[SERVER_IDLE] = "idle",
+	[SERVER_WAKING] = "waking",
+	[SERVER_RECOVERING] = "recovering",
+	[SERVER_RESUMING] = "resuming",
+	[SERVER_REMOVING] = "removing",
 };
 
 const char *
 server_state_name(enum server_state state)
 {
 	return server_state_names[state];
+}
+
+const char *
+server_state_shown(const struct server *s)
+{
+	/*
+	 * The states folded in from flags show what was shown before they
+	 * were states, so that clients (mcpctl wait, unload --failed, the
+	 * relay) read the column as they always did.
+	 */
+	switch (s->state) {
+	case SERVER_WAKING:
+		return s->next != NULL ? "connecting" : "idle";
+	case SERVER_RECOVERING:
+		return "restarting";
+	case SERVER_RESUMING:
+		return s->next != NULL ? "connecting" : "starting";
+	case SERVER_REMOVING:
+		return "failed";
+	default:
+		return server_state_name(s->state);
+	}
+}
+
+bool
+server_is_standing_in(const struct server *s)
+{
+	return s->state == SERVER_IDLE || s->state == SERVER_WAKING ||
+	    s->state == SERVER_RECOVERING || s->state == SERVER_RESUMING;
+}
+
+bool
+server_is_starting(const struct server *s)
+{
+	return s->state == SERVER_STARTING || s->state == SERVER_CONNECTING ||
+	    s->state == SERVER_WAKING || s->state == SERVER_RESUMING;
 }
 
 const char *
@@ -65,16 +105,24 @@ server_name(const struct server *s)
 static const unsigned server_state_next[] = {
 #define S(x) (1u << SERVER_##x)
 	[SERVER_STARTING] = S(CONNECTING) | S(RESTARTING) | S(FAILED) |
-	    S(STOPPING) | S(STOPPED) | S(IDLE),
+	    S(STOPPING) | S(STOPPED) | S(IDLE) | S(RESUMING) | S(REMOVING),
 	[SERVER_CONNECTING] = S(READY) | S(RESTARTING) | S(FAILED) |
-	    S(STOPPING) | S(STOPPED) | S(IDLE),
+	    S(STOPPING) | S(STOPPED) | S(IDLE) | S(REMOVING),
 	[SERVER_READY] = S(STARTING) | S(RESTARTING) | S(FAILED) | S(STOPPING) |
-	    S(IDLE),
-	[SERVER_RESTARTING] = S(STARTING) | S(FAILED) | S(STOPPING),
-	[SERVER_STOPPING] = S(STOPPED) | S(FAILED),
+	    S(IDLE) | S(RECOVERING) | S(RESUMING),
+	[SERVER_RESTARTING] = S(STARTING) | S(FAILED) | S(STOPPING) | S(IDLE) |
+	    S(RESUMING),
+	[SERVER_STOPPING] = S(STOPPED) | S(FAILED) | S(REMOVING),
 	[SERVER_STOPPED] = 0,
-	[SERVER_FAILED] = S(STARTING) | S(STOPPING) | S(STOPPED),
-	[SERVER_IDLE] = S(STARTING) | S(FAILED) | S(STOPPING) | S(STOPPED),
+	[SERVER_FAILED] = S(STARTING) | S(STOPPING) | S(STOPPED) | S(IDLE) |
+	    S(RESUMING) | S(REMOVING),
+	[SERVER_IDLE] = S(STARTING) | S(FAILED) | S(STOPPING) | S(STOPPED) |
+	    S(WAKING) | S(RESUMING),
+	[SERVER_WAKING] = S(READY) | S(IDLE) | S(FAILED) | S(STOPPING) |
+	    S(STOPPED) | S(REMOVING),
+	[SERVER_RECOVERING] = S(RESUMING) | S(FAILED) | S(STOPPING) | S(IDLE),
+	[SERVER_RESUMING] = S(READY) | S(RECOVERING) | S(FAILED) | S(IDLE),
+	[SERVER_REMOVING] = S(FAILED) | S(STOPPING) | S(STOPPED),
 #undef S
 };
 const struct fsm server_fsm = { "server", server_state_names, server_state_next,
@@ -83,12 +131,23 @@ const struct fsm server_fsm = { "server", server_state_names, server_state_next,
 void
 server_set_state(struct server *s, enum server_state state)
 {
-	if (s->state == state)
+	enum server_state from = s->state;
+
+	if (from == state)
 		return;
-	s->state = fsm_move(&server_fsm, s->state, state, s->name);
+	s->state = fsm_move(&server_fsm, from, state, s->name);
 	s->since = time(NULL);
 	log_server(LOG_INFO, s->name, "%s", server_state_name(state));
-	server_idle_state_changed(s);
+	/* What s keeps beside its state agrees with it (doc/states.md). */
+	fsm_check(&server_fsm,
+	    !evtimer_pending(s->restart_timer, NULL) ||
+		state == SERVER_RESTARTING || state == SERVER_RECOVERING,
+	    s->name, "a restart is due", state);
+	fsm_check(&server_fsm,
+	    s->next == NULL || (s->running != NULL && server_is_starting(s)) ||
+		(s->running != NULL && state == SERVER_READY),
+	    s->name, "a connection is being started", state);
+	server_idle_state_changed(s, from);
 }
 
 void
@@ -378,7 +437,7 @@ server_is_persistent(const struct server *s)
 bool
 server_is_failed(const struct server *s)
 {
-	return s->state == SERVER_FAILED && !s->is_unloading;
+	return s->state == SERVER_FAILED;
 }
 
 void
@@ -580,7 +639,7 @@ server_describe(const struct server *s)
 	    server_mode_name(s->mode), "transport", server_transport_name(s),
 	    "endpoint", s->endpoint, "image",
 	    server_string_or_null(s->spec.image), "container",
-	    server_container_row(s), "state", server_state_name(s->state),
+	    server_container_row(s), "state", server_state_shown(s),
 	    "protocol_version",
 	    server_string_or_null(session_protocol_version(s->session)),
 	    "tools", (json_int_t)json_array_size(server_tools_peek(s)),

@@ -56,7 +56,8 @@ static void
 test_sink(int priority, const char *server, const char *msg)
 {
 	static const char *const states[] = { "starting", "connecting", "ready",
-		"restarting", "stopping", "stopped", "failed", "idle" };
+		"restarting", "stopping", "stopped", "failed", "idle", "waking",
+		"recovering", "resuming", "removing" };
 
 	if (priority == LOG_CRIT) {
 		/* fatalx: the illegal move's child says it to its parent. */
@@ -568,26 +569,45 @@ remove_tree(const char *dir)
 /* ---- the tests ---- */
 
 /*
- * The child (this program again, with MCPD_STRICT_STATES=1 set before
- * any move was checked): a stopped server moved to ready.
+ * The children (this program again, with MCPD_STRICT_STATES=1 set before
+ * any move was checked), by their argument: a stopped server moved to
+ * ready; a server that is only a container to remove (a failed first load
+ * whose container would not go) moved to ready; a server whose restart is
+ * due moved to stopping without its timer deleted; a server with a
+ * connection being started (never touched: the child stops first) and no
+ * job running moved on.
  */
-static void __attribute__((noreturn)) child_illegal_move(void)
+static void __attribute__((noreturn)) child_illegal_move(const char *what)
 {
 	struct server *s = make_server("x");
+	struct timeval later = { 60, 0 };
 
-	server_set_state(s, SERVER_STOPPING);
-	server_set_state(s, SERVER_STOPPED);
-	server_set_state(s, SERVER_READY);
+	if (strcmp(what, "--illegal-move") == 0) {
+		server_set_state(s, SERVER_STOPPING);
+		server_set_state(s, SERVER_STOPPED);
+		server_set_state(s, SERVER_READY);
+	} else if (strcmp(what, "--illegal-removing") == 0) {
+		server_set_state(s, SERVER_REMOVING);
+		server_set_state(s, SERVER_READY);
+	} else if (strcmp(what, "--restart-due") == 0) {
+		server_set_state(s, SERVER_CONNECTING);
+		server_set_state(s, SERVER_READY);
+		server_set_state(s, SERVER_RESTARTING);
+		evtimer_add(s->restart_timer, &later);
+		server_set_state(s, SERVER_STOPPING);
+	} else if (strcmp(what, "--next-without-job") == 0) {
+		s->next = (struct session *)(uintptr_t)1;
+		server_set_state(s, SERVER_CONNECTING);
+	}
 	_exit(3); /* it went on */
 }
 
 static const char *test_self; /* argv[0] */
 
+/* Runs the child what: it must stop (fatalx) saying want on stderr. */
 static void
-test_illegal_move_stops(void)
+check_child_stops(const char *what, const char *want)
 {
-	static const char want[] =
-	    "BUG: server x: illegal state transition stopped -> ready\n";
 	char got[512] = "";
 	int pipefd[2], status;
 	ssize_t n, len = 0;
@@ -598,7 +618,7 @@ test_illegal_move_stops(void)
 	if ((pid = fork()) == 0) {
 		dup2(pipefd[1], STDERR_FILENO);
 		setenv("MCPD_STRICT_STATES", "1", 1);
-		execl(test_self, test_self, "--illegal-move", (char *)NULL);
+		execl(test_self, test_self, what, (char *)NULL);
 		_exit(99);
 	}
 	TAP_REQUIRE(pid > 0, "fork: %s", strerror(errno));
@@ -608,9 +628,54 @@ test_illegal_move_stops(void)
 	close(pipefd[0]);
 	TAP_REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid");
 	TAP_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1,
-	    "an illegal move should stop mcpd (fatalx: status 1), got %d",
+	    "%s should stop mcpd (fatalx: status 1), got %d", what,
 	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	TAP_CHECK_STR(got, want);
+}
+
+static void
+test_illegal_move_stops(void)
+{
+	check_child_stops("--illegal-move",
+	    "BUG: server x: illegal state transition stopped -> ready\n");
+}
+
+/* Only its container is left: it goes (stopped), is unloaded or reloaded. */
+static void
+test_removing_moves(void)
+{
+	struct server *s = make_server("gone");
+
+	reset_events();
+	server_set_state(s, SERVER_REMOVING);
+	TAP_CHECK_STR(server_state_shown(s), "failed");
+	TAP_CHECK(!server_is_failed(s),
+	    "an unloaded server is not one to log in to");
+	server_set_state(s, SERVER_FAILED);
+	server_set_state(s, SERVER_REMOVING);
+	server_set_state(s, SERVER_STOPPING);
+	server_set_state(s, SERVER_REMOVING);
+	server_set_state(s, SERVER_STOPPED);
+	TAP_CHECK_STR(events,
+	    "removing failed removing stopping removing stopped");
+	server_kill(s);
+	run_turns(5);
+	check_child_stops("--illegal-removing",
+	    "BUG: server x: illegal state transition removing -> ready\n");
+}
+
+static void
+test_restart_due_only_while_restarting(void)
+{
+	check_child_stops("--restart-due",
+	    "BUG: server x: a restart is due in state stopping\n");
+}
+
+static void
+test_next_only_with_its_job(void)
+{
+	check_child_stops("--next-without-job",
+	    "BUG: server x: a connection is being started in state connecting\n");
 }
 
 static void
@@ -667,7 +732,7 @@ test_reload_waits_for_load(void)
 	run_turns(20);
 	/* The load runs: its handshake waits for the test. */
 	TAP_CHECK_STR(events, "transport1 connecting");
-	TAP_CHECK(s->is_job_running, "the load should be running");
+	TAP_CHECK(s->running != NULL, "the load should be running");
 	server_reload(s, &reload.rep, 5000);
 	run_turns(20);
 	/* Queued behind it: no second connection, no answer. */
@@ -710,7 +775,7 @@ test_on_demand_idle_and_wake(void)
 	server_call(s, 0, "echo", args, 5000, &call.rep, NULL);
 	TAP_CHECK_INT(call.answers, 0);
 	TAP_CHECK(run_until(&call.answers, 1), "no answer: %s", events);
-	TAP_CHECK_STR(events, "transport1 starting connecting ready call:ok");
+	TAP_CHECK_STR(events, "waking transport1 ready call:ok");
 	TAP_CHECK_INT(s->state, SERVER_READY);
 	/* Its lists were as kept: agents were told nothing. */
 	TAP_CHECK_INT(tools_changed, 0);
@@ -733,6 +798,142 @@ test_links_alone(void)
 	TAP_CHECK(&control_reply == NULL, "control-request.c is linked");
 }
 
+/* An on-demand server of the default agent, idle with its lists kept. */
+static struct server *
+make_idle_server(const char *name)
+{
+	struct server *s = make_server(name);
+	struct test_reply load;
+
+	tr_init(&load, "load");
+	server_idle_configure(s, true, 0);
+	server_load(s, &load.rep, 5000, NULL, NULL, NULL);
+	run_until(&load.answers, 1);
+	run_turns(50);
+	return s;
+}
+
+/*
+ * Waking is a state: listed as idle until its handshake is sent, then as
+ * connecting; the calls that came meanwhile wait, one start for all.
+ */
+static void
+test_waking_is_listed_as_before(void)
+{
+	struct server *s = make_idle_server("sleepy");
+	struct test_reply one, two;
+	json_t *args = json_object();
+
+	TAP_REQUIRE(s->state == SERVER_IDLE, "state %s",
+	    server_state_name(s->state));
+	reset_events();
+	tr_init(&one, "one");
+	tr_init(&two, "two");
+	lb_holds = true;
+	server_call(s, 0, "echo", args, 5000, &one.rep, NULL);
+	TAP_CHECK_INT(s->state, SERVER_WAKING);
+	TAP_CHECK_STR(server_state_shown(s), "idle");
+	TAP_CHECK_INT(server_count_idle(), 1);
+	server_call(s, 0, "echo", args, 5000, &two.rep, NULL);
+	run_turns(20);
+	/* The wake's handshake waits for the test: connecting, not idle. */
+	TAP_CHECK_STR(events, "waking transport1");
+	TAP_CHECK_INT(s->state, SERVER_WAKING);
+	TAP_CHECK_STR(server_state_shown(s), "connecting");
+	TAP_CHECK_INT(server_count_idle(), 0);
+	TAP_CHECK(server_tool_peek(s, "echo") != NULL,
+	    "its kept tools should stay listed while it wakes");
+	TAP_CHECK_INT(one.answers + two.answers, 0);
+	lb_holds = false;
+	lb_release();
+	TAP_CHECK(run_until(&two.answers, 1), "no answer: %s", events);
+	TAP_CHECK_STR(events, "waking transport1 ready one:ok two:ok");
+	json_decref(args);
+	TAP_CHECK(unload(s), "the unload should answer and end it");
+}
+
+/*
+ * A wake whose start fails at once (a variable of its command is unset)
+ * goes back to idle and fails the calls that waited, now: before waking
+ * was a state, the server stayed idle with its wake marked as running,
+ * and every later call waited for its deadline.
+ */
+static void
+test_waking_fails_back_to_idle(void)
+{
+	struct server *s = make_idle_server("broken");
+	struct test_reply call, again;
+	json_t *args = json_object();
+
+	TAP_REQUIRE(s->state == SERVER_IDLE, "state %s",
+	    server_state_name(s->state));
+	free(s->spec.argv[0]);
+	s->spec.argv[0] = xstrdup("$(env.MCPD_TEST_NOT_SET)");
+	unsetenv("MCPD_TEST_NOT_SET");
+	reset_events();
+	tr_init(&call, "call");
+	tr_init(&again, "again");
+	server_call(s, 0, "echo", args, 5000, &call.rep, NULL);
+	TAP_CHECK(run_until(&call.answers, 1), "no answer: %s", events);
+	TAP_CHECK_STR(events, "waking idle call:unavailable");
+	TAP_CHECK_INT(s->state, SERVER_IDLE);
+	/* The next call wakes it again (and fails the same way). */
+	server_call(s, 0, "echo", args, 5000, &again.rep, NULL);
+	TAP_CHECK(run_until(&again.answers, 1), "no answer: %s", events);
+	TAP_CHECK_STR(events,
+	    "waking idle call:unavailable waking idle again:unavailable");
+	json_decref(args);
+	TAP_CHECK(unload(s), "the unload should answer and end it");
+}
+
+/*
+ * A ready server whose connection dies recovers: its kept lists stand for
+ * it (listed as restarting), a call waits for it, and its agents are told
+ * nothing; its restart resumes it (listed as connecting) and the call goes.
+ */
+static void
+test_crash_recovers(void)
+{
+	struct server *s = make_server("crashy");
+	struct test_reply load, call;
+	json_t *args = json_object();
+
+	reset_events();
+	tr_init(&load, "load");
+	tr_init(&call, "call");
+	server_load(s, &load.rep, 5000, NULL, NULL, NULL);
+	TAP_REQUIRE(run_until(&load.answers, 1), "no answer: %s", events);
+	run_turns(50);
+	TAP_REQUIRE(s->kept != NULL, "its lists should be kept");
+	reset_events();
+	lb_last->t.cbs->closed(lb_last->t.cb_arg, "killed by the test");
+	run_turns(5);
+	TAP_CHECK_STR(events, "recovering");
+	TAP_CHECK_STR(server_state_shown(s), "restarting");
+	TAP_CHECK(evtimer_pending(s->restart_timer, NULL),
+	    "its restart should be due");
+	TAP_CHECK(server_tool_peek(s, "echo") != NULL,
+	    "its kept tools should stand for it");
+	server_call(s, 0, "echo", args, 5000, &call.rep, NULL);
+	run_turns(5);
+	TAP_CHECK_INT(call.answers, 0);
+	/* Its backoff over (now, for the test): the restart runs. */
+	lb_holds = true;
+	evtimer_del(s->restart_timer);
+	server_restart_due(-1, EV_TIMEOUT, s);
+	run_turns(20);
+	TAP_CHECK_STR(events, "recovering transport1 resuming");
+	TAP_CHECK_STR(server_state_shown(s), "connecting");
+	lb_holds = false;
+	lb_release();
+	TAP_CHECK(run_until(&call.answers, 1), "no answer: %s", events);
+	TAP_CHECK_STR(events, "recovering transport1 resuming ready call:ok");
+	TAP_CHECK_INT(s->restarts, 1);
+	TAP_CHECK_INT(tools_changed, 0);
+	json_decref(args);
+	TAP_CHECK(unload(s), "the unload should answer and end it");
+}
+
 static const struct tap_test tests[] = {
 	{ "the server layer links without the layers above it",
 	    test_links_alone },
@@ -745,6 +946,18 @@ static const struct tap_test tests[] = {
 	    test_reload_waits_for_load },
 	{ "an on-demand server goes idle with its lists kept, a call wakes it",
 	    test_on_demand_idle_and_wake },
+	{ "a server that is only a container to remove moves as the table says",
+	    test_removing_moves },
+	{ "a restart due in any state but restarting stops mcpd (strict)",
+	    test_restart_due_only_while_restarting },
+	{ "a connection started with no job running stops mcpd (strict)",
+	    test_next_only_with_its_job },
+	{ "a waking server is listed as idle, then connecting; calls wait",
+	    test_waking_is_listed_as_before },
+	{ "a wake that cannot start goes back to idle and fails its calls",
+	    test_waking_fails_back_to_idle },
+	{ "a ready server whose connection dies recovers, its lists standing",
+	    test_crash_recovers },
 };
 
 int
@@ -762,8 +975,8 @@ main(int argc, char **argv)
 	mcpd_opts.max_kept_bytes = 1 << 20;
 	if ((mcpd_base = event_base_new()) == NULL)
 		return 99;
-	if (argc == 2 && strcmp(argv[1], "--illegal-move") == 0)
-		child_illegal_move();
+	if (argc == 2 && strncmp(argv[1], "--", 2) == 0)
+		child_illegal_move(argv[1]);
 	if (mkdtemp(state_dir) == NULL)
 		return 99;
 	mcpd_opts.state_dir = state_dir;
