@@ -2308,6 +2308,8 @@ const char *audit_call_tool(const struct audit_call *);
 const char *audit_call_time(const struct audit_call *);
 /* A socket peer's client field: {pid, exe} (exe null when unknown). */
 json_t *audit_who_peer(pid_t pid);
+/* Drops the texts of clients and decisions kept for the next records. */
+void audit_kept_forget(void);
 /* audit-file.c: audit.jsonl, rotated by size, 0600; and the journal. */
 void audit_open(const char *state_dir, bool to_journal);
 void audit_close(void);
