@@ -1215,8 +1215,12 @@ struct session_reply {
 	const char *message;
 };
 typedef void session_reply_fn(void *arg, const struct session_reply *);
-/* A result passed on as the server's own checked JSON text. */
-typedef void session_raw_fn(void *arg, const char *result, size_t len);
+/*
+ * A result passed on as the server's own checked JSON text; is_error: it
+ * says "isError": true (found in the same scan).
+ */
+typedef void session_raw_fn(void *arg, const char *result, size_t len,
+    bool is_error);
 struct session_cbs {
 	void (*ready)(void *arg, struct session *);
 	/* Before ready: the handshake failed; after: the connection died. */
