@@ -20,6 +20,12 @@ struct jsonscan {
 
 static int jsonscan_value(struct jsonscan *);
 
+/* Bytes a string holds as they are: printable ASCII but " and \. */
+static const bool jsonscan_plain[256] = { [' '] = true,
+	['!'] = true,
+	['#' ... '['] = true,
+	[']' ... 0x7f] = true };
+
 static void
 jsonscan_space(struct jsonscan *s)
 {
@@ -121,10 +127,8 @@ jsonscan_string(struct jsonscan *s, bool *has_escape)
 	while (s->p < s->end) {
 		unsigned char c;
 
-		/* The common bytes first, in a tight loop. */
-		for (p = s->p; p < s->end && *p >= 0x20 && *p < 0x80 &&
-		     *p != '"' && *p != '\\';
-		     p++)
+		/* The common bytes first, in a tight loop: a load a byte. */
+		for (p = s->p; p < s->end && jsonscan_plain[*p]; p++)
 			;
 		if ((s->p = p) == s->end)
 			break;
@@ -235,9 +239,11 @@ jsonscan_find(const unsigned char *key, size_t keylen,
 {
 	size_t i;
 
+	/* A key holds no NUL: strncmp stops at the end of a shorter one. */
 	for (i = 0; i < n; i++)
-		if (strlen(m[i].key) == keylen &&
-		    memcmp(m[i].key, key, keylen) == 0)
+		if (m[i].key[0] == (keylen > 0 ? (char)key[0] : '\0') &&
+		    strncmp(m[i].key, (const char *)key, keylen) == 0 &&
+		    m[i].key[keylen] == '\0')
 			break;
 	return i;
 }
