@@ -229,25 +229,20 @@ server_audit_raw(struct audit_call *ac, size_t len, bool is_error)
 }
 
 /*
- * A 2026-07-28 caller's result says its resultType (a server of an older
- * era sends none): it goes through its reply parsed (the gateway's adds
- * it); any other goes to the client as the server's checked text.
+ * The result goes to the caller as the server's checked text: a
+ * 2026-07-28 caller's reply adds its resultType to it (a server of an
+ * older era sends none).
  */
 static void
 server_on_pending_call_raw(void *arg, const char *result, size_t len,
     bool is_error)
 {
 	struct server_pending_call *pc = arg;
-	bool is_modern = pc->is_modern;
 	struct audit_call *ac = pc->audit;
 	struct server_reply *rep = server_pending_call_end(pc);
-	json_t *parsed;
 
 	server_audit_raw(ac, len, is_error);
-	if (is_modern && (parsed = json_loadb(result, len, 0, NULL)) != NULL)
-		rep->ops->reply(rep, parsed);
-	else
-		rep->ops->reply_raw(rep, result, len);
+	rep->ops->reply_raw(rep, result, len);
 }
 
 /* An MCP caller gets the server's own error as it is (mcpd's for a stale
