@@ -262,10 +262,12 @@ jsonscan_noted_value(struct jsonscan *s, const unsigned char *base, size_t i)
 	size_t nsub = s->nsub;
 	int r;
 
-	if (sub == NULL || i != s->in || *s->p != '{')
+	if (sub == NULL || i != s->in)
 		return jsonscan_value(s);
-	for (size_t j = 0; j < nsub; j++)
+	for (size_t j = 0; j < nsub; j++) /* an earlier one's go */
 		sub[j].is_found = false;
+	if (*s->p != '{')
+		return jsonscan_value(s);
 	if (++s->depth > JSONSCAN_DEPTH)
 		return -EINVAL;
 	s->sub = NULL; /* one level down only */

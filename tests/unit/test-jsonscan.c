@@ -104,6 +104,7 @@ test_nested_members(void)
 			"false}],\"isError\":true},\"x\":{\"isError\":1}}";
 	const char *twice = "{\"result\":{\"isError\":true},"
 			    "\"result\":{\"a\":1}}";
+	const char *last = "{\"result\":{\"isError\":true},\"result\":1}";
 	const char *closed = "{\"params\":{\"name\":\"a\",\"more\":1}}";
 	struct jsonscan_member m[] = { { "id", false, 0, 0 },
 		{ "result", false, 0, 0 }, { "params", false, 0, 0 } };
@@ -120,6 +121,10 @@ test_nested_members(void)
 			  sub, 2),
 	    0);
 	TAP_CHECK(!sub[0].is_found, "a repeated member: its last object's");
+	TAP_CHECK_INT(jsonscan_object_in(last, strlen(last), m, 3, false, 1,
+			  sub, 2),
+	    0);
+	TAP_CHECK(!sub[0].is_found, "a repeated member: its last, no object");
 	TAP_CHECK(jsonscan_object_in(closed, strlen(closed), m, 3, true, 2, sub,
 		      2) < 0,
 	    "closed: a nested key outside the set is refused");
