@@ -17,7 +17,10 @@
 #   - the C test server's own Streamable HTTP (mcp-testserver --http): the
 #     floor a relay in front of it adds to;
 #   - mcpd's front (--listen-http, /mcp/ts: the test server over stdio
-#     behind it), both eras.
+#     behind it), both eras;
+#   - bench/evhttp-floor: libevent's evhttp answering every POST at once
+#     with a fixed JSON result (--accept json), the floor of any front on
+#     evhttp, as mcpd's is: what it does alone bounds mcpd's front.
 # For mcpd it prints mcpd's CPU time per 10,000 calls (utime + stime of
 # /proc/PID/stat, before and after) and its RSS after the run.
 
@@ -25,18 +28,20 @@ ldir=$tmp/load
 load=$build/mcpd-load
 load_secs=${BENCH_LOAD_SECONDS:-5}
 load_serve_pid=
+load_floor_pid=
 load_ts_pid=
 load_mcpd_pid=
 
 load_stop() {
 	local p
 
-	for p in $load_serve_pid $load_ts_pid; do
+	for p in $load_serve_pid $load_floor_pid $load_ts_pid; do
 		pkill -P "$p" 2>/dev/null || true
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
 	load_serve_pid=""
+	load_floor_pid=""
 	load_ts_pid=""
 	stop_mcpd "$load_mcpd_pid" "$ldir/s.sock"
 	load_mcpd_pid=""
@@ -71,6 +76,9 @@ load_main() {
 	port=$(free_port)
 	"$load" --serve "$port" >"$ldir/serve.log" 2>&1 &
 	load_serve_pid=$!
+	fport=$(free_port)
+	"$build/evhttp-floor" "$fport" >"$ldir/floor.log" 2>&1 &
+	load_floor_pid=$!
 	tsport=$(free_port)
 	"$server" --http "$tsport" >"$ldir/ts.log" 2>&1 &
 	load_ts_pid=$!
@@ -82,6 +90,7 @@ load_main() {
 		>"$ldir/load.log" 2>&1 || die "mcpctl load failed" "$ldir/load.log"
 	tok=$("$mcpctl" -s "$ldir/s.sock" token 2>/dev/null)
 	wait_port "$port"
+	wait_port "$fport"
 	wait_port "$tsport"
 
 	echo
@@ -90,10 +99,12 @@ load_main() {
 	printf '%-26s %5s %9s %7s %7s %8s %13s %8s\n' what conns calls/s \
 		p50_us p99_us gen_cpu mcpd_cpu/10k mcpd_rss
 	for conc in 1 16 64; do
-		for what in ceiling ts-http mcpd-2025 mcpd-2026; do
+		for what in ceiling evhttp-floor ts-http mcpd-2025 mcpd-2026; do
 			case $what in
 			ceiling) l=$(load_one "$what" "$conc" \
 				"http://127.0.0.1:$port/mcp") ;;
+			evhttp-floor) l=$(load_one "$what" "$conc" \
+				"http://127.0.0.1:$fport/mcp" --accept json) ;;
 			ts-http) l=$(load_one "$what" "$conc" \
 				"http://127.0.0.1:$tsport/mcp") ;;
 			mcpd-*)
@@ -129,6 +140,12 @@ load_main() {
 		"$(field "$load_ceiling_16" rate)" \
 		"$(ratio "$(field "$load_mcpd_2025_16" rate)" \
 			"$(field "$load_ceiling_16" rate)")" -
+	# shellcheck disable=SC2154
+	row "HTTP front calls/s vs evhttp alone (its floor), c=16" \
+		"$(field "$load_mcpd_2025_16" rate)" calls/s \
+		"$(field "$load_evhttp_floor_16" rate)" \
+		"$(ratio "$(field "$load_mcpd_2025_16" rate)" \
+			"$(field "$load_evhttp_floor_16" rate)")" -
 	# shellcheck disable=SC2154
 	row "HTTP front p50 added over the C server's HTTP, c=1" \
 		$(($(field "$load_mcpd_2025_1" p50_us) - \

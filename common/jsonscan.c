@@ -12,10 +12,19 @@ struct jsonscan {
 	const unsigned char *p;
 	const unsigned char *end;
 	int depth;
-	bool is_closed; /* a top-level key not among the members fails */
+	bool is_closed; /* a noted object's key not among its members fails */
+	size_t in;	/* the top-level member whose object's are noted too */
+	struct jsonscan_member *sub; /* NULL: none */
+	size_t nsub;
 };
 
 static int jsonscan_value(struct jsonscan *);
+
+/* Bytes a string holds as they are: printable ASCII but " and \. */
+static const bool jsonscan_plain[256] = { [' '] = true,
+	['!'] = true,
+	['#' ... '['] = true,
+	[']' ... 0x7f] = true };
 
 static void
 jsonscan_space(struct jsonscan *s)
@@ -118,10 +127,8 @@ jsonscan_string(struct jsonscan *s, bool *has_escape)
 	while (s->p < s->end) {
 		unsigned char c;
 
-		/* The common bytes first, in a tight loop. */
-		for (p = s->p; p < s->end && *p >= 0x20 && *p < 0x80 &&
-		     *p != '"' && *p != '\\';
-		     p++)
+		/* The common bytes first, in a tight loop: a load a byte. */
+		for (p = s->p; p < s->end && jsonscan_plain[*p]; p++)
 			;
 		if ((s->p = p) == s->end)
 			break;
@@ -225,31 +232,58 @@ jsonscan_array(struct jsonscan *s)
 	}
 }
 
-/* Notes a member's value; false when its key is not among m. */
-static bool
-jsonscan_note(const unsigned char *base, const unsigned char *key,
-    size_t keylen, const unsigned char *value, const unsigned char *end,
-    struct jsonscan_member *m, size_t n)
+/* The index in m of the member named key, or n when none is. */
+static size_t
+jsonscan_find(const unsigned char *key, size_t keylen,
+    const struct jsonscan_member *m, size_t n)
 {
-	bool is_listed = false;
+	size_t i;
 
-	for (size_t i = 0; i < n; i++)
-		if (strlen(m[i].key) == keylen &&
-		    memcmp(m[i].key, key, keylen) == 0) {
-			m[i].is_found = is_listed = true;
-			m[i].off = value - base;
-			m[i].len = end - value;
-		}
-	return is_listed;
+	/* A key holds no NUL: strncmp stops at the end of a shorter one. */
+	for (i = 0; i < n; i++)
+		if (m[i].key[0] == (keylen > 0 ? (char)key[0] : '\0') &&
+		    strncmp(m[i].key, (const char *)key, keylen) == 0 &&
+		    m[i].key[keylen] == '\0')
+			break;
+	return i;
 }
 
-/* An object; members are noted only for the top-level one (m != NULL). */
+static int jsonscan_members(struct jsonscan *, const unsigned char *,
+    struct jsonscan_member *, size_t);
+
+/*
+ * The value of a noted member: the object of member s->in has its own
+ * members noted in s->sub, in the same pass (a repeated key: the last).
+ */
+static int
+jsonscan_noted_value(struct jsonscan *s, const unsigned char *base, size_t i)
+{
+	struct jsonscan_member *sub = s->sub;
+	size_t nsub = s->nsub;
+	int r;
+
+	if (sub == NULL || i != s->in)
+		return jsonscan_value(s);
+	for (size_t j = 0; j < nsub; j++) /* an earlier one's go */
+		sub[j].is_found = false;
+	if (*s->p != '{')
+		return jsonscan_value(s);
+	if (++s->depth > JSONSCAN_DEPTH)
+		return -EINVAL;
+	s->sub = NULL; /* one level down only */
+	r = jsonscan_members(s, base, sub, nsub);
+	s->sub = sub;
+	s->depth--;
+	return r;
+}
+
+/* An object; members are noted only for one that has them (m != NULL). */
 static int
 jsonscan_members(struct jsonscan *s, const unsigned char *base,
     struct jsonscan_member *m, size_t n)
 {
 	const unsigned char *key, *value;
-	size_t keylen;
+	size_t keylen, i = 0;
 	bool has_escape;
 
 	s->p++;
@@ -273,12 +307,20 @@ jsonscan_members(struct jsonscan *s, const unsigned char *base,
 			return -EINVAL;
 		jsonscan_space(s);
 		value = s->p;
-		if (jsonscan_value(s) < 0)
+		if (m != NULL) {
+			i = jsonscan_find(key, keylen, m, n);
+			if (i == n && s->is_closed)
+				return -EINVAL;
+		}
+		if (s->p >= s->end ||
+		    (m != NULL && i < n ? jsonscan_noted_value(s, base, i) :
+					  jsonscan_value(s)) < 0)
 			return -EINVAL;
-		if (m != NULL &&
-		    !jsonscan_note(base, key, keylen, value, s->p, m, n) &&
-		    s->is_closed)
-			return -EINVAL;
+		if (m != NULL && i < n) {
+			m[i].is_found = true;
+			m[i].off = value - base;
+			m[i].len = s->p - value;
+		}
 		jsonscan_space(s);
 		if (s->p >= s->end)
 			return -EINVAL;
@@ -326,18 +368,8 @@ static int
 jsonscan_top(const char *text, size_t len, struct jsonscan_member *members,
     size_t nmembers, bool is_closed)
 {
-	struct jsonscan s = { (const unsigned char *)text,
-		(const unsigned char *)text + len, 1, is_closed };
-
-	for (size_t i = 0; i < nmembers; i++)
-		members[i].is_found = false;
-	jsonscan_space(&s);
-	if (s.p >= s.end || *s.p != '{' ||
-	    jsonscan_members(&s, (const unsigned char *)text, members,
-		nmembers) < 0)
-		return -EINVAL;
-	jsonscan_space(&s);
-	return s.p == s.end ? 0 : -EINVAL;
+	return jsonscan_object_in(text, len, members, nmembers, is_closed,
+	    nmembers, NULL, 0);
 }
 
 int
@@ -352,4 +384,26 @@ jsonscan_object_of(const char *text, size_t len,
     struct jsonscan_member *members, size_t nmembers)
 {
 	return jsonscan_top(text, len, members, nmembers, true);
+}
+
+int
+jsonscan_object_in(const char *text, size_t len,
+    struct jsonscan_member *members, size_t nmembers, bool is_closed, size_t in,
+    struct jsonscan_member *sub, size_t nsub)
+{
+	struct jsonscan s = { (const unsigned char *)text,
+		(const unsigned char *)text + len, 1, is_closed, in, sub,
+		nsub };
+
+	for (size_t i = 0; i < nmembers; i++)
+		members[i].is_found = false;
+	for (size_t i = 0; i < nsub; i++)
+		sub[i].is_found = false;
+	jsonscan_space(&s);
+	if (s.p >= s.end || *s.p != '{' ||
+	    jsonscan_members(&s, (const unsigned char *)text, members,
+		nmembers) < 0)
+		return -EINVAL;
+	jsonscan_space(&s);
+	return s.p == s.end ? 0 : -EINVAL;
 }

@@ -33,4 +33,14 @@ int jsonscan_object(const char *text, size_t len,
 int jsonscan_object_of(const char *text, size_t len,
     struct jsonscan_member *members, size_t nmembers);
 
+/*
+ * Either of those in one pass (is_closed: jsonscan_object_of's), and when
+ * member in's value is an object, its members noted in sub too (offsets
+ * from text; a key not among sub fails too when is_closed). in >= nmembers
+ * or no sub: none.
+ */
+int jsonscan_object_in(const char *text, size_t len,
+    struct jsonscan_member *members, size_t nmembers, bool is_closed, size_t in,
+    struct jsonscan_member *sub, size_t nsub);
+
 #endif

@@ -43,6 +43,7 @@ audit_close(void)
 	audit_fd = -1;
 	free(audit_path);
 	audit_path = NULL;
+	audit_kept_forget();
 }
 
 bool

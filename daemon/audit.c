@@ -10,6 +10,7 @@
 
 #include <sodium.h>
 
+#include "jsonwrite.h"
 #include "log.h"
 #include "mcpd.h"
 
@@ -17,15 +18,18 @@
 #define AUDIT_CUT	   1024 /* a string's bytes kept in an over-long line */
 #define AUDIT_MASK	   "***"
 #define AUDIT_CANON_DEPTH  32 /* deeper arguments are parsed for their digest */
+#define AUDIT_KEPT	   8  /* texts of clients and decisions kept */
+#define AUDIT_KEPT_MAX	   512 /* longer ones are written each time */
 
 struct audit_call {
-	char time[32];	   /* RFC 3339, UTC, milliseconds */
-	uint64_t start_us; /* monotonic */
-	char *agent;
+	char time[32];	    /* RFC 3339, UTC, milliseconds */
+	uint64_t start_us;  /* monotonic */
+	const char *agent;  /* these three in the record's own allocation */
+	const char *server; /* NULL when none */
+	const char *tool;
+	size_t agent_len, server_len, tool_len;
 	json_t *client;
-	const char *method; /* static */
-	char *server;
-	char *tool;
+	const char *method;			      /* static */
 	char definition[SERVER_DEFINITION_SIZE];      /* "" when none */
 	char args_digest[2 * AUDIT_DIGEST_BYTES + 1]; /* "" when none */
 	json_t *arguments; /* masked, with --audit-arguments only */
@@ -33,15 +37,21 @@ struct audit_call {
 	size_t bytes_in;
 };
 
-/* A line being made: the buffer is static (one loop thread). */
-struct audit_line {
-	char *p;
+/*
+ * The text of a client or decision seen lately: both are made once (a
+ * connection's, a decision's of the policy's cache) and never changed,
+ * and writing them afresh was a fifth of a record. Each entry holds its
+ * value, so that its address means it until the entry goes.
+ */
+struct audit_kept {
+	json_t *v;
 	size_t len;
-	bool is_over; /* it would not fit: written again, cut */
-	bool is_cut;  /* strings cut to AUDIT_CUT, no arguments */
+	char text[AUDIT_KEPT_MAX];
 };
 
 static char audit_buf[AUDIT_LINE_MAX];
+static struct audit_kept audit_kept[AUDIT_KEPT];
+static size_t audit_kept_next;
 
 static uint64_t
 audit_now_us(void)
@@ -81,246 +91,134 @@ audit_time(char out[32])
 	memcpy(out + n + 4, "Z", 2);
 }
 
+/*
+ * One of the record's own fields (NULL: null), n bytes; cut to AUDIT_CUT
+ * bytes, not inside a UTF-8 sequence, in a cut line.
+ */
 static void
-audit_put(struct audit_line *l, const char *s, size_t len)
+audit_put_string(struct jsonwrite *w, bool is_cut, const char *s, size_t n)
 {
-	if (l->is_over || len > sizeof audit_buf - 1 - l->len) {
-		l->is_over = true;
-		return;
-	}
-	memcpy(l->p + l->len, s, len);
-	l->len += len;
-}
-
-static void
-audit_puts(struct audit_line *l, const char *s)
-{
-	audit_put(l, s, strlen(s));
-}
-
-/* s as a JSON string (NULL: null); cut to AUDIT_CUT bytes in a cut line. */
-static void
-audit_put_string(struct audit_line *l, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t n, i;
-	char esc[6];
-
 	if (s == NULL) {
-		audit_puts(l, "null");
+		jsonwrite_lit(w, "null");
 		return;
 	}
-	n = strlen(s);
-	if (l->is_cut && n > AUDIT_CUT) {
+	if (is_cut && n > AUDIT_CUT) {
 		n = AUDIT_CUT;
-		/* not inside a UTF-8 sequence */
 		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
 			n--;
 	}
-	audit_put(l, "\"", 1);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		size_t run = i;
-
-		while (run < n && (unsigned char)s[run] >= 0x20 &&
-		    s[run] != '"' && s[run] != '\\')
-			run++;
-		if (run > i) {
-			audit_put(l, s + i, run - i);
-			i = run - 1;
-			continue;
-		}
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			audit_put(l, esc, 2);
-		} else {
-			memcpy(esc, "\\u00", 4);
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 15];
-			audit_put(l, esc, 6);
-		}
-	}
-	audit_put(l, "\"", 1);
+	jsonwrite_string_plain(w, s, n);
 }
 
-/* s (n bytes) as json_dumps writes a string: its escapes, uppercase hex. */
 static void
-audit_put_jstring(struct audit_line *l, const char *s, size_t n)
+audit_put_cstr(struct jsonwrite *w, bool is_cut, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	size_t i, run;
-	char esc[6];
-
-	audit_put(l, "\"", 1);
-	for (i = 0; i < n; i = run + 1) {
-		unsigned char c;
-
-		for (run = i; run < n && (unsigned char)s[run] >= 0x20 &&
-		     s[run] != '"' && s[run] != '\\';
-		     run++)
-			;
-		audit_put(l, s + i, run - i);
-		if (run == n)
-			break;
-		c = (unsigned char)s[run];
-		esc[0] = '\\';
-		esc[1] = c == '\b' ? 'b' :
-		    c == '\f'	   ? 'f' :
-		    c == '\n'	   ? 'n' :
-		    c == '\r'	   ? 'r' :
-		    c == '\t'	   ? 't' :
-		    c >= 0x20	   ? (char)c :
-				     'u';
-		if (esc[1] != 'u') {
-			audit_put(l, esc, 2);
-			continue;
-		}
-		memcpy(esc + 2, "00", 2);
-		esc[4] = hex[c >> 4];
-		esc[5] = hex[c & 15];
-		audit_put(l, esc, 6);
-	}
-	audit_put(l, "\"", 1);
+	audit_put_string(w, is_cut, s, s != NULL ? strlen(s) : 0);
 }
 
-/*
- * v in JSON_COMPACT as json_dumps writes it (members in their order),
- * without its allocations: a record's client and decision cost twice a
- * call's own relaying through json_dumps. A real goes to json_dumps.
- */
+/* Hex digits between quotes: nothing to escape or cut. */
 static void
-audit_put_json(struct audit_line *l, const json_t *v)
+audit_put_hex(struct jsonwrite *w, const char *hex)
 {
-	char num[JSONRPC_INT_MAX], *text;
-	const char *key;
-	json_t *one;
+	if (hex[0] == '\0') {
+		jsonwrite_lit(w, "null");
+		return;
+	}
+	jsonwrite_lit(w, "\"");
+	jsonwrite_raw(w, hex, strlen(hex));
+	jsonwrite_lit(w, "\"");
+}
+
+/* A client or decision, from the text kept of it when there is one. */
+static void
+audit_put_kept(struct jsonwrite *w, json_t *v)
+{
+	struct audit_kept *k;
+	struct jsonwrite one;
 	size_t i;
 
-	if (v == NULL) { /* no client, say: one that went */
-		audit_put(l, "null", 4);
+	for (i = 0; i < AUDIT_KEPT && v != NULL; i++)
+		if (audit_kept[i].v == v) {
+			jsonwrite_raw(w, audit_kept[i].text, audit_kept[i].len);
+			return;
+		}
+	k = &audit_kept[audit_kept_next];
+	jsonwrite_init(&one, k->text, sizeof k->text);
+	jsonwrite_json(&one, v);
+	if (v == NULL || one.is_over) {
+		jsonwrite_json(w, v); /* too long to keep */
 		return;
 	}
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		audit_put(l, "{", 1);
-		i = 0;
-		json_object_foreach((json_t *)(uintptr_t)v, key, one) {
-			if (i++ > 0)
-				audit_put(l, ",", 1);
-			audit_put_jstring(l, key, strlen(key));
-			audit_put(l, ":", 1);
-			audit_put_json(l, one);
-		}
-		audit_put(l, "}", 1);
-		return;
-	case JSON_ARRAY:
-		audit_put(l, "[", 1);
-		json_array_foreach(v, i, one) {
-			if (i > 0)
-				audit_put(l, ",", 1);
-			audit_put_json(l, one);
-		}
-		audit_put(l, "]", 1);
-		return;
-	case JSON_STRING:
-		audit_put_jstring(l, json_string_value(v),
-		    json_string_length(v));
-		return;
-	case JSON_INTEGER:
-		audit_put(l, num,
-		    jsonrpc_format_int(num, json_integer_value(v)));
-		return;
-	case JSON_TRUE:
-		audit_puts(l, "true");
-		return;
-	case JSON_FALSE:
-		audit_puts(l, "false");
-		return;
-	case JSON_NULL:
-		audit_puts(l, "null");
-		return;
-	default:
-		text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		audit_puts(l, text != NULL ? text : "null");
-		free(text);
-	}
-}
-
-static void
-audit_put_key(struct audit_line *l, const char *key)
-{
-	audit_puts(l, ",\"");
-	audit_puts(l, key);
-	audit_puts(l, "\":");
+	json_decref(k->v);
+	k->v = json_incref(v);
+	k->len = one.len;
+	audit_kept_next = (audit_kept_next + 1) % AUDIT_KEPT;
+	jsonwrite_raw(w, k->text, k->len);
 }
 
 /* The record as one line, with its end: outcome, error, size, duration. */
 static void
-audit_format(struct audit_line *l, const struct audit_call *ac,
+audit_format(struct jsonwrite *w, bool is_cut, const struct audit_call *ac,
     const struct audit_end *end, uint64_t duration_us)
 {
-	char num[64];
-
-	l->p = audit_buf;
-	l->len = 0;
-	l->is_over = false;
-	audit_puts(l, "{\"time\":\"");
-	audit_puts(l, ac->time);
-	audit_puts(l, "\"");
-	audit_put_key(l, "agent");
-	audit_put_string(l, ac->agent);
+	/* One byte is left spare, as it always was: the same lines cut. */
+	jsonwrite_init(w, audit_buf, sizeof audit_buf - 1);
+	jsonwrite_lit(w, "{\"time\":\"");
+	jsonwrite_raw(w, ac->time, strlen(ac->time));
+	jsonwrite_lit(w, "\",\"agent\":");
+	audit_put_string(w, is_cut, ac->agent, ac->agent_len);
 	/* A profile's name once views exist (DESIGN 13). */
-	audit_put_key(l, "view");
-	audit_puts(l, "null");
-	audit_put_key(l, "client");
-	audit_put_json(l, ac->client);
-	audit_put_key(l, "method");
-	audit_put_string(l, ac->method);
-	audit_put_key(l, "server");
-	audit_put_string(l, ac->server);
-	audit_put_key(l, "tool");
-	audit_put_string(l, ac->tool);
-	audit_put_key(l, "definition");
-	audit_put_string(l, ac->definition[0] != '\0' ? ac->definition : NULL);
-	audit_put_key(l, "arguments_digest");
-	audit_put_string(l,
-	    ac->args_digest[0] != '\0' ? ac->args_digest : NULL);
-	if (ac->arguments != NULL && !l->is_cut) {
-		audit_put_key(l, "arguments");
-		audit_put_json(l, ac->arguments);
+	jsonwrite_lit(w, ",\"view\":null,\"client\":");
+	audit_put_kept(w, ac->client);
+	jsonwrite_lit(w, ",\"method\":");
+	audit_put_cstr(w, is_cut, ac->method);
+	jsonwrite_lit(w, ",\"server\":");
+	audit_put_string(w, is_cut, ac->server, ac->server_len);
+	jsonwrite_lit(w, ",\"tool\":");
+	audit_put_string(w, is_cut, ac->tool, ac->tool_len);
+	jsonwrite_lit(w, ",\"definition\":");
+	audit_put_hex(w, ac->definition);
+	jsonwrite_lit(w, ",\"arguments_digest\":");
+	audit_put_hex(w, ac->args_digest);
+	if (ac->arguments != NULL && !is_cut) {
+		jsonwrite_lit(w, ",\"arguments\":");
+		jsonwrite_json(w, ac->arguments);
 	}
-	audit_put_key(l, "decision");
+	jsonwrite_lit(w, ",\"decision\":");
 	if (ac->decision != NULL)
-		audit_put_json(l, ac->decision);
+		audit_put_kept(w, ac->decision);
 	else
-		audit_puts(l, "{\"rule\":null,\"by\":\"default-allow\"}");
-	audit_put_key(l, "outcome");
-	audit_put_string(l, end->outcome);
-	audit_put_key(l, "error");
+		jsonwrite_lit(w, "{\"rule\":null,\"by\":\"default-allow\"}");
+	jsonwrite_lit(w, ",\"outcome\":");
+	audit_put_cstr(w, is_cut, end->outcome);
+	jsonwrite_lit(w, ",\"error\":");
 	if (end->code != 0 || end->kind != NULL) {
-		snprintf(num, sizeof num, "{\"code\":%d,\"kind\":", end->code);
-		audit_puts(l, num);
-		audit_put_string(l, end->kind);
-		audit_puts(l, "}");
+		jsonwrite_lit(w, "{\"code\":");
+		jsonwrite_int(w, end->code);
+		jsonwrite_lit(w, ",\"kind\":");
+		audit_put_cstr(w, is_cut, end->kind);
+		jsonwrite_lit(w, "}");
 	} else
-		audit_puts(l, "null");
+		jsonwrite_lit(w, "null");
 	/* As %.3f of the milliseconds, with no floating point to format. */
-	audit_puts(l, ",\"duration_ms\":");
-	audit_put(l, num,
-	    jsonrpc_format_int(num, (int64_t)(duration_us / 1000)));
-	num[0] = '.';
-	num[1] = (char)('0' + duration_us / 100 % 10);
-	num[2] = (char)('0' + duration_us / 10 % 10);
-	num[3] = (char)('0' + duration_us % 10);
-	audit_put(l, num, 4);
-	audit_puts(l, ",\"bytes_in\":");
-	audit_put(l, num, jsonrpc_format_int(num, (int64_t)ac->bytes_in));
-	audit_puts(l, ",\"bytes_out\":");
-	audit_put(l, num, jsonrpc_format_int(num, (int64_t)end->bytes_out));
-	if (l->is_cut)
-		audit_puts(l, ",\"cut\":true");
-	audit_puts(l, "}\n");
+	jsonwrite_lit(w, ",\"duration_ms\":");
+	jsonwrite_thousandths(w, duration_us);
+	jsonwrite_lit(w, ",\"bytes_in\":");
+	jsonwrite_int(w, (int64_t)ac->bytes_in);
+	jsonwrite_lit(w, ",\"bytes_out\":");
+	jsonwrite_int(w, (int64_t)end->bytes_out);
+	if (is_cut)
+		jsonwrite_lit(w, ",\"cut\":true");
+	jsonwrite_lit(w, "}\n");
+}
+
+void
+audit_kept_forget(void)
+{
+	for (size_t i = 0; i < AUDIT_KEPT; i++) {
+		json_decref(audit_kept[i].v);
+		audit_kept[i].v = NULL;
+	}
 }
 
 /* A string holding a secret's value, whole, as the mask (new). */
@@ -377,13 +275,18 @@ audit_arguments(const json_t *args)
 static void
 audit_digest_text(struct audit_call *ac, const char *text, size_t len)
 {
+	static const char hex[] = "0123456789abcdef";
 	unsigned char digest[AUDIT_DIGEST_BYTES];
 
 	ac->bytes_in = len;
 	crypto_generichash(digest, sizeof digest, (const unsigned char *)text,
 	    len, NULL, 0);
-	sodium_bin2hex(ac->args_digest, sizeof ac->args_digest, digest,
-	    sizeof digest);
+	/* No secret: sodium_bin2hex's constant time is not needed here. */
+	for (size_t i = 0; i < sizeof digest; i++) {
+		ac->args_digest[2 * i] = hex[digest[i] >> 4];
+		ac->args_digest[2 * i + 1] = hex[digest[i] & 15];
+	}
+	ac->args_digest[2 * sizeof digest] = '\0';
 }
 
 static void
@@ -495,26 +398,49 @@ audit_canon(const char *text, size_t len)
 	    p == text + len;
 }
 
+/* A record, zeroed, with copies of its names in the same allocation. */
+static struct audit_call *
+audit_call_alloc(const char *agent, const char *server, const char *tool)
+{
+	size_t la = strlen(agent), ls = server != NULL ? strlen(server) : 0;
+	size_t lt = strlen(tool);
+	struct audit_call *ac = xmalloc(sizeof *ac + la + ls + lt + 3);
+	char *p = (char *)(ac + 1);
+
+	memset(ac, 0, sizeof *ac);
+	ac->agent = memcpy(p, agent, la + 1);
+	ac->agent_len = la;
+	p += la + 1;
+	if (server != NULL) {
+		ac->server = memcpy(p, server, ls + 1);
+		ac->server_len = ls;
+		p += ls + 1;
+	}
+	ac->tool = memcpy(p, tool, lt + 1);
+	ac->tool_len = lt;
+	return ac;
+}
+
 struct audit_call *
 audit_call_new(const struct call_who *who, const char *method,
     const char *server, const char *tool, const char *definition,
     const json_t *args)
 {
 	struct audit_call *ac;
+	size_t n;
 
 	if (!audit_is_on())
 		return NULL;
-	ac = xcalloc(1, sizeof *ac);
+	ac = audit_call_alloc(who->agent, server, tool != NULL ? tool : "");
 	audit_time(ac->time);
 	ac->start_us = audit_now_us();
-	ac->agent = xstrdup(who->agent);
 	ac->client = json_incref((json_t *)(uintptr_t)who->client);
 	ac->method = method;
-	ac->server = server != NULL ? xstrdup(server) : NULL;
-	ac->tool = xstrdup(tool != NULL ? tool : "");
-	if (definition != NULL)
-		snprintf(ac->definition, sizeof ac->definition, "%s",
-		    definition);
+	if (definition != NULL) {
+		n = strnlen(definition, sizeof ac->definition - 1);
+		memcpy(ac->definition, definition, n);
+		ac->definition[n] = '\0';
+	}
 	if (args != NULL) {
 		audit_digest(ac, args);
 		if (mcpd_opts.is_audit_arguments)
@@ -555,10 +481,7 @@ audit_call_free(struct audit_call *ac)
 {
 	if (ac == NULL)
 		return;
-	free(ac->agent);
 	json_decref(ac->client);
-	free(ac->server);
-	free(ac->tool);
 	json_decref(ac->arguments);
 	json_decref(ac->decision);
 	free(ac);
@@ -579,18 +502,15 @@ audit_call_set_decision(struct audit_call *ac, json_t *decision)
 static int
 audit_call_write(const struct audit_call *ac, const struct audit_end *end)
 {
-	struct audit_line l = { 0 };
+	struct jsonwrite w;
 	uint64_t us = audit_now_us() - ac->start_us;
 
-	audit_format(&l, ac, end, us);
-	if (l.is_over) {
-		/* Its arguments go, and long strings are cut. */
-		l.is_cut = true;
-		audit_format(&l, ac, end, us);
-	}
-	if (l.is_over)
+	audit_format(&w, false, ac, end, us);
+	if (w.is_over) /* its arguments go, and long strings are cut */
+		audit_format(&w, true, ac, end, us);
+	if (w.is_over)
 		return -E2BIG; /* cannot be: every field is bounded then */
-	return audit_file_write(l.p, l.len, ac, end);
+	return audit_file_write(w.buf, w.len, ac, end);
 }
 
 int

@@ -50,31 +50,42 @@ control_fast_id(const char *text, size_t len)
 	return jsonrpc_parse_int(text, len, &n) ? json_integer(n) : NULL;
 }
 
+/* The members of params the fast paths take, noted in the line's scan. */
+enum control_fast_param {
+	CONTROL_FAST_SERVER,
+	CONTROL_FAST_TOOL,
+	CONTROL_FAST_NAME,
+	CONTROL_FAST_ARGUMENTS,
+	CONTROL_FAST_PARAMS
+};
+
 /*
- * params (the span m) as exactly the members want, each a plain string
- * (unquoted into strings[i], of size CONTROL_FAST_TEXT_MAX) but the last,
- * an object (its span in *ret_obj); false for anything else.
+ * params (noted in p) as exactly the members want (of p, each index once):
+ * each a plain string (unquoted into strings[i], of size
+ * CONTROL_FAST_TEXT_MAX) but the last, an object (its span in *ret_obj);
+ * false for anything else, another of p's members among them.
  */
 static bool
-control_fast_params(const char *line, const struct jsonscan_member *m,
-    struct jsonscan_member *want, size_t n,
+control_fast_params(const char *line, const struct jsonscan_member *p,
+    const enum control_fast_param *want, size_t n,
     char strings[][CONTROL_FAST_TEXT_MAX], struct jsonscan_member *ret_obj)
 {
-	const char *params = line + m->off;
+	size_t found = 0;
 
-	if (jsonscan_object_of(params, m->len, want, n) < 0)
+	for (size_t i = 0; i < CONTROL_FAST_PARAMS; i++)
+		found += p[i].is_found;
+	if (found != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!want[i].is_found)
+		if (!p[want[i]].is_found)
 			return false;
 	for (size_t i = 0; i + 1 < n; i++)
-		if (!control_fast_string(params + want[i].off, want[i].len,
+		if (!control_fast_string(line + p[want[i]].off, p[want[i]].len,
 			strings[i], CONTROL_FAST_TEXT_MAX))
 			return false;
-	if (params[want[n - 1].off] != '{')
+	if (line[p[want[n - 1]].off] != '{')
 		return false;
-	*ret_obj = want[n - 1];
-	ret_obj->off += m->off;
+	*ret_obj = p[want[n - 1]];
 	return true;
 }
 
@@ -83,8 +94,8 @@ static bool
 control_fast_call(struct client *c, const char *line,
     const struct jsonscan_member *params, json_t *id)
 {
-	struct jsonscan_member want[] = { { "server", false, 0, 0 },
-		{ "tool", false, 0, 0 }, { "arguments", false, 0, 0 } };
+	static const enum control_fast_param want[] = { CONTROL_FAST_SERVER,
+		CONTROL_FAST_TOOL, CONTROL_FAST_ARGUMENTS };
 	char names[2][CONTROL_FAST_TEXT_MAX];
 	struct jsonscan_member args;
 	struct request *req;
@@ -107,8 +118,8 @@ static bool
 control_fast_tools_call(struct client *c, const char *line,
     const struct jsonscan_member *params, json_t *id)
 {
-	struct jsonscan_member want[] = { { "name", false, 0, 0 },
-		{ "arguments", false, 0, 0 } };
+	static const enum control_fast_param want[] = { CONTROL_FAST_NAME,
+		CONTROL_FAST_ARGUMENTS };
 	char name[1][CONTROL_FAST_TEXT_MAX];
 	struct jsonscan_member args;
 
@@ -126,17 +137,25 @@ control_fast_line(struct client *c, const char *line, size_t len)
 	struct jsonscan_member top[] = { { "jsonrpc", false, 0, 0 },
 		{ "id", false, 0, 0 }, { "method", false, 0, 0 },
 		{ "params", false, 0, 0 } };
+	/* Both methods' params, in one pass with the line's own. */
+	struct jsonscan_member params[] = { [CONTROL_FAST_SERVER] = { "server",
+						false, 0, 0 },
+		[CONTROL_FAST_TOOL] = { "tool", false, 0, 0 },
+		[CONTROL_FAST_NAME] = { "name", false, 0, 0 },
+		[CONTROL_FAST_ARGUMENTS] = { "arguments", false, 0, 0 } };
 	bool is_done = false;
 	json_t *id;
 
-	if (jsonscan_object_of(line, len, top, 4) < 0 || !top[1].is_found ||
-	    !top[3].is_found || !control_fast_is(line, &top[0], "\"2.0\"") ||
+	if (jsonscan_object_in(line, len, top, 4, true, 3, params,
+		CONTROL_FAST_PARAMS) < 0 ||
+	    !top[1].is_found || !top[3].is_found ||
+	    !control_fast_is(line, &top[0], "\"2.0\"") ||
 	    (id = control_fast_id(line + top[1].off, top[1].len)) == NULL)
 		return false;
 	if (control_fast_is(line, &top[2], "\"mcpd/call\""))
-		is_done = control_fast_call(c, line, &top[3], id);
+		is_done = control_fast_call(c, line, params, id);
 	else if (control_fast_is(line, &top[2], "\"tools/call\""))
-		is_done = control_fast_tools_call(c, line, &top[3], id);
+		is_done = control_fast_tools_call(c, line, params, id);
 	json_decref(id);
 	return is_done;
 }

@@ -49,7 +49,6 @@ static TAILQ_HEAD(,
     gateway) gateway_list = TAILQ_HEAD_INITIALIZER(gateway_list);
 static struct event *gateway_notify_event;
 
-static bool gateway_is_modern(const struct gateway *);
 static void gateway_notify_soon(void);
 
 /* RFC 5424 severities as MCP names them, lowest first. */
@@ -280,7 +279,7 @@ gateway_modern_capabilities(void)
 	    "listChanged", 1, "completions", "logging");
 }
 
-static bool
+bool
 gateway_is_modern(const struct gateway *gw)
 {
 	return gw != NULL && gw->version != NULL &&

@@ -49,7 +49,7 @@ void gateway_dispatch(struct request *, const char *method, json_t *params);
  * gateway-reply.c: req's completion for the server layer, for an MCP
  * caller whose tools/call params are params: the control layer's, with its
  * session's capabilities and log level, and a 2026-07-28 caller's result
- * shaped by gateway_answer.
+ * shaped by gateway_answer (as text when it comes as the server's).
  */
 struct server_reply *gateway_server_reply(struct request *,
     const json_t *params);
@@ -123,6 +123,8 @@ const char *gateway_client_name(const struct gateway *);
 void gateway_remember(struct gateway *, const char *key, const json_t *e);
 /* Answers req with result (stolen), with what its era asks of a result. */
 void gateway_answer(struct request *, const char *method, json_t *result);
+/* Whether the session speaks 2026-07-28 (gateway_answer shapes results). */
+bool gateway_is_modern(const struct gateway *);
 
 /* gateway-view.c: what a session sees, by its profile (DESIGN 13). */
 /*

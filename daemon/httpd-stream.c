@@ -630,20 +630,6 @@ httpd_stream_route(struct httpd_session *hs, const json_t *msg,
  * message. True when that ended (and freed) a one-request session.
  */
 /*
- * Whether result (the span m of line) is an object that says its
- * resultType, as a 2026-07-28 answer must: it then goes as it is, with
- * status 200, and needs no parse.
- */
-static bool
-httpd_stream_is_complete(const char *line, const struct jsonscan_member *m)
-{
-	struct jsonscan_member t[] = { { "resultType", false, 0, 0 } };
-
-	return m->is_found && line[m->off] == '{' &&
-	    jsonscan_object(line + m->off, m->len, t, 1) >= 0 && t[0].is_found;
-}
-
-/*
  * The hot path: an answer (a result or an error, no method) in a 2025
  * session, or a result with its resultType in a 2026-07-28 one, goes to
  * its request as it is, found by its id without a parse. False for
@@ -656,6 +642,7 @@ httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len,
 {
 	struct jsonscan_member m[] = { { "id", false, 0, 0 },
 		{ "method", false, 0, 0 }, { "result", false, 0, 0 } };
+	struct jsonscan_member t[] = { { "resultType", false, 0, 0 } };
 	static const char answer[] = "{\"jsonrpc\":\"2.0\",\"id\":";
 	struct httpd_pending *p;
 	json_t *id;
@@ -667,9 +654,11 @@ httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len,
 	 */
 	if (len < sizeof answer - 1 ||
 	    memcmp(line, answer, sizeof answer - 1) != 0 ||
-	    jsonscan_object(line, len, m, 3) < 0 || !m[0].is_found ||
-	    m[1].is_found ||
-	    (hs->is_stateless && !httpd_stream_is_complete(line, &m[2])) ||
+	    jsonscan_object_in(line, len, m, 3, false, hs->is_stateless ? 2 : 3,
+		t, 1) < 0 ||
+	    !m[0].is_found || m[1].is_found ||
+	    /* A 2026-07-28 result must say its resultType to go as it is. */
+	    (hs->is_stateless && !t[0].is_found) ||
 	    (id = json_loadb(line + m[0].off, m[0].len, JSON_DECODE_ANY,
 		 NULL)) == NULL)
 		return false;

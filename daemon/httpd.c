@@ -597,11 +597,9 @@ httpd_parse_light(const char *body, size_t len)
 	struct jsonscan_member meta[] = { { "_meta", false, 0, 0 } };
 	json_t *msg, *params;
 
-	if (jsonscan_object(body, len, top, 3) < 0 ||
-	    (top[2].is_found &&
-		(body[top[2].off] != '{' ||
-		    jsonscan_object(body + top[2].off, top[2].len, meta, 1) <
-			0)))
+	/* One pass: the params' _meta with the body's own members. */
+	if (jsonscan_object_in(body, len, top, 3, false, 2, meta, 1) < 0 ||
+	    (top[2].is_found && body[top[2].off] != '{'))
 		return NULL;
 	msg = xjson(json_object());
 	httpd_member_set(msg, "id", body, &top[0]);
@@ -609,7 +607,7 @@ httpd_parse_light(const char *body, size_t len)
 	if (top[2].is_found) {
 		json_object_set_new(msg, "params",
 		    params = xjson(json_object()));
-		httpd_member_set(params, "_meta", body + top[2].off, &meta[0]);
+		httpd_member_set(params, "_meta", body, &meta[0]);
 	}
 	return msg;
 }

@@ -1023,8 +1023,12 @@ struct session_reply {
 	const char *message;
 };
 typedef void session_reply_fn(void *arg, const struct session_reply *);
-/* A result passed on as the server's own checked JSON text. */
-typedef void session_raw_fn(void *arg, const char *result, size_t len);
+/*
+ * A result passed on as the server's own checked JSON text; is_error: it
+ * says "isError": true (found in the same scan).
+ */
+typedef void session_raw_fn(void *arg, const char *result, size_t len,
+    bool is_error);
 struct session_cbs {
 	void (*ready)(void *arg, struct session *);
 	/* Before ready: the handshake failed; after: the connection died. */
@@ -2112,6 +2116,8 @@ const char *audit_call_tool(const struct audit_call *);
 const char *audit_call_time(const struct audit_call *);
 /* A socket peer's client field: {pid, exe} (exe null when unknown). */
 json_t *audit_who_peer(pid_t pid);
+/* Drops the texts of clients and decisions kept for the next records. */
+void audit_kept_forget(void);
 /* audit-file.c: audit.jsonl, rotated by size, 0600; and the journal. */
 void audit_open(const char *state_dir, bool to_journal);
 void audit_close(void);

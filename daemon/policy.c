@@ -14,6 +14,8 @@
 #define POLICY_FILE	 "policy.json"
 #define POLICY_ROW	 "@policy" /* one row per agent: its default, rules */
 #define POLICY_CACHE_MAX 8192	   /* decisions kept; more start afresh */
+#define POLICY_KEY_PARTS 5	   /* agent, profile, server, tool, digest */
+#define POLICY_KEY_BUF	 512	   /* a longer key is allocated */
 
 /* One agent's rules as compiled at generation gen. */
 struct policy_compiled {
@@ -29,6 +31,7 @@ static struct policy_compiled *policy_compiled;
 static uint64_t policy_compiled_gen;
 static json_t *policy_cache; /* key of a call -> its decision */
 static uint64_t policy_cache_gen;
+static json_t *policy_allow; /* see policy_default_allow */
 
 int
 policy_open(const char *state_dir)
@@ -57,6 +60,8 @@ policy_close(void)
 	policy_forget();
 	json_decref(policy_cache);
 	policy_cache = NULL;
+	json_decref(policy_allow);
+	policy_allow = NULL;
 	store_free(policy_store);
 	policy_store = NULL;
 }
@@ -381,17 +386,58 @@ policy_denial(const char *agent, const char *name, const json_t *d)
 	return text;
 }
 
+/*
+ * The decision of an agent that has no row (no rules, no approvals kept,
+ * the default allow), the one policy_decide makes for it: shared, never
+ * changed.
+ */
+static json_t *
+policy_default_allow(void)
+{
+	if (policy_allow == NULL)
+		policy_allow = xjson(json_pack("{s:n, s:s}", "rule", "by",
+		    "default-allow"));
+	return policy_allow;
+}
+
+/*
+ * The cache's key of a call: its parts joined by \x1f into buf (size
+ * bytes) when they fit, else into a new string (*ret_heap, to free).
+ */
+static const char *
+policy_key(char *buf, size_t size, const char *const parts[POLICY_KEY_PARTS],
+    char **ret_heap)
+{
+	size_t len[POLICY_KEY_PARTS], total = POLICY_KEY_PARTS, n = 0;
+	char *key = buf;
+
+	for (size_t i = 0; i < POLICY_KEY_PARTS; i++)
+		total += len[i] = strlen(parts[i]);
+	*ret_heap = NULL;
+	if (total > size)
+		key = *ret_heap = xmalloc(total);
+	for (size_t i = 0; i < POLICY_KEY_PARTS; i++) {
+		memcpy(key + n, parts[i], len[i]);
+		n += len[i];
+		key[n++] = i + 1 < POLICY_KEY_PARTS ? '\x1f' : '\0';
+	}
+	return key;
+}
+
 /* The decision of a call of tool of s by who: looked up once made. */
 static json_t *
 policy_decision_of(const struct call_who *who, struct server *s,
     const char *tool)
 {
-	const char *agent = who->agent;
-	const char *profile = profile_effective(agent, who->profile);
-	const char *digest = server_tool_definition(s, tool);
+	const char *agent = who->agent, *profile, *digest, *key;
+	char buf[POLICY_KEY_BUF], *heap;
 	json_t *d;
-	char *key;
 
+	/* Most agents have no rules: one lookup of the row, no key made. */
+	if (store_row_peek(policy_store, agent, POLICY_ROW) == NULL)
+		return json_incref(policy_default_allow());
+	profile = profile_effective(agent, who->profile);
+	digest = server_tool_definition(s, tool);
 	if (policy_cache == NULL || policy_cache_gen != policy_gen ||
 	    json_object_size(policy_cache) >= POLICY_CACHE_MAX) {
 		json_decref(policy_cache);
@@ -399,15 +445,17 @@ policy_decision_of(const struct call_who *who, struct server *s,
 		policy_cache_gen = policy_gen;
 	}
 	/* The definition's digest: a changed tool is decided again. */
-	xasprintf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f%s", agent,
-	    profile != NULL ? profile : "", server_name(s), tool,
-	    digest != NULL ? digest : "");
+	key = policy_key(buf, sizeof buf,
+	    (const char *const[POLICY_KEY_PARTS]){ agent,
+		profile != NULL ? profile : "", server_name(s), tool,
+		digest != NULL ? digest : "" },
+	    &heap);
 	if ((d = json_object_get(policy_cache, key)) == NULL) {
 		d = policy_decide(agent, profile, server_name(s),
 		    server_tool_peek(s, tool));
 		json_object_set_new(policy_cache, key, d);
 	}
-	free(key);
+	free(heap);
 	return json_incref(d);
 }
 
@@ -435,6 +483,10 @@ policy_call_check(const struct call_who *who, struct server_reply *rep,
 	const char *digest, *by;
 	char *name, *text;
 
+	if (d == policy_allow) { /* known, not read again */
+		*ret_decision = d;
+		return POLICY_GO;
+	}
 	if (!policy_is_deny(d)) {
 		*ret_decision = d;
 		if (policy_is_allow(d))

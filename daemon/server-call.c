@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonscan.h"
 #include "fnv.h"
 #include "log.h"
 #include "server-int.h"
@@ -222,39 +221,28 @@ server_pending_call_end(struct server_pending_call *pc)
 
 /* The record's end of a result as the server's text. */
 static void
-server_audit_raw(struct audit_call *ac, const char *result, size_t len)
+server_audit_raw(struct audit_call *ac, size_t len, bool is_error)
 {
-	struct jsonscan_member is_error[] = { { "isError", false, 0, 0 } };
-	struct audit_end end = { "ok", 0, NULL, len };
+	struct audit_end end = { is_error ? "tool-error" : "ok", 0, NULL, len };
 
-	if (ac == NULL)
-		return;
-	if (jsonscan_object(result, len, is_error, 1) == 0 &&
-	    is_error[0].is_found && is_error[0].len == 4 &&
-	    memcmp(result + is_error[0].off, "true", 4) == 0)
-		end.outcome = "tool-error";
 	audit_call_end(ac, &end);
 }
 
 /*
- * A 2026-07-28 caller's result says its resultType (a server of an older
- * era sends none): it goes through its reply parsed (the gateway's adds
- * it); any other goes to the client as the server's checked text.
+ * The result goes to the caller as the server's checked text: a
+ * 2026-07-28 caller's reply adds its resultType to it (a server of an
+ * older era sends none).
  */
 static void
-server_on_pending_call_raw(void *arg, const char *result, size_t len)
+server_on_pending_call_raw(void *arg, const char *result, size_t len,
+    bool is_error)
 {
 	struct server_pending_call *pc = arg;
-	bool is_modern = pc->is_modern;
 	struct audit_call *ac = pc->audit;
 	struct server_reply *rep = server_pending_call_end(pc);
-	json_t *parsed;
 
-	server_audit_raw(ac, result, len);
-	if (is_modern && (parsed = json_loadb(result, len, 0, NULL)) != NULL)
-		rep->ops->reply(rep, parsed);
-	else
-		rep->ops->reply_raw(rep, result, len);
+	server_audit_raw(ac, len, is_error);
+	rep->ops->reply_raw(rep, result, len);
 }
 
 /* An MCP caller gets the server's own error as it is (mcpd's for a stale

@@ -486,19 +486,24 @@ session_on_raw(void *arg, const char *line, size_t len)
 	struct jsonscan_member m[] = { { "jsonrpc", false, 0, 0 },
 		{ "id", false, 0, 0 }, { "result", false, 0, 0 },
 		{ "method", false, 0, 0 }, { "error", false, 0, 0 } };
+	struct jsonscan_member r[] = { { "isError", false, 0, 0 } };
 	struct pending *p;
 	int64_t id;
 
+	/* One pass: the result's isError too, for the audit record. */
 	if (s->phase != SESSION_READY || s->is_modern ||
-	    jsonscan_object(line, len, m, 5) < 0 || !m[2].is_found ||
-	    m[3].is_found || m[4].is_found || !m[0].is_found || m[0].len != 5 ||
+	    jsonscan_object_in(line, len, m, 5, false, 2, r, 1) < 0 ||
+	    !m[2].is_found || m[3].is_found || m[4].is_found ||
+	    !m[0].is_found || m[0].len != 5 ||
 	    memcmp(line + m[0].off, "\"2.0\"", 5) != 0 || !m[1].is_found ||
 	    !jsonrpc_parse_int(line + m[1].off, m[1].len, &id))
 		return false;
 	if ((p = session_pending_find(s, id)) == NULL || p->raw_cb == NULL)
 		return false;
 	session_pending_remove(s, p);
-	p->raw_cb(p->arg, line + m[2].off, m[2].len);
+	p->raw_cb(p->arg, line + m[2].off, m[2].len,
+	    r[0].is_found && r[0].len == 4 &&
+		memcmp(line + r[0].off, "true", 4) == 0);
 	xrecycle_put(&session_pendings, p);
 	return true;
 }

@@ -72,6 +72,49 @@ fuzz_jsonscan_only_listed(json_t *root, const struct jsonscan_member *m,
 	return true;
 }
 
+/*
+ * jsonscan_object_in with result's object noted too: the same top-level
+ * members, and result's own members span exactly their values (the last
+ * result's); it refuses only a result whose keys hold an escape.
+ */
+static void
+fuzz_jsonscan_in(const char *text, size_t size, json_t *root,
+    const struct jsonscan_member *m, size_t n)
+{
+	struct jsonscan_member top[8],
+	    sub[] = { { "isError", false, 0, 0 }, { "a", false, 0, 0 } };
+	json_t *result = json_object_get(root, "result");
+	int r;
+
+	FUZZ_CHECK(n <= sizeof top / sizeof top[0]);
+	memcpy(top, m, n * sizeof *m);
+	r = jsonscan_object_in(text, size, top, n, false, 2, sub, 2);
+	if (r < 0) {
+		FUZZ_CHECK(json_is_object(result) &&
+		    fuzz_jsonscan_is_odd(text, size));
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		FUZZ_CHECK(top[i].is_found == m[i].is_found &&
+		    (!m[i].is_found ||
+			(top[i].off == m[i].off && top[i].len == m[i].len)));
+	for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+		json_t *want = json_is_object(result) ?
+		    json_object_get(result, sub[i].key) :
+		    NULL,
+		       *got;
+
+		FUZZ_CHECK(sub[i].is_found == (want != NULL));
+		if (!sub[i].is_found)
+			continue;
+		FUZZ_CHECK(sub[i].off + sub[i].len <= size && sub[i].len > 0);
+		got = json_loadb(text + sub[i].off, sub[i].len, JSON_DECODE_ANY,
+		    NULL);
+		FUZZ_CHECK(got != NULL && json_equal(got, want));
+		json_decref(got);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -105,6 +148,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(got != NULL && json_equal(got, want));
 			json_decref(got);
 		}
+		fuzz_jsonscan_in(text, size, root, m, sizeof m / sizeof m[0]);
 		/* The closed set: refused exactly when another key is there. */
 		FUZZ_CHECK((jsonscan_object_of(text, size, m,
 				sizeof m / sizeof m[0]) == 0) ==

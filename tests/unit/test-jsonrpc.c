@@ -511,7 +511,48 @@ test_raw_result_long_id(void)
 	}
 }
 
+static void
+test_parse_int(void)
+{
+	static const struct {
+		const char *text;
+		bool is_int;
+		int64_t v;
+	} cases[] = {
+		{ "0", true, 0 },
+		{ "42", true, 42 },
+		{ "-7", true, -7 },
+		{ "9223372036854775807", true, INT64_MAX },
+		{ "-9223372036854775808", true, INT64_MIN },
+		{ "9223372036854775808", false, 0 },
+		{ "-9223372036854775809", false, 0 },
+		{ "99999999999999999999", false, 0 },
+		{ "", false, 0 },
+		{ "-", false, 0 },
+		{ "+1", false, 0 },
+		{ " 1", false, 0 },
+		{ "1 ", false, 0 },
+		{ "1.0", false, 0 },
+		{ "1e3", false, 0 },
+		{ "\"1\"", false, 0 },
+	};
+	int64_t v;
+
+	for (size_t i = 0; i < TAP_COUNT(cases); i++) {
+		v = -1;
+		TAP_CHECK(jsonrpc_parse_int(cases[i].text,
+			      strlen(cases[i].text), &v) == cases[i].is_int,
+		    "%s is%s an integer", cases[i].text,
+		    cases[i].is_int ? "" : " not");
+		if (cases[i].is_int)
+			TAP_CHECK(v == cases[i].v, "%s parses to itself",
+			    cases[i].text);
+	}
+}
+
 static const struct tap_test tests[] = {
+	{ "parse_int: plain integers, their limits, nothing else",
+	    test_parse_int },
 	{ "raw result with a long id", test_raw_result_long_id },
 	{ "classify: requests, notifications, results, errors",
 	    test_classify_valid },

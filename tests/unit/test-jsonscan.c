@@ -98,6 +98,45 @@ test_closed_member_set(void)
 }
 
 static void
+test_nested_members(void)
+{
+	const char *t = "{\"id\":1,\"result\":{\"content\":[{\"isError\":"
+			"false}],\"isError\":true},\"x\":{\"isError\":1}}";
+	const char *twice = "{\"result\":{\"isError\":true},"
+			    "\"result\":{\"a\":1}}";
+	const char *last = "{\"result\":{\"isError\":true},\"result\":1}";
+	const char *closed = "{\"params\":{\"name\":\"a\",\"more\":1}}";
+	struct jsonscan_member m[] = { { "id", false, 0, 0 },
+		{ "result", false, 0, 0 }, { "params", false, 0, 0 } };
+	struct jsonscan_member sub[] = { { "isError", false, 0, 0 },
+		{ "name", false, 0, 0 } };
+
+	TAP_CHECK_INT(jsonscan_object_in(t, strlen(t), m, 3, false, 1, sub, 2),
+	    0);
+	TAP_CHECK(sub[0].is_found && sub[0].len == 4 &&
+		memcmp(t + sub[0].off, "true", 4) == 0,
+	    "the result's own isError, not a deeper one or another member's");
+	TAP_CHECK(m[1].is_found && m[1].len == 46, "the result's span too");
+	TAP_CHECK_INT(jsonscan_object_in(twice, strlen(twice), m, 3, false, 1,
+			  sub, 2),
+	    0);
+	TAP_CHECK(!sub[0].is_found, "a repeated member: its last object's");
+	TAP_CHECK_INT(jsonscan_object_in(last, strlen(last), m, 3, false, 1,
+			  sub, 2),
+	    0);
+	TAP_CHECK(!sub[0].is_found, "a repeated member: its last, no object");
+	TAP_CHECK(jsonscan_object_in(closed, strlen(closed), m, 3, true, 2, sub,
+		      2) < 0,
+	    "closed: a nested key outside the set is refused");
+	TAP_CHECK_INT(jsonscan_object_in(closed, strlen(closed), m, 3, false, 2,
+			  sub, 2),
+	    0);
+	TAP_CHECK(sub[1].is_found &&
+		memcmp(closed + sub[1].off, "\"a\"", 3) == 0,
+	    "offsets from the whole text");
+}
+
+static void
 test_escaped_key_and_depth(void)
 {
 	const char *escaped = "{\"i\\u0064\":1}";
@@ -162,6 +201,8 @@ static const struct tap_test tests[] = {
 	    test_agrees_with_jansson },
 	{ "finds top-level member spans", test_member_spans },
 	{ "a closed member set refuses other keys", test_closed_member_set },
+	{ "one member's object is noted in the same pass",
+	    test_nested_members },
 	{ "escaped keys and deep nesting fall back",
 	    test_escaped_key_and_depth },
 	{ "what jansson refuses is left to it", test_what_jansson_refuses },
