@@ -180,6 +180,11 @@ json_t *server_result_mark(json_t *result, const char *flag);
 void server_tool_digest(const json_t *tool, char hex[SERVER_DEFINITION_SIZE]);
 
 /* server-start.c: connections, their outcome, restarts */
+/*
+ * Its connection died while a job that keeps it ran (a rename, whose
+ * docker rename was under way): nothing took over, so it restarts now.
+ */
+void server_restart_if_lost(struct server *);
 void server_healthy(evutil_socket_t fd, short events, void *arg);
 void server_restart_due(evutil_socket_t fd, short events, void *arg);
 void server_job_start(struct server *s, struct server_job *job);

@@ -66,6 +66,7 @@ server_job_end(struct server *s)
 	TAILQ_REMOVE(&s->jobs, job, entry);
 	server_job_free(job);
 	s->running = NULL;
+	server_restart_if_lost(s);
 	server_job_schedule(s);
 }
 

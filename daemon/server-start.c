@@ -484,7 +484,8 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 	else
 		server_watch_tools_changed(s->agent);
 	evtimer_del(s->healthy_timer);
-	if (s->running != NULL && s->container != NULL)
+	if (s->running != NULL && s->container != NULL &&
+	    s->running->kind != SERVER_JOB_RENAME)
 		return; /* the job removed its container on purpose */
 	server_set_error(s, why);
 	server_logs_note(s, "connection lost: %s", why);
@@ -493,6 +494,14 @@ server_on_failed(void *arg, struct session *sess, const char *why)
 	if (s->running != NULL)
 		return;
 	server_schedule_restart(s);
+}
+
+void
+server_restart_if_lost(struct server *s)
+{
+	if (!s->is_dead && s->state == SERVER_READY && s->session == NULL &&
+	    s->running == NULL)
+		server_schedule_restart(s);
 }
 
 static void

@@ -26,6 +26,9 @@ server_upgrade_busy(void)
 			return "calls are in flight";
 		if (session_is_busy(s->session))
 			return "requests to servers are in flight";
+		/* Not carried: the new process would not know to remove it. */
+		if (s->state == SERVER_REMOVING)
+			return "an unloaded server's container is still to be removed: docker rm failed; mcpd retries it every 10 s, mcpctl unload retries it now";
 	}
 	return NULL;
 }

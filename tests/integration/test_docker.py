@@ -19,6 +19,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import subprocess
 import time
@@ -26,8 +27,8 @@ import urllib.request
 
 import pytest
 
-from conftest import (tcp_listening, DOCKER, INVALID_PARAMS, STALE_HANDLE,
-                      TESTSERVER, TESTSERVER_TOOLS, UNAVAILABLE,
+from conftest import (tcp_listening, DOCKER, INVALID_PARAMS, MCPD,
+                      STALE_HANDLE, TESTSERVER, TESTSERVER_TOOLS, UNAVAILABLE,
                       cmdline, descendants, find_procs, is_alive, poll,
                       wait_gone)
 
@@ -607,6 +608,18 @@ def test_failed_removal_is_kept_and_retried(start, tmp_path):
         assert container(cname) is not None    # docker ps -a has it
     # The HTTP one does not even notice.
     assert container(cb)["State"]["Running"]
+    # An upgrade waits for the removals (the new process would not know
+    # of them), then gives up and changes nothing.
+    binary = tmp_path / "mcpd-new"
+    shutil.copy2(MCPD, binary)
+    r = d.ctl("upgrade", "--binary", binary, is_json=False, timeout=120)
+    assert (r.rc, r.out) == (1, ""), r
+    assert r.err == (
+        "mcpctl: mcpd stayed busy for 10000 ms (an unloaded server's "
+        "container is still to be removed: docker rm failed; mcpd retries "
+        "it every 10 s, mcpctl unload retries it now); nothing changed: try "
+        "again, or raise --upgrade-drain\n"), r
+    assert [ctl_row(d, n)["state"] for n in ("a", "b")] == ["failed"] * 2
 
     refuse.unlink()
     # Unloading again retries at once.

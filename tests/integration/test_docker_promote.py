@@ -226,6 +226,50 @@ def test_load_deadline_during_the_rename_removes_it_by_its_new_name(
     assert container(managed) is None and container(probe) is None
 
 
+def test_a_connection_lost_during_a_rename_restarts_after_it(start,
+                                                            tmp_path):
+    """The container of a stdio server dies while `docker rename` of a
+    rename runs: once the rename has answered, the server restarts under
+    its new name (before, it stayed listed ready with no connection, and
+    every call failed). A fake docker (a script in front of the real one)
+    holds the rename until the test lets it go: a real engine cannot be
+    made to hold one (DESIGN 9)."""
+    from conftest import DOCKER
+    fake = tmp_path / "docker"
+    held, go = tmp_path / "rename-held", tmp_path / "rename-may-go"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"if [ \"$1\" = rename ]; then\n"
+        f"\ttouch '{held}'\n"
+        f"\twhile [ ! -e '{go}' ]; do sleep 0.05; done\n"
+        "fi\n"
+        f"exec '{DOCKER}' \"$@\"\n")
+    fake.chmod(0o755)
+    d = start(env={"MCPD_DOCKER": str(fake)})
+    load(d, "mcpd-test/stdio", name="lost")
+    before = ctl_row(d, "lost")
+    got = []
+    renamer = threading.Thread(target=lambda: got.append(d.ctl(
+        "rename", "lost", "found", timeout=90)))
+    renamer.start()
+    try:
+        poll(held.exists, what="the docker rename to start")
+        docker("kill", f"rax-probe-lost-{d.pid}")
+        poll(lambda: "connection lost" in d.read_stderr(),
+             what="mcpd to see the connection die")
+    finally:
+        go.touch()
+        renamer.join()
+    (r,) = got
+    assert r.rc == 0, r
+    row = d.wait_row("found", lambda x: x["state"] == "ready" and
+                     x["restarts"] == 1, what="found to restart")
+    assert row["generation"] > before["generation"], row
+    echo(d, "found", "mcpd-test/stdio", "after the rename")
+    ctl_ok(d, "unload", "found")
+    assert owned_by(d.did) == []
+
+
 def test_stdio_image_is_remembered_and_not_inspected_again(start):
     d = start("-v")
     ref = f"{EVERYTHING}:latest"
