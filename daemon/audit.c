@@ -12,6 +12,7 @@
 
 #include "jsonwrite.h"
 #include "log.h"
+#include "paths.h"
 #include "mcpd.h"
 
 #define AUDIT_DIGEST_BYTES 16	/* BLAKE2b-128, as the definition digest */
@@ -619,13 +620,9 @@ audit_call_time(const struct audit_call *ac)
 json_t *
 audit_who_peer(pid_t pid)
 {
-	char path[64], exe[4096];
-	ssize_t n;
+	char *exe = paths_proc_exe((int)pid);
+	json_t *who = json_pack("{s:i, s:s?}", "pid", (int)pid, "exe", exe);
 
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-	n = readlink(path, exe, sizeof exe - 1);
-	if (n < 0)
-		return json_pack("{s:i, s:n}", "pid", (int)pid, "exe");
-	exe[n] = '\0';
-	return json_pack("{s:i, s:s}", "pid", (int)pid, "exe", exe);
+	free(exe);
+	return who;
 }
