@@ -36,6 +36,14 @@ EVERYTHING_JS = (PEERS / "node_modules" / "@modelcontextprotocol" /
                  "server-everything" / "dist" / "index.js")
 NODE = shutil.which("node") or "/usr/bin/node"
 
+# A shell that starts the suite in the background (`make check &` in a
+# script) ignores SIGINT and SIGQUIT for it, and every process it starts
+# inherits that: the tests that interrupt mcpctl need the defaults back.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
 MiB = 1024 * 1024
 DEFAULT_MAX_MESSAGE = 16 * MiB
 
