@@ -857,11 +857,14 @@ def socket_mode(path):
 # --------------------------------------------------------------------------
 # Peers the tests run beside mcpd (HTTP servers, TLS terminators, resolvers)
 
-def free_port():
-    """A TCP port nobody listens on now (the kernel's pick)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_port(below=65536):
+    """A TCP port nobody listens on now (the kernel's pick), under below."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port < below:
+            return port
 
 
 def tcp_listening():

@@ -248,7 +248,12 @@ def test_short_ipv4_literal_is_checked(mcpd_factory, peers, everything, pki):
     to OpenSSL's X509_VERIFY_PARAM_set1_ip_asc, which failed unchecked:
     a certificate for any name was taken."""
     wrong = tls_front(peers, pki.wrong, everything.port)
-    good = tls_front(peers, pki.good, everything.port)
+    # The Host mcpd sends is the URL's, 127.1:PORT. server-everything's
+    # HTTP layer (@hono/node-server) takes a short literal only with a
+    # port its pattern knows (up to 59999) and answers 400 with no body
+    # otherwise: the kernel's pick is up to 60999, and this failed once in
+    # about thirty runs until the port was kept under 60000.
+    good = tls_front(peers, pki.good, everything.port, below=60000)
     d = mcpd_factory("--ca-file", pki.ca)
     r = d.ctl("load", "--no-persist", "--allow-local", "--timeout", "10000",
               "--name", "wrong", f"https://127.1:{wrong}/mcp")

@@ -429,10 +429,11 @@ def pki(tmp_path_factory):
     return Pki(tmp_path_factory.mktemp("pki"))
 
 
-def tls_front(peers, leaf, backend_port):
-    """socat terminating TLS with leaf (pem, key) in front of a port."""
+def tls_front(peers, leaf, backend_port, below=65536):
+    """socat terminating TLS with leaf (pem, key) in front of a port (one
+    under below)."""
     need(SOCAT, "socat")
-    port = free_port()
+    port = free_port(below)
     pem, key = leaf
     p = peers([SOCAT, f"OPENSSL-LISTEN:{port},reuseaddr,fork,"
                f"cert={pem},key={key},verify=0",
