@@ -88,7 +88,9 @@ sendq_flush(struct sendq *q)
 	 */
 	if (q->deliver != NULL && had_pending && evbuffer_get_length(out) == 0)
 		q->deliver(q->deliver_arg, q->pending);
-	if (evbuffer_get_length(out) == 0)
+	if (bufferevent_getfd(q->bev) < 0) /* no socket: nobody else takes it */
+		evbuffer_drain(q->pending, evbuffer_get_length(q->pending));
+	else if (evbuffer_get_length(out) == 0)
 		while (evbuffer_get_length(q->pending) > 0 &&
 		    evbuffer_write(q->pending, bufferevent_getfd(q->bev)) > 0)
 			;

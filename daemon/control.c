@@ -557,10 +557,11 @@ control_refuse_stranger(int fd, pid_t *ret_pid)
 }
 
 struct client *
-control_adopt(int fd, const char *agent, const json_t *scope,
+control_adopt(const char *agent, const json_t *scope,
     const struct control_peer *peer, void *arg)
 {
-	struct client *c = control_client_new(fd, fd, agent, scope);
+	/* No descriptor: its lines come from the peer, its answers go to it. */
+	struct client *c = control_client_new(-1, -1, agent, scope);
 
 	/* The HTTP front counts its sessions itself (--max-http-sessions). */
 	c->is_counted = false;
@@ -572,9 +573,9 @@ control_adopt(int fd, const char *agent, const json_t *scope,
 }
 
 /*
- * Whether a peer's message may go straight to the gateway: nothing of the
- * peer's waits before it and the client may take a request now; else the
- * peer writes it to the socketpair, where the client reads it in turn.
+ * Whether a peer's message may go to the gateway now: nothing of the
+ * peer's waits before it and the client may take a request now; else it
+ * waits in the client's input, where the client reads it in turn.
  */
 static bool
 control_peer_may_take(struct client *c)
@@ -583,22 +584,40 @@ control_peer_may_take(struct client *c)
 	    evbuffer_get_length(c->rd.in) == 0 && !control_must_pause(c);
 }
 
+void
+control_peer_queue(struct client *c, const char *line, size_t len)
+{
+	evbuffer_add(c->rd.in, line, len);
+	evbuffer_add(c->rd.in, "\n", 1);
+	/* A paused client reads it when it resumes. */
+	if (!c->is_paused && !c->is_closing && !c->is_eof)
+		fdread_kick(&c->rd);
+}
+
 bool
 control_peer_line(struct client *c, const char *line, size_t len)
 {
-	if (len > mcpd_opts.max_message || !control_peer_may_take(c))
-		return false;
-	control_handle_line(c, line, len);
-	return true;
+	if (len <= mcpd_opts.max_message && control_peer_may_take(c)) {
+		control_handle_line(c, line, len);
+		return true;
+	}
+	control_peer_queue(c, line, len);
+	return false;
 }
 
 bool
 control_peer_message(struct client *c, json_t *msg)
 {
-	if (!control_peer_may_take(c))
-		return false;
-	control_handle_message(c, msg);
-	return true;
+	char *text;
+
+	if (control_peer_may_take(c)) {
+		control_handle_message(c, msg);
+		return true;
+	}
+	text = xnonnull(json_dumps(msg, JSON_COMPACT));
+	control_peer_queue(c, text, strlen(text));
+	free(text);
+	return false;
 }
 
 void
@@ -607,6 +626,27 @@ control_forget_peer(struct client *c)
 	c->peer = NULL;
 	c->peer_arg = NULL;
 	sendq_deliver_to(c->out, NULL, NULL);
+}
+
+static void
+control_peer_ended(void *arg)
+{
+	struct client *c = arg;
+
+	control_client_free(c);
+	control_client_unref(c);
+}
+
+/*
+ * The peer went (as a socket client's close is read): the client ends
+ * from the loop, its requests in flight cancelled upstream.
+ */
+void
+control_peer_end(struct client *c)
+{
+	control_forget_peer(c);
+	control_client_ref(c);
+	defer_call(control_peer_ended, c);
 }
 
 static void
@@ -648,8 +688,8 @@ control_is_socket(int fd)
 }
 
 /*
- * A client on in and out: one accepted socket, one end of the HTTP
- * front's socketpair, or the descriptors an mcpd/attach handed over.
+ * A client on in and out: one accepted socket, the descriptors an
+ * mcpd/attach handed over, or none (-1: an in-process peer's).
  */
 struct client *
 control_client_new(int in, int out, const char *agent, const json_t *scope)

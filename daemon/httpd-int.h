@@ -48,23 +48,20 @@ struct httpd_pending {
 };
 
 /*
- * One MCP session over HTTP: a control connection of its own (one end of
- * a socketpair), so that the gateway serves it as any other client.
+ * One MCP session over HTTP: a control client of its own, in-process
+ * (control_adopt), so that the gateway serves it as any other client.
  */
 struct httpd_session {
 	char id[33];
 	char remote[64]; /* "address:port" of the client that initialized it */
 	char *agent;
 	char *path; /* "/mcp" or "/mcp/<server>": a session stays on its path */
-	bool is_stateless;  /* 2026-07-28: one request, then it goes */
-	bool is_via_socket; /* its lines go through the socketpair now */
-	unsigned streams;   /* streams begun: the next one's number */
-	struct bufferevent *bev;
+	bool is_stateless;     /* 2026-07-28: one request, then it goes */
+	unsigned streams;      /* streams begun: the next one's number */
 	struct client *client; /* the control side's, NULL once it went */
 	uint64_t active_ms;    /* its last request, answer or stream end */
 	uint64_t active_seq;   /* ... in the order of all sessions' */
 	struct event *idle_timer;
-	struct linebuf lines;	  /* the socketpair's */
 	struct linebuf delivered; /* what the control side delivers */
 	TAILQ_HEAD(, httpd_pending) pending;
 	struct evhttp_request *stream; /* the GET stream, or NULL */
@@ -109,8 +106,9 @@ void httpd_conns_forget(void);
 extern struct evhttp *httpd;
 extern struct evhttp_bound_socket *httpd_bound;
 extern struct httpd_session_list httpd_sessions;
+/* A session of agent on path; its id and remote are the caller's to set. */
 struct httpd_session *httpd_session_make(const char *agent, const char *profile,
-    const char *path, const json_t *scope, char **cause);
+    const char *path, const json_t *scope);
 /* The front, not yet listening; then listening on bound. */
 int httpd_setup(char **cause);
 void httpd_listening(struct evhttp_bound_socket *bound, const char *addr);

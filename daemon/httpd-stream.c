@@ -164,7 +164,7 @@ size_t
 httpd_stream_held(const struct httpd_session *hs)
 {
 	const struct httpd_pending *p;
-	size_t n = evbuffer_get_length(bufferevent_get_input(hs->bev));
+	size_t n = 0;
 
 	if (hs->stream != NULL)
 		n += httpd_stream_output(hs->stream);
@@ -619,8 +619,8 @@ httpd_stream_route(struct httpd_session *hs, const json_t *msg,
 	    "the HTTP client has no stream open for requests: call with Accept: text/event-stream, or open the GET stream",
 	    NULL);
 	text = xnonnull(json_dumps(refusal, JSON_COMPACT));
-	bufferevent_write(hs->bev, text, strlen(text));
-	bufferevent_write(hs->bev, "\n", 1);
+	if (hs->client != NULL) /* read from the loop: this is its delivery */
+		control_peer_queue(hs->client, text, strlen(text));
 	free(text);
 	json_decref(refusal);
 }

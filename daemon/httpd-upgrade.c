@@ -97,19 +97,13 @@ httpd_session_adopt(const json_t *e)
 	const char *agent = json_string_value(json_object_get(e, "agent"));
 	const char *path = json_string_value(json_object_get(e, "path"));
 	struct httpd_session *hs;
-	char *cause = NULL;
 
 	if (id == NULL || agent == NULL || path == NULL ||
 	    strlen(id) >= sizeof hs->id)
 		return;
 	hs = httpd_session_make(agent,
 	    json_string_value(json_object_get(client, "profile")), path,
-	    control_client_saved_scope(client), &cause);
-	if (hs == NULL) {
-		log_warnx("upgrade: HTTP session not kept: %s", cause);
-		free(cause);
-		return;
-	}
+	    control_client_saved_scope(client));
 	snprintf(hs->id, sizeof hs->id, "%s", id);
 	snprintf(hs->remote, sizeof hs->remote, "%s",
 	    remote != NULL ? remote : "?");

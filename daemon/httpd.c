@@ -108,47 +108,11 @@ httpd_session_free(struct httpd_session *hs)
 	httpd_nsessions--;
 	event_free(hs->idle_timer);
 	if (hs->client != NULL)
-		control_forget_peer(hs->client);
-	bufferevent_free(hs->bev); /* the control side sees its client go */
+		control_peer_end(hs->client);
 	httpd_unheard_free(hs);
 	free(hs->agent);
 	free(hs->path);
 	free(hs);
-}
-
-static void
-httpd_session_read(struct bufferevent *bev, void *arg)
-{
-	struct httpd_session *hs = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-	char *line;
-	size_t len;
-
-	int r;
-
-	while ((r = linebuf_peek(&hs->lines, in, &line, &len)) > 0) {
-		if (httpd_stream_line(hs, line, len))
-			return; /* the session, and its buffer, are gone */
-		linebuf_consume(&hs->lines, in);
-	}
-	if (r < 0)
-		httpd_session_free(hs); /* an answer over the limit */
-}
-
-/* What a one-message session had to say has gone: it ends. */
-static void
-httpd_session_flushed(struct bufferevent *bev, void *arg)
-{
-	(void)bev;
-	httpd_session_free(arg);
-}
-
-static void
-httpd_session_event(struct bufferevent *bev, short what, void *arg)
-{
-	(void)bev;
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
-		httpd_session_free(arg); /* mcpd is stopping, say */
 }
 
 /* Lines of the control side, delivered in-process (sendq_deliver_to). */
@@ -176,12 +140,16 @@ httpd_session_held(void *arg)
 	return httpd_stream_held(arg);
 }
 
+static void httpd_session_arm(struct httpd_session *, uint64_t);
+
+/* The control side ended (mcpd stops, say): the session ends from the loop. */
 static void
 httpd_session_client_gone(void *arg)
 {
 	struct httpd_session *hs = arg;
 
 	hs->client = NULL;
+	httpd_session_arm(hs, 0);
 }
 
 /* mcpd/clients: the start of its id (enough to tell it) and its client. */
@@ -249,7 +217,9 @@ httpd_session_idle(evutil_socket_t fd, short events, void *arg)
 	uint64_t now = mcpd_now_ms();
 
 	(void)fd, (void)events;
-	if (httpd_stream_is_busy(hs))
+	if (hs->client == NULL)
+		httpd_session_free(hs);
+	else if (httpd_stream_is_busy(hs))
 		httpd_session_arm(hs, idle);
 	else if (now - hs->active_ms < idle)
 		httpd_session_arm(hs, idle - (now - hs->active_ms));
@@ -355,9 +325,7 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 
 	if (httpd_session_room(agent, cause) < 0)
 		return NULL;
-	if ((hs = httpd_session_make(agent, profile, path, scope, cause)) ==
-	    NULL)
-		return NULL;
+	hs = httpd_session_make(agent, profile, path, scope);
 	httpd_session_id(hs->id, is_stateless);
 	if (conn != NULL)
 		evhttp_connection_get_peer(conn, &addr, &port);
@@ -368,47 +336,22 @@ httpd_session_new(struct evhttp_request *req, const char *agent,
 	return hs;
 }
 
-/*
- * A session of agent on path, its control client on a socketpair; its
- * id and remote are the caller's to set.
- */
+/* Its control client is in-process (control_adopt): no descriptor. */
 struct httpd_session *
 httpd_session_make(const char *agent, const char *profile, const char *path,
-    const json_t *scope, char **cause)
+    const json_t *scope)
 {
-	struct httpd_session *hs;
-	int sv[2];
+	struct httpd_session *hs = xcalloc(1, sizeof *hs);
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-		sv) < 0) {
-		errors_cause(cause, -errno, "socketpair: %s", strerror(errno));
-		return NULL;
-	}
-	hs = xcalloc(1, sizeof *hs);
 	hs->agent = xstrdup(agent);
 	hs->path = xstrdup(path);
-	hs->client = control_adopt(sv[1], agent, scope, &httpd_session_peer,
-	    hs);
+	hs->client = control_adopt(agent, scope, &httpd_session_peer, hs);
 	control_client_set_profile(hs->client, profile);
 	/* An HTTP client is known by its token's id, never the token. */
 	control_client_set_who(hs->client,
 	    json_pack("{s:s}", "token", tokens_id(agent, profile)));
-	hs->bev = bufferevent_socket_new(mcpd_base, sv[0],
-	    BEV_OPT_CLOSE_ON_FREE);
-	if (hs->bev == NULL)
-		fatalx("cannot make a bufferevent");
-	linebuf_init(&hs->lines, mcpd_opts.max_message + 64 * 1024);
 	linebuf_init(&hs->delivered, mcpd_opts.max_message + 64 * 1024);
 	TAILQ_INIT(&hs->pending);
-	bufferevent_setcb(hs->bev, httpd_session_read, NULL,
-	    httpd_session_event, hs);
-	/*
-	 * Writing is enabled once something goes through the socketpair
-	 * (httpd_session_send): enabled now, its event would be added,
-	 * found writable and taken off again, two epoll_ctl calls and a
-	 * loop turn for each session, most of which write nothing.
-	 */
-	bufferevent_enable(hs->bev, EV_READ);
 	TAILQ_INSERT_TAIL(&httpd_sessions, hs, entry);
 	httpd_nsessions++;
 	if ((hs->idle_timer = evtimer_new(mcpd_base, httpd_session_idle, hs)) ==
@@ -509,36 +452,18 @@ httpd_date(struct evhttp_request *req)
 /* ---- the verbs ---- */
 
 /*
- * The body goes to the control client: in-process while it takes
- * messages now (whole, the message the front parsed: no second parse;
- * NULL, the body's line), else (and from then on, to keep their order)
- * through the socketpair. Whether it went in-process.
+ * The body goes to the control client (whole, the message the front
+ * parsed: no second parse; NULL, the body's line): handled now, or kept
+ * in the client's input until it takes it. Whether it went now.
  */
 static bool
 httpd_session_send(struct httpd_session *hs, json_t *whole, const char *body,
     size_t len)
 {
-	char *line = NULL;
-
-	if (!hs->is_via_socket && hs->client != NULL &&
-	    (whole != NULL ? control_peer_message(hs->client, whole) :
-			     control_peer_line(hs->client, body, len)))
-		return true;
-	hs->is_via_socket = true;
-	bufferevent_enable(hs->bev, EV_WRITE);
-	/*
-	 * One line: a pretty-printed body is made one, the socket is NDJSON
-	 * (a body with a newline is always parsed whole).
-	 */
-	if (whole != NULL && memchr(body, '\n', len) != NULL) {
-		line = xnonnull(json_dumps(whole, JSON_COMPACT));
-		body = line;
-		len = strlen(line);
-	}
-	bufferevent_write(hs->bev, body, len);
-	bufferevent_write(hs->bev, "\n", 1);
-	free(line);
-	return false;
+	if (hs->client == NULL)
+		return false; /* it went: the session ends from the loop */
+	return whole != NULL ? control_peer_message(hs->client, whole) :
+			       control_peer_line(hs->client, body, len);
 }
 
 /*
@@ -551,25 +476,21 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
 {
 	bool is_request = json_object_get(msg, "id") != NULL &&
 	    json_object_get(msg, "method") != NULL;
-	bool is_sent;
 
 	httpd_session_touch(hs);
 	/* Its answer is delivered on a later loop turn: it finds it waiting. */
 	if (is_request)
 		httpd_stream_new(hs, req, msg);
-	is_sent = httpd_session_send(hs, is_whole ? msg : NULL, body, len);
+	(void)httpd_session_send(hs, is_whole ? msg : NULL, body, len);
 	if (is_request)
 		return;
 	httpd_reply(req, 202, "Accepted", NULL);
 	/*
 	 * A one-message session with no answer to wait for ends once the
-	 * message has gone to the gateway: now, or once it is written.
+	 * message has gone to the gateway (a new client always takes it).
 	 */
-	if (hs->is_stateless && TAILQ_EMPTY(&hs->pending) && is_sent)
+	if (hs->is_stateless && TAILQ_EMPTY(&hs->pending))
 		httpd_session_free(hs);
-	else if (hs->is_stateless && TAILQ_EMPTY(&hs->pending))
-		bufferevent_setcb(hs->bev, httpd_session_read,
-		    httpd_session_flushed, httpd_session_event, hs);
 }
 
 /* The value of member m of text as jansson makes it, set as key in o. */

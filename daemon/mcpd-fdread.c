@@ -140,6 +140,8 @@ fdread_ready(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 	}
+	if (event_get_fd(r->ev) < 0)
+		return; /* no descriptor: its bytes are put in, never read */
 	if (fdread_fill(r, &end) > 0)
 		r->on_read(r->arg);
 	else if (end >= 0)

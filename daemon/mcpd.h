@@ -214,9 +214,9 @@ struct request *control_reply_request(const struct server_reply *);
 const struct client *control_request_client(const struct request *);
 /*
  * An in-process peer of a control client (an HTTP session of the HTTP
- * front). The client's output is delivered to it (it takes the lines from
- * the buffer, at the end of the loop turn) instead of crossing the
- * socketpair, so that no second copy of a backlog waits on the way; what
+ * front). The client has no descriptor: its output is delivered to the
+ * peer (it takes the lines from the buffer, at the end of the loop turn),
+ * so that no second copy of a backlog waits on the way; what
  * it holds, not yet sent on, counts against --max-client-output when a
  * notification is queued. gone is called when the client is freed.
  */
@@ -228,22 +228,27 @@ struct control_peer {
 	void (*describe)(void *arg, json_t *into);
 };
 /*
- * A client on fd (one end of a socketpair) for an in-process peer; it
+ * A client of an in-process peer (an HTTP session), with no descriptor:
+ * the peer hands it lines and it delivers its output to the peer. It
  * takes no slot of --max-clients, which counts socket connections.
  */
-struct client *control_adopt(int fd, const char *agent, const json_t *scope,
+struct client *control_adopt(const char *agent, const json_t *scope,
     const struct control_peer *peer, void *arg);
 /*
- * A line of the in-process peer handled now, as if the client had read it
- * (no socketpair hop); false when the client cannot take it now (it is
- * paused, or has unread bytes): the peer writes it, and every later line,
- * to the socketpair, so that they keep their order.
+ * A line of the in-process peer handled now, as if the client had read it;
+ * false when the client cannot take it now (it is paused, or lines wait
+ * before it): it waits in the client's input, as every later line does
+ * until those are read, so that they keep their order.
  */
 bool control_peer_line(struct client *, const char *line, size_t len);
 /* The same for a message the peer parsed already (borrowed): no parse. */
 bool control_peer_message(struct client *, json_t *msg);
+/* A line put in the client's input, read from the loop (never now). */
+void control_peer_queue(struct client *, const char *line, size_t len);
 /* The peer goes first: the client no longer asks it anything. */
 void control_forget_peer(struct client *);
+/* The peer went: the client is forgotten by it and ends from the loop. */
+void control_peer_end(struct client *);
 /* The gateway's view of control connections (DESIGN 11). */
 struct gateway;
 /* mcpd/hello's servers: the scope of the connection's MCP session. */
@@ -485,7 +490,8 @@ void defer_close(void);
  * readiness and no ioctl(FIONREAD) before it (libevent's reads ask).
  * on_read(arg): in has new bytes (or, after fdread_kick, bytes still
  * unread); on_end(arg, error): the end (0) or an errno, with nothing new.
- * Each is the last thing done with the reader (it may be freed).
+ * Each is the last thing done with the reader (it may be freed). With fd
+ * -1 nothing is read: bytes its owner puts in are taken after a kick.
  */
 #define FDREAD_PASSED_MAX 2 /* descriptors kept of those a peer passes */
 struct fdread {

@@ -8,6 +8,8 @@ to a client that declares the capability, so mcpd declares them
 upstream); the clients are the official SDK's, over `mcpctl bridge` and
 over the HTTP front; raw JSON-RPC where a client must misbehave."""
 
+import json
+
 import pytest
 
 from conftest import poll
@@ -249,3 +251,36 @@ def test_a_caller_that_never_answers(mcpd_factory):
          "1500 ms; mcpd cancelled its request" in d.read_stderr(),
          what="mcpd to tell the server")
     conn.close()
+
+
+def test_an_ask_with_no_stream_to_take_it_is_refused(front):  # noqa: F811
+    """A session whose call takes only JSON and that has no GET stream
+    cannot be asked anything: the front answers mcpd's sampling request
+    itself, with an error that says what to do, and the call ends."""
+    from test_gateway_http import post
+    front.load_everything(timeout=120, settle=True)
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18",
+                       "capabilities": {"sampling": {}},
+                       "clientInfo": {"name": "raw", "version": "1"}}}
+    status, headers, body = post(front.url, init, front.token)
+    assert status == 200, (status, body)
+    sid = headers["Mcp-Session-Id"]
+    assert post(front.url, {"jsonrpc": "2.0",
+                            "method": "notifications/initialized"},
+                front.token, sid)[0] == 202
+    status, _, body = post(front.url, {
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "everything__trigger-sampling-request",
+                   "arguments": {"prompt": "no stream"}}},
+        front.token, sid, headers={"Accept": "application/json"},
+        timeout=60)
+    assert status == 200, (status, body)
+    assert json.loads(body) == {"jsonrpc": "2.0", "id": 2, "result": {
+        "content": [{"type": "text", "text":
+                     "MCP error -32603: the HTTP client has no stream open "
+                     "for requests: call with Accept: text/event-stream, or "
+                     "open the GET stream"}],
+        "isError": True}}, body
+    poll(lambda: "sampling/createMessage: the client answered with an "
+         "error" in front.read_stderr(), what="mcpd to log the refusal")

@@ -454,8 +454,8 @@ def test_listen_http_is_loopback_only(tmp_path):
 
 def test_a_paused_session_keeps_every_request(mcpd_factory):
     """The front hands a session's lines to its control client in-process;
-    a client at --max-client-requests takes no more, so the front writes
-    them to the session's socketpair, and the client reads them once it
+    a client at --max-client-requests takes no more, so the front puts
+    them in the client's input, and the client reads them once it
     resumes: none is lost, each gets its own answer."""
     import threading
     port = free_port()
