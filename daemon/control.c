@@ -594,30 +594,27 @@ control_peer_queue(struct client *c, const char *line, size_t len)
 		fdread_kick(&c->rd);
 }
 
-bool
+void
 control_peer_line(struct client *c, const char *line, size_t len)
 {
-	if (len <= mcpd_opts.max_message && control_peer_may_take(c)) {
+	if (len <= mcpd_opts.max_message && control_peer_may_take(c))
 		control_handle_line(c, line, len);
-		return true;
-	}
-	control_peer_queue(c, line, len);
-	return false;
+	else
+		control_peer_queue(c, line, len);
 }
 
-bool
+void
 control_peer_message(struct client *c, json_t *msg)
 {
 	char *text;
 
 	if (control_peer_may_take(c)) {
 		control_handle_message(c, msg);
-		return true;
+		return;
 	}
 	text = xnonnull(json_dumps(msg, JSON_COMPACT));
 	control_peer_queue(c, text, strlen(text));
 	free(text);
-	return false;
 }
 
 void

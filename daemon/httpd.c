@@ -454,16 +454,18 @@ httpd_date(struct evhttp_request *req)
 /*
  * The body goes to the control client (whole, the message the front
  * parsed: no second parse; NULL, the body's line): handled now, or kept
- * in the client's input until it takes it. Whether it went now.
+ * in the client's input until it takes it.
  */
-static bool
+static void
 httpd_session_send(struct httpd_session *hs, json_t *whole, const char *body,
     size_t len)
 {
 	if (hs->client == NULL)
-		return false; /* it went: the session ends from the loop */
-	return whole != NULL ? control_peer_message(hs->client, whole) :
-			       control_peer_line(hs->client, body, len);
+		return; /* it went: the session ends from the loop */
+	if (whole != NULL)
+		control_peer_message(hs->client, whole);
+	else
+		control_peer_line(hs->client, body, len);
 }
 
 /*
@@ -481,7 +483,7 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
 	/* Its answer is delivered on a later loop turn: it finds it waiting. */
 	if (is_request)
 		httpd_stream_new(hs, req, msg);
-	(void)httpd_session_send(hs, is_whole ? msg : NULL, body, len);
+	httpd_session_send(hs, is_whole ? msg : NULL, body, len);
 	if (is_request)
 		return;
 	httpd_reply(req, 202, "Accepted", NULL);

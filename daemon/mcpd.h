@@ -236,13 +236,13 @@ struct client *control_adopt(const char *agent, const json_t *scope,
     const struct control_peer *peer, void *arg);
 /*
  * A line of the in-process peer handled now, as if the client had read it;
- * false when the client cannot take it now (it is paused, or lines wait
- * before it): it waits in the client's input, as every later line does
- * until those are read, so that they keep their order.
+ * when the client cannot take it now (it is paused, or lines wait before
+ * it), it waits in the client's input, as every later line does until
+ * those are read, so that they keep their order.
  */
-bool control_peer_line(struct client *, const char *line, size_t len);
+void control_peer_line(struct client *, const char *line, size_t len);
 /* The same for a message the peer parsed already (borrowed): no parse. */
-bool control_peer_message(struct client *, json_t *msg);
+void control_peer_message(struct client *, json_t *msg);
 /* A line put in the client's input, read from the loop (never now). */
 void control_peer_queue(struct client *, const char *line, size_t len);
 /* The peer goes first: the client no longer asks it anything. */
