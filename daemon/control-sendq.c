@@ -161,6 +161,13 @@ sendq_push_raw_result(struct sendq *q, const json_t *id, const char *raw,
 	return 0;
 }
 
+struct evbuffer *
+sendq_buffer(struct sendq *q)
+{
+	sendq_mark(q);
+	return q->pending;
+}
+
 size_t
 sendq_length(const struct sendq *q)
 {

@@ -9,10 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include <event2/http.h>
-
-#include "httpd.h"
 #include "errors.h"
+#include "httphead.h"
+#include "httpd.h"
 #include "mcpd.h"
 
 /* A loopback name or address, with or without a port. */
@@ -48,17 +47,17 @@ httpd_access_is_origin_ok(const char *origin)
 }
 
 const char *
-httpd_access_agent(struct evkeyvalq *h, const char **ret_profile,
+httpd_access_agent(const struct httphead *h, const char **ret_profile,
     int *ret_status, const char **ret_why)
 {
-	const char *auth = evhttp_find_header(h, "Authorization"), *agent;
+	const char *auth = httphead_field(h, "Authorization"), *agent;
 
 	*ret_status = 403;
-	if (!httpd_access_is_loopback(evhttp_find_header(h, "Host"))) {
+	if (!httpd_access_is_loopback(httphead_field(h, "Host"))) {
 		*ret_why = "the Host header must name a loopback address";
 		return NULL;
 	}
-	if (!httpd_access_is_origin_ok(evhttp_find_header(h, "Origin"))) {
+	if (!httpd_access_is_origin_ok(httphead_field(h, "Origin"))) {
 		*ret_why =
 		    "requests from a web page of another origin are refused";
 		return NULL;

@@ -1,121 +1,169 @@
 /* SPDX-License-Identifier: ISC */
-/* The HTTP front's open connections, and who hears each one's close. */
-#include <sys/queue.h>
+/* The HTTP front's listening socket: its binding, accepting, holding. */
+#include <sys/socket.h>
 
-#include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
-#include <event2/http.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "errors.h"
 #include "httpd-int.h"
+#include "log.h"
 #include "mcpd.h"
 
-/*
- * libevent keeps one close callback per connection and no list of them:
- * every connection is known here, so that an upgrade can wait until
- * each has ended on an answer that said Connection: close (a request
- * written on a kept-alive one as the exec closes it would be lost).
- */
-struct httpd_conn {
-	struct evhttp_connection *conn;
-	httpd_closed_fn *fn; /* a stream's: it hears the close, or NULL */
-	void *arg;
-	uint64_t active_ms; /* its last request's start or end */
-	TAILQ_ENTRY(httpd_conn) entry;
-};
+#define HTTPD_CONNS_RETRY_MS 1000 /* out of descriptors: accept again after */
 
-static TAILQ_HEAD(,
-    httpd_conn) httpd_conns = TAILQ_HEAD_INITIALIZER(httpd_conns);
-static size_t httpd_nconns;
+static struct evconnlistener *httpd_listener;
+static struct event *httpd_retry;
+static bool httpd_is_held;
+
+int
+httpd_conns_bind(const char *host, int port, char **cause)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t len;
+	int fd, one = 1, r;
+
+	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		len = sizeof *sin;
+	} else if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		len = sizeof *sin6;
+	} else
+		return errors_cause(cause, -EINVAL, "bad address %s", host);
+	if ((fd = socket(ss.ss_family,
+		 SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+		return errors_cause(cause, -errno, "socket: %s",
+		    strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 ||
+	    listen(fd, SOMAXCONN) < 0) {
+		r = -errno;
+		close(fd);
+		return errors_cause(cause, r == -EADDRINUSE ? r : -EADDRINUSE,
+		    "cannot listen on %s port %d: %s", host, port,
+		    strerror(-r));
+	}
+	/*
+	 * An answer may be written in pieces (a stream's events): with
+	 * Nagle's algorithm each piece after the first waited for the
+	 * client's delayed ACK, some 40 ms. Accepted sockets inherit it.
+	 */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
+		log_warn("HTTP front: TCP_NODELAY");
+	return fd;
+}
+
+/* "address:port", "[address]:port" for IPv6. */
+static void
+httpd_conns_peer(const struct sockaddr *sa, char *buf, size_t size)
+{
+	char addr[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof addr);
+		port = ntohs(sin->sin_port);
+		snprintf(buf, size, "%s:%u", addr, port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &sin6->sin6_addr, addr, sizeof addr);
+		port = ntohs(sin6->sin6_port);
+		snprintf(buf, size, "[%s]:%u", addr, port);
+	} else
+		snprintf(buf, size, "?:0");
+}
 
 static void
-httpd_conn_closed(struct evhttp_connection *conn, void *arg)
+httpd_conns_accept(struct evconnlistener *l, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
 {
-	struct httpd_conn *hc = arg;
-	httpd_closed_fn *fn = hc->fn;
-	void *fn_arg = hc->arg;
+	char peer[64];
 
-	TAILQ_REMOVE(&httpd_conns, hc, entry);
-	httpd_nconns--;
-	free(hc);
-	if (fn != NULL)
-		fn(conn, fn_arg);
+	(void)l, (void)salen, (void)arg;
+	httpd_conns_peer(sa, peer, sizeof peer);
+	httpd_req_new(fd, peer);
 }
 
-/* Its entry; the first time, it is made and watched. */
-static struct httpd_conn *
-httpd_conn_of(struct evhttp_connection *conn)
+static void
+httpd_conns_retry(evutil_socket_t fd, short events, void *arg)
 {
-	struct httpd_conn *hc;
-
-	TAILQ_FOREACH(hc, &httpd_conns, entry)
-		if (hc->conn == conn) {
-			/* The busy ones come first: a request finds its soon. */
-			if (hc != TAILQ_FIRST(&httpd_conns)) {
-				TAILQ_REMOVE(&httpd_conns, hc, entry);
-				TAILQ_INSERT_HEAD(&httpd_conns, hc, entry);
-			}
-			return hc;
-		}
-	hc = xcalloc(1, sizeof *hc);
-	hc->conn = conn;
-	hc->active_ms = mcpd_now_ms();
-	TAILQ_INSERT_HEAD(&httpd_conns, hc, entry);
-	httpd_nconns++;
-	evhttp_connection_set_closecb(conn, httpd_conn_closed, hc);
-	return hc;
+	(void)fd, (void)events, (void)arg;
+	if (httpd_listener != NULL && !httpd_is_held)
+		evconnlistener_enable(httpd_listener);
 }
 
-void
-httpd_conn_seen(struct evhttp_request *req)
+/* Out of descriptors (or memory): no busy loop; a second later, again. */
+static void
+httpd_conns_error(struct evconnlistener *l, void *arg)
 {
-	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+	struct timeval tv = { HTTPD_CONNS_RETRY_MS / 1000,
+		(HTTPD_CONNS_RETRY_MS % 1000) * 1000 };
+	int err = EVUTIL_SOCKET_ERROR();
 
-	if (conn != NULL)
-		httpd_conn_of(conn)->active_ms = mcpd_now_ms();
-}
-
-void
-httpd_conn_on_close(struct evhttp_connection *conn, httpd_closed_fn *fn,
-    void *arg)
-{
-	struct httpd_conn *hc;
-
-	if (conn == NULL)
+	(void)arg;
+	log_warnx("HTTP front: cannot accept a connection: %s", strerror(err));
+	if (err != EMFILE && err != ENFILE && err != ENOBUFS && err != ENOMEM)
 		return;
-	hc = httpd_conn_of(conn);
-	hc->fn = fn;
-	hc->arg = arg;
-	hc->active_ms = mcpd_now_ms();
-}
-
-size_t
-httpd_conns_close_quiet(uint64_t quiet_ms)
-{
-	struct httpd_conn *hc, *next;
-	uint64_t now = mcpd_now_ms();
-	size_t left = 0;
-
-	for (hc = TAILQ_FIRST(&httpd_conns); hc != NULL; hc = next) {
-		next = TAILQ_NEXT(hc, entry);
-		if (hc->fn != NULL)
-			continue; /* a stream: it ends with the exec */
-		if (now - hc->active_ms >= quiet_ms)
-			evhttp_connection_free(hc->conn); /* its close runs */
-		else
-			left++;
-	}
-	return left;
+	evconnlistener_disable(l);
+	evtimer_add(httpd_retry, &tv);
 }
 
 void
-httpd_conns_forget(void)
+httpd_conns_listen(int fd)
 {
-	struct httpd_conn *hc;
+	httpd_listener = evconnlistener_new(mcpd_base, httpd_conns_accept, NULL,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	if (httpd_listener == NULL ||
+	    (httpd_retry = evtimer_new(mcpd_base, httpd_conns_retry, NULL)) ==
+		NULL)
+		fatalx("HTTP front: cannot watch its listening socket");
+	evconnlistener_set_error_cb(httpd_listener, httpd_conns_error);
+	httpd_is_held = false;
+}
 
-	while ((hc = TAILQ_FIRST(&httpd_conns)) != NULL) {
-		evhttp_connection_set_closecb(hc->conn, NULL, NULL);
-		TAILQ_REMOVE(&httpd_conns, hc, entry);
-		free(hc);
-	}
-	httpd_nconns = 0;
+int
+httpd_conns_fd(void)
+{
+	return httpd_listener != NULL ? evconnlistener_get_fd(httpd_listener) :
+					-1;
+}
+
+void
+httpd_conns_hold(bool hold)
+{
+	if (httpd_listener == NULL)
+		return;
+	httpd_is_held = hold;
+	if (hold)
+		evconnlistener_disable(httpd_listener);
+	else
+		evconnlistener_enable(httpd_listener);
+}
+
+void
+httpd_conns_close(void)
+{
+	if (httpd_listener != NULL)
+		evconnlistener_free(httpd_listener);
+	if (httpd_retry != NULL)
+		event_free(httpd_retry);
+	httpd_listener = NULL;
+	httpd_retry = NULL;
 }

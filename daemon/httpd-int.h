@@ -11,11 +11,10 @@
 #include <jansson.h>
 
 #include "httpd.h"
+#include "httphead.h"
 #include "linebuf.h"
 
-struct evhttp_request;
-struct evhttp;
-struct evhttp_bound_socket;
+#define HTTPD_HEADERS_MAX (64 * 1024) /* a request's head, in bytes */
 
 #define HTTPD_RETRY_MS	   1000 /* how long a client waits to resume a stream */
 #define HTTPD_KEPT_ANSWERS 16	/* answers kept for clients that may resume */
@@ -32,13 +31,12 @@ struct evhttp_bound_socket;
 struct httpd_pending {
 	struct httpd_session *hs;
 	json_t *id;
-	json_t *token;		    /* its _meta.progressToken, or NULL */
-	struct evhttp_request *req; /* NULL: its client went, may resume */
-	unsigned stream;	    /* 0: none yet; event ids "<stream>-<n>" */
+	json_t *token;	       /* its _meta.progressToken, or NULL */
+	struct httpd_req *req; /* NULL: its client went, may resume */
+	unsigned stream;       /* 0: none yet; event ids "<stream>-<n>" */
 	unsigned events;
 	struct evbuffer *missed; /* events while its client was away */
-	struct event *peek;  /* 2026-07-28, no stream yet: its client's close */
-	struct event *later; /* 2025: starts its stream if no answer came */
+	struct event *later;	 /* 2025: starts its stream if no answer came */
 	bool is_initialize;
 	bool is_call;	/* tools/call: what it causes goes on its stream */
 	bool is_listen; /* subscriptions/listen: its notifications too */
@@ -64,7 +62,7 @@ struct httpd_session {
 	struct event *idle_timer;
 	struct linebuf delivered; /* what the control side delivers */
 	TAILQ_HEAD(, httpd_pending) pending;
-	struct evhttp_request *stream; /* the GET stream, or NULL */
+	struct httpd_req *stream; /* the GET stream, or NULL */
 	/* Told while it had none, since it had one (httpd-unheard.c). */
 	bool has_listened;
 	bool is_unheard_over; /* ... some were dropped: over the limit */
@@ -86,57 +84,100 @@ void httpd_unheard_free(struct httpd_session *hs);
 json_t *httpd_unheard_save(const struct httpd_session *hs);
 void httpd_unheard_adopt(struct httpd_session *hs, const json_t *saved);
 
-/* httpd-conns.c */
-typedef void httpd_closed_fn(struct evhttp_connection *, void *);
-struct evhttp_connection;
-/* A request came on its connection: the connection is known from now. */
-void httpd_conn_seen(struct evhttp_request *);
-/* fn (NULL: nobody) hears the connection's close; it replaces the one before. */
-void httpd_conn_on_close(struct evhttp_connection *, httpd_closed_fn *fn,
-    void *arg);
 /*
- * Closes the connections with no stream on them (kept alive) that have
- * been quiet for quiet_ms; says how many such are left, quiet for less.
+ * httpd-req.c: a connection and the one request it serves at a time. A
+ * request is the front's from httpd_handle until it ends it (a reply, a
+ * stream's end, a drop); a connection that goes meanwhile keeps it until
+ * then, and writes nothing more.
  */
-size_t httpd_conns_close_quiet(uint64_t quiet_ms);
-/* The front goes: no close reaches the list any more. */
-void httpd_conns_forget(void);
+struct httpd_req;
+TAILQ_HEAD(httpd_req_list, httpd_req);
+extern struct httpd_req_list httpd_reqs;
+typedef void httpd_req_closed_fn(struct httpd_req *, void *);
+/* A connection accepted on fd (non-blocking) from peer "address:port". */
+void httpd_req_new(int fd, const char *peer);
+const struct httphead *httpd_req_head(const struct httpd_req *);
+const char *httpd_req_header(const struct httpd_req *, const char *name);
+const char *httpd_req_path(const struct httpd_req *);
+enum httphead_method httpd_req_method(const struct httpd_req *);
+/* The body, contiguous (not NUL-terminated). */
+const char *httpd_req_body(const struct httpd_req *, size_t *ret_len);
+const char *httpd_req_peer(const struct httpd_req *);
+/* fn (NULL: nobody) hears the connection go while the front has req. */
+void httpd_req_on_close(struct httpd_req *, httpd_req_closed_fn *fn, void *arg);
+/* A header of the answer (mcpd's own: at most some 1 KiB in all). */
+void httpd_req_add_header(struct httpd_req *, const char *name,
+    const char *value);
+/* The answer says Connection: close, and the connection ends after it. */
+void httpd_req_close_after(struct httpd_req *);
+/* The whole answer (body NULL or len 0: none); the request ends. */
+void httpd_req_reply(struct httpd_req *, int status, const char *body,
+    size_t len);
+/* The same with body's bytes (moved out of it). */
+void httpd_req_reply_buf(struct httpd_req *, int status, struct evbuffer *);
+/*
+ * An answer that comes in parts (chunked; with HTTP/1.0, ended by the
+ * close): its head, then data's bytes (moved out of it) as they come, then
+ * its end, which ends the request. No timeout bounds it meanwhile.
+ */
+void httpd_req_start(struct httpd_req *, int status);
+void httpd_req_chunk(struct httpd_req *, struct evbuffer *data);
+void httpd_req_end(struct httpd_req *);
+/* The connection goes now, its request with it (nobody hears it). */
+void httpd_req_drop(struct httpd_req *);
+/* Bytes of the answer the kernel has not taken. */
+size_t httpd_req_unsent(const struct httpd_req *);
+/*
+ * Closes the connections with no request being served (kept alive, or a
+ * request still coming) that have been quiet for quiet_ms; says how many
+ * such are left, quiet for less.
+ */
+size_t httpd_req_close_quiet(uint64_t quiet_ms);
+/* mcpd stops: every connection goes (the front ended its requests). */
+void httpd_req_close_all(void);
+
+/* httpd-conns.c: the listening socket. */
+/* Binds host:port (a loopback address); the socket, or -errno. */
+int httpd_conns_bind(const char *host, int port, char **cause);
+/* Accepts on fd, a listening socket, from now on. */
+void httpd_conns_listen(int fd);
+/* The listening socket, or -1. */
+int httpd_conns_fd(void);
+/* Accepting stops (hold), or goes on. */
+void httpd_conns_hold(bool hold);
+void httpd_conns_close(void);
 
 /* httpd.c */
-extern struct evhttp *httpd;
-extern struct evhttp_bound_socket *httpd_bound;
 extern struct httpd_session_list httpd_sessions;
 /* A session of agent on path; its id and remote are the caller's to set. */
 struct httpd_session *httpd_session_make(const char *agent, const char *profile,
     const char *path, const json_t *scope);
-/* The front, not yet listening; then listening on bound. */
-int httpd_setup(char **cause);
-void httpd_listening(struct evhttp_bound_socket *bound, const char *addr);
-void httpd_reply(struct evhttp_request *, int code, const char *reason,
-    const char *body);
+/* The front listens on fd (made, or kept across an upgrade). */
+void httpd_listening(int fd, const char *addr);
+/* A request is whole: the front serves it. */
+void httpd_handle(struct httpd_req *);
+/* A JSON answer (body NULL: none). */
+void httpd_reply(struct httpd_req *, int code, const char *body);
 /* An HTTP refusal with a JSON-RPC error body (id null). */
-void httpd_refuse(struct evhttp_request *, int code, const char *reason,
-    const char *why);
+void httpd_refuse(struct httpd_req *, int code, const char *why);
 void httpd_session_free(struct httpd_session *);
 /* Something began or ended in the session: its idle time starts anew. */
 void httpd_session_touch(struct httpd_session *);
 
 /* httpd-stream.c */
 /* The pending answer of req (msg, a request) to the session hs. */
-void httpd_stream_new(struct httpd_session *, struct evhttp_request *,
+void httpd_stream_new(struct httpd_session *, struct httpd_req *,
     const json_t *msg);
 /* Frees p; its exchange, if any is left, was answered or ends here. */
 void httpd_stream_free(struct httpd_pending *, bool is_answered);
 /* One line of the gateway; true when that freed a one-request session. */
 bool httpd_stream_line(struct httpd_session *, const char *line, size_t len);
 /* A GET with Last-Event-ID of a call whose client went; false: none. */
-bool httpd_stream_resume(struct evhttp_request *, struct httpd_session *);
+bool httpd_stream_resume(struct httpd_req *, struct httpd_session *);
 /* A notification for hs: on its GET stream, else kept for the next. */
 void httpd_stream_notify(struct httpd_session *hs, const char *line,
     size_t len);
-void httpd_stream_headers(struct evhttp_request *);
-/* The connection's timeout off while its stream lasts, back after it. */
-void httpd_stream_timeouts(struct evhttp_request *, bool is_streaming);
+void httpd_stream_headers(struct httpd_req *);
 /* Bytes waiting to go to the session's HTTP clients, or kept for them. */
 size_t httpd_stream_held(const struct httpd_session *);
 /* Whether a request of the session waits for its answer, or a stream is open. */

@@ -3,10 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
-
 #include "errors.h"
+#include "httphead.h"
 #include "httpd.h"
 #include "jsonrpc.h"
 #include "mcpd.h"
@@ -65,12 +63,12 @@ httpd_modern_error(const json_t *msg, int code, const char *text, json_t *data)
 }
 
 json_t *
-httpd_modern_refusal(struct evkeyvalq *h, const json_t *msg)
+httpd_modern_refusal(const struct httphead *h, const json_t *msg)
 {
 	const json_t *params = json_object_get(msg, "params");
 	const json_t *meta = json_object_get(params, "_meta");
 	const char *method = json_string_value(json_object_get(msg, "method"));
-	const char *header = evhttp_find_header(h, "MCP-Protocol-Version");
+	const char *header = httphead_field(h, "MCP-Protocol-Version");
 	const char *version = httpd_meta_version(msg), *name = NULL;
 	char text[256];
 
@@ -92,7 +90,7 @@ httpd_modern_refusal(struct evkeyvalq *h, const json_t *msg)
 		    "Unsupported protocol version: mcpd speaks 2026-07-28, or 2025-11-25 and earlier through initialize",
 		    json_pack("{s:[s], s:s}", "supported", HTTPD_MODERN,
 			"requested", version));
-	if (!httpd_header_is(evhttp_find_header(h, "Mcp-Method"), method))
+	if (!httpd_header_is(httphead_field(h, "Mcp-Method"), method))
 		return httpd_modern_error(msg, HTTPD_HEADER_MISMATCH,
 		    "HeaderMismatch: the Mcp-Method header is missing or is not the body's method",
 		    NULL);
@@ -102,7 +100,7 @@ httpd_modern_refusal(struct evkeyvalq *h, const json_t *msg)
 	else if (strcmp(method, "resources/read") == 0)
 		name = json_string_value(json_object_get(params, "uri"));
 	if (name != NULL &&
-	    !httpd_header_is(evhttp_find_header(h, "Mcp-Name"), name))
+	    !httpd_header_is(httphead_field(h, "Mcp-Name"), name))
 		return httpd_modern_error(msg, HTTPD_HEADER_MISMATCH,
 		    "HeaderMismatch: the Mcp-Name header is missing or is not the body's params.name or params.uri",
 		    NULL);

@@ -6,19 +6,14 @@
  * says, routed to the stream it belongs on.
  */
 #include <sys/queue.h>
-#include <sys/socket.h>
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 
 #include "errors.h"
 #include "httpd-int.h"
@@ -26,102 +21,24 @@
 #include "log.h"
 #include "mcpd.h"
 
-static void httpd_stream_gone(struct evhttp_connection *, void *);
+static void httpd_stream_gone(struct httpd_req *, void *);
 
 /* Its exchange's close no longer concerns the request. */
 static void
 httpd_stream_unwatch(struct httpd_pending *p)
 {
-	struct evhttp_connection *conn;
-
-	if (p->req != NULL &&
-	    (conn = evhttp_request_get_connection(p->req)) != NULL)
-		httpd_conn_on_close(conn, NULL, NULL);
+	if (p->req != NULL)
+		httpd_req_on_close(p->req, NULL, NULL);
 }
 
+/*
+ * Its client's going is heard: a 2025 call's stream keeps what follows
+ * for its client to resume; a 2026-07-28 request is cancelled.
+ */
 static void
 httpd_stream_watch(struct httpd_pending *p)
 {
-	struct evhttp_connection *conn = evhttp_request_get_connection(p->req);
-
-	if (conn != NULL)
-		httpd_conn_on_close(conn, httpd_stream_gone, p);
-}
-
-/*
- * libevent applies its timeout (--http-header-timeout) to reading and
- * writing alike, and reads while a stream is open (to see its client go):
- * a stream, and its client, may be quiet as long as they like, so it is
- * off while the stream lasts, and back for the requests that may follow
- * on the connection. A client that does not read is bounded by
- * --max-client-output instead.
- */
-void
-httpd_stream_timeouts(struct evhttp_request *req, bool is_streaming)
-{
-	struct evhttp_connection *conn = evhttp_request_get_connection(req);
-	struct bufferevent *bev = conn != NULL ?
-	    evhttp_connection_get_bufferevent(conn) :
-	    NULL;
-	struct timeval tv = { mcpd_opts.http_header_timeout_ms / 1000,
-		(mcpd_opts.http_header_timeout_ms % 1000) * 1000 };
-
-	if (bev == NULL)
-		return;
-	if (is_streaming)
-		bufferevent_set_timeouts(bev, NULL, NULL);
-	else
-		bufferevent_set_timeouts(bev, &tv, &tv);
-}
-
-static void
-httpd_stream_unpeek(struct httpd_pending *p)
-{
-	if (p->peek != NULL)
-		event_free(p->peek);
-	p->peek = NULL;
-}
-
-/*
- * libevent reads nothing from a connection while its request waits for
- * an answer, so it cannot see the client go: mcpd peeks. A 2026-07-28
- * client that closes its connection cancels its request.
- */
-static void
-httpd_stream_peeked(evutil_socket_t fd, short events, void *arg)
-{
-	struct httpd_pending *p = arg;
-	ssize_t n;
-	char c;
-
-	(void)events;
-	n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-		event_add(p->peek, NULL);
-		return;
-	}
-	httpd_stream_unpeek(p);
-	if (n > 0)
-		return; /* the client sent more: it is there */
-	log_debug(
-	    "HTTP front: a 2026-07-28 client closed its connection before its answer: the request is cancelled");
-	httpd_session_free(p->hs);
-}
-
-static void
-httpd_stream_peek(struct httpd_pending *p)
-{
-	struct evhttp_connection *conn = evhttp_request_get_connection(p->req);
-	struct bufferevent *bev;
-
-	if (conn == NULL ||
-	    (bev = evhttp_connection_get_bufferevent(conn)) == NULL)
-		return;
-	p->peek = event_new(mcpd_base, bufferevent_getfd(bev), EV_READ,
-	    httpd_stream_peeked, p);
-	if (p->peek == NULL)
-		fatalx("cannot make an event");
-	event_add(p->peek, NULL);
+	httpd_req_on_close(p->req, httpd_stream_gone, p);
 }
 
 /* Frees p; its exchange, if any is left, was answered or ends here. */
@@ -130,13 +47,11 @@ httpd_stream_free(struct httpd_pending *p, bool is_answered)
 {
 	TAILQ_REMOVE(&p->hs->pending, p, entry);
 	httpd_session_touch(p->hs);
-	httpd_stream_unpeek(p);
 	httpd_stream_unwatch(p);
-	if (p->req != NULL && p->stream != 0) {
-		httpd_stream_timeouts(p->req, false);
-		evhttp_send_reply_end(p->req);
-	} else if (p->req != NULL && !is_answered)
-		httpd_refuse(p->req, 503, "Service Unavailable",
+	if (p->req != NULL && p->stream != 0)
+		httpd_req_end(p->req);
+	else if (p->req != NULL && !is_answered)
+		httpd_refuse(p->req, 503,
 		    "the session ended before its answer");
 	if (p->missed != NULL)
 		evbuffer_free(p->missed);
@@ -147,19 +62,6 @@ httpd_stream_free(struct httpd_pending *p, bool is_answered)
 	free(p);
 }
 
-/* What waits in req's connection to go to its client. */
-static size_t
-httpd_stream_output(struct evhttp_request *req)
-{
-	struct evhttp_connection *conn = evhttp_request_get_connection(req);
-	struct bufferevent *bev = conn != NULL ?
-	    evhttp_connection_get_bufferevent(conn) :
-	    NULL;
-
-	return bev != NULL ? evbuffer_get_length(bufferevent_get_output(bev)) :
-			     0;
-}
-
 size_t
 httpd_stream_held(const struct httpd_session *hs)
 {
@@ -167,10 +69,10 @@ httpd_stream_held(const struct httpd_session *hs)
 	size_t n = 0;
 
 	if (hs->stream != NULL)
-		n += httpd_stream_output(hs->stream);
+		n += httpd_req_unsent(hs->stream);
 	TAILQ_FOREACH(p, &hs->pending, entry) {
 		if (p->req != NULL && p->stream != 0)
-			n += httpd_stream_output(p->req);
+			n += httpd_req_unsent(p->req);
 		if (p->missed != NULL)
 			n += evbuffer_get_length(p->missed);
 	}
@@ -196,22 +98,19 @@ httpd_stream_is_busy(const struct httpd_session *hs)
  * makes mcpd hold no more than that per stream.
  */
 static bool
-httpd_stream_keeps_up(struct evhttp_request *req, size_t len)
+httpd_stream_keeps_up(struct httpd_req *req, size_t len)
 {
-	return httpd_stream_output(req) + len <= mcpd_opts.max_client_output;
+	return httpd_req_unsent(req) + len <= mcpd_opts.max_client_output;
 }
 
 /* Drops the connection of a stream whose client does not read. */
 static void
-httpd_stream_drop(struct evhttp_request *req, const char *what)
+httpd_stream_drop(struct httpd_req *req, const char *what)
 {
-	struct evhttp_connection *conn = evhttp_request_get_connection(req);
-
 	log_warnx(
 	    "HTTP front: the client of %s does not read it; past --max-client-output (%zu bytes) its connection is closed",
 	    what, mcpd_opts.max_client_output);
-	httpd_conn_on_close(conn, NULL, NULL);
-	evhttp_connection_free(conn);
+	httpd_req_drop(req);
 }
 
 #define HTTPD_EVENT_SMALL (64 * 1024) /* larger: a block of its own size */
@@ -288,18 +187,16 @@ httpd_stream_notify(struct httpd_session *hs, const char *line, size_t len)
 	if ((buf = evbuffer_new()) == NULL)
 		fatal("evbuffer_new");
 	httpd_stream_event(buf, NULL, line, len);
-	evhttp_send_reply_chunk(hs->stream, buf);
+	httpd_req_chunk(hs->stream, buf);
 	evbuffer_free(buf);
 }
 
 void
-httpd_stream_headers(struct evhttp_request *req)
+httpd_stream_headers(struct httpd_req *req)
 {
-	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
-
-	evhttp_add_header(out, "Content-Type", "text/event-stream");
-	evhttp_add_header(out, "Cache-Control", "no-cache");
-	evhttp_add_header(out, "X-Accel-Buffering", "no");
+	httpd_req_add_header(req, "Content-Type", "text/event-stream");
+	httpd_req_add_header(req, "Cache-Control", "no-cache");
+	httpd_req_add_header(req, "X-Accel-Buffering", "no");
 }
 
 /* The first event of a resumable stream: its id, and when to come back. */
@@ -324,17 +221,15 @@ httpd_stream_start(struct httpd_pending *p)
 	p->stream = ++p->hs->streams;
 	if (p->later != NULL)
 		evtimer_del(p->later);
-	httpd_stream_unpeek(p); /* libevent sees a stream's client go */
 	httpd_stream_headers(p->req);
-	evhttp_send_reply_start(p->req, 200, "OK");
-	httpd_stream_timeouts(p->req, true);
+	httpd_req_start(p->req, 200);
 	httpd_stream_watch(p);
 	if (p->hs->is_stateless)
 		return; /* 2026-07-28 streams are not resumed */
 	if ((buf = evbuffer_new()) == NULL)
 		fatal("evbuffer_new");
 	httpd_stream_priming(buf, p->stream);
-	evhttp_send_reply_chunk(p->req, buf);
+	httpd_req_chunk(p->req, buf);
 	evbuffer_free(buf);
 }
 
@@ -362,7 +257,6 @@ httpd_stream_send(struct httpd_pending *p, const char *line, size_t len)
 	struct evbuffer *buf;
 
 	if (p->req != NULL && !httpd_stream_keeps_up(p->req, len)) {
-		httpd_stream_unpeek(p);
 		httpd_stream_drop(p->req, "a call's stream");
 		p->req = NULL;
 		return false;
@@ -373,7 +267,7 @@ httpd_stream_send(struct httpd_pending *p, const char *line, size_t len)
 		fatal("evbuffer_new");
 	httpd_stream_event(buf, p->hs->is_stateless ? NULL : p, line, len);
 	if (p->req != NULL) {
-		evhttp_send_reply_chunk(p->req, buf);
+		httpd_req_chunk(p->req, buf);
 		evbuffer_free(buf);
 		return true;
 	}
@@ -392,18 +286,16 @@ httpd_stream_give_up(struct httpd_pending *p)
 
 /* The POST's client went: 2026-07-28 cancels; 2025 keeps what follows. */
 static void
-httpd_stream_gone(struct evhttp_connection *conn, void *arg)
+httpd_stream_gone(struct httpd_req *req, void *arg)
 {
 	struct httpd_pending *p = arg;
-	struct evhttp_request *req = p->req;
 
-	(void)conn;
 	p->req = NULL;
-	/* libevent let go of the request; ending it is what frees it. */
-	if (req != NULL && p->stream != 0)
-		evhttp_send_reply_end(req);
-	else if (req != NULL)
-		evhttp_send_reply(req, 503, "Service Unavailable", NULL);
+	/* Its connection went; ending the request is what frees it. */
+	if (p->stream != 0)
+		httpd_req_end(req);
+	else
+		httpd_req_reply(req, 503, NULL, 0);
 	if (p->hs->is_stateless) {
 		httpd_session_free(p->hs); /* its calls are cancelled */
 		return;
@@ -445,9 +337,8 @@ httpd_stream_whole(struct httpd_pending *p, const char *line, size_t len)
 	 * Its type alone: a reply with a length is neither cached nor held
 	 * back by a proxy, and each header more is a tenth of its head's cost.
 	 */
-	evhttp_add_header(evhttp_request_get_output_headers(p->req),
-	    "Content-Type", "text/event-stream");
-	evhttp_send_reply(p->req, 200, "OK", buf);
+	httpd_req_add_header(p->req, "Content-Type", "text/event-stream");
+	httpd_req_reply_buf(p->req, 200, buf);
 	evbuffer_free(buf);
 	p->req = NULL;
 	p->stream = 0; /* nothing of it is left to end */
@@ -496,7 +387,7 @@ httpd_stream_answer(struct httpd_session *hs, struct httpd_pending *p,
     json_t *msg, const char *line, size_t len)
 {
 	json_t *result = json_object_get(msg, "result");
-	char *body, *text = NULL;
+	char *text = NULL;
 
 	/*
 	 * 2026-07-28: a result relayed as its server gave it (a tools/call's,
@@ -529,14 +420,12 @@ httpd_stream_answer(struct httpd_session *hs, struct httpd_pending *p,
 	else if (p->req != NULL) {
 		httpd_stream_unwatch(p);
 		if (p->is_initialize && !hs->is_stateless)
-			evhttp_add_header(
-			    evhttp_request_get_output_headers(p->req),
-			    "Mcp-Session-Id", hs->id);
-		body = xstrndup(line, len);
-		httpd_reply(p->req,
-		    hs->is_stateless ? httpd_modern_status(msg) : 200, NULL,
-		    body);
-		free(body);
+			httpd_req_add_header(p->req, "Mcp-Session-Id", hs->id);
+		httpd_req_add_header(p->req, "Content-Type",
+		    "application/json");
+		httpd_req_reply(p->req,
+		    hs->is_stateless ? httpd_modern_status(msg) : 200, line,
+		    len);
 		p->req = NULL;
 	}
 	free(text);
@@ -760,17 +649,16 @@ httpd_stream_line(struct httpd_session *hs, const char *line, size_t len)
 }
 
 static bool
-httpd_stream_accepts(struct evhttp_request *req)
+httpd_stream_accepts(struct httpd_req *req)
 {
-	const char *accept =
-	    evhttp_find_header(evhttp_request_get_input_headers(req), "Accept");
+	const char *accept = httpd_req_header(req, "Accept");
 
 	return accept != NULL && strstr(accept, "text/event-stream") != NULL;
 }
 
 /* The pending answer of req (msg, a request) to the session hs. */
 void
-httpd_stream_new(struct httpd_session *hs, struct evhttp_request *req,
+httpd_stream_new(struct httpd_session *hs, struct httpd_req *req,
     const json_t *msg)
 {
 	const char *method = json_string_value(json_object_get(msg, "method"));
@@ -793,7 +681,7 @@ httpd_stream_new(struct httpd_session *hs, struct evhttp_request *req,
 	if (p->wants_sse && !hs->is_stateless)
 		httpd_stream_defer(p);
 	else if (hs->is_stateless)
-		httpd_stream_peek(p); /* its client going cancels it */
+		httpd_stream_watch(p); /* its client going cancels it */
 }
 
 /*
@@ -802,11 +690,9 @@ httpd_stream_new(struct httpd_session *hs, struct evhttp_request *req,
  * waiting (the GET is then the session's stream).
  */
 bool
-httpd_stream_resume(struct evhttp_request *req, struct httpd_session *hs)
+httpd_stream_resume(struct httpd_req *req, struct httpd_session *hs)
 {
-	const char *last =
-	    evhttp_find_header(evhttp_request_get_input_headers(req),
-		"Last-Event-ID");
+	const char *last = httpd_req_header(req, "Last-Event-ID");
 	struct httpd_pending *p;
 	unsigned stream;
 
@@ -819,10 +705,9 @@ httpd_stream_resume(struct evhttp_request *req, struct httpd_session *hs)
 		return false;
 	p->req = req;
 	httpd_stream_headers(req);
-	evhttp_send_reply_start(req, 200, "OK");
-	httpd_stream_timeouts(req, true);
+	httpd_req_start(req, 200);
 	httpd_stream_watch(p);
-	evhttp_send_reply_chunk(req, p->missed);
+	httpd_req_chunk(req, p->missed);
 	evbuffer_free(p->missed);
 	p->missed = NULL;
 	if (p->is_done)

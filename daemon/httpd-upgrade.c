@@ -5,9 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/http.h>
-#include <event2/listener.h>
-
 #include "httpd-int.h"
 #include "log.h"
 #include "mcpd.h"
@@ -27,8 +24,7 @@ httpd_upgrade_busy(void)
 	TAILQ_FOREACH(hs, &httpd_sessions, entry)
 		if (!TAILQ_EMPTY(&hs->pending))
 			return "HTTP requests are being answered";
-	if (httpd_conns_close_quiet((uint64_t)mcpd_opts.upgrade_http_wait_ms) >
-	    0)
+	if (httpd_req_close_quiet((uint64_t)mcpd_opts.upgrade_http_wait_ms) > 0)
 		return "HTTP connections kept alive are still open";
 	return NULL;
 }
@@ -41,25 +37,16 @@ httpd_upgrade_busy(void)
 void
 httpd_upgrade_hold(bool hold)
 {
-	struct evconnlistener *l = httpd_bound != NULL ?
-	    evhttp_bound_socket_get_listener(httpd_bound) :
-	    NULL;
 	struct httpd_session *hs;
 	struct httpd_pending *p;
 
-	if (l == NULL)
+	httpd_conns_hold(hold);
+	if (!hold)
 		return;
-	if (!hold) {
-		evconnlistener_enable(l);
-		return;
-	}
-	evconnlistener_disable(l);
 	TAILQ_FOREACH(hs, &httpd_sessions, entry)
 		TAILQ_FOREACH(p, &hs->pending, entry)
 			if (p->req != NULL)
-				evhttp_add_header(
-				    evhttp_request_get_output_headers(p->req),
-				    "Connection", "close");
+				httpd_req_close_after(p->req);
 }
 
 /* A session with its id; its stream, if any, is resumed by its client. */
@@ -78,14 +65,14 @@ httpd_upgrade_save(void)
 	json_t *sessions = json_array();
 	struct httpd_session *hs;
 
-	if (httpd_bound == NULL)
+	if (httpd_conns_fd() < 0)
 		return json_null();
 	TAILQ_FOREACH(hs, &httpd_sessions, entry)
 		if (!hs->is_stateless && hs->client != NULL)
 			json_array_append_new(sessions, httpd_session_save(hs));
 	return json_pack("{s:i, s:s?, s:o}", "listen",
-	    upgrade_keep_fd(evhttp_bound_socket_get_fd(httpd_bound)), "addr",
-	    mcpd_opts.listen_http, "sessions", sessions);
+	    upgrade_keep_fd(httpd_conns_fd()), "addr", mcpd_opts.listen_http,
+	    "sessions", sessions);
 }
 
 static void
@@ -118,10 +105,8 @@ httpd_upgrade_adopt(const char *addr, const json_t *http, char **cause)
 {
 	const json_t *sessions = json_object_get(http, "sessions"), *e;
 	const char *was = json_string_value(json_object_get(http, "addr"));
-	struct evhttp_bound_socket *bound;
 	int fd = (int)json_integer_value(json_object_get(http, "listen"));
 	size_t i;
-	int r;
 
 	/* Another address in the settings now: the old socket goes. */
 	if (!json_is_object(http) || was == NULL || strcmp(was, addr) != 0) {
@@ -129,12 +114,7 @@ httpd_upgrade_adopt(const char *addr, const json_t *http, char **cause)
 			close(fd);
 		return httpd_listen(addr, cause);
 	}
-	if ((r = httpd_setup(cause)) < 0)
-		return r;
-	if ((bound = evhttp_accept_socket_with_handle(httpd, fd)) == NULL)
-		return errors_cause(cause, -EBADF,
-		    "cannot listen on the kept socket of %s", addr);
-	httpd_listening(bound, addr);
+	httpd_listening(fd, addr);
 	json_array_foreach(sessions, i, e)
 		httpd_session_adopt(e);
 	return 0;

@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* The HTTP front: MCP over Streamable HTTP on loopback, into the gateway. */
 #include <sys/queue.h>
-#include <sys/socket.h>
-
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,11 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <sodium.h>
 
 #include "errors.h"
@@ -29,11 +21,8 @@
 #include "names.h"
 #include "server-watch.h"
 
-#define HTTPD_ID_SHOWN	  8 /* hex digits of a session id mcpd/clients shows */
-#define HTTPD_HEADERS_MAX (64 * 1024)
+#define HTTPD_ID_SHOWN 8 /* hex digits of a session id mcpd/clients shows */
 
-struct evhttp *httpd;
-struct evhttp_bound_socket *httpd_bound;
 struct httpd_session_list httpd_sessions =
     TAILQ_HEAD_INITIALIZER(httpd_sessions);
 static size_t httpd_nsessions;
@@ -46,47 +35,32 @@ httpd_session_count(void)
 }
 
 void
-httpd_reply(struct evhttp_request *req, int code, const char *reason,
-    const char *body)
+httpd_reply(struct httpd_req *req, int code, const char *body)
 {
-	struct evbuffer *buf = evbuffer_new();
-
-	if (buf == NULL)
-		fatal("evbuffer_new");
-	if (body != NULL) {
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Content-Type", "application/json");
-		evbuffer_add(buf, body, strlen(body));
-	}
-	evhttp_send_reply(req, code, reason, buf);
-	evbuffer_free(buf);
+	if (body != NULL)
+		httpd_req_add_header(req, "Content-Type", "application/json");
+	httpd_req_reply(req, code, body, body != NULL ? strlen(body) : 0);
 }
 
 static void
-httpd_reply_msg(struct evhttp_request *req, int code, const json_t *msg)
+httpd_reply_msg(struct httpd_req *req, int code, const json_t *msg)
 {
 	char *text = xnonnull(json_dumps(msg, JSON_COMPACT));
 
 	if (code == 401)
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "WWW-Authenticate", "Bearer realm=\"mcpd\"");
-	httpd_reply(req, code, NULL, text);
+		httpd_req_add_header(req, "WWW-Authenticate",
+		    "Bearer realm=\"mcpd\"");
+	httpd_reply(req, code, text);
 	free(text);
 }
 
 /* An HTTP refusal with a JSON-RPC error body (id null), as MCP servers do. */
 void
-httpd_refuse(struct evhttp_request *req, int code, const char *reason,
-    const char *why)
+httpd_refuse(struct httpd_req *req, int code, const char *why)
 {
 	json_t *msg = jsonrpc_error(NULL, JSONRPC_INVALID_REQUEST, why, NULL);
-	char *text = xnonnull(json_dumps(msg, JSON_COMPACT));
 
-	if (code == 401)
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "WWW-Authenticate", "Bearer realm=\"mcpd\"");
-	httpd_reply(req, code, reason, text);
-	free(text);
+	httpd_reply_msg(req, code, msg);
 	json_decref(msg);
 }
 
@@ -99,10 +73,8 @@ httpd_session_free(struct httpd_session *hs)
 		httpd_stream_free(p, false);
 	if (hs->stream != NULL) {
 		/* Its close must not reach this session any more. */
-		httpd_conn_on_close(evhttp_request_get_connection(hs->stream),
-		    NULL, NULL);
-		httpd_stream_timeouts(hs->stream, false);
-		evhttp_send_reply_end(hs->stream);
+		httpd_req_on_close(hs->stream, NULL, NULL);
+		httpd_req_end(hs->stream);
 	}
 	TAILQ_REMOVE(&httpd_sessions, hs, entry);
 	httpd_nsessions--;
@@ -314,24 +286,16 @@ httpd_session_id(char id[33], bool is_stateless)
 }
 
 static struct httpd_session *
-httpd_session_new(struct evhttp_request *req, const char *agent,
-    const char *profile, const char *path, const json_t *scope,
-    bool is_stateless, char **cause)
+httpd_session_new(struct httpd_req *req, const char *agent, const char *profile,
+    const char *path, const json_t *scope, bool is_stateless, char **cause)
 {
-	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	struct httpd_session *hs;
-	char *addr = NULL; /* libevent's, borrowed */
-	ev_uint16_t port = 0;
 
 	if (httpd_session_room(agent, cause) < 0)
 		return NULL;
 	hs = httpd_session_make(agent, profile, path, scope);
 	httpd_session_id(hs->id, is_stateless);
-	if (conn != NULL)
-		evhttp_connection_get_peer(conn, &addr, &port);
-	snprintf(hs->remote, sizeof hs->remote,
-	    addr != NULL && strchr(addr, ':') != NULL ? "[%s]:%u" : "%s:%u",
-	    addr != NULL ? addr : "?", (unsigned)port);
+	snprintf(hs->remote, sizeof hs->remote, "%s", httpd_req_peer(req));
 	hs->is_stateless = is_stateless;
 	return hs;
 }
@@ -391,15 +355,15 @@ httpd_session_find(const char *id, const char *agent, const char *profile,
  * bound to, or NULL), or NULL after refusing it.
  */
 static const char *
-httpd_agent(struct evhttp_request *req, const char **ret_profile)
+httpd_agent(struct httpd_req *req, const char **ret_profile)
 {
 	const char *agent, *why;
 	int status;
 
-	agent = httpd_access_agent(evhttp_request_get_input_headers(req),
-	    ret_profile, &status, &why);
+	agent = httpd_access_agent(httpd_req_head(req), ret_profile, &status,
+	    &why);
 	if (agent == NULL)
-		httpd_refuse(req, status, NULL, why);
+		httpd_refuse(req, status, why);
 	return agent;
 }
 
@@ -422,12 +386,9 @@ httpd_scope_new(const char *path)
 	return strcmp(path, "/mcp") == 0 ? NULL : json_pack("[s]", path + 5);
 }
 
-/*
- * The Date header of every answer, made once a second: libevent would
- * format it for each reply (a third of what writing a reply's head costs).
- */
+/* The Date header of every answer, made once a second. */
 static void
-httpd_date(struct evhttp_request *req)
+httpd_date(struct httpd_req *req)
 {
 	/* RFC 9110's names, whatever the locale. */
 	static const char days[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu",
@@ -446,7 +407,7 @@ httpd_date(struct evhttp_request *req)
 		    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
 		made = now;
 	}
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Date", date);
+	httpd_req_add_header(req, "Date", date);
 }
 
 /* ---- the verbs ---- */
@@ -473,7 +434,7 @@ httpd_session_send(struct httpd_session *hs, json_t *whole, const char *body,
  * the front needs of the body): a request waits for its answer.
  */
 static void
-httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
+httpd_forward(struct httpd_session *hs, struct httpd_req *req, json_t *msg,
     bool is_whole, const char *body, size_t len)
 {
 	bool is_request = json_object_get(msg, "id") != NULL &&
@@ -486,7 +447,7 @@ httpd_forward(struct httpd_session *hs, struct evhttp_request *req, json_t *msg,
 	httpd_session_send(hs, is_whole ? msg : NULL, body, len);
 	if (is_request)
 		return;
-	httpd_reply(req, 202, "Accepted", NULL);
+	httpd_reply(req, 202, NULL);
 	/*
 	 * A one-message session with no answer to wait for ends once the
 	 * message has gone to the gateway (a new client always takes it).
@@ -562,14 +523,12 @@ httpd_scope_missing(const char *agent, const json_t *scope, const json_t *msg)
 }
 
 static void
-httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
+httpd_post(struct httpd_req *req, const char *agent, const char *profile,
     const char *path)
 {
-	struct evbuffer *in = evhttp_request_get_input_buffer(req);
-	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
-	size_t len = evbuffer_get_length(in);
-	const char *body = (const char *)evbuffer_pullup(in, -1);
-	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
+	size_t len;
+	const char *body = httpd_req_body(req, &len);
+	const char *sid = httpd_req_header(req, "Mcp-Session-Id");
 	json_t *msg = NULL, *refusal = NULL, *scope = NULL;
 	struct httpd_session *hs = NULL;
 	const char *method;
@@ -583,32 +542,30 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
 		is_whole = (msg = jsonrpc_parse(body, len, NULL)) != NULL;
 	method = json_string_value(json_object_get(msg, "method"));
 	is_modern = json_is_object(msg) && sid == NULL &&
-	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"), msg);
+	    httpd_modern_is(httpd_req_header(req, "MCP-Protocol-Version"), msg);
 	/* Without a session id, the request may make a session. */
 	if (sid == NULL)
 		scope = httpd_scope_new(path);
 
 	if (!json_is_object(msg))
-		httpd_refuse(req, 400, "Bad Request",
+		httpd_refuse(req, 400,
 		    "the body must be one JSON-RPC message (no batches)");
 	else if (sid != NULL &&
 	    (hs = httpd_session_find(sid, agent, profile, path)) == NULL)
-		httpd_refuse(req, 404, "Not Found",
-		    "no such session: initialize again");
-	else if (is_modern && (refusal = httpd_modern_refusal(h, msg)) != NULL)
+		httpd_refuse(req, 404, "no such session: initialize again");
+	else if (is_modern &&
+	    (refusal = httpd_modern_refusal(httpd_req_head(req), msg)) != NULL)
 		httpd_reply_msg(req, httpd_modern_status(refusal), refusal);
 	else if (hs == NULL && !is_modern &&
 	    (method == NULL || strcmp(method, "initialize") != 0))
-		httpd_refuse(req, 400, "Bad Request",
-		    "no Mcp-Session-Id: initialize first");
+		httpd_refuse(req, 400, "no Mcp-Session-Id: initialize first");
 	else if (hs == NULL &&
 	    (refusal = httpd_scope_missing(agent, scope, msg)) != NULL)
 		httpd_reply_msg(req, 404, refusal);
 	else if (hs == NULL &&
 	    (hs = httpd_session_new(req, agent, profile, path, scope, is_modern,
 		 &cause)) == NULL)
-		httpd_refuse(req, 503, "Service Unavailable",
-		    cause != NULL ? cause : "no session");
+		httpd_refuse(req, 503, cause != NULL ? cause : "no session");
 	else
 		httpd_forward(hs, req, msg, is_whole, body, len);
 	free(cause);
@@ -619,87 +576,69 @@ httpd_post(struct evhttp_request *req, const char *agent, const char *profile,
 
 /* The server's stream: notifications of the session come on it. */
 static void
-httpd_get_closed(struct evhttp_connection *conn, void *arg)
+httpd_get_closed(struct httpd_req *req, void *arg)
 {
 	struct httpd_session *hs = arg;
-	struct evhttp_request *req = hs->stream;
 
-	(void)conn;
 	hs->stream = NULL;
 	httpd_session_touch(hs);
-	/*
-	 * libevent detached the request (its client went while we still held
-	 * it); ending it is what frees it.
-	 */
-	if (req != NULL)
-		evhttp_send_reply_end(req);
+	httpd_req_end(req); /* its client went: ending it frees it */
 }
 
 static void
-httpd_get(struct evhttp_request *req, struct httpd_session *hs)
+httpd_get(struct httpd_req *req, struct httpd_session *hs)
 {
 	httpd_session_touch(hs);
 	if (httpd_stream_resume(req, hs))
 		return;
 	if (hs->stream != NULL) {
-		httpd_refuse(req, 409, "Conflict",
-		    "this session has a stream already");
+		httpd_refuse(req, 409, "this session has a stream already");
 		return;
 	}
 	httpd_stream_headers(req);
-	evhttp_send_reply_start(req, 200, "OK");
-	httpd_stream_timeouts(req, true);
+	httpd_req_start(req, 200);
 	hs->stream = req;
-	httpd_conn_on_close(evhttp_request_get_connection(req),
-	    httpd_get_closed, hs);
+	httpd_req_on_close(req, httpd_get_closed, hs);
 	httpd_unheard_send(hs);
 }
 
-static void
-httpd_handle(struct evhttp_request *req, void *arg)
+void
+httpd_handle(struct httpd_req *req)
 {
-	const char *path =
-	    evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
-	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
-	const char *sid = evhttp_find_header(h, "Mcp-Session-Id");
-	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+	const char *path = httpd_req_path(req);
+	const char *sid = httpd_req_header(req, "Mcp-Session-Id");
+	enum httphead_method method = httpd_req_method(req);
 	struct httpd_session *hs;
 	const char *agent, *profile;
 
-	(void)arg;
-	httpd_conn_seen(req);
 	/* An upgrade drains: the client's next request goes to the new one. */
 	if (upgrade_is_draining())
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Connection", "close");
+		httpd_req_close_after(req);
 	httpd_date(req);
 	if ((agent = httpd_agent(req, &profile)) == NULL)
 		return;
-	if (path == NULL || !httpd_path_is_mcp(path)) {
-		httpd_refuse(req, 404, "Not Found",
+	if (!httpd_path_is_mcp(path)) {
+		httpd_refuse(req, 404,
 		    "MCP is at /mcp, or /mcp/<server> for one server");
 		return;
 	}
-	if (cmd == EVHTTP_REQ_POST)
+	if (method == HTTPHEAD_POST)
 		httpd_post(req, agent, profile, path);
 	else if (sid == NULL &&
-	    httpd_modern_is(evhttp_find_header(h, "MCP-Protocol-Version"),
+	    httpd_modern_is(httpd_req_header(req, "MCP-Protocol-Version"),
 		NULL)) {
 		/* 2026-07-28 has no sessions: nothing to GET or DELETE. */
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Allow", "POST");
-		httpd_refuse(req, 405, "Method Not Allowed",
-		    "2026-07-28 is POST only");
+		httpd_req_add_header(req, "Allow", "POST");
+		httpd_refuse(req, 405, "2026-07-28 is POST only");
 	} else if (sid == NULL ||
 	    (hs = httpd_session_find(sid, agent, profile, path)) == NULL)
 		httpd_refuse(req, sid == NULL ? 400 : 404,
-		    sid == NULL ? "Bad Request" : "Not Found",
 		    "GET and DELETE need the Mcp-Session-Id of a session");
-	else if (cmd == EVHTTP_REQ_GET)
+	else if (method == HTTPHEAD_GET)
 		httpd_get(req, hs);
 	else {
 		httpd_session_free(hs);
-		httpd_reply(req, 200, "OK", NULL);
+		httpd_reply(req, 200, NULL);
 	}
 }
 
@@ -708,67 +647,22 @@ httpd_handle(struct evhttp_request *req, void *arg)
 int
 httpd_listen(const char *addr, char **cause)
 {
-	struct evhttp_bound_socket *bound;
 	char host[64];
-	int port = 0, r;
+	int port = 0, fd;
 
-	if ((r = httpd_access_addr(addr, host, sizeof host, &port, cause)) < 0)
-		return r;
-	if ((r = httpd_setup(cause)) < 0)
-		return r;
-	if ((bound = evhttp_bind_socket_with_handle(httpd, host,
-		 (ev_uint16_t)port)) == NULL) {
-		r = errors_cause(cause, -EADDRINUSE, "cannot listen on %s: %s",
-		    addr, strerror(errno));
-		evhttp_free(httpd);
-		httpd = NULL;
-		return r;
-	}
-	httpd_listening(bound, addr);
+	if ((fd = httpd_access_addr(addr, host, sizeof host, &port, cause)) <
+		0 ||
+	    (fd = httpd_conns_bind(host, port, cause)) < 0)
+		return fd;
+	httpd_listening(fd, addr);
 	return 0;
 }
 
-/* The front, not yet listening. */
-int
-httpd_setup(char **cause)
-{
-	if ((httpd = evhttp_new(mcpd_base)) == NULL)
-		return errors_cause(cause, -ENOMEM, "out of memory");
-	evhttp_set_max_body_size(httpd, (ev_ssize_t)mcpd_opts.max_message);
-	evhttp_set_max_headers_size(httpd, HTTPD_HEADERS_MAX);
-	/* An answer without a body (202) says no type: not libevent's HTML. */
-	evhttp_set_default_content_type(httpd, NULL);
-	/*
-	 * A connection that does not finish its request (headers or body), or
-	 * takes nothing of an answer, for this long is closed: libevent reads
-	 * nothing while a request waits for its answer, and a stream turns it
-	 * off (httpd_stream_timeouts), so neither is cut short.
-	 */
-	evhttp_set_timeout_tv(httpd,
-	    &(struct timeval){ mcpd_opts.http_header_timeout_ms / 1000,
-		(mcpd_opts.http_header_timeout_ms % 1000) * 1000 });
-	evhttp_set_allowed_methods(httpd,
-	    EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
-	evhttp_set_gencb(httpd, httpd_handle, NULL);
-	return 0;
-}
-
-/* The front listens on bound (made, or kept across an upgrade). */
+/* The front listens on fd (made, or kept across an upgrade). */
 void
-httpd_listening(struct evhttp_bound_socket *bound, const char *addr)
+httpd_listening(int fd, const char *addr)
 {
-	int one = 1;
-
-	httpd_bound = bound;
-	/*
-	 * An answer is written in pieces (headers, an event, the end): with
-	 * Nagle's algorithm each piece after the first waited for the
-	 * client's delayed ACK, some 40 ms a call. Accepted sockets inherit
-	 * this from the listening one.
-	 */
-	if (setsockopt(evhttp_bound_socket_get_fd(bound), IPPROTO_TCP,
-		TCP_NODELAY, &one, sizeof one) < 0)
-		log_warn("HTTP front: TCP_NODELAY");
+	httpd_conns_listen(fd);
 	log_info("MCP over HTTP on http://%s/mcp", addr);
 }
 
@@ -780,17 +674,11 @@ httpd_close(void)
 	/* mcpd stops: a stream's connection goes, with its request. */
 	TAILQ_FOREACH(hs, &httpd_sessions, entry)
 		if (hs->stream != NULL) {
-			struct evhttp_connection *conn =
-			    evhttp_request_get_connection(hs->stream);
-
-			httpd_conn_on_close(conn, NULL, NULL);
+			httpd_req_drop(hs->stream);
 			hs->stream = NULL;
-			evhttp_connection_free(conn);
 		}
 	while ((hs = TAILQ_FIRST(&httpd_sessions)) != NULL)
 		httpd_session_free(hs);
-	httpd_conns_forget();
-	if (httpd != NULL)
-		evhttp_free(httpd);
-	httpd = NULL;
+	httpd_req_close_all();
+	httpd_conns_close();
 }

@@ -14,15 +14,15 @@ int httpd_listen(const char *addr, char **cause);
 size_t httpd_session_count(void);
 void httpd_close(void);
 /* httpd-access.c: who may use the HTTP front, and where it listens. */
-struct evkeyvalq;
+struct httphead;
 /*
  * The agent of a request with headers h: Host and Origin (when sent) must
  * name loopback, the bearer token an agent's (*ret_profile: the profile
  * it is bound to, or NULL); else NULL, with the HTTP status (403, 401)
  * and why.
  */
-const char *httpd_access_agent(struct evkeyvalq *h, const char **ret_profile,
-    int *ret_status, const char **ret_why);
+const char *httpd_access_agent(const struct httphead *h,
+    const char **ret_profile, int *ret_status, const char **ret_why);
 /* addr "127.0.0.1:PORT" or "[::1]:PORT": a loopback address, split. */
 int httpd_access_addr(const char *addr, char *host, size_t size, int *ret_port,
     char **cause);
@@ -33,7 +33,7 @@ bool httpd_modern_is(const char *header, const json_t *msg);
  * NULL when msg's headers h and _meta are what 2026-07-28 asks; else the
  * JSON-RPC error to answer with (new), HTTP status httpd_modern_status.
  */
-json_t *httpd_modern_refusal(struct evkeyvalq *h, const json_t *msg);
+json_t *httpd_modern_refusal(const struct httphead *h, const json_t *msg);
 /* The HTTP status of a 2026-07-28 answer: 404 for -32601, 400 for ... */
 int httpd_modern_status(const json_t *answer);
 

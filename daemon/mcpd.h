@@ -539,6 +539,8 @@ int sendq_push_text(struct sendq *, const struct iovec *, int n);
 /* Queues an answer whose result is checked raw JSON text. */
 int sendq_push_raw_result(struct sendq *, const json_t *id, const char *raw,
     size_t len);
+/* The queue's buffer, for bytes of any framing (HTTP): written as the rest. */
+struct evbuffer *sendq_buffer(struct sendq *);
 /*
  * fn(arg) after a write that left nothing unsent without going through the
  * bufferevent (whose own write callback reports the other case).

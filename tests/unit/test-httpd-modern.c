@@ -4,13 +4,11 @@
  * request (its _meta, MCP-Protocol-Version, Mcp-Method and Mcp-Name), the
  * error each refusal is, and the HTTP status of an answer.
  */
-#include <sys/queue.h>
-
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
-
+#include "httphead.h"
 #include "httpd.h"
 #include "mcpd-stubs.h"
 #include "tap.h"
@@ -19,33 +17,30 @@
 	"\"_meta\": {\"io.modelcontextprotocol/protocolVersion\": " \
 	"\"2026-07-28\", \"io.modelcontextprotocol/clientCapabilities\": {}}"
 
-/* Headers from "Name: value" strings, NULL-ended. */
+/* A request's head with "Name: value" strings (NULL-ended), parsed into h. */
 static void
-headers(struct evkeyvalq *h, const char *const *lines)
+headers(struct httphead *h, char *text, size_t size, const char *const *lines)
 {
-	char name[64];
-	const char *colon;
+	size_t n = (size_t)snprintf(text, size, "POST /mcp HTTP/1.1\r\n");
 
-	TAILQ_INIT(h);
-	for (size_t i = 0; lines[i] != NULL; i++) {
-		colon = strchr(lines[i], ':');
-		snprintf(name, sizeof name, "%.*s", (int)(colon - lines[i]),
-		    lines[i]);
-		evhttp_add_header(h, name, colon + 2);
-	}
+	for (size_t i = 0; lines[i] != NULL; i++)
+		n += (size_t)snprintf(text + n, size - n, "%s\r\n", lines[i]);
+	n += (size_t)snprintf(text + n, size - n, "\r\n");
+	if (n >= size || httphead_parse(text, n, h) != 0)
+		abort();
 }
 
 /* The refusal's error code for body and header lines, 0 when accepted. */
 static int
 refused(const char *body, const char *const *lines, json_t **ret)
 {
-	struct evkeyvalq h;
+	static struct httphead h;
+	char text[4096];
 	json_t *msg = json_loads(body, 0, NULL), *r;
 	int code;
 
-	headers(&h, lines);
+	headers(&h, text, sizeof text, lines);
 	r = httpd_modern_refusal(&h, msg);
-	evhttp_clear_headers(&h);
 	code = r != NULL ?
 	    (int)json_integer_value(json_object_get(json_object_get(r, "error"),
 		"code")) :
