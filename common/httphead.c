@@ -30,6 +30,13 @@ httphead_is_tchar(unsigned char c)
 	    (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
+/* Bytes a line's scan stops at: every control character but HT, and DEL. */
+static const unsigned char httphead_stops[256] = {
+	[0x00 ... 0x08] = 1,
+	[0x0a ... 0x1f] = 1,
+	[0x7f] = 1,
+};
+
 /*
  * The next line of s, ended by "\n" or "\r\n" and NUL-terminated in place;
  * *s moves past it. NULL when a CR is not followed by LF, or a control
@@ -38,16 +45,16 @@ httphead_is_tchar(unsigned char c)
 static char *
 httphead_line(char **s)
 {
-	char *line = *s, *p;
+	char *line = *s, *p = line;
 
-	for (p = line; *p != '\n'; p++)
-		if (((unsigned char)*p < 0x20 || *p == 0x7f) && *p != '\t' &&
-		    !(*p == '\r' && p[1] == '\n'))
-			return NULL;
-	*s = p + 1;
-	if (p > line && p[-1] == '\r')
-		p--;
+	while (!httphead_stops[(unsigned char)*p])
+		p++;
+	if (*p == '\r' && p[1] == '\n')
+		*p++ = '\0';
+	else if (*p != '\n')
+		return NULL;
 	*p = '\0';
+	*s = p + 1;
 	return line;
 }
 
@@ -129,7 +136,8 @@ httphead_field_line(char *line, struct httphead *h)
 	while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
 	*end = '\0';
-	h->fields[h->nfields++] = (struct httphead_field){ line, v };
+	h->fields[h->nfields++] = (struct httphead_field){ line, v,
+		(size_t)(colon - line) };
 	return 0;
 }
 
@@ -162,8 +170,11 @@ httphead_parse(char *text, size_t len, struct httphead *h)
 const char *
 httphead_field(const struct httphead *h, const char *name)
 {
+	size_t len = strlen(name);
+
 	for (size_t i = 0; i < h->nfields; i++)
-		if (strcasecmp(h->fields[i].name, name) == 0)
+		if (h->fields[i].name_len == len &&
+		    strncasecmp(h->fields[i].name, name, len) == 0)
 			return h->fields[i].value;
 	return NULL;
 }
@@ -219,11 +230,13 @@ httphead_body(const struct httphead *h, size_t max, size_t *ret_len,
 	for (size_t i = 0; i < h->nfields; i++) {
 		const struct httphead_field *f = &h->fields[i];
 
-		if (strcasecmp(f->name, "Transfer-Encoding") == 0) {
+		if (f->name_len == 17 &&
+		    strcasecmp(f->name, "Transfer-Encoding") == 0) {
 			if (te != NULL)
 				return 501;
 			te = f->value;
-		} else if (strcasecmp(f->name, "Content-Length") == 0) {
+		} else if (f->name_len == 14 &&
+		    strcasecmp(f->name, "Content-Length") == 0) {
 			/* Two lengths, or one with chunked: smuggling's way. */
 			if (cl != NULL)
 				return 400;

@@ -22,6 +22,7 @@ enum httphead_method {
 struct httphead_field {
 	const char *name;
 	const char *value; /* without the white space around it */
+	size_t name_len;
 };
 
 struct httphead {

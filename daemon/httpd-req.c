@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -42,12 +43,15 @@ struct httpd_req {
 	struct fdread rd;	 /* what comes: rd.in */
 	struct bufferevent *bev; /* what the kernel did not take at once */
 	struct sendq *out;
-	struct event *timer; /* --http-header-timeout */
+	struct event *timer;  /* --http-header-timeout: looks at deadline_ms */
+	uint64_t deadline_ms; /* reading: closed if the request is not whole */
 	enum httpd_req_state state;
 	bool is_dead;	   /* its connection went (or was dropped) */
 	bool is_eof;	   /* its client sent all it will */
 	bool is_keep;	   /* it may carry another request */
 	bool is_chunked;   /* the body comes chunked */
+	bool is_started;   /* reading: bytes of the request came */
+	bool is_paused;	   /* served: not read, a request's worth came */
 	bool is_streamed;  /* the answer is chunked (HTTP/1.1) */
 	size_t scanned;	   /* bytes of rd.in known to hold no head's end */
 	size_t body_left;  /* Content-Length: bytes still to come */
@@ -182,23 +186,46 @@ httpd_req_writes_timed(struct httpd_req *r)
 }
 
 static void
-httpd_req_arm(struct httpd_req *r)
+httpd_req_arm_in(struct httpd_req *r, uint64_t ms)
 {
-	struct timeval tv = { mcpd_opts.http_header_timeout_ms / 1000,
-		(mcpd_opts.http_header_timeout_ms % 1000) * 1000 };
+	struct timeval tv = { (time_t)(ms / 1000),
+		(suseconds_t)(ms % 1000) * 1000 };
 
 	evtimer_add(r->timer, &tv);
 }
 
-/* A request did not come whole, or an answer was not taken, in time. */
+/*
+ * From now, the connection has --http-header-timeout to send a whole
+ * request. The timer is not moved for each request (a heap operation):
+ * when it fires it looks at the deadline, and it is armed again only if
+ * it is not pending.
+ */
+static void
+httpd_req_arm(struct httpd_req *r)
+{
+	uint64_t ms = (uint64_t)mcpd_opts.http_header_timeout_ms;
+
+	r->deadline_ms = mcpd_now_ms() + ms;
+	if (!evtimer_pending(r->timer, NULL))
+		httpd_req_arm_in(r, ms);
+}
+
+/* A request did not come whole in time. */
 static void
 httpd_req_timeout(evutil_socket_t fd, short events, void *arg)
 {
 	struct httpd_req *r = arg;
+	uint64_t now = mcpd_now_ms();
 
 	(void)fd, (void)events;
+	if (r->state != HTTPD_REQ_READING && r->state != HTTPD_REQ_BODY)
+		return; /* served: armed again when it is answered */
+	if (now < r->deadline_ms) {
+		httpd_req_arm_in(r, r->deadline_ms - now);
+		return;
+	}
 	log_debug(
-	    "HTTP front: %s sent no whole request, or took no answer, for --http-header-timeout: its connection is closed",
+	    "HTTP front: %s sent no whole request for --http-header-timeout: its connection is closed",
 	    r->peer);
 	httpd_req_lost(r);
 }
@@ -210,6 +237,7 @@ httpd_req_done(struct httpd_req *r)
 	r->active_ms = mcpd_now_ms();
 	r->closed = NULL;
 	r->nadded = 0;
+	r->is_started = false;
 	evbuffer_drain(r->head_buf, evbuffer_get_length(r->head_buf));
 	evbuffer_drain(r->body, evbuffer_get_length(r->body));
 	if (r->is_dead) {
@@ -226,7 +254,9 @@ httpd_req_done(struct httpd_req *r)
 	}
 	r->state = HTTPD_REQ_READING;
 	httpd_req_arm(r);
-	fdread_enable(&r->rd); /* it may have stopped for pipelined bytes */
+	if (r->is_paused) /* it stopped for pipelined bytes */
+		fdread_enable(&r->rd);
+	r->is_paused = false;
 	if (evbuffer_get_length(r->rd.in) > 0)
 		fdread_kick(&r->rd); /* the next request came already */
 }
@@ -421,7 +451,6 @@ httpd_req_refuse(struct httpd_req *r, int status, const char *why)
 {
 	r->state = HTTPD_REQ_HELD;
 	r->is_keep = false;
-	evtimer_del(r->timer);
 	if (status == 405)
 		httpd_req_add_header(r, "Allow", "GET, POST, DELETE");
 	httpd_refuse(r, status, why);
@@ -435,7 +464,6 @@ httpd_req_serve(struct httpd_req *r)
 {
 	r->state = HTTPD_REQ_HELD;
 	r->active_ms = mcpd_now_ms();
-	evtimer_del(r->timer);
 	if (r->head.method == HTTPHEAD_OTHER)
 		httpd_req_refuse(r, 405, "MCP takes POST, GET and DELETE");
 	else
@@ -587,14 +615,22 @@ httpd_req_read(void *arg)
 {
 	struct httpd_req *r = arg;
 
+	if (r->state == HTTPD_REQ_READING && !r->is_started) {
+		r->is_started =
+		    true; /* idle until now: the request's own time */
+		r->deadline_ms = mcpd_now_ms() +
+		    (uint64_t)mcpd_opts.http_header_timeout_ms;
+	}
 	if (r->state == HTTPD_REQ_READING || r->state == HTTPD_REQ_BODY) {
 		httpd_req_take(r);
 		return;
 	}
 	/* Held: what comes waits, up to a request's worth. */
 	if (evbuffer_get_length(r->rd.in) >
-	    HTTPD_HEADERS_MAX + mcpd_opts.max_message)
+	    HTTPD_HEADERS_MAX + mcpd_opts.max_message) {
+		r->is_paused = true;
 		fdread_disable(&r->rd);
+	}
 }
 
 static void
