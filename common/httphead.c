@@ -82,8 +82,9 @@ httphead_path(char *target)
 		for (char *s = p; s < q; s++)
 			if (!httphead_is_tchar((unsigned char)*s))
 				return NULL;
-		if ((p = strchr(q + 3, '/')) == NULL)
-			return "/"; /* "http://host" is "/" */
+		p = q + 3 + strcspn(q + 3, "/?#");
+		if (*p != '/')
+			return "/"; /* "http://host", "http://host?q" are "/" */
 	}
 	p[strcspn(p, "?#")] = '\0';
 	return p;
@@ -151,7 +152,7 @@ httphead_parse(char *text, size_t len, struct httphead *h)
 	if (len < 2 || text[len - 1] != '\n')
 		return 400;
 	/* RFC 9112 2.2: empty lines before the request line are ignored. */
-	while (*s == '\n' || (*s == '\r' && s[1] == '\n'))
+	while (s < text + len && (*s == '\n' || (*s == '\r' && s[1] == '\n')))
 		s += *s == '\n' ? 1 : 2;
 	if (s >= text + len || (line = httphead_line(&s)) == NULL)
 		return 400;
@@ -209,12 +210,11 @@ httphead_length(const char *v, size_t max, size_t *ret)
 	for (; *v != '\0'; v++) {
 		if (*v < '0' || *v > '9')
 			return 400;
-		if (n > max / 10 + 1)
-			return 413; /* far over: no overflow */
+		if (n > max / 10 ||
+		    (n == max / 10 && (size_t)(*v - '0') > max % 10))
+			return 413; /* over, and no overflow on the way */
 		n = n * 10 + (size_t)(*v - '0');
 	}
-	if (n > max)
-		return 413;
 	*ret = n;
 	return 0;
 }
@@ -224,9 +224,9 @@ httphead_body(const struct httphead *h, size_t max, size_t *ret_len,
     bool *ret_chunked)
 {
 	const char *te = NULL, *cl = NULL;
+	size_t len = 0;
+	int r;
 
-	*ret_len = 0;
-	*ret_chunked = false;
 	for (size_t i = 0; i < h->nfields; i++) {
 		const struct httphead_field *f = &h->fields[i];
 
@@ -248,10 +248,11 @@ httphead_body(const struct httphead *h, size_t max, size_t *ret_len,
 	if (te != NULL) {
 		if (strcasecmp(te, "chunked") != 0)
 			return 501;
-		*ret_chunked = true;
-		return 0;
-	}
-	return cl != NULL ? httphead_length(cl, max, ret_len) : 0;
+	} else if (cl != NULL && (r = httphead_length(cl, max, &len)) != 0)
+		return r;
+	*ret_len = len;
+	*ret_chunked = te != NULL;
+	return 0;
 }
 
 bool
@@ -289,13 +290,14 @@ httphead_chunk_size(const char *line, size_t len, size_t max, size_t *ret)
 			d = c - 'A' + 10;
 		else
 			break;
-		if (n > max / 16 + 1)
+		if (n > max / 16 || (n == max / 16 && (size_t)d > max % 16))
 			return -1;
 		n = n * 16 + (size_t)d;
 	}
-	/* Digits, then white space or extensions only after a ';'. */
-	if (i == 0 || n > max ||
-	    (i < len && line[i] != ';' && line[i] != ' ' && line[i] != '\t'))
+	/* Digits, then optional white space, then extensions after ';'. */
+	while (i > 0 && i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i == 0 || (i < len && line[i] != ';'))
 		return -1;
 	*ret = n;
 	return 0;
