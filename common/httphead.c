@@ -23,11 +23,31 @@ httphead_end(const char *text, size_t len, size_t from)
 }
 
 /* RFC 9110 5.6.2: a token's characters. */
+static const bool httphead_tchars[256] = {
+	['0' ... '9'] = true,
+	['A' ... 'Z'] = true,
+	['a' ... 'z'] = true,
+	['!'] = true,
+	['#'] = true,
+	['$'] = true,
+	['%'] = true,
+	['&'] = true,
+	['\''] = true,
+	['*'] = true,
+	['+'] = true,
+	['-'] = true,
+	['.'] = true,
+	['^'] = true,
+	['_'] = true,
+	['`'] = true,
+	['|'] = true,
+	['~'] = true,
+};
+
 static bool
 httphead_is_tchar(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c) != NULL;
+	return httphead_tchars[c];
 }
 
 /* Bytes a line's scan stops at: every control character but HT, and DEL. */

@@ -302,24 +302,6 @@ httpd_req_reason(int status)
 	}
 }
 
-void
-httpd_req_add_header(struct httpd_req *r, const char *name, const char *value)
-{
-	int n = snprintf(r->added + r->nadded, sizeof r->added - r->nadded,
-	    "%s: %s\r\n", name, value);
-
-	/* Every header is mcpd's own, of known size. */
-	if (n < 0 || (size_t)n >= sizeof r->added - r->nadded)
-		fatalx("HTTP front: the headers of an answer are too long");
-	r->nadded += (size_t)n;
-}
-
-void
-httpd_req_close_after(struct httpd_req *r)
-{
-	r->is_keep = false;
-}
-
 /* Appends s to the head being made at *p (with room: see the callers). */
 static char *
 httpd_req_put(char *p, const char *s, size_t len)
@@ -329,6 +311,28 @@ httpd_req_put(char *p, const char *s, size_t len)
 }
 
 #define HTTPD_REQ_PUT(p, lit) httpd_req_put(p, lit, sizeof lit - 1)
+
+void
+httpd_req_add_header(struct httpd_req *r, const char *name, const char *value)
+{
+	size_t nlen = strlen(name), vlen = strlen(value);
+	char *p = r->added + r->nadded;
+
+	/* Every header is mcpd's own, of known size. */
+	if (nlen + vlen + 4 > sizeof r->added - r->nadded)
+		fatalx("HTTP front: the headers of an answer are too long");
+	p = httpd_req_put(p, name, nlen);
+	p = HTTPD_REQ_PUT(p, ": ");
+	p = httpd_req_put(p, value, vlen);
+	p = HTTPD_REQ_PUT(p, "\r\n");
+	r->nadded = (size_t)(p - r->added);
+}
+
+void
+httpd_req_close_after(struct httpd_req *r)
+{
+	r->is_keep = false;
+}
 
 /*
  * The answer's head into the send queue: its status line, the headers
