@@ -683,25 +683,32 @@ test_body_no_wrap(void)
 		check_body(&cases[i]);
 }
 
-/* Whether a head of these fields keeps its connection alive. */
+/* What pred says of a head "METHOD / HTTP/1.<minor>" with these fields. */
 static void
-check_keeps_alive(int minor, const char *fields, bool want)
+check_pred(bool (*pred)(const struct httphead *), const char *what, int minor,
+    const char *fields, bool want)
 {
 	struct parsed p;
 	char text[512];
 	int n;
 
-	n = snprintf(text, sizeof text, "GET / HTTP/1.%d\r\n%s\r\n", minor,
+	n = snprintf(text, sizeof text, "POST / HTTP/1.%d\r\n%s\r\n", minor,
 	    fields);
 	if (n < 0 || (size_t)n >= sizeof text)
 		abort();
 	parsed_run(&p, text, (size_t)n);
 	TAP_CHECK(p.rc == 0, "\"%s\": parse: expected 0, got %d", fields, p.rc);
 	if (p.rc == 0)
-		TAP_CHECK(httphead_keeps_alive(&p.h) == want,
-		    "HTTP/1.%d \"%s\": expected %s", minor, fields,
-		    want ? "kept" : "closed");
+		TAP_CHECK(pred(&p.h) == want, "HTTP/1.%d \"%s\": expected %s%s",
+		    minor, fields, want ? "" : "not ", what);
 	parsed_free(&p);
+}
+
+/* Whether a head of these fields keeps its connection alive. */
+static void
+check_keeps_alive(int minor, const char *fields, bool want)
+{
+	check_pred(httphead_keeps_alive, "kept alive", minor, fields, want);
 }
 
 static void
@@ -736,21 +743,8 @@ test_keeps_alive(void)
 static void
 check_expects_continue(int minor, const char *fields, bool want)
 {
-	struct parsed p;
-	char text[512];
-	int n;
-
-	n = snprintf(text, sizeof text, "POST / HTTP/1.%d\r\n%s\r\n", minor,
-	    fields);
-	if (n < 0 || (size_t)n >= sizeof text)
-		abort();
-	parsed_run(&p, text, (size_t)n);
-	TAP_CHECK(p.rc == 0, "\"%s\": parse: expected 0, got %d", fields, p.rc);
-	if (p.rc == 0)
-		TAP_CHECK(httphead_expects_continue(&p.h) == want,
-		    "HTTP/1.%d \"%s\": expected %s", minor, fields,
-		    want ? "yes" : "no");
-	parsed_free(&p);
+	check_pred(httphead_expects_continue, "waiting for 100 Continue", minor,
+	    fields, want);
 }
 
 static void
