@@ -213,6 +213,20 @@ jsonrpc_format_int(char *buf, int64_t v)
 	return len;
 }
 
+json_t *
+jsonrpc_load_value(const char *text, size_t len)
+{
+	json_t *v = NULL;
+	int64_t n;
+
+	if (len >= 2 && text[0] == '"' && text[len - 1] == '"' &&
+	    memchr(text, '\\', len) == NULL)
+		v = json_stringn(text + 1, len - 2); /* NULL: not UTF-8 */
+	else if (len > 0 && text[0] != '"' && jsonrpc_parse_int(text, len, &n))
+		v = json_integer(n);
+	return v != NULL ? v : json_loadb(text, len, JSON_DECODE_ANY, NULL);
+}
+
 /* By hand: strtoll, with its copy and errno, was a call's largest libc cost. */
 bool
 jsonrpc_parse_int(const char *text, size_t len, int64_t *ret)

@@ -115,17 +115,20 @@ httpd_stream_drop(struct httpd_req *req, const char *what)
 
 #define HTTPD_EVENT_SMALL (64 * 1024) /* larger: a block of its own size */
 
-/* "id: <stream>-<n>\n", without printf. */
-static void
-httpd_stream_event_id(struct evbuffer *buf, unsigned stream, unsigned n)
-{
-	char text[JSONRPC_INT_MAX];
+#define HTTPD_EVENT_ID_MAX (2 * JSONRPC_INT_MAX + 8)
 
-	evbuffer_add(buf, "id: ", 4);
-	evbuffer_add(buf, text, jsonrpc_format_int(text, stream));
-	evbuffer_add(buf, "-", 1);
-	evbuffer_add(buf, text, jsonrpc_format_int(text, n));
-	evbuffer_add(buf, "\n", 1);
+/* "id: <stream>-<n>\n" into text (HTTPD_EVENT_ID_MAX), without printf. */
+static size_t
+httpd_stream_event_id(char *text, unsigned stream, unsigned n)
+{
+	size_t len = 4;
+
+	memcpy(text, "id: ", 4);
+	len += jsonrpc_format_int(text + len, stream);
+	text[len++] = '-';
+	len += jsonrpc_format_int(text + len, n);
+	text[len++] = '\n';
+	return len;
 }
 
 /*
@@ -136,15 +139,18 @@ static void
 httpd_stream_event(struct evbuffer *buf, struct httpd_pending *p,
     const char *line, size_t len)
 {
-	static const char head[] = "event: message\ndata: ";
+	static const char event[] = "event: message\ndata: ";
+	char head[HTTPD_EVENT_ID_MAX + sizeof event];
+	size_t n = 0;
 	struct evbuffer_iovec v;
 
 	if (p != NULL)
-		httpd_stream_event_id(buf, p->stream, ++p->events);
+		n = httpd_stream_event_id(head, p->stream, ++p->events);
+	memcpy(head + n, event, sizeof event - 1);
+	n += sizeof event - 1;
 	if (len > HTTPD_EVENT_SMALL) {
 		xenomem(jsonrpc_add_big(buf,
-		    (struct iovec[]){
-			{ (void *)(uintptr_t)head, sizeof head - 1 },
+		    (struct iovec[]){ { head, n },
 			{ (void *)(uintptr_t)line, len } },
 		    2));
 		/*
@@ -160,7 +166,7 @@ httpd_stream_event(struct evbuffer *buf, struct httpd_pending *p,
 		if (evbuffer_commit_space(buf, &v, 1) < 0)
 			fatalx("out of memory");
 	} else {
-		evbuffer_add(buf, head, sizeof head - 1);
+		evbuffer_add(buf, head, n);
 		evbuffer_add(buf, line, len);
 		evbuffer_add(buf, "\n\n", 2);
 	}
@@ -204,12 +210,16 @@ static void
 httpd_stream_priming(struct evbuffer *buf, unsigned stream)
 {
 	static const char retry[] = "retry: ", data[] = "\ndata: \n\n";
-	char n[JSONRPC_INT_MAX];
+	char text[HTTPD_EVENT_ID_MAX + sizeof retry + JSONRPC_INT_MAX +
+	    sizeof data];
+	size_t n = httpd_stream_event_id(text, stream, 0);
 
-	httpd_stream_event_id(buf, stream, 0);
-	evbuffer_add(buf, retry, sizeof retry - 1);
-	evbuffer_add(buf, n, jsonrpc_format_int(n, HTTPD_RETRY_MS));
-	evbuffer_add(buf, data, sizeof data - 1);
+	memcpy(text + n, retry, sizeof retry - 1);
+	n += sizeof retry - 1;
+	n += jsonrpc_format_int(text + n, HTTPD_RETRY_MS);
+	memcpy(text + n, data, sizeof data - 1);
+	n += sizeof data - 1;
+	evbuffer_add(buf, text, n);
 }
 
 /* Answers p's POST with an event stream (2025 era: resumable). */
@@ -548,8 +558,7 @@ httpd_stream_answer_text(struct httpd_session *hs, const char *line, size_t len,
 	    !m[0].is_found || m[1].is_found ||
 	    /* A 2026-07-28 result must say its resultType to go as it is. */
 	    (hs->is_stateless && !t[0].is_found) ||
-	    (id = json_loadb(line + m[0].off, m[0].len, JSON_DECODE_ANY,
-		 NULL)) == NULL)
+	    (id = jsonrpc_load_value(line + m[0].off, m[0].len)) == NULL)
 		return false;
 	TAILQ_FOREACH(p, &hs->pending, entry)
 		if (!p->is_done && json_equal(p->id, id))
@@ -567,8 +576,7 @@ httpd_stream_member_set(json_t *o, const char *key, const char *text,
 	json_t *v;
 
 	if (m->is_found &&
-	    (v = json_loadb(text + m->off, m->len, JSON_DECODE_ANY, NULL)) !=
-		NULL)
+	    (v = jsonrpc_load_value(text + m->off, m->len)) != NULL)
 		json_object_set_new(o, key, v);
 }
 

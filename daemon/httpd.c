@@ -463,8 +463,7 @@ httpd_member_set(json_t *o, const char *key, const char *text,
 {
 	if (m->is_found)
 		json_object_set_new(o, key,
-		    xnonnull(json_loadb(text + m->off, m->len, JSON_DECODE_ANY,
-			NULL)));
+		    xnonnull(jsonrpc_load_value(text + m->off, m->len)));
 }
 
 /*

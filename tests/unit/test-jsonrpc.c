@@ -550,6 +550,30 @@ test_parse_int(void)
 	}
 }
 
+/* jsonrpc_load_value makes what json_loadb makes, or NULL where it does. */
+static void
+test_load_value(void)
+{
+	static const char *const texts[] = { "1", "-42", "0",
+		"9223372036854775807", "9223372036854775808", "1.5", "1e3",
+		"\"tools/call\"", "\"\"", "\"a\\\"b\"", "\"\\u00e9\"",
+		"\"\xc3\xa9\"", "\"\xff\"", "null", "true", "{\"a\":1}",
+		"[1,2]", "\"", "-", "" };
+
+	for (size_t i = 0; i < TAP_COUNT(texts); i++) {
+		size_t len = strlen(texts[i]);
+		json_t *got = jsonrpc_load_value(texts[i], len);
+		json_t *want = json_loadb(texts[i], len, JSON_DECODE_ANY, NULL);
+
+		TAP_CHECK(want == NULL ? got == NULL :
+					 got != NULL && json_equal(got, want) &&
+			    json_typeof(got) == json_typeof(want),
+		    "%s: not what json_loadb makes", texts[i]);
+		json_decref(got);
+		json_decref(want);
+	}
+}
+
 static const struct tap_test tests[] = {
 	{ "parse_int: plain integers, their limits, nothing else",
 	    test_parse_int },
@@ -575,6 +599,8 @@ static const struct tap_test tests[] = {
 	    test_write_one_line },
 	{ "write: appends lines", test_write_appends },
 	{ "parse: exact length, garbage, scalars", test_parse },
+	{ "load_value: what json_loadb makes, plain ones without it",
+	    test_load_value },
 	{ "constructors produce what classify expects",
 	    test_constructors_classify },
 	{ "unqueue_cancelled: removes the cancelled request, only that",
