@@ -334,6 +334,30 @@ httpd_req_close_after(struct httpd_req *r)
 	r->is_keep = false;
 }
 
+/* The Date header of every answer (RFC 9110 6.6.1), made once a second. */
+static const char *
+httpd_req_date(void)
+{
+	/* RFC 9110's names, whatever the locale. */
+	static const char days[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu",
+		"Fri", "Sat" };
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May",
+		"Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	static char date[64];
+	static time_t made = (time_t)-1;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (now != made) {
+		gmtime_r(&now, &tm);
+		snprintf(date, sizeof date, "%s, %02d %s %d %02d:%02d:%02d GMT",
+		    days[tm.tm_wday % 7], tm.tm_mday, months[tm.tm_mon % 12],
+		    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		made = now;
+	}
+	return date;
+}
+
 /*
  * The answer's head into the send queue: its status line, the headers
  * added, its framing (a length, chunked, or its close), Connection.
@@ -342,12 +366,14 @@ static void
 httpd_req_put_head(struct httpd_req *r, int status, const size_t *len)
 {
 	char head[HTTPD_REQ_HEADERS + 256], *p = head, num[JSONRPC_INT_MAX];
-	const char *reason = httpd_req_reason(status);
+	const char *reason = httpd_req_reason(status), *date = httpd_req_date();
 
 	p = HTTPD_REQ_PUT(p, "HTTP/1.1 ");
 	p = httpd_req_put(p, num, jsonrpc_format_int(num, status));
 	*p++ = ' ';
 	p = httpd_req_put(p, reason, strlen(reason));
+	p = HTTPD_REQ_PUT(p, "\r\nDate: ");
+	p = httpd_req_put(p, date, strlen(date));
 	p = HTTPD_REQ_PUT(p, "\r\n");
 	p = httpd_req_put(p, r->added, r->nadded);
 	if (len != NULL) {

@@ -386,30 +386,6 @@ httpd_scope_new(const char *path)
 	return strcmp(path, "/mcp") == 0 ? NULL : json_pack("[s]", path + 5);
 }
 
-/* The Date header of every answer, made once a second. */
-static void
-httpd_date(struct httpd_req *req)
-{
-	/* RFC 9110's names, whatever the locale. */
-	static const char days[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu",
-		"Fri", "Sat" };
-	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May",
-		"Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-	static char date[64];
-	static time_t made = (time_t)-1;
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (now != made) {
-		gmtime_r(&now, &tm);
-		snprintf(date, sizeof date, "%s, %02d %s %d %02d:%02d:%02d GMT",
-		    days[tm.tm_wday % 7], tm.tm_mday, months[tm.tm_mon % 12],
-		    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
-		made = now;
-	}
-	httpd_req_add_header(req, "Date", date);
-}
-
 /* ---- the verbs ---- */
 
 /*
@@ -613,7 +589,6 @@ httpd_handle(struct httpd_req *req)
 	/* An upgrade drains: the client's next request goes to the new one. */
 	if (upgrade_is_draining())
 		httpd_req_close_after(req);
-	httpd_date(req);
 	if ((agent = httpd_agent(req, &profile)) == NULL)
 		return;
 	if (!httpd_path_is_mcp(path)) {
