@@ -219,6 +219,24 @@ httphead_list_has(const char *value, const char *token)
 	return false;
 }
 
+/*
+ * Whether any field named name (any case) lists token: a list may come
+ * in several fields, as one joined with commas (RFC 9110 5.3).
+ */
+static bool
+httphead_fields_list(const struct httphead *h, const char *name,
+    const char *token)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < h->nfields; i++)
+		if (h->fields[i].name_len == len &&
+		    strncasecmp(h->fields[i].name, name, len) == 0 &&
+		    httphead_list_has(h->fields[i].value, token))
+			return true;
+	return false;
+}
+
 /* A Content-Length: digits only, at most max. */
 static int
 httphead_length(const char *v, size_t max, size_t *ret)
@@ -278,19 +296,16 @@ httphead_body(const struct httphead *h, size_t max, size_t *ret_len,
 bool
 httphead_keeps_alive(const struct httphead *h)
 {
-	const char *c = httphead_field(h, "Connection");
-
 	if (h->minor == 0)
-		return httphead_list_has(c, "keep-alive");
-	return !httphead_list_has(c, "close");
+		return httphead_fields_list(h, "Connection", "keep-alive");
+	return !httphead_fields_list(h, "Connection", "close");
 }
 
 bool
 httphead_expects_continue(const struct httphead *h)
 {
-	const char *e = httphead_field(h, "Expect");
-
-	return h->minor >= 1 && e != NULL && strcasecmp(e, "100-continue") == 0;
+	return h->minor >= 1 &&
+	    httphead_fields_list(h, "Expect", "100-continue");
 }
 
 int

@@ -56,9 +56,11 @@ const char *httphead_field(const struct httphead *, const char *name);
  */
 int httphead_body(const struct httphead *, size_t max, size_t *ret_len,
     bool *ret_chunked);
-/* Whether the connection may carry another request after this one. */
+/* Whether the connection may carry another request after this one
+ * (what Connection lists, in any of its fields). */
 bool httphead_keeps_alive(const struct httphead *);
-/* Whether the client waits for "100 Continue" before sending its body. */
+/* Whether the client waits for "100 Continue" before sending its body
+ * (Expect lists 100-continue). */
 bool httphead_expects_continue(const struct httphead *);
 /*
  * A chunk's size line (without its CRLF): hexadecimal digits, then

@@ -35,7 +35,8 @@ enum httpd_req_state {
 	HTTPD_REQ_BODY,	     /* ... its head came, its body is coming */
 	HTTPD_REQ_HELD,	     /* the front has it: no answer begun */
 	HTTPD_REQ_STREAMING, /* its answer began, chunked */
-	HTTPD_REQ_CLOSING    /* its last answer is going, then it closes */
+	HTTPD_REQ_CLOSING,   /* its last answer is going, then it closes */
+	HTTPD_REQ_LINGERING  /* refused: what still comes is read, dropped */
 };
 
 struct httpd_req {
@@ -53,7 +54,9 @@ struct httpd_req {
 	bool is_started;   /* reading: bytes of the request came */
 	bool is_paused;	   /* served: not read, a request's worth came */
 	bool is_streamed;  /* the answer is chunked (HTTP/1.1) */
+	bool is_refused;   /* the front refused it before it came whole */
 	size_t scanned;	   /* bytes of rd.in known to hold no head's end */
+	size_t dropped;	   /* lingering: bytes read and dropped */
 	size_t body_left;  /* Content-Length: bytes still to come */
 	size_t chunk_left; /* chunked: bytes of this chunk still to come */
 	bool in_trailer;   /* chunked: the last chunk came, its trailer not */
@@ -218,16 +221,53 @@ httpd_req_timeout(evutil_socket_t fd, short events, void *arg)
 	uint64_t now = mcpd_now_ms();
 
 	(void)fd, (void)events;
-	if (r->state != HTTPD_REQ_READING && r->state != HTTPD_REQ_BODY)
+	if (r->state != HTTPD_REQ_READING && r->state != HTTPD_REQ_BODY &&
+	    r->state != HTTPD_REQ_LINGERING)
 		return; /* served: armed again when it is answered */
 	if (now < r->deadline_ms) {
 		httpd_req_arm_in(r, r->deadline_ms - now);
+		return;
+	}
+	if (r->state == HTTPD_REQ_LINGERING) {
+		log_debug(
+		    "HTTP front: %s did not close within --http-header-timeout after its refusal: its connection is closed",
+		    r->peer);
+		httpd_req_kill(r);
 		return;
 	}
 	log_debug(
 	    "HTTP front: %s sent no whole request for --http-header-timeout: its connection is closed",
 	    r->peer);
 	httpd_req_lost(r);
+}
+
+/* A request's worth of bytes: a head and a body at their largest. */
+static size_t
+httpd_req_worth(void)
+{
+	return HTTPD_HEADERS_MAX + mcpd_opts.max_message;
+}
+
+/*
+ * Its last answer went. A client whose request was refused before it all
+ * came may still be sending it; were the descriptor closed with its bytes
+ * unread, the kernel would answer them with a reset, and a client can
+ * lose the refusal to it. So the front says it sends no more and reads
+ * and drops what comes until the client's own close, for at most
+ * --http-header-timeout and a request's worth.
+ */
+static void
+httpd_req_closed_down(struct httpd_req *r)
+{
+	if (!r->is_refused || r->is_eof || shutdown(r->fd, SHUT_WR) == -1) {
+		httpd_req_kill(r);
+		return;
+	}
+	r->state = HTTPD_REQ_LINGERING;
+	r->dropped = 0;
+	evbuffer_drain(r->rd.in, evbuffer_get_length(r->rd.in));
+	httpd_req_arm(r);
+	fdread_enable(&r->rd);
 }
 
 /* The request was answered: the connection waits for the next, or goes. */
@@ -249,7 +289,7 @@ httpd_req_done(struct httpd_req *r)
 		fdread_disable(&r->rd);
 		sendq_flush(r->out);
 		if (sendq_length(r->out) == 0)
-			httpd_req_kill(r);
+			httpd_req_closed_down(r);
 		return; /* else when the bufferevent has written the rest */
 	}
 	r->state = HTTPD_REQ_READING;
@@ -481,6 +521,7 @@ httpd_req_refuse(struct httpd_req *r, int status, const char *why)
 {
 	r->state = HTTPD_REQ_HELD;
 	r->is_keep = false;
+	r->is_refused = true;
 	if (status == 405)
 		httpd_req_add_header(r, "Allow", "GET, POST, DELETE");
 	httpd_refuse(r, status, why);
@@ -655,9 +696,19 @@ httpd_req_read(void *arg)
 		httpd_req_take(r);
 		return;
 	}
+	if (r->state == HTTPD_REQ_LINGERING) {
+		r->dropped += evbuffer_get_length(r->rd.in);
+		evbuffer_drain(r->rd.in, evbuffer_get_length(r->rd.in));
+		if (r->dropped > httpd_req_worth()) {
+			log_debug(
+			    "HTTP front: %s sent over a request's worth after its refusal: its connection is closed",
+			    r->peer);
+			httpd_req_kill(r);
+		}
+		return;
+	}
 	/* Held: what comes waits, up to a request's worth. */
-	if (evbuffer_get_length(r->rd.in) >
-	    HTTPD_HEADERS_MAX + mcpd_opts.max_message) {
+	if (evbuffer_get_length(r->rd.in) > httpd_req_worth()) {
 		r->is_paused = true;
 		fdread_disable(&r->rd);
 	}
@@ -688,7 +739,7 @@ httpd_req_written(struct bufferevent *bev, void *arg)
 
 	(void)bev;
 	if (r->state == HTTPD_REQ_CLOSING)
-		httpd_req_kill(r);
+		httpd_req_closed_down(r);
 }
 
 static void

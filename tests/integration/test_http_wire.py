@@ -260,25 +260,20 @@ class Wire:
             return status, headers, b"".join(chunks)
         return status, headers, self._rest()    # HTTP/1.0: to the close
 
-    def _rest(self, timeout=None, is_reset_ok=False):
-        """All that comes until mcpd closes the connection; is_reset_ok:
-        a reset ends it too (mcpd closed with bytes of the request it had
-        not read, as for a head it stopped reading)."""
+    def _rest(self, timeout=None):
+        """All that comes until mcpd closes the connection (a reset is a
+        failure: the front never closes with bytes of a client unread)."""
         deadline = time.monotonic() + (timeout or self.timeout)
-        try:
-            while self._more(deadline):
-                pass
-        except ConnectionResetError:
-            if not is_reset_ok:
-                raise
+        while self._more(deadline):
+            pass
         rest = bytes(self.buf)
         self.buf.clear()
         return rest
 
-    def closed(self, timeout=None, is_reset_ok=False):
+    def closed(self, timeout=None):
         """Waits until mcpd closes the connection, with nothing more
         sent."""
-        rest = self._rest(timeout, is_reset_ok)
+        rest = self._rest(timeout)
         assert rest == b"", rest[:300]
 
     def nothing_buffered(self):
@@ -482,7 +477,7 @@ def test_a_refusal_closes_with_a_jsonrpc_error(front, make, status, fields,
     with Wire(front) as w:
         w.send(make(front))
         status_got, headers, body = w.response()
-        w.closed(is_reset_ok=make is endless_head)
+        w.closed()
     assert status_got == status, (status_got, body)
     assert json.loads(body) == refusal(why), body
     headers.pop("Date", None)
@@ -505,6 +500,89 @@ def test_refusals_carry_a_date(front):
         status, headers, _ = raw(front, make(front))
         assert status.split()[1].startswith("4"), status
         assert headers.get("Date") == DATE, (status, headers)
+
+
+def test_a_refusal_is_closed_without_a_reset_while_the_body_comes(
+        mcpd_factory):
+    """A POST whose Content-Length is over --max-message is refused (413)
+    as soon as its head came. The client has sent part of its body and
+    sends more after it read the refusal: the front reads and drops it (up
+    to a request's worth, within --http-header-timeout), and closes when
+    the client closes, so the client sees an orderly close. Had the front
+    closed at once, the kernel would answer the later bytes with a reset,
+    which loses the refusal to a client that is still sending."""
+    front = front_of(mcpd_factory, "--max-message", "65536")
+    with Wire(front) as w:
+        w.send(http_head(front, length=65537) + b"x" * 10000)
+        status, headers, got = w.response()
+        assert status == "HTTP/1.1 413 Content Too Large", (status, got)
+        assert json.loads(got) == refusal("the body is over --max-message")
+        assert headers["Connection"] == "close", headers
+        w.send(b"x" * 50000)
+        w.sock.shutdown(socket.SHUT_WR)
+        w.closed()
+        assert w.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+    assert http_sessions(front) == 0
+
+def refused_and_shut(d):
+    """A connection whose POST (Content-Length over --max-message, 65536)
+    was refused with 413 and whose front shut its side down: its Wire,
+    and its "address:port"."""
+    w = Wire(d)
+    w.send(http_head(d, length=65537))
+    status, _, got = w.response()
+    assert status == "HTTP/1.1 413 Content Too Large", (status, got)
+    w.closed()
+    return w, "%s:%d" % w.sock.getsockname()
+
+
+def reset_at_last(w, data, timeout=20):
+    """Sends data (again and again) until the connection is reset: the
+    front closed it, and the kernel answers what comes after."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            w.sock.sendall(data)
+            w.sock.settimeout(0.05)
+            if w.sock.recv(1) == b"":
+                continue        # the front's shutdown, seen again
+        except socket.timeout:
+            continue
+        except (ConnectionResetError, BrokenPipeError):
+            return
+    raise AssertionError("the front never closed the connection")
+
+
+def test_a_refused_client_that_never_closes_is_closed_in_time(
+        mcpd_factory):
+    """After a refusal, a client that neither sends nor closes is closed
+    by the front after --http-header-timeout (1000 ms), and mcpd says so
+    (debug)."""
+    d = front_of(mcpd_factory, "-v", "--max-message", "65536",
+                 "--http-header-timeout", "1000")
+    w, peer = refused_and_shut(d)
+    with w:
+        poll(lambda: f"HTTP front: {peer} did not close within "
+             "--http-header-timeout after its refusal: its connection is "
+             "closed" in d.read_stderr(), timeout=20,
+             what="mcpd to close the connection")
+        reset_at_last(w, b"x")
+
+
+def test_a_refused_client_that_sends_on_is_closed_after_a_request(
+        mcpd_factory):
+    """After a refusal, the front drops at most a request's worth (64 KiB
+    of head and --max-message, 65536) of what still comes; past it, it
+    closes (--http-header-timeout is an hour here, so that is not what
+    closes it)."""
+    d = front_of(mcpd_factory, "-v", "--max-message", "65536",
+                 "--http-header-timeout", "3600000")
+    w, peer = refused_and_shut(d)
+    with w:
+        reset_at_last(w, b"x" * 65536)
+        poll(lambda: f"HTTP front: {peer} sent over a request's worth "
+             "after its refusal: its connection is closed" in
+             d.read_stderr(), timeout=10, what="mcpd to say why it closed")
 
 
 # --------------------------------------------------------------------------

@@ -728,6 +728,11 @@ test_keeps_alive(void)
 	check_keeps_alive(1, "Connection: \"close\"\r\n", true);
 	check_keeps_alive(1, "Connection:\r\n", true);
 	check_keeps_alive(1, "X-Connection: close\r\n", true);
+	/* The list of Connection may come in several fields. */
+	check_keeps_alive(1, "Connection: Upgrade\r\nConnection: close\r\n",
+	    false);
+	check_keeps_alive(1, "Connection: a\r\nX: close\r\nConnection: b\r\n",
+	    true);
 	check_keeps_alive(0, "", false);
 	check_keeps_alive(0, "Host: a\r\n", false);
 	check_keeps_alive(0, "Connection: Keep-Alive, Upgrade\r\n", true);
@@ -737,6 +742,8 @@ test_keeps_alive(void)
 	check_keeps_alive(0, "Connection: Upgrade\r\n", false);
 	check_keeps_alive(0, "Connection: close\r\n", false);
 	check_keeps_alive(0, "Keep-Alive: timeout=5\r\n", false);
+	check_keeps_alive(0,
+	    "Connection: Upgrade\r\nconnection: Keep-Alive\r\n", true);
 }
 
 /* Whether a head of these fields waits for "100 Continue". */
@@ -758,9 +765,11 @@ test_expects_continue(void)
 	check_expects_continue(1, "Expect: 200-ok\r\n", false);
 	check_expects_continue(1, "Expect: 100-continued\r\n", false);
 	check_expects_continue(1, "Expect: 100\r\n", false);
-	/* Only the first Expect counts. */
+	/* A list, as one field or several. */
 	check_expects_continue(1, "Expect: x\r\nExpect: 100-continue\r\n",
-	    false);
+	    true);
+	check_expects_continue(1, "Expect: x, 100-CONTINUE\r\n", true);
+	check_expects_continue(1, "Expect: x\r\nExpect: y\r\n", false);
 }
 
 /* A chunk size line and what comes of it. */
