@@ -204,6 +204,11 @@ class Tty:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             try:
+                # An ignored signal stays ignored through exec (as under
+                # nohup), and mcpctl rightly leaves it so: these tests
+                # mean the default.
+                for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+                    signal.signal(sig, signal.SIG_DFL)
                 os.execve(str(MCPCTL), [str(MCPCTL), "-s", str(sock),
                                         "secret", "set", name], child_env())
             finally:
